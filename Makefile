@@ -1,0 +1,40 @@
+# lakehouse — the two commands a fresh machine needs are `make demo` and `make test`.
+PYTHON ?= python3
+PIP := $(PYTHON) -m pip
+STAMP := .install.stamp
+
+.PHONY: install demo test test-fast rust-test bench lint clean
+
+# Editable install: Python files are used in place, the Rust extension is rebuilt (the stale one is
+# deleted first so nobody tests yesterday's binary).
+install:
+	rm -f lakehouse/_native*.so lakehouse/_native*.pyd
+	$(PIP) install --quiet --upgrade "pip>=23" "setuptools>=75" "setuptools-rust>=1.10" wheel
+	$(PIP) install --quiet --no-build-isolation -e ".[dev]"
+	@touch $(STAMP)
+
+$(STAMP): pyproject.toml sim/Cargo.toml $(wildcard sim/src/*.rs)
+	$(MAKE) install
+
+demo: $(STAMP)
+	$(PYTHON) -m lakehouse.cli demo
+
+rust-test:
+	cd sim && cargo test --quiet --no-default-features
+
+test: $(STAMP) rust-test
+	$(PYTHON) -m pytest -q -n 2
+
+test-fast: $(STAMP)
+	$(PYTHON) -m pytest -q -n 2 -m "not slow"
+
+bench: $(STAMP)
+	$(PYTHON) -m lakehouse.bench
+
+lint:
+	$(PYTHON) -m ruff check lakehouse sql models sim/python tests
+	$(PYTHON) -m ruff format --check lakehouse models sim/python tests
+	cd sim && cargo fmt --check && cargo clippy --quiet --no-default-features -- -D warnings
+
+clean:
+	rm -rf build dist *.egg-info sim/target lakehouse/_native*.so $(STAMP) lake

@@ -1,0 +1,228 @@
+"""The `lakehouse` command line: data to stdout, progress and messages to stderr."""
+
+from __future__ import annotations
+
+import functools
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import polars as pl
+import typer
+from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+
+from lakehouse.errors import LakehouseError
+from lakehouse.lake import ENV_VAR, Lake
+from lakehouse.render import OutputFormat, emit, stderr
+
+app = typer.Typer(
+    name="lakehouse",
+    help="Job logs and cluster traces as a queryable DuckDB/Parquet lake, for scheduling research.\n\n"
+    "Start with `lakehouse demo`, then `lakehouse ingest swf LOGS...` and "
+    "`duckdb -readonly lake/lake.duckdb`.",
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+ingest_app = typer.Typer(help="Ingest raw files into the lake (incremental: unchanged files are skipped).")
+catalog_app = typer.Typer(help="Maintain the DuckDB catalog (lake.duckdb).")
+app.add_typer(ingest_app, name="ingest")
+app.add_typer(catalog_app, name="catalog")
+
+LakeOption = Annotated[
+    Path | None,
+    typer.Option("--lake", help=f"Lake folder [default: ${ENV_VAR}, else ./lake].", show_default=False),
+]
+FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
+OutputOption = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.", dir_okay=False)
+]
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def clear_errors(func: F) -> F:
+    """Turn our errors into one red line on stderr and exit code 1 (no traceback)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: object, **kwargs: object) -> object:
+        try:
+            return func(*args, **kwargs)
+        except LakehouseError as exc:
+            stderr.print(f"[bold red]error:[/] {exc}", highlight=False)
+            raise typer.Exit(1) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+@app.command()
+@clear_errors
+def init(lake: LakeOption = None) -> None:
+    """Create an empty lake (folders, schema files, catalog). Safe to run again.
+
+    Example: `lakehouse init --lake ~/lakes/pwa`
+    """
+    target = Lake(lake).init()
+    stderr.print(f"lake ready at {target.root}")
+
+
+@ingest_app.command("swf")
+@clear_errors
+def ingest_swf_command(
+    paths: Annotated[list[str], typer.Argument(help="SWF files (.swf, .swf.gz), folders or glob patterns.")],
+    lake: LakeOption = None,
+    name: Annotated[
+        str | None, typer.Option(help="Log name for a single file [default: file name without .swf/.swf.gz].")
+    ] = None,
+    machine_size: Annotated[
+        int | None,
+        typer.Option(help="Processors of the machine, for logs whose header lacks MaxProcs (or to override it)."),
+    ] = None,
+    force: Annotated[bool, typer.Option(help="Re-ingest even unchanged files.")] = False,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Ingest SWF job logs; bad lines go to swf.quarantine, broken files are reported and skipped.
+
+    Example: `lakehouse ingest swf ../logs/*.swf.gz` or `lakehouse ingest swf RICC.swf.gz --machine-size 8192`
+    """
+    from lakehouse.ingest.swf import discover, ingest_swf
+
+    target = Lake(lake)
+    if machine_size is not None and machine_size <= 0:
+        raise LakehouseError(f"--machine-size must be positive, got {machine_size}")
+    total = sum(p.stat().st_size for p in discover(paths))
+    started = time.perf_counter()
+    with Progress(
+        TextColumn("ingest swf"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.description}"),
+        console=stderr,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("", total=total)
+
+        def advance(result, size):
+            progress.update(task, advance=size, description=result.log)
+
+        results = ingest_swf(target, paths, name=name, machine_size=machine_size, force=force, on_file=advance)
+    elapsed = time.perf_counter() - started
+    frame = pl.DataFrame(
+        {
+            "log": [r.log for r in results],
+            "status": [r.status for r in results],
+            "job_lines": [r.job_lines for r in results],
+            "jobs": [r.jobs for r in results],
+            "quarantined": [r.quarantined for r in results],
+            "note": [r.error or "; ".join(r.warnings) for r in results],
+        }
+    )
+    emit(frame, fmt, output)
+    failed = [r for r in results if r.status == "failed"]
+    jobs = sum(r.jobs for r in results)
+    quarantined = sum(r.quarantined for r in results)
+    stderr.print(
+        f"{len(results)} files: {jobs:,} jobs ingested, {quarantined:,} lines quarantined, "
+        f"{sum(r.status == 'unchanged' for r in results)} unchanged, {len(failed)} failed "
+        f"in {elapsed:.1f} s -> {target.root}"
+    )
+    for r in failed:
+        stderr.print(f"[bold red]error:[/] {r.error}", highlight=False)
+    if failed:
+        raise typer.Exit(2)
+
+
+@app.command()
+@clear_errors
+def sql(
+    query: Annotated[str, typer.Argument(help="A SQL query (DuckDB dialect) over the lake's views.")],
+    lake: LakeOption = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Run SQL on the lake (read-only) and print or save the result.
+
+    Example: `lakehouse sql "select log, count(*) from swf.jobs_clean group by log" --format csv`
+    """
+    import duckdb
+
+    try:
+        frame = Lake(lake).query(query)
+    except duckdb.Error as exc:
+        raise LakehouseError(str(exc).strip()) from None
+    emit(frame, fmt, output)
+
+
+@app.command()
+@clear_errors
+def views(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output: OutputOption = None) -> None:
+    """List the lake's views with their descriptions.
+
+    Example: `lakehouse views --format csv`
+    """
+    frame = Lake(lake).query(
+        "SELECT schema_name || '.' || view_name AS view, comment FROM duckdb_views() "
+        "WHERE NOT internal AND database_name = current_database() ORDER BY view"
+    )
+    emit(frame, fmt, output)
+
+
+@app.command()
+@clear_errors
+def logs(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output: OutputOption = None) -> None:
+    """Summarize each SWF log: jobs, users, span, machine size, offered load, overruns, estimate ratio.
+
+    Example: `lakehouse logs --format json`
+    """
+    emit(Lake(lake).query("SELECT * FROM swf.log_summary"), fmt, output)
+
+
+@catalog_app.command("rebuild")
+@clear_errors
+def catalog_rebuild(lake: LakeOption = None) -> None:
+    """Recreate every view with the lake's current absolute path (run this after moving a lake).
+
+    Example: `mv lake /data/lake && lakehouse catalog rebuild --lake /data/lake`
+    """
+    target = Lake(lake)
+    if not target.exists():
+        raise LakehouseError(f"no lake at {target.root}")
+    target.init()
+    stderr.print(f"catalog rebuilt for {target.root}")
+
+
+@app.command()
+@clear_errors
+def demo(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table) -> None:
+    """Run the main job on the embedded sample: build a lake, ingest the real KTH-SP2 log, summarize.
+
+    Example: `lakehouse demo --lake /tmp/demo-lake`
+    """
+    from lakehouse.demo import run_demo
+
+    target = Lake(lake)
+    started = time.perf_counter()
+    with stderr.status("building the demo lake..."):
+        frames = run_demo(target)
+    for title, frame in frames.items():
+        if fmt is OutputFormat.table:
+            emit(frame, fmt, None, title=title)
+        else:
+            stderr.print(title)
+            emit(frame, fmt, None)
+    stderr.print(
+        f"demo done in {time.perf_counter() - started:.1f} s. Explore it: duckdb -readonly {target.catalog_path}"
+    )
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

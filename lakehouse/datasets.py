@@ -1,0 +1,42 @@
+"""Where each stored dataset lives inside a lake, and its Parquet schema.
+
+SQL files refer to a dataset by its key in braces (``read_parquet({swf_jobs})``); the catalog
+substitutes the absolute glob of the dataset's folder, because DuckDB resolves relative paths
+against the reader's working directory, not against the database file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+
+from lakehouse.ingest.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
+
+# A zero-row file with the dataset's schema sits in every folder, so views bind (and keep their types)
+# before anything is ingested.  Its name starts with an underscore, which log names may not.
+SCHEMA_FILE = "_schema.parquet"
+
+
+@dataclass(frozen=True)
+class Dataset:
+    key: str
+    folder: str  # relative to the lake root
+    schema: pa.Schema
+
+    def directory(self, root: Path) -> Path:
+        return root / self.folder
+
+    def glob(self, root: Path) -> str:
+        return (self.directory(root) / "*.parquet").as_posix()
+
+
+DATASETS: dict[str, Dataset] = {
+    d.key: d
+    for d in (
+        Dataset("swf_jobs", "parquet/swf/jobs", JOBS_SCHEMA),
+        Dataset("swf_logs", "parquet/swf/logs", LOGS_SCHEMA),
+        Dataset("swf_quarantine", "quarantine/swf", QUARANTINE_SCHEMA),
+    )
+}

@@ -1,0 +1,332 @@
+"""Ingest SWF job logs into a lake: one Parquet file per log, rejected lines to the quarantine.
+
+DuckDB does the heavy lifting: the file's lines go in as one Arrow column, a single regular expression
+accepts well-formed job lines and casts their fields, and COPY writes zstd Parquet.  Python only reads
+the bytes, parses the (short) header and explains the few rejected lines.
+"""
+
+from __future__ import annotations
+
+import glob as globlib
+import gzip
+import hashlib
+import re
+import time
+import zlib
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from lakehouse._native import parse_swf
+from lakehouse.datasets import DATASETS
+from lakehouse.errors import BrokenFileError, LakehouseError
+from lakehouse.ingest.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION, SwfHeader
+from lakehouse.lake import Lake, replace_atomically
+
+DATASET = "swf"
+SUFFIXES = (".swf.gz", ".swf")
+_LOG_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+
+# A file where fewer than this share of the data lines parse is not an SWF log: it is rejected whole
+# rather than quarantined line by line.
+MIN_GOOD_SHARE = 0.5
+
+
+@dataclass
+class FileResult:
+    source: str
+    log: str
+    status: str  # "ok", "unchanged" or "failed"
+    job_lines: int = 0
+    jobs: int = 0
+    quarantined: int = 0
+    warnings: list[str] = field(default_factory=list)
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def log_name_for(path: Path) -> str:
+    """KTH-SP2-1996-2.1-cln.swf.gz -> KTH-SP2-1996-2.1-cln."""
+    name = path.name
+    for suffix in SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return path.stem
+
+
+def check_log_name(name: str) -> str:
+    if not _LOG_NAME.match(name):
+        raise LakehouseError(
+            f"log name {name!r}: use letters, digits and . _ + - (not starting with a symbol)"
+        )
+    return name
+
+
+def discover(paths: Iterable[str]) -> list[Path]:
+    """Files, folders (searched recursively for *.swf and *.swf.gz) and glob patterns, in order."""
+    found: list[Path] = []
+    for raw in paths:
+        if _is_glob(raw):
+            matches = [Path(p) for p in sorted(globlib.glob(raw, recursive=True))]
+        else:
+            matches = [Path(raw)]
+        if not matches:
+            raise LakehouseError(f"{raw}: no file matches")
+        for path in matches:
+            if path.is_dir():
+                found.extend(
+                    sorted(p for p in path.rglob("*") if p.is_file() and p.name.lower().endswith(SUFFIXES))
+                )
+            elif path.exists():
+                found.append(path)
+            else:
+                raise LakehouseError(f"{path}: no such file or folder")
+    unique: dict[Path, None] = {}
+    for path in found:
+        unique.setdefault(path, None)
+    return list(unique)
+
+
+def _is_glob(text: str) -> bool:
+    return any(ch in text for ch in "*?[")
+
+
+def decompress(path: Path, raw: bytes) -> bytes:
+    """The bytes of a log, or a BrokenFileError saying what is wrong with the file."""
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(raw)
+        except (EOFError, OSError, zlib.error) as exc:
+            raise BrokenFileError(str(path), f"corrupt or truncated gzip ({exc})") from None
+    else:
+        data = raw
+    if not data.strip():
+        raise BrokenFileError(str(path), "empty file")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise BrokenFileError(str(path), f"binary file, not SWF text (NUL byte at offset {nul})")
+    return data
+
+
+@dataclass
+class ParsedLog:
+    """A log split into accepted jobs (Arrow, file order) and quarantined lines."""
+
+    header: SwfHeader
+    jobs: pa.Table  # JOBS_SCHEMA without the log column
+    quarantine: pa.Table  # line, raw, reason
+    job_lines: int
+    unsorted_submits: int
+    crlf_lines: int
+    warnings: list[str]
+
+
+def parse_log(path: Path, data: bytes) -> ParsedLog:
+    """Tokenize (compiled, see sim/src/swf.rs), then check what needs the whole log: duplicates, order."""
+    native = parse_swf(data)
+    header = SwfHeader.parse([text for _, text in native["comments"]])
+    job_lines = native["data_lines"]
+    rejected = native["rejected"]
+    good = job_lines - len(rejected)
+    if job_lines and good < MIN_GOOD_SHARE * job_lines:
+        line, _, reason = rejected[0]
+        raise BrokenFileError(
+            str(path),
+            f"not an SWF log: only {good} of {job_lines} data lines are job lines (line {line}: {reason})",
+        )
+    ints = iter(native["ints"])
+    columns = {"line": native["line"]}
+    for spec in FIELDS:
+        columns[spec.name] = native["avg_cpu_time"] if spec.fractional else next(ints)
+    # A repeated job id keeps its first line; the later ones are quarantined, never dropped silently.
+    job_id, line = columns["job_id"], columns["line"]
+    order = np.argsort(job_id, kind="stable")
+    repeated = np.zeros(len(job_id), dtype=bool)
+    repeated[order[1:]] = job_id[order[1:]] == job_id[order[:-1]]
+    quarantine = list(rejected)
+    if repeated.any():
+        first_line = {}
+        for i in order:
+            first_line.setdefault(int(job_id[i]), int(line[i]))
+        raw_lines = data.split(b"\n")
+        for i in np.flatnonzero(repeated):
+            text = raw_lines[line[i] - 1].decode("utf-8", errors="replace").rstrip("\r")
+            first = first_line[int(job_id[i])]
+            quarantine.append((int(line[i]), text, f"duplicate job id {job_id[i]} (first on line {first})"))
+        keep = ~repeated
+        columns = {name: values[keep] for name, values in columns.items()}
+    quarantine.sort()
+    submit = columns["submit_time"]
+    unsorted = int(np.count_nonzero(submit[1:] < submit[:-1]))
+    warnings = []
+    if job_lines == 0:
+        warnings.append("no job lines (header only)")
+    if unsorted:
+        warnings.append(f"submit time decreases at {unsorted} places (kept in file order)")
+    if native["crlf_lines"]:
+        warnings.append(f"{native['crlf_lines']} lines end with CRLF (accepted)")
+    if quarantine:
+        warnings.append(f"{len(quarantine)} lines quarantined")
+    return ParsedLog(
+        header=header,
+        jobs=pa.table(columns),
+        quarantine=pa.table(
+            {
+                "line": pa.array([q[0] for q in quarantine], pa.int64()),
+                "raw": pa.array([q[1] for q in quarantine], pa.string()),
+                "reason": pa.array([q[2] for q in quarantine], pa.string()),
+            }
+        ),
+        job_lines=job_lines,
+        unsorted_submits=unsorted,
+        crlf_lines=native["crlf_lines"],
+        warnings=warnings,
+    )
+
+
+def _sql_literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def write_log(
+    lake: Lake, parsed: ParsedLog, log: str, source: str, content_hash: str, machine_size: int | None
+) -> None:
+    """Write the three outputs of a log aside, then rename each into place."""
+    root = lake.root
+    jobs_final = DATASETS["swf_jobs"].directory(root) / f"{log}.parquet"
+    logs_final = DATASETS["swf_logs"].directory(root) / f"{log}.parquet"
+    quarantine_final = DATASETS["swf_quarantine"].directory(root) / f"{log}.parquet"
+    tmp = {p: p.with_name(f".{p.name}.tmp") for p in (jobs_final, logs_final, quarantine_final)}
+    columns = ", ".join(spec.name for spec in FIELDS)
+    con = duckdb.connect()
+    try:
+        con.register("jobs", parsed.jobs)
+        con.register("quarantine", parsed.quarantine)
+        con.execute(
+            f"COPY (SELECT {_sql_literal(log)} AS log, line, {columns} FROM jobs) "
+            f"TO {_sql_literal(str(tmp[jobs_final]))} (FORMAT parquet, COMPRESSION zstd)"
+        )
+        con.execute(
+            f"COPY (SELECT {_sql_literal(log)} AS log, {_sql_literal(source)} AS source, line, raw, reason "
+            f"FROM quarantine) TO {_sql_literal(str(tmp[quarantine_final]))} (FORMAT parquet)"
+        )
+    finally:
+        con.close()
+    row = parsed.header.row()
+    row.update(
+        log=log,
+        source=source,
+        content_hash=content_hash,
+        schema_version=SCHEMA_VERSION,
+        job_lines=parsed.job_lines,
+        jobs=parsed.jobs.num_rows,
+        quarantined=parsed.quarantine.num_rows,
+        unsorted_submits=parsed.unsorted_submits,
+        crlf_lines=parsed.crlf_lines,
+        machine_size=machine_size if machine_size is not None else row["max_procs"],
+        ingested_at=datetime.now(UTC),
+    )
+    pq.write_table(pa.Table.from_pylist([row], schema=LOGS_SCHEMA), tmp[logs_final])
+    # Jobs last: a reader that sees a log's jobs also sees its header and quarantine.
+    for final in (quarantine_final, logs_final, jobs_final):
+        replace_atomically(tmp[final], final)
+
+
+def stored_machine_size(lake: Lake, log: str) -> int | None:
+    path = DATASETS["swf_logs"].directory(lake.root) / f"{log}.parquet"
+    if not path.exists():
+        return None
+    return pq.read_table(path, columns=["machine_size"]).column(0)[0].as_py()
+
+
+def _process(lake: Lake, path: Path, raw: bytes, log: str, content_hash: str, machine_size: int | None):
+    """Parse and write one log (runs in a worker thread: the tokenizer, zlib and DuckDB release the GIL)."""
+    parsed = parse_log(path, decompress(path, raw))
+    write_log(lake, parsed, log, str(path), content_hash, machine_size)
+    return parsed
+
+
+def ingest_swf(
+    lake: Lake,
+    paths: Iterable[str],
+    name: str | None = None,
+    machine_size: int | None = None,
+    force: bool = False,
+    on_file: Callable[[FileResult, int], None] | None = None,
+    workers: int = 2,
+) -> list[FileResult]:
+    """Ingest SWF logs (files, folders or globs).  Broken files are reported, the rest go on.
+
+    Unchanged logs (same content hash as recorded in the manifest) are skipped unless ``force``.
+    ``on_file(result, size)`` is called after each file, for progress bars.
+    """
+    files = discover(paths)
+    if name is not None and len(files) != 1:
+        raise LakehouseError(f"--name needs exactly one input file, got {len(files)}")
+    names = [check_log_name(name) if name is not None else check_log_name(log_name_for(p)) for p in files]
+    clashes = sorted({n for n in names if names.count(n) > 1})
+    if clashes:
+        raise LakehouseError(f"two input files would become the same log: {', '.join(clashes)}")
+    results: list[FileResult] = []
+    with lake.writer() as writer, ThreadPoolExecutor(max_workers=workers) as pool:
+        pending = []
+        for path, log in zip(files, names, strict=True):
+            result = FileResult(source=str(path), log=log, status="ok")
+            results.append(result)
+            try:
+                raw = path.read_bytes()
+            except OSError as exc:
+                result.status, result.error = "failed", f"{path}: {exc.strerror or exc}"
+                pending.append((result, None, 0, None))
+                continue
+            content_hash = hashlib.blake2b(raw, digest_size=16).hexdigest()
+            jobs_file = DATASETS["swf_jobs"].directory(lake.root) / f"{log}.parquet"
+            if (
+                not force
+                and writer.manifest_entry(DATASET, log) == (content_hash, "ok")
+                and jobs_file.exists()
+                and (machine_size is None or machine_size == stored_machine_size(lake, log))
+            ):
+                result.status = "unchanged"
+                if on_file is not None:
+                    on_file(result, len(raw))
+                continue
+            started = time.perf_counter()
+            future = pool.submit(_process, lake, path, raw, log, content_hash, machine_size)
+            pending.append((result, future, len(raw), (content_hash, started)))
+        # Record in submission order; a Ctrl-C here still commits what was recorded (see Lake.writer).
+        for result, future, size, meta in pending:
+            content_hash = meta[0] if meta else None
+            if future is not None:
+                try:
+                    parsed = future.result()
+                    result.job_lines, result.jobs = parsed.job_lines, parsed.jobs.num_rows
+                    result.quarantined = parsed.quarantine.num_rows
+                    result.warnings = parsed.warnings
+                except BrokenFileError as exc:
+                    result.status, result.error = "failed", str(exc)
+                except OSError as exc:
+                    result.status, result.error = "failed", f"{result.source}: {exc.strerror or exc}"
+                result.seconds = time.perf_counter() - meta[1]
+            writer.record(
+                dataset=DATASET,
+                name=result.log,
+                source=result.source,
+                size=size,
+                content_hash=content_hash,
+                rows_in=result.job_lines,
+                rows_out=result.jobs,
+                rows_quarantined=result.quarantined,
+                status="ok" if result.status == "ok" else "failed",
+                message=result.error or ("; ".join(result.warnings) or None),
+            )
+            if on_file is not None:
+                on_file(result, size)
+    return results

@@ -1,0 +1,207 @@
+"""A lake on disk: its location, its folders, read-only queries and the single-writer session.
+
+Layout under the root::
+
+    lake.duckdb                 the catalog (views + meta.manifest); open it with duckdb -readonly
+    parquet/<dataset>/...       typed Parquet, one file per source file
+    quarantine/<dataset>/...    every rejected line with its file, line number and reason
+    .writer.lock                held by the one writer (ingest, nightly) while it runs
+
+DuckDB lets one process write a database file *or* many read it.  So a writer never opens
+``lake.duckdb`` itself: it works on a private copy and atomically renames it over the catalog at each
+commit.  Readers keep the file they opened; the next reader sees the new one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pyarrow.parquet as pq
+
+from lakehouse.catalog import apply_catalog
+from lakehouse.datasets import DATASETS, SCHEMA_FILE
+from lakehouse.errors import LakeBusyError, NoLakeError
+
+CATALOG_FILE = "lake.duckdb"
+LOCK_FILE = ".writer.lock"
+ENV_VAR = "LAKEHOUSE_LAKE"
+
+
+def default_root() -> Path:
+    """--lake DIR, else $LAKEHOUSE_LAKE, else ./lake (DESIGN section 3)."""
+    return Path(os.environ.get(ENV_VAR) or "lake")
+
+
+class Lake:
+    """A lake rooted at a folder.  ``Lake()`` uses $LAKEHOUSE_LAKE or ./lake."""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None):
+        self.root = Path(root if root is not None else default_root()).expanduser().absolute()
+
+    def __repr__(self) -> str:
+        return f"Lake({str(self.root)!r})"
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.root / CATALOG_FILE
+
+    def exists(self) -> bool:
+        return self.catalog_path.exists()
+
+    def init(self) -> Lake:
+        """Create the folders, the schema files and the catalog (idempotent)."""
+        with self.writer():
+            pass
+        return self
+
+    def _ensure_layout(self) -> None:
+        for dataset in DATASETS.values():
+            folder = dataset.directory(self.root)
+            folder.mkdir(parents=True, exist_ok=True)
+            schema_file = folder / SCHEMA_FILE
+            if not schema_file.exists():
+                tmp = folder / f".{SCHEMA_FILE}.tmp"
+                pq.write_table(dataset.schema.empty_table(), tmp)
+                os.replace(tmp, schema_file)
+
+    # -- reading ------------------------------------------------------------------------------------
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """A read-only connection to the catalog (many can be open while a writer works)."""
+        if not self.exists():
+            raise NoLakeError(f"no lake at {self.root} (run `lakehouse init` or `lakehouse ingest` first)")
+        con = duckdb.connect(str(self.catalog_path), read_only=True)
+        con.execute("SET enable_progress_bar = false")
+        return con
+
+    def query(self, sql: str, params: list[object] | None = None) -> pl.DataFrame:
+        """Run SQL against the catalog and return a Polars frame."""
+        with self.connect() as con:
+            return con.sql(sql, params=params).pl()
+
+    # -- writing ------------------------------------------------------------------------------------
+    @contextmanager
+    def writer(self, commit_every: float = 2.0) -> Iterator[CatalogWriter]:
+        """The single-writer session: takes the lock, yields a catalog copy, swaps it in at the end.
+
+        The swap also happens when the block raises (Ctrl-C included), so whatever was recorded as
+        done is kept and a re-run only does the rest.
+        """
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._ensure_layout()
+        lock_path = self.root / LOCK_FILE
+        with open(lock_path, "a+") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                lock.seek(0)
+                holder = lock.read().strip() or "unknown"
+                raise LakeBusyError(
+                    f"{self.root}: another writer is running (pid {holder}); wait for it to finish"
+                ) from None
+            lock.seek(0)
+            lock.truncate()
+            lock.write(str(os.getpid()))
+            lock.flush()
+            session = CatalogWriter(self, commit_every)
+            try:
+                yield session
+            finally:
+                session.close()
+                lock.seek(0)
+                lock.truncate()
+
+
+class CatalogWriter:
+    """A private copy of the catalog that is renamed over the real one at each commit."""
+
+    def __init__(self, lake: Lake, commit_every: float):
+        self.lake = lake
+        self.commit_every = commit_every
+        self._tmp = lake.root / f".{CATALOG_FILE}.{os.getpid()}.tmp"
+        for stale in lake.root.glob(f".{CATALOG_FILE}.*.tmp"):
+            stale.unlink()  # left by a killed writer; we hold the lock, so nobody else owns it
+        self._con: duckdb.DuckDBPyConnection | None = None
+        self._last_commit = time.monotonic()
+        self._dirty = True  # the views are re-applied on every session: commit at least once
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        if self._con is None:
+            if self.lake.catalog_path.exists():
+                shutil.copyfile(self.lake.catalog_path, self._tmp)
+            self._con = duckdb.connect(str(self._tmp))
+            apply_catalog(self._con, self.lake.root)
+        return self._con
+
+    def record(
+        self,
+        *,
+        dataset: str,
+        name: str,
+        source: str,
+        size: int | None,
+        content_hash: str | None,
+        rows_in: int | None,
+        rows_out: int | None,
+        rows_quarantined: int | None,
+        status: str,
+        message: str | None,
+    ) -> None:
+        """Write one manifest row (replacing the output's previous row)."""
+        self.con.execute("DELETE FROM meta.manifest WHERE dataset = ? AND name = ?", [dataset, name])
+        self.con.execute(
+            "INSERT INTO meta.manifest VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())",
+            [dataset, name, source, size, content_hash, rows_in, rows_out, rows_quarantined, status, message],
+        )
+        self._dirty = True
+        if time.monotonic() - self._last_commit >= self.commit_every:
+            self.commit()
+
+    def manifest_entry(self, dataset: str, name: str) -> tuple[str, str] | None:
+        """(content_hash, status) of an output, if the manifest has it."""
+        row = self.con.execute(
+            "SELECT content_hash, status FROM meta.manifest WHERE dataset = ? AND name = ?", [dataset, name]
+        ).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def commit(self) -> None:
+        if self._con is None and not self._dirty:
+            return
+        self.con.execute("CHECKPOINT")
+        self.con.close()
+        self._con = None
+        os.replace(self._tmp, self.lake.catalog_path)
+        _fsync_dir(self.lake.root)
+        self._dirty = False
+        self._last_commit = time.monotonic()
+
+    def close(self) -> None:
+        try:
+            self.commit()
+        finally:
+            if self._con is not None:
+                self._con.close()
+                self._con = None
+            self._tmp.unlink(missing_ok=True)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def replace_atomically(tmp: Path, final: Path) -> None:
+    """Rename a finished output into place (readers see the old file or the new one, never half)."""
+    os.replace(tmp, final)
+    _fsync_dir(final.parent)

@@ -1,0 +1,1 @@
+"""The simulator's Python face (policy names, argument checks, campaign runner)."""
