@@ -93,7 +93,7 @@ def test_submit_timestamps_use_unix_start_time_and_time_zone(pwa_lake):
 def test_fractional_field_6_is_kept(pwa_lake):
     lake, _ = pwa_lake
     frac = lake.query(
-        "SELECT count(*) AS n FROM swf.jobs WHERE log = 'CTC-SP2-1996-3.1-cln' AND avg_cpu_time <> round(avg_cpu_time)"
+        "SELECT count(*) AS n FROM swf.jobs WHERE log = 'HPC2N-2002-2.2-cln' AND avg_cpu_time <> round(avg_cpu_time)"
     )["n"][0]
     assert frac > 0
 

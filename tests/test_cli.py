@@ -1,0 +1,110 @@
+"""One CliRunner test per command; data on stdout, messages on stderr, documented examples present."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from lakehouse.cli import app
+from lakehouse.testing import small_log, write_swf
+
+runner = CliRunner()
+
+
+def run(*args, code=0):
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
+    return result
+
+
+@pytest.fixture
+def cli_lake(tmp_path):
+    jobs, header = small_log(6)
+    write_swf(tmp_path / "mini.swf", jobs, header)
+    root = tmp_path / "lake"
+    run("ingest", "swf", tmp_path / "mini.swf", "--lake", root, "--format", "csv")
+    return root
+
+
+def test_init(tmp_path):
+    result = run("init", "--lake", tmp_path / "l")
+    assert (tmp_path / "l" / "lake.duckdb").exists()
+    assert "lake ready" in result.stderr and result.stdout == ""
+
+
+def test_ingest_swf_reports_and_fails_on_broken_files(tmp_path):
+    jobs, header = small_log(6)
+    write_swf(tmp_path / "a.swf", jobs, header)
+    (tmp_path / "bad.swf").write_bytes(b"")
+    result = run("ingest", "swf", tmp_path / "a.swf", tmp_path / "bad.swf", "--lake", tmp_path / "l",
+                 "--format", "csv", code=2)
+    frame = pl.read_csv(result.stdout.encode())
+    assert frame.select("log", "status", "jobs").rows() == [("a", "ok", 6), ("bad", "failed", 0)]
+    assert "empty file" in result.stderr and "1 failed" in result.stderr
+
+
+def test_ingest_swf_name_and_machine_size(tmp_path):
+    jobs, _ = small_log(3)
+    write_swf(tmp_path / "x.swf", jobs, {})
+    run("ingest", "swf", tmp_path / "x.swf", "--name", "renamed", "--machine-size", 64, "--lake", tmp_path / "l")
+    out = run("sql", "select log, machine_size from swf.logs", "--lake", tmp_path / "l", "--format", "json")
+    assert json.loads(out.stdout) == [{"log": "renamed", "machine_size": 64}]
+
+
+def test_sql_formats(cli_lake, tmp_path):
+    query = "select job_id, procs from swf.jobs order by job_id limit 2"
+    assert run("sql", query, "--lake", cli_lake, "--format", "csv").stdout == "job_id,procs\n1,1\n2,2\n"
+    assert json.loads(run("sql", query, "--lake", cli_lake, "-f", "json").stdout)[1] == {"job_id": 2, "procs": 2}
+    table = run("sql", query, "--lake", cli_lake).stdout
+    assert "job_id" in table and "procs" in table
+    out = tmp_path / "r.parquet"
+    result = run("sql", query, "--lake", cli_lake, "--format", "parquet", "--output", out)
+    assert pl.read_parquet(out).height == 2 and "wrote 2 rows" in result.stderr
+
+
+def test_sql_errors_are_one_clear_line(cli_lake):
+    result = run("sql", "select nope from swf.jobs", "--lake", cli_lake, code=1)
+    assert "error:" in result.stderr and "nope" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_views_lists_every_view_with_a_comment(cli_lake):
+    frame = pl.read_csv(run("views", "--lake", cli_lake, "--format", "csv").stdout.encode())
+    assert {"swf.jobs", "swf.jobs_clean", "swf.jobs_strong", "swf.logs", "swf.clean_report"} <= set(frame["view"])
+    assert frame["comment"].null_count() == 0
+
+
+def test_logs_summary(cli_lake):
+    (row,) = json.loads(run("logs", "--lake", cli_lake, "--format", "json").stdout)
+    # 6 jobs submitted every 10 s (span 50 s), run 100..105 s on 1..6 procs, 8 processors:
+    # offered load = sum(run * procs) / (50 * 8); median of 200/100..200/105 = mean of the middle two.
+    assert row["jobs"] == 6 and row["machine_size"] == 8
+    assert row["offered_load"] == pytest.approx(sum((100 + i) * (1 + i) for i in range(6)) / 400)
+    assert row["share_over_request"] == 0 and row["median_req_over_run"] == pytest.approx((200 / 102 + 200 / 103) / 2)
+
+
+def test_catalog_rebuild_after_moving_the_lake(cli_lake, tmp_path):
+    moved = tmp_path / "moved"
+    cli_lake.rename(moved)
+    run("catalog", "rebuild", "--lake", moved)
+    assert run("sql", "select count(*) as n from swf.jobs", "--lake", moved, "-f", "csv").stdout == "n\n6\n"
+
+
+def test_no_lake_is_a_clear_error(tmp_path):
+    result = run("logs", "--lake", tmp_path / "none", code=1)
+    assert "no lake at" in result.stderr
+
+
+def test_demo_runs_on_the_embedded_sample(tmp_path):
+    result = run("demo", "--lake", tmp_path / "demo")
+    assert "KTH-SP2-1996-2.1-cln" in result.stdout and "28,476" in result.stdout
+    assert "demo done" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "command", [["init"], ["ingest", "swf"], ["sql"], ["views"], ["logs"], ["catalog", "rebuild"], ["demo"]]
+)
+def test_every_command_help_has_an_example(command):
+    assert "Example" in run(*command, "--help").stdout

@@ -1,0 +1,44 @@
+"""SQL as code: every file has a header, parses, and uses only views defined by earlier files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import sqlglot
+from sqlglot import exp
+
+from lakehouse.catalog import view_files
+
+BUILTIN_SCHEMAS = {"meta"}  # tables the catalog code creates before the views
+
+
+def test_every_view_file_has_a_header_and_a_unique_name():
+    views = view_files()
+    assert views, "no SQL files packaged"
+    names = [v.name for v in views]
+    assert len(names) == len(set(names))
+    for v in views:
+        assert v.grain and len(v.description) > 40, v.file_name
+        assert v.schema in {"swf", "google", "analysis"}, v.file_name
+
+
+def test_views_only_refer_to_views_of_earlier_files():
+    defined: set[str] = set()
+    for v in view_files():
+        tree = sqlglot.parse_one(v.select_sql(Path("/lake")), read="duckdb")
+        ctes = {cte.alias for cte in tree.find_all(exp.CTE)}
+        for table in tree.find_all(exp.Table):
+            if not table.name or table.name in ctes or not table.db:
+                continue  # CTEs and table functions (read_parquet)
+            ref = f"{table.db}.{table.name}"
+            assert ref in defined or table.db in BUILTIN_SCHEMAS, f"{v.file_name} uses {ref} before it is defined"
+        defined.add(v.name)
+
+
+def test_views_carry_their_comment(pwa_lake):
+    lake, _ = pwa_lake
+    comments = dict(
+        lake.query("SELECT schema_name || '.' || view_name, comment FROM duckdb_views() WHERE NOT internal").rows()
+    )
+    for v in view_files():
+        assert comments[v.name].startswith(v.description[:30])

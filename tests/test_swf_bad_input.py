@@ -1,0 +1,163 @@
+"""Each class of bad SWF input: broken files fail alone with a clear error, bad lines are quarantined.
+
+Invariant checked throughout: data lines in = rows in swf.jobs + quarantined lines.
+"""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from lakehouse.ingest.swf import ingest_swf
+from lakehouse.testing import small_log, swf_job, swf_text, write_swf
+
+
+def ingest_one(lake, path: Path, **kwargs):
+    (result,) = ingest_swf(lake, [str(path)], **kwargs)
+    return result
+
+
+def quarantine(lake, log):
+    return lake.query("SELECT line, raw, reason FROM swf.quarantine WHERE log = ? ORDER BY line", [log]).rows()
+
+
+def job_count(lake, log):
+    return lake.query("SELECT count(*) AS n FROM swf.jobs WHERE log = ?", [log])["n"][0]
+
+
+def assert_nothing_lost(lake, result):
+    assert result.job_lines == job_count(lake, result.log) + len(quarantine(lake, result.log))
+
+
+def test_wrong_field_count_is_quarantined_with_line_and_reason(lake, tmp_path):
+    jobs, header = small_log(4)
+    text = swf_text(jobs, header).splitlines()
+    text[5] = text[5] + " 7"  # line 6: 19 fields
+    path = tmp_path / "wide.swf"
+    path.write_text("\n".join(text) + "\n")
+    r = ingest_one(lake, path)
+    assert (r.status, r.jobs, r.quarantined) == ("ok", 3, 1)
+    (line, raw, reason), = quarantine(lake, "wide")
+    assert line == 6 and raw == text[5] and reason == "expected 18 fields, found 19"
+    assert_nothing_lost(lake, r)
+
+
+def test_non_numeric_field_is_quarantined(lake, tmp_path):
+    jobs, header = small_log(3)
+    text = swf_text(jobs, header).replace(" 200 ", " 2OO ", 1)
+    r = ingest_one(lake, write_text(tmp_path / "alpha.swf", text))
+    (line, _, reason), = quarantine(lake, "alpha")
+    assert line == 5 and reason == "field 9 is not an integer: '2OO'"
+    assert r.jobs == 2
+    assert_nothing_lost(lake, r)
+
+
+def write_text(path: Path, text: str) -> Path:
+    path.write_bytes(text.encode())
+    return path
+
+
+def test_crlf_line_ends_are_accepted(lake, tmp_path):
+    jobs, header = small_log(5)
+    path = write_text(tmp_path / "dos.swf", swf_text(jobs, header).replace("\n", "\r\n"))
+    r = ingest_one(lake, path)
+    assert (r.status, r.jobs, r.quarantined) == ("ok", 5, 0)
+    assert lake.query("SELECT max_procs FROM swf.logs WHERE log = 'dos'")["max_procs"][0] == 8
+    assert any("CRLF" in w for w in r.warnings)
+
+
+def test_truncated_gzip_fails_alone_and_the_batch_goes_on(lake, tmp_path):
+    jobs, header = small_log(200)
+    good = write_swf(tmp_path / "good.swf.gz", jobs, header)
+    blob = gzip.compress(swf_text(jobs, header).encode())
+    (tmp_path / "cut.swf.gz").write_bytes(blob[: len(blob) // 2])
+    results = {r.log: r for r in ingest_swf(lake, [str(tmp_path / "cut.swf.gz"), str(good)])}
+    assert results["cut"].status == "failed"
+    assert "cut.swf.gz" in results["cut"].error and "gzip" in results["cut"].error
+    assert results["good"].status == "ok" and job_count(lake, "good") == 200
+    assert job_count(lake, "cut") == 0
+    failed = lake.query("SELECT status, message FROM meta.manifest WHERE name = 'cut'").row(0)
+    assert failed[0] == "failed" and "truncated" in failed[1]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty file"),
+        (b"   \n\n", "empty file"),
+        (bytes(range(256)) * 4, "binary file"),
+        (b"job,submit,run\n1,2,3\n4,5,6\n", "not an SWF log"),
+        (b"<html><body>Not found</body></html>\n", "not an SWF log"),
+    ],
+    ids=["empty", "blank", "binary", "csv", "html"],
+)
+def test_broken_files_get_a_clear_error_naming_them(lake, tmp_path, content, message):
+    path = tmp_path / "broken.swf"
+    path.write_bytes(content)
+    r = ingest_one(lake, path)
+    assert r.status == "failed"
+    assert str(path) in r.error and message in r.error
+
+
+def test_header_only_file_is_a_log_without_jobs(lake, tmp_path):
+    _, header = small_log()
+    r = ingest_one(lake, write_swf(tmp_path / "hdr.swf", [], header))
+    assert (r.status, r.jobs, r.quarantined) == ("ok", 0, 0)
+    assert "no job lines (header only)" in r.warnings
+    assert lake.query("SELECT jobs, max_procs FROM swf.logs WHERE log = 'hdr'").row(0) == (0, 8)
+
+
+def test_unsorted_submit_times_are_kept_in_file_order_and_reported(lake, tmp_path):
+    jobs = [swf_job(1, 100, 10, 1, 20), swf_job(2, 50, 10, 1, 20), swf_job(3, 200, 10, 1, 20)]
+    r = ingest_one(lake, write_swf(tmp_path / "order.swf", jobs, {"MaxProcs": 4}))
+    assert (r.jobs, r.quarantined) == (3, 0)
+    assert any("decreases at 1 places" in w for w in r.warnings)
+    assert lake.query("SELECT unsorted_submits FROM swf.logs")["unsorted_submits"][0] == 1
+    assert lake.query("SELECT job_id FROM swf.jobs ORDER BY line")["job_id"].to_list() == [1, 2, 3]
+
+
+def test_duplicate_job_ids_keep_the_first_and_quarantine_the_rest(lake, tmp_path):
+    jobs = [swf_job(1, 0, 10, 1, 20), swf_job(2, 5, 10, 1, 20), swf_job(1, 9, 10, 1, 20), swf_job(1, 12, 3, 1, 20)]
+    r = ingest_one(lake, write_swf(tmp_path / "dups.swf", jobs, {"MaxProcs": 4}))
+    assert (r.jobs, r.quarantined) == (2, 2)
+    rows = quarantine(lake, "dups")
+    assert [(line, reason) for line, _, reason in rows] == [
+        (4, "duplicate job id 1 (first on line 2)"),
+        (5, "duplicate job id 1 (first on line 2)"),
+    ]
+    assert lake.query("SELECT submit_time FROM swf.jobs WHERE job_id = 1")["submit_time"].to_list() == [0]
+    assert_nothing_lost(lake, r)
+
+
+def test_header_value_with_text_after_the_number(lake, tmp_path):
+    header = {"MaxProcs": "1664 (72, 1368, 224)", "MaxNodes": "338 (batch partition; 512 total)", "Version": "SWF v2"}
+    ingest_one(lake, write_swf(tmp_path / "txt.swf", [swf_job(1, 0, 10, 4, 20)], header))
+    row = lake.query("SELECT max_procs, max_nodes, version, header['MaxProcs'] FROM swf.logs").row(0)
+    assert row == (1664, 338, "SWF v2", "1664 (72, 1368, 224)")
+    numeric = lake.query("SELECT map_keys(header_numeric) AS k, map_values(header_numeric) AS v FROM swf.logs")
+    assert dict(zip(numeric["k"][0], numeric["v"][0], strict=True)) == {"MaxProcs": 1664, "MaxNodes": 338}
+
+
+def test_fractional_field_6_and_only_field_6(lake, tmp_path):
+    ok = swf_job(1, 0, 10, 4, 20, avg_cpu_time=3.25)
+    bad = swf_job(2, 0, 10, 4, 20, used_memory=1.5)
+    r = ingest_one(lake, write_swf(tmp_path / "frac.swf", [ok, bad, swf_job(3, 1, 1, 1, 1)], {"MaxProcs": 4}))
+    assert lake.query("SELECT avg_cpu_time FROM swf.jobs WHERE job_id = 1")["avg_cpu_time"][0] == 3.25
+    (_, _, reason), = quarantine(lake, "frac")
+    assert reason == "field 7 is not an integer: '1.5'"
+    assert_nothing_lost(lake, r)
+
+
+def test_comment_lines_between_jobs_and_blank_lines_keep_line_numbers(lake, tmp_path):
+    text = "; MaxProcs: 4\n\n" + swf_text([swf_job(1, 0, 1, 1, 1)]) + "; a note\n\n" + swf_text([swf_job(2, 1, 1, 1, 1)])
+    ingest_one(lake, write_text(tmp_path / "notes.swf", text))
+    assert lake.query("SELECT line FROM swf.jobs ORDER BY line")["line"].to_list() == [3, 6]
+    assert "a note" in lake.query("SELECT raw_header FROM swf.logs")["raw_header"][0]
+
+
+def test_minus_one_is_null_in_the_jobs_view(lake, tmp_path):
+    ingest_one(lake, write_swf(tmp_path / "nul.swf", [swf_job(1, 0, 10, 4, -1)], {"MaxProcs": 4}))
+    row = lake.query("SELECT req_time, used_memory, procs FROM swf.jobs").row(0)
+    assert row == (None, None, 4)
