@@ -11,7 +11,14 @@ from typing import Annotated, TypeVar
 
 import polars as pl
 import typer
-from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
+from rich.progress import (
+    BarColumn,
+    DownloadColumn,
+    Progress,
+    TextColumn,
+    TimeRemainingColumn,
+    TransferSpeedColumn,
+)
 
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import ENV_VAR, Lake

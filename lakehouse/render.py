@@ -56,7 +56,11 @@ def emit(frame: pl.DataFrame, fmt: OutputFormat, output: Path | None = None, tit
         else:
             frame.write_parquet(output)
     elif fmt is OutputFormat.table:
-        console = Console(file=open(output, "w"), width=200) if output else Console(width=None if sys.stdout.isatty() else 160)
+        console = (
+            Console(file=open(output, "w"), width=200)
+            if output
+            else Console(width=None if sys.stdout.isatty() else 160)
+        )
         console.print(rich_table(frame, title))
         if output:
             console.file.close()

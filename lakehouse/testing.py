@@ -18,8 +18,16 @@ def swf_job(job_id: int, submit: int, run: int, procs: int, req_time: int, user:
     """One job as a field-name -> value mapping; unspecified fields are -1 (unknown)."""
     job = dict.fromkeys(FIELD_NAMES, -1)
     job.update(
-        job_id=job_id, submit_time=submit, wait_time=0, run_time=run, alloc_procs=procs,
-        req_procs=procs, req_time=req_time, status=1, user_id=user, group_id=user,
+        job_id=job_id,
+        submit_time=submit,
+        wait_time=0,
+        run_time=run,
+        alloc_procs=procs,
+        req_procs=procs,
+        req_time=req_time,
+        status=1,
+        user_id=user,
+        group_id=user,
     )
     unknown = set(fields) - set(FIELD_NAMES)
     if unknown:
@@ -36,9 +44,7 @@ def swf_text(jobs: Iterable[Mapping[str, float]], header: Mapping[str, object] |
     return "\n".join(lines) + "\n"
 
 
-def write_swf(
-    path: Path, jobs: Iterable[Mapping[str, float]], header: Mapping[str, object] | None = None
-) -> Path:
+def write_swf(path: Path, jobs: Iterable[Mapping[str, float]], header: Mapping[str, object] | None = None) -> Path:
     """Write a log, gzipped if the name ends with .gz."""
     text = swf_text(jobs, header).encode()
     path.write_bytes(gzip.compress(text, mtime=0) if path.name.endswith(".gz") else text)

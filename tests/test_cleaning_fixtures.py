@@ -23,7 +23,11 @@ def test_canonical_cleaning_rules(lake, tmp_path):
     assert kept == [(1, 4, 200, 100), (3, 3, 200, 100), (7, 2, 100, 100), (8, 2, 200, 200)]
     report = dict(lake.query("SELECT rule, jobs FROM swf.clean_report WHERE filter = 'clean'").rows())
     assert report == {
-        "no_procs": 1, "wider_than_machine": 1, "bad_run_time": 1, "bad_submit_time": 1, "req_time_repaired": 1
+        "no_procs": 1,
+        "wider_than_machine": 1,
+        "bad_run_time": 1,
+        "bad_submit_time": 1,
+        "req_time_repaired": 1,
     }
 
 

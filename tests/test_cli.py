@@ -39,8 +39,9 @@ def test_ingest_swf_reports_and_fails_on_broken_files(tmp_path):
     jobs, header = small_log(6)
     write_swf(tmp_path / "a.swf", jobs, header)
     (tmp_path / "bad.swf").write_bytes(b"")
-    result = run("ingest", "swf", tmp_path / "a.swf", tmp_path / "bad.swf", "--lake", tmp_path / "l",
-                 "--format", "csv", code=2)
+    result = run(
+        "ingest", "swf", tmp_path / "a.swf", tmp_path / "bad.swf", "--lake", tmp_path / "l", "--format", "csv", code=2
+    )
     frame = pl.read_csv(result.stdout.encode())
     assert frame.select("log", "status", "jobs").rows() == [("a", "ok", 6), ("bad", "failed", 0)]
     assert "empty file" in result.stderr and "1 failed" in result.stderr

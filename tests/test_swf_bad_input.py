@@ -39,7 +39,7 @@ def test_wrong_field_count_is_quarantined_with_line_and_reason(lake, tmp_path):
     path.write_text("\n".join(text) + "\n")
     r = ingest_one(lake, path)
     assert (r.status, r.jobs, r.quarantined) == ("ok", 3, 1)
-    (line, raw, reason), = quarantine(lake, "wide")
+    ((line, raw, reason),) = quarantine(lake, "wide")
     assert line == 6 and raw == text[5] and reason == "expected 18 fields, found 19"
     assert_nothing_lost(lake, r)
 
@@ -48,7 +48,7 @@ def test_non_numeric_field_is_quarantined(lake, tmp_path):
     jobs, header = small_log(3)
     text = swf_text(jobs, header).replace(" 200 ", " 2OO ", 1)
     r = ingest_one(lake, write_text(tmp_path / "alpha.swf", text))
-    (line, _, reason), = quarantine(lake, "alpha")
+    ((line, _, reason),) = quarantine(lake, "alpha")
     assert line == 5 and reason == "field 9 is not an integer: '2OO'"
     assert r.jobs == 2
     assert_nothing_lost(lake, r)
@@ -145,13 +145,15 @@ def test_fractional_field_6_and_only_field_6(lake, tmp_path):
     bad = swf_job(2, 0, 10, 4, 20, used_memory=1.5)
     r = ingest_one(lake, write_swf(tmp_path / "frac.swf", [ok, bad, swf_job(3, 1, 1, 1, 1)], {"MaxProcs": 4}))
     assert lake.query("SELECT avg_cpu_time FROM swf.jobs WHERE job_id = 1")["avg_cpu_time"][0] == 3.25
-    (_, _, reason), = quarantine(lake, "frac")
+    ((_, _, reason),) = quarantine(lake, "frac")
     assert reason == "field 7 is not an integer: '1.5'"
     assert_nothing_lost(lake, r)
 
 
 def test_comment_lines_between_jobs_and_blank_lines_keep_line_numbers(lake, tmp_path):
-    text = "; MaxProcs: 4\n\n" + swf_text([swf_job(1, 0, 1, 1, 1)]) + "; a note\n\n" + swf_text([swf_job(2, 1, 1, 1, 1)])
+    text = (
+        "; MaxProcs: 4\n\n" + swf_text([swf_job(1, 0, 1, 1, 1)]) + "; a note\n\n" + swf_text([swf_job(2, 1, 1, 1, 1)])
+    )
     ingest_one(lake, write_text(tmp_path / "notes.swf", text))
     assert lake.query("SELECT line FROM swf.jobs ORDER BY line")["line"].to_list() == [3, 6]
     assert "a note" in lake.query("SELECT raw_header FROM swf.logs")["raw_header"][0]

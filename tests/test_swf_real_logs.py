@@ -52,9 +52,7 @@ def test_clean_report_counts_add_up(pwa_lake):
     for log, filt, jobs_in, dropped, kept in check.iter_rows():
         assert jobs_in - dropped == kept, (log, filt)
     # CTC-SP2: 17 zero-runtime and 6 unknown-request jobs are the 23 the reference drops.
-    ctc = lake.query(
-        "SELECT rule, jobs FROM swf.clean_report WHERE log = 'CTC-SP2-1996-3.1-cln' AND filter = 'strong'"
-    )
+    ctc = lake.query("SELECT rule, jobs FROM swf.clean_report WHERE log = 'CTC-SP2-1996-3.1-cln' AND filter = 'strong'")
     rules = dict(ctc.iter_rows())
     assert rules["run_time_not_positive"] + rules["req_time_not_positive"] == 23
 
@@ -110,4 +108,34 @@ def test_readonly_connection_from_another_directory(pwa_lake, tmp_path):
     assert int(out.stdout) == lake.query("SELECT count(*) AS n FROM swf.jobs_clean")["n"][0]
     # Two readers at once are fine.
     with duckdb.connect(str(lake.catalog_path), read_only=True) as a, lake.connect() as b:
-        assert a.execute("SELECT count(*) FROM swf.logs").fetchone() == b.execute("SELECT count(*) FROM swf.logs").fetchone()
+        assert (
+            a.execute("SELECT count(*) FROM swf.logs").fetchone()
+            == b.execute("SELECT count(*) FROM swf.logs").fetchone()
+        )
+
+
+def test_the_duckdb_shell_opens_the_lake_read_only(pwa_lake, tmp_path):
+    import shutil
+
+    shell = shutil.which("duckdb")
+    if shell is None:
+        import pytest
+
+        pytest.skip("the duckdb shell (package duckdb-cli) is not installed")
+    lake, _ = pwa_lake
+    out = subprocess.run(
+        [
+            shell,
+            "-readonly",
+            "-csv",
+            "-noheader",
+            str(lake.catalog_path),
+            "-c",
+            "SELECT count(*) FROM swf.jobs_strong WHERE log = 'CTC-SP2-1996-3.1-cln'",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert out.stdout.strip() == "77199"

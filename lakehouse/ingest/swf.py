@@ -63,9 +63,7 @@ def log_name_for(path: Path) -> str:
 
 def check_log_name(name: str) -> str:
     if not _LOG_NAME.match(name):
-        raise LakehouseError(
-            f"log name {name!r}: use letters, digits and . _ + - (not starting with a symbol)"
-        )
+        raise LakehouseError(f"log name {name!r}: use letters, digits and . _ + - (not starting with a symbol)")
     return name
 
 
@@ -81,9 +79,7 @@ def discover(paths: Iterable[str]) -> list[Path]:
             raise LakehouseError(f"{raw}: no file matches")
         for path in matches:
             if path.is_dir():
-                found.extend(
-                    sorted(p for p in path.rglob("*") if p.is_file() and p.name.lower().endswith(SUFFIXES))
-                )
+                found.extend(sorted(p for p in path.rglob("*") if p.is_file() and p.name.lower().endswith(SUFFIXES)))
             elif path.exists():
                 found.append(path)
             else:

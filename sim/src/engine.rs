@@ -1,1 +1,3 @@
-pub fn version() -> &'static str { "0.1.0" }
+pub fn version() -> &'static str {
+    "0.1.0"
+}

@@ -9,7 +9,11 @@ fn parse_swf<'py>(py: Python<'py>, data: &Bound<'py, PyBytes>) -> PyResult<Bound
     let parsed = py.detach(|| crate::swf::parse(bytes));
     let out = PyDict::new(py);
     out.set_item("line", parsed.line.into_pyarray(py))?;
-    let ints: Vec<Bound<'py, PyArray1<i64>>> = parsed.ints.into_iter().map(|c| c.into_pyarray(py)).collect();
+    let ints: Vec<Bound<'py, PyArray1<i64>>> = parsed
+        .ints
+        .into_iter()
+        .map(|c| c.into_pyarray(py))
+        .collect();
     out.set_item("ints", ints)?;
     out.set_item("avg_cpu_time", parsed.avg_cpu_time.into_pyarray(py))?;
     out.set_item("comments", parsed.comments)?;

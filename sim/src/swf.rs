@@ -55,7 +55,11 @@ fn parse_number(token: &[u8]) -> Option<f64> {
     {
         return None;
     }
-    std::str::from_utf8(token).ok()?.parse::<f64>().ok().filter(|v| v.is_finite())
+    std::str::from_utf8(token)
+        .ok()?
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
 }
 
 fn describe(token: &[u8]) -> String {
@@ -64,7 +68,10 @@ fn describe(token: &[u8]) -> String {
 
 /// Why a data line is not a job line, or its values.
 fn parse_line(text: &[u8], ints: &mut [i64; FIELDS - 1], frac: &mut f64) -> Result<(), String> {
-    let tokens: Vec<&[u8]> = text.split(|&b| is_blank(b)).filter(|t| !t.is_empty()).collect();
+    let tokens: Vec<&[u8]> = text
+        .split(|&b| is_blank(b))
+        .filter(|t| !t.is_empty())
+        .collect();
     if tokens.len() != FIELDS {
         return Err(format!("expected {FIELDS} fields, found {}", tokens.len()));
     }
@@ -74,8 +81,9 @@ fn parse_line(text: &[u8], ints: &mut [i64; FIELDS - 1], frac: &mut f64) -> Resu
             *frac = parse_number(token)
                 .ok_or_else(|| format!("field {} is not a number: '{}'", i + 1, describe(token)))?;
         } else {
-            ints[k] = parse_int(token)
-                .ok_or_else(|| format!("field {} is not an integer: '{}'", i + 1, describe(token)))?;
+            ints[k] = parse_int(token).ok_or_else(|| {
+                format!("field {} is not an integer: '{}'", i + 1, describe(token))
+            })?;
             k += 1;
         }
     }
@@ -84,7 +92,10 @@ fn parse_line(text: &[u8], ints: &mut [i64; FIELDS - 1], frac: &mut f64) -> Resu
 
 /// Split a whole decompressed log into columns, comments and rejected lines.
 pub fn parse(data: &[u8]) -> ParsedSwf {
-    let mut out = ParsedSwf { ints: vec![Vec::new(); FIELDS - 1], ..Default::default() };
+    let mut out = ParsedSwf {
+        ints: vec![Vec::new(); FIELDS - 1],
+        ..Default::default()
+    };
     let estimate = data.len() / 64;
     out.line.reserve(estimate);
     out.avg_cpu_time.reserve(estimate);
@@ -107,7 +118,8 @@ pub fn parse(data: &[u8]) -> ParsedSwf {
         let start = line.iter().position(|&b| !is_blank(b));
         let Some(start) = start else { continue }; // blank line
         if line[start] == b';' {
-            out.comments.push((number, String::from_utf8_lossy(line).into_owned()));
+            out.comments
+                .push((number, String::from_utf8_lossy(line).into_owned()));
             continue;
         }
         out.data_lines += 1;
@@ -119,7 +131,10 @@ pub fn parse(data: &[u8]) -> ParsedSwf {
                 }
                 out.avg_cpu_time.push(frac);
             }
-            Err(reason) => out.rejected.push((number, String::from_utf8_lossy(line).into_owned(), reason)),
+            Err(reason) => {
+                out.rejected
+                    .push((number, String::from_utf8_lossy(line).into_owned(), reason))
+            }
         }
     }
     out
@@ -161,7 +176,10 @@ mod tests {
     #[test]
     fn integers_that_overflow_are_rejected() {
         assert_eq!(parse_int(b"-1"), Some(-1));
-        assert_eq!(parse_int(b"999999999999999999"), Some(999_999_999_999_999_999));
+        assert_eq!(
+            parse_int(b"999999999999999999"),
+            Some(999_999_999_999_999_999)
+        );
         assert_eq!(parse_int(b"9999999999999999999"), None);
         assert_eq!(parse_int(b"-"), None);
         assert_eq!(parse_int(b"3.0"), None);
