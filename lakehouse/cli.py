@@ -208,7 +208,7 @@ def catalog_rebuild(lake: LakeOption = None) -> None:
 def demo(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table) -> None:
     """Run the main job on the embedded sample: build a lake, ingest the real KTH-SP2 log, summarize.
 
-    Example: `lakehouse demo --lake /tmp/demo-lake`
+    Example: `lakehouse demo --lake demo-lake`
     """
     from lakehouse.demo import run_demo
 
