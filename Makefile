@@ -9,7 +9,7 @@ STAMP := .install.stamp
 # deleted first so nobody tests yesterday's binary).
 install:
 	rm -f lakehouse/_native*.so lakehouse/_native*.pyd
-	$(PIP) install --quiet --upgrade "pip>=23" "setuptools>=75" "setuptools-rust>=1.10" wheel
+	$(PIP) install --quiet --upgrade "pip>=23" "setuptools>=77" "setuptools-rust>=1.10" wheel
 	$(PIP) install --quiet --no-build-isolation -e ".[dev]"
 	@touch $(STAMP)
 
