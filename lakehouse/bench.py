@@ -18,6 +18,7 @@ from pathlib import Path
 
 import duckdb
 
+from lakehouse.catalog import sql_literal
 from lakehouse.ingest.swf import discover, ingest_swf
 from lakehouse.lake import Lake
 
@@ -33,11 +34,11 @@ def bare_duckdb_lines(files: list[Path], out: Path) -> float:
     con.execute("SET enable_progress_bar = false")
     started = time.perf_counter()
     for i, path in enumerate(files):
-        source, target = (str(p).replace("'", "''") for p in (path, out / f"{i}.parquet"))
+        source, target = sql_literal(str(path)), sql_literal(str(out / f"{i}.parquet"))
         con.execute(
-            f"COPY (SELECT * FROM read_csv('{source}', columns = {{'line': 'VARCHAR'}}, delim = chr(1), "
+            f"COPY (SELECT * FROM read_csv({source}, columns = {{'line': 'VARCHAR'}}, delim = chr(1), "
             f"quote = '', escape = '', header = false, auto_detect = false)) "
-            f"TO '{target}' (FORMAT parquet, COMPRESSION zstd)"
+            f"TO {target} (FORMAT parquet, COMPRESSION zstd)"
         )
     return time.perf_counter() - started
 

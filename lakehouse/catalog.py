@@ -58,11 +58,16 @@ class ViewFile:
         return substitute_datasets(self.body, root)
 
     def ddl(self, root: Path) -> str:
-        comment = f"{self.description} Grain: {self.grain}.".replace("'", "''")
+        comment = sql_literal(f"{self.description} Grain: {self.grain}.")
         return (
             f"CREATE OR REPLACE VIEW {self.name} AS\n{self.select_sql(root)};\n"
-            f"COMMENT ON VIEW {self.name} IS '{comment}';"
+            f"COMMENT ON VIEW {self.name} IS {comment};"
         )
+
+
+def sql_literal(text: str) -> str:
+    """A SQL string literal (for paths and names DuckDB cannot take as bound parameters)."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def substitute_datasets(sql: str, root: Path) -> str:
@@ -70,7 +75,7 @@ def substitute_datasets(sql: str, root: Path) -> str:
         key = m.group(1)
         if key not in DATASETS:
             raise KeyError(f"unknown dataset placeholder {{{key}}}")
-        return "'" + DATASETS[key].glob(root).replace("'", "''") + "'"
+        return sql_literal(DATASETS[key].glob(root))
 
     return re.sub(r"\{([a-z_]+)\}", replace, sql)
 

@@ -28,6 +28,10 @@ class Dataset:
     def directory(self, root: Path) -> Path:
         return root / self.folder
 
+    def file(self, root: Path, name: str) -> Path:
+        """The one output of a source (SWF: of a log) in this dataset."""
+        return self.directory(root) / f"{name}.parquet"
+
     def glob(self, root: Path) -> str:
         return (self.directory(root) / "*.parquet").as_posix()
 

@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lakehouse._native import parse_swf
+from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS
 from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION, SwfHeader
@@ -187,18 +188,14 @@ def parse_log(path: Path, data: bytes) -> ParsedLog:
     )
 
 
-def _sql_literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def write_log(
     lake: Lake, parsed: ParsedLog, log: str, source: str, content_hash: str, machine_size: int | None
 ) -> None:
     """Write the three outputs of a log aside, then rename each into place."""
     root = lake.root
-    jobs_final = DATASETS["swf_jobs"].directory(root) / f"{log}.parquet"
-    logs_final = DATASETS["swf_logs"].directory(root) / f"{log}.parquet"
-    quarantine_final = DATASETS["swf_quarantine"].directory(root) / f"{log}.parquet"
+    jobs_final = DATASETS["swf_jobs"].file(root, log)
+    logs_final = DATASETS["swf_logs"].file(root, log)
+    quarantine_final = DATASETS["swf_quarantine"].file(root, log)
     tmp = {p: p.with_name(f".{p.name}.tmp") for p in (jobs_final, logs_final, quarantine_final)}
     columns = ", ".join(spec.name for spec in FIELDS)
     con = duckdb.connect()
@@ -206,12 +203,12 @@ def write_log(
         con.register("jobs", parsed.jobs)
         con.register("quarantine", parsed.quarantine)
         con.execute(
-            f"COPY (SELECT {_sql_literal(log)} AS log, line, {columns} FROM jobs) "
-            f"TO {_sql_literal(str(tmp[jobs_final]))} (FORMAT parquet, COMPRESSION zstd)"
+            f"COPY (SELECT {sql_literal(log)} AS log, line, {columns} FROM jobs) "
+            f"TO {sql_literal(str(tmp[jobs_final]))} (FORMAT parquet, COMPRESSION zstd)"
         )
         con.execute(
-            f"COPY (SELECT {_sql_literal(log)} AS log, {_sql_literal(source)} AS source, line, raw, reason "
-            f"FROM quarantine) TO {_sql_literal(str(tmp[quarantine_final]))} (FORMAT parquet)"
+            f"COPY (SELECT {sql_literal(log)} AS log, {sql_literal(source)} AS source, line, raw, reason "
+            f"FROM quarantine) TO {sql_literal(str(tmp[quarantine_final]))} (FORMAT parquet)"
         )
     finally:
         con.close()
@@ -236,7 +233,7 @@ def write_log(
 
 
 def stored_machine_size(lake: Lake, log: str) -> int | None:
-    path = DATASETS["swf_logs"].directory(lake.root) / f"{log}.parquet"
+    path = DATASETS["swf_logs"].file(lake.root, log)
     if not path.exists():
         return None
     return pq.read_table(path, columns=["machine_size"]).column(0)[0].as_py()
@@ -283,7 +280,7 @@ def ingest_swf(
                 pending.append((result, None, 0, None))
                 continue
             content_hash = hashlib.blake2b(raw, digest_size=16).hexdigest()
-            jobs_file = DATASETS["swf_jobs"].directory(lake.root) / f"{log}.parquet"
+            jobs_file = DATASETS["swf_jobs"].file(lake.root, log)
             if (
                 not force
                 and writer.manifest_entry(DATASET, log) == (content_hash, "ok")
