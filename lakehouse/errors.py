@@ -20,3 +20,7 @@ class LakeBusyError(LakehouseError):
 
 class NoLakeError(LakehouseError):
     """The lake folder or its catalog does not exist yet."""
+
+
+class SimulationInputError(LakehouseError, ValueError):
+    """A workload the simulator cannot replay (the message names the offending job ids)."""

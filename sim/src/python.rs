@@ -1,6 +1,10 @@
-use numpy::{IntoPyArray, PyArray1};
+use crate::engine;
+use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::str::FromStr;
 
 /// Tokenize a decompressed SWF log; returns a dict of numpy columns and lists (see `swf.rs`).
 #[pyfunction]
@@ -23,9 +27,98 @@ fn parse_swf<'py>(py: Python<'py>, data: &Bound<'py, PyBytes>) -> PyResult<Bound
     Ok(out)
 }
 
+fn choice<T: FromStr<Err = String>>(text: &str) -> PyResult<T> {
+    T::from_str(text).map_err(PyValueError::new_err)
+}
+
+fn slice<'a>(name: &str, array: &'a PyReadonlyArray1<'_, i64>) -> PyResult<&'a [i64]> {
+    array.as_slice().map_err(|_| {
+        PyValueError::new_err(format!("column {name} must be a contiguous int64 array"))
+    })
+}
+
+/// Replay a workload (numpy int64 columns, sorted by submit time) with the backfilling engine;
+/// returns a dict of numpy output columns.  Bad input raises ValueError naming the job ids; an
+/// internal error raises RuntimeError instead of taking the interpreter down.
+#[pyfunction]
+#[pyo3(signature = (id, submit, run, requested, procs, user, prediction, *, machine_size, algorithm,
+    policy, backfill, predictor, correction, threshold, semantics, record_reservations))]
+#[allow(clippy::too_many_arguments)]
+fn simulate<'py>(
+    py: Python<'py>,
+    id: PyReadonlyArray1<'py, i64>,
+    submit: PyReadonlyArray1<'py, i64>,
+    run: PyReadonlyArray1<'py, i64>,
+    requested: PyReadonlyArray1<'py, i64>,
+    procs: PyReadonlyArray1<'py, i64>,
+    user: PyReadonlyArray1<'py, i64>,
+    prediction: Option<PyReadonlyArray1<'py, i64>>,
+    machine_size: i64,
+    algorithm: &str,
+    policy: &str,
+    backfill: &str,
+    predictor: &str,
+    correction: &str,
+    threshold: Option<i64>,
+    semantics: &str,
+    record_reservations: bool,
+) -> PyResult<Bound<'py, PyDict>> {
+    let config = engine::Config {
+        machine_size,
+        algorithm: choice(algorithm)?,
+        policy: choice(policy)?,
+        backfill: choice(backfill)?,
+        predictor: choice(predictor)?,
+        correction: choice(correction)?,
+        threshold,
+        semantics: choice(semantics)?,
+        record_reservations,
+    };
+    let workload = engine::Workload {
+        id: slice("id", &id)?,
+        submit: slice("submit", &submit)?,
+        run: slice("run", &run)?,
+        requested: slice("requested", &requested)?,
+        procs: slice("procs", &procs)?,
+        user: slice("user", &user)?,
+        prediction: prediction
+            .as_ref()
+            .map(|p| slice("prediction", p))
+            .transpose()?,
+    };
+    let result =
+        py.detach(|| catch_unwind(AssertUnwindSafe(|| engine::simulate(&workload, &config))));
+    let outcome = match result {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(bad_input)) => return Err(PyValueError::new_err(bad_input.to_string())),
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            return Err(PyRuntimeError::new_err(format!(
+                "internal error in the simulator: {why}"
+            )));
+        }
+    };
+    let out = PyDict::new(py);
+    out.set_item("start", outcome.start.into_pyarray(py))?;
+    out.set_item("end", outcome.end.into_pyarray(py))?;
+    out.set_item("backfilled", outcome.backfilled.into_pyarray(py))?;
+    out.set_item("corrections", outcome.corrections.into_pyarray(py))?;
+    out.set_item(
+        "initial_prediction",
+        outcome.initial_prediction.into_pyarray(py),
+    )?;
+    out.set_item("reservation", outcome.reservation.into_pyarray(py))?;
+    Ok(out)
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(parse_swf, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
     Ok(())
 }

@@ -1,0 +1,112 @@
+"""`simulate`: replay a workload from the lake with the compiled backfilling engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import polars as pl
+import pyarrow as pa
+
+from lakehouse import _native
+from lakehouse.errors import SimulationInputError
+from lakehouse.sim.metrics import DEFAULT_TAU, per_job_columns, summary
+from lakehouse.sim.options import Algorithm, Backfill, Compat, Correction, Policy, parse_predictor
+from lakehouse.sim.workload import workload_from
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """`jobs`: one row per job (input order); `summary`: headline metrics; `settings`: what ran."""
+
+    jobs: pl.DataFrame
+    summary: dict[str, float | int | None]
+    settings: dict[str, object] = field(default_factory=dict)
+
+    def summary_frame(self, **labels: object) -> pl.DataFrame:
+        return pl.DataFrame([{**labels, **self.summary}])
+
+
+def simulate(
+    jobs: pl.DataFrame | pa.Table,
+    machine_size: int,
+    *,
+    algorithm: Algorithm | str = Algorithm.easy,
+    policy: Policy | str = Policy.fcfs,
+    backfill: Backfill | str = Backfill.queue,
+    predictor: str = "requested",
+    correction: Correction | str = Correction.requested,
+    threshold: int | None = None,
+    compat: Compat | str = Compat.canonical,
+    tau: float = DEFAULT_TAU,
+    record_reservations: bool = False,
+) -> SimulationResult:
+    """Replay `jobs` (e.g. `lake.query("select * from swf.jobs_strong where log = '…'")`).
+
+    The jobs need the columns job_id, submit_time, run_time, req_time, procs and user_id, sorted by
+    submit time.  A job runs min(run_time, req_time) seconds (it is killed at its request).
+
+    - algorithm: `easy` (one reservation) or `conservative` (every waiting job holds one).
+    - policy: primary queue order (see `Policy`); backfill: `queue` order or `sjbf`.
+    - predictor: `requested`, `clairvoyant`, `ave2` or `column:NAME` (a column of the jobs; nulls
+      fall back to the request); correction: what happens when a running job outlives its prediction.
+    - threshold: jobs that waited longer than this many seconds go first, in submit order.
+    - compat: `canonical` (DESIGN section 5) or `pyss` (the published SC'15 simulator, job for job).
+    - tau: bound of the bounded slowdown, in seconds.
+
+    EASY++ is `predictor="ave2", backfill="sjbf", correction="incremental"`.
+    Raises `SimulationInputError` (a ValueError) naming the offending job ids.
+    """
+    try:
+        settings = {
+            "algorithm": Algorithm(algorithm),
+            "policy": Policy(policy),
+            "backfill": Backfill(backfill),
+            "predictor": predictor,
+            "correction": Correction(correction),
+            "threshold": threshold,
+            "compat": Compat(compat),
+        }
+        base_predictor, column = parse_predictor(predictor)
+    except ValueError as exc:
+        raise SimulationInputError(str(exc)) from None
+    if machine_size is None or machine_size <= 0:
+        raise SimulationInputError(f"machine size must be positive, got {machine_size}")
+    workload, frame = workload_from(
+        jobs, machine_size, pyss=settings["compat"] is Compat.pyss, prediction_column=column
+    )
+    try:
+        out = _native.simulate(
+            *workload.columns,
+            workload.prediction,
+            machine_size=int(machine_size),
+            algorithm=str(settings["algorithm"]),
+            policy=str(settings["policy"]),
+            backfill=str(settings["backfill"]),
+            predictor=str(base_predictor),
+            correction=str(settings["correction"]),
+            threshold=threshold,
+            semantics=str(settings["compat"]),
+            record_reservations=record_reservations,
+        )
+    except ValueError as exc:
+        raise SimulationInputError(str(exc)) from None
+    result = pl.DataFrame(
+        {
+            "job_id": workload.id,
+            "submit": workload.submit,
+            "start": out["start"],
+            "end": out["end"],
+            "procs": workload.procs,
+            "requested": workload.requested,
+            "user_id": workload.user,
+            "backfilled": out["backfilled"],
+            "corrections": out["corrections"],
+            "initial_prediction": out["initial_prediction"],
+        }
+    ).with_columns(per_job_columns(tau))
+    if record_reservations:
+        reservation = pl.Series("reservation", out["reservation"]).replace(-1, None)
+        result = result.with_columns(reservation)
+    if "log" in frame.columns and frame["log"].n_unique() == 1:
+        settings["log"] = frame["log"][0]
+    return SimulationResult(result, summary(result, machine_size), {**settings, "machine_size": machine_size})

@@ -1,0 +1,51 @@
+//! Conservative backfilling: every waiting job holds a reservation in the plan (`Profile`).  At each
+//! pass, jobs in queue order give their slot back and take the earliest one that fits, which is never
+//! later than the slot they had; jobs whose slot begins now start.  Later arrivals are planned around
+//! earlier reservations, so with predictions that are never exceeded no reserved job is delayed.
+
+use super::profile::Profile;
+use super::state::Sim;
+
+impl Sim<'_> {
+    pub(super) fn conservative_pass(&mut self, queue: &[usize], now: i64) {
+        if self.replan {
+            // A correction made a running job longer than planned: rebuild the plan from the running
+            // jobs and re-reserve everyone in queue order.
+            self.replan = false;
+            let mut profile = Profile::new(self.config.machine_size);
+            for &(_, job) in &self.running {
+                let planned_end = (self.out.start[job] + self.planned(job)).max(now + 1);
+                profile.add(now, planned_end, -self.w.procs[job]);
+            }
+            self.profile = profile;
+            for &job in queue {
+                self.reserved[job] = None;
+            }
+        }
+        self.profile.forget_before(now);
+        for &job in queue {
+            let (procs, length) = (self.w.procs[job], self.planned(job));
+            if let Some(slot) = self.reserved[job] {
+                self.profile.add(slot, slot + length, procs);
+            }
+            let slot = self.profile.earliest_fit(now, procs, length);
+            self.profile.add(slot, slot + length, -procs);
+            self.reserved[job] = Some(slot);
+            self.note_reservation(job, slot);
+        }
+        self.profile.compact();
+        let mut someone_ahead_waits = false;
+        let mut free = self.free_now(now);
+        for &job in queue {
+            // The plan says it may start; the free count is the ground truth (it differs only when a
+            // running job outlived its prediction without correction).
+            if self.reserved[job] == Some(now) && self.w.procs[job] <= free {
+                free -= self.w.procs[job];
+                self.reserved[job] = None;
+                self.start(job, now, someone_ahead_waits);
+            } else {
+                someone_ahead_waits = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+//! Free processors over future time, as a step function: the occupancy plan of conservative
+//! backfilling (running jobs until their predicted end, and every reservation).
+
+pub struct Profile {
+    capacity: i64,
+    /// (from, free processors from this instant until the next step); the first step starts at
+    /// `i64::MIN`, the last one lasts forever.
+    steps: Vec<(i64, i64)>,
+}
+
+impl Profile {
+    pub fn new(capacity: i64) -> Self {
+        Profile {
+            capacity,
+            steps: vec![(i64::MIN, capacity)],
+        }
+    }
+
+    fn index_at(&self, t: i64) -> usize {
+        self.steps.partition_point(|s| s.0 <= t) - 1
+    }
+
+    /// Index of a step starting exactly at `t` (inserted if needed).
+    fn split(&mut self, t: i64) -> usize {
+        let i = self.index_at(t);
+        if self.steps[i].0 == t {
+            return i;
+        }
+        self.steps.insert(i + 1, (t, self.steps[i].1));
+        i + 1
+    }
+
+    /// Add `delta` free processors over [from, to).
+    pub fn add(&mut self, from: i64, to: i64, delta: i64) {
+        if from >= to {
+            return;
+        }
+        let a = self.split(from);
+        let b = self.split(to);
+        for step in &mut self.steps[a..b] {
+            step.1 += delta;
+        }
+    }
+
+    /// Earliest instant >= `from` at which `procs` processors are free for `duration` (>= 1) seconds.
+    pub fn earliest_fit(&self, from: i64, procs: i64, duration: i64) -> i64 {
+        debug_assert!(procs <= self.capacity && duration >= 1);
+        let mut candidate = from;
+        let mut i = self.index_at(from);
+        'search: loop {
+            let mut j = i;
+            while j < self.steps.len() && (j == i || self.steps[j].0 < candidate + duration) {
+                if self.steps[j].1 < procs {
+                    // Too busy here: the window can only start after this step.
+                    candidate = self.steps[j + 1].0;
+                    i = j + 1;
+                    continue 'search;
+                }
+                j += 1;
+            }
+            return candidate;
+        }
+    }
+
+    /// Forget steps that ended before `now` (they can no longer matter).
+    pub fn forget_before(&mut self, now: i64) {
+        let i = self.index_at(now);
+        if i > 0 {
+            self.steps.drain(..i);
+            self.steps[0].0 = i64::MIN;
+        }
+    }
+
+    /// Also merges equal neighbours, so the profile stays as short as the plan it describes.
+    pub fn compact(&mut self) {
+        self.steps.dedup_by(|later, earlier| later.1 == earlier.1);
+    }
+
+    #[cfg(test)]
+    pub fn free_at(&self, t: i64) -> i64 {
+        self.steps[self.index_at(t)].1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Profile;
+
+    #[test]
+    fn earliest_fit_skips_busy_windows() {
+        // 4 procs; 3 busy over [0, 10); 4 busy over [20, 30).
+        let mut p = Profile::new(4);
+        p.add(0, 10, -3);
+        p.add(20, 30, -4);
+        assert_eq!(p.free_at(5), 1);
+        assert_eq!(p.earliest_fit(0, 1, 20), 0); // 1 proc fits everywhere but [20, 30)...
+        assert_eq!(p.earliest_fit(0, 1, 25), 30); // ...so a 25 s window must wait for 30.
+        assert_eq!(p.earliest_fit(0, 2, 10), 10); // [10, 20) is free.
+        assert_eq!(p.earliest_fit(0, 2, 11), 30);
+        assert_eq!(p.earliest_fit(12, 4, 5), 12);
+        p.add(0, 10, 3);
+        p.compact();
+        assert_eq!(p.earliest_fit(0, 4, 20), 0);
+        p.forget_before(25);
+        assert_eq!(p.free_at(25), 0);
+        assert_eq!(p.earliest_fit(25, 1, 1), 30);
+    }
+}

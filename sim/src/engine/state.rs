@@ -1,0 +1,332 @@
+//! The event loop shared by both algorithms and both semantics.
+
+use super::order::{order_queue, Facts};
+use super::predict::{Correction, History};
+use super::profile::Profile;
+use super::{Algorithm, Backfill, Config, Outcome, Semantics, Workload};
+use std::cmp::Reverse;
+use std::collections::{BTreeSet, BinaryHeap, HashMap};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Kind {
+    /// A running job reached its predicted end but is still running.
+    PredictionOver,
+    Submission,
+    Termination,
+}
+
+/// Events are handled in (time, rank, counter) order; the rank of each kind depends on the semantics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Key {
+    time: i64,
+    rank: u8,
+    counter: u64,
+}
+
+const NOT_YET: i64 = -1;
+
+pub struct Sim<'a> {
+    pub(super) w: &'a Workload<'a>,
+    pub(super) config: &'a Config,
+    /// What each job actually runs: min(runtime, requested).
+    pub(super) run: Vec<i64>,
+    pub(super) arrival: Vec<u32>,
+    /// Current prediction (duration) of each job.
+    pub(super) predicted: Vec<i64>,
+    pub(super) out: Outcome,
+    pub(super) started: Vec<bool>,
+    pub(super) free: i64,
+    pub(super) queue: Vec<usize>,
+    /// Running jobs by predicted end.
+    pub(super) running: BTreeSet<(i64, usize)>,
+    events: BinaryHeap<Reverse<(Key, Kind, usize)>>,
+    counter: u64,
+    next_submission: usize,
+    history: HashMap<i64, History>,
+    /// Conservative backfilling: the plan, and each waiting job's current reservation.
+    pub(super) profile: Profile,
+    pub(super) reserved: Vec<Option<i64>>,
+    pub(super) replan: bool,
+}
+
+impl<'a> Sim<'a> {
+    pub fn new(w: &'a Workload<'a>, config: &'a Config) -> Self {
+        let n = w.id.len();
+        let run: Vec<i64> = (0..n).map(|i| w.run[i].min(w.requested[i])).collect();
+        // Tie-break among equal submit times: job id (canonical) or input order (pyss: file order).
+        let mut by_arrival: Vec<usize> = (0..n).collect();
+        if config.semantics == Semantics::Canonical {
+            by_arrival.sort_by_key(|&i| (w.submit[i], w.id[i]));
+        }
+        let mut arrival = vec![0u32; n];
+        for (rank, &i) in by_arrival.iter().enumerate() {
+            arrival[i] = rank as u32;
+        }
+        Sim {
+            w,
+            config,
+            run,
+            arrival,
+            predicted: vec![0; n],
+            out: Outcome {
+                start: vec![NOT_YET; n],
+                end: vec![NOT_YET; n],
+                backfilled: vec![false; n],
+                corrections: vec![0; n],
+                initial_prediction: vec![0; n],
+                reservation: vec![NOT_YET; n],
+            },
+            started: vec![false; n],
+            free: config.machine_size,
+            queue: Vec::new(),
+            running: BTreeSet::new(),
+            events: BinaryHeap::new(),
+            counter: n as u64,
+            next_submission: 0,
+            history: HashMap::new(),
+            profile: Profile::new(config.machine_size),
+            reserved: vec![None; n],
+            replan: false,
+        }
+    }
+
+    fn rank(&self, kind: Kind) -> u8 {
+        // pyss: PredictionIsOver < Submission < Termination at equal times.  Canonical: completions
+        // first (so submissions at t see them, e.g. in AVE2), then submissions; corrections anywhere
+        // before the single pass.
+        match (self.config.semantics, kind) {
+            (Semantics::Pyss, Kind::PredictionOver) | (Semantics::Canonical, Kind::Termination) => {
+                0
+            }
+            (_, Kind::Submission) => 1,
+            _ => 2,
+        }
+    }
+
+    fn push(&mut self, time: i64, kind: Kind, job: usize) {
+        let key = Key {
+            time,
+            rank: self.rank(kind),
+            counter: self.counter,
+        };
+        self.counter += 1;
+        self.events.push(Reverse((key, kind, job)));
+    }
+
+    /// The next event: the earlier of the heap's top and the next submission (submissions are not
+    /// queued; pyss creates them first, so their counters are their input positions).
+    fn next_event(&self) -> Option<(Key, Kind, usize)> {
+        let queued = self.events.peek().map(|Reverse(e)| *e);
+        let i = self.next_submission;
+        let submission = (i < self.w.id.len()).then(|| {
+            let key = Key {
+                time: self.w.submit[i],
+                rank: self.rank(Kind::Submission),
+                counter: i as u64,
+            };
+            (key, Kind::Submission, i)
+        });
+        match (queued, submission) {
+            (Some(q), Some(s)) => Some(if s.0 < q.0 { s } else { q }),
+            (q, s) => q.or(s),
+        }
+    }
+
+    fn pop_event(&mut self) -> Option<(Key, Kind, usize)> {
+        let next = self.next_event()?;
+        if next.1 == Kind::Submission {
+            self.next_submission += 1;
+        } else {
+            self.events.pop();
+        }
+        Some(next)
+    }
+
+    pub fn run(mut self) -> Outcome {
+        match self.config.semantics {
+            Semantics::Pyss => self.run_per_event(),
+            Semantics::Canonical => self.run_per_instant(),
+        }
+        self.out
+    }
+
+    /// Canonical: every event at one instant, then one pass.
+    fn run_per_instant(&mut self) {
+        while let Some((first, _, _)) = self.next_event() {
+            let now = first.time;
+            let queued_before = self.queue.len();
+            while self.next_event().is_some_and(|e| e.0.time == now) {
+                let (_, kind, job) = self.pop_event().expect("peeked");
+                self.handle(kind, job, now);
+            }
+            // Same-instant arrivals enter the queue in job-id order.
+            let arrival = &self.arrival;
+            self.queue[queued_before..].sort_unstable_by_key(|&j| arrival[j]);
+            self.pass(now);
+        }
+    }
+
+    /// pyss: one event at a time; a pass after each submission and termination, none after a
+    /// correction.  Its EASY scheduler skips the pass at a submission when the new job does not fit
+    /// now (its SJBF / EASY++ schedulers do not), which matters once corrections exist.
+    fn run_per_event(&mut self) {
+        while let Some((key, kind, job)) = self.pop_event() {
+            let now = key.time;
+            self.handle(kind, job, now);
+            let pass = match kind {
+                Kind::PredictionOver => false,
+                Kind::Termination => true,
+                Kind::Submission => {
+                    self.config.backfill == Backfill::Sjbf
+                        || self.config.algorithm == Algorithm::Conservative
+                        || self.w.procs[job] <= self.free
+                }
+            };
+            if pass {
+                self.pass(now);
+            }
+        }
+    }
+
+    fn handle(&mut self, kind: Kind, job: usize, now: i64) {
+        match kind {
+            Kind::Submission => {
+                let column = self.w.prediction.map(|p| p[job]);
+                let history = self.history.get(&self.w.user[job]);
+                let p = self.config.predictor.initial(
+                    self.w.requested[job],
+                    self.run[job],
+                    column,
+                    history,
+                );
+                self.predicted[job] = p;
+                self.out.initial_prediction[job] = p;
+                self.queue.push(job);
+            }
+            Kind::Termination => {
+                self.free += self.w.procs[job];
+                let predicted_end = self.out.start[job] + self.predicted[job];
+                self.running.remove(&(predicted_end, job));
+                self.history
+                    .entry(self.w.user[job])
+                    .or_default()
+                    .completed(self.run[job]);
+                if self.config.algorithm == Algorithm::Conservative && !self.replan {
+                    // It ended before its planned end: give the rest of its slot back.
+                    let planned_end = self.out.start[job] + self.planned(job);
+                    self.profile.add(now, planned_end, self.w.procs[job]);
+                }
+            }
+            Kind::PredictionOver => {
+                let start = self.out.start[job];
+                if start + self.predicted[job] != now || self.out.end[job] <= now {
+                    return; // stale
+                }
+                let old = self.predicted[job];
+                let capped = self.config.semantics == Semantics::Canonical;
+                let new = self.config.correction.next(
+                    old,
+                    self.out.initial_prediction[job],
+                    self.w.requested[job],
+                    self.out.corrections[job],
+                    capped,
+                );
+                self.out.corrections[job] += 1;
+                self.predicted[job] = new;
+                self.running.remove(&(start + old, job));
+                self.running.insert((start + new, job));
+                if self.run[job] > new {
+                    self.push(start + new, Kind::PredictionOver, job);
+                }
+                // A longer running job may collide with reservations: plan again at the next pass.
+                self.replan = true;
+            }
+        }
+    }
+
+    /// Length of a job's slot in the conservative plan (a zero-length job still holds its
+    /// processors for the instant it starts).
+    pub(super) fn planned(&self, job: usize) -> i64 {
+        self.predicted[job].max(1)
+    }
+
+    pub(super) fn facts(&self) -> Facts<'_> {
+        Facts {
+            submit: self.w.submit,
+            requested: self.w.requested,
+            procs: self.w.procs,
+            arrival: &self.arrival,
+        }
+    }
+
+    fn pass(&mut self, now: i64) {
+        if self.queue.is_empty() {
+            return;
+        }
+        let mut queue = std::mem::take(&mut self.queue);
+        order_queue(
+            &mut queue,
+            self.config.policy,
+            self.config.threshold,
+            &self.facts(),
+            now,
+        );
+        match self.config.algorithm {
+            Algorithm::Easy => self.easy_pass(&queue, now),
+            Algorithm::Conservative => self.conservative_pass(&queue, now),
+        }
+        let started = &self.started;
+        queue.retain(|&j| !started[j]);
+        self.queue = queue;
+    }
+
+    /// Processors a pass may hand out now.  pyss plans with predicted ends: a job predicted (and due)
+    /// to end now counts as free even before its termination event, which comes later at this
+    /// instant.  Canonical mode has handled every event of the instant already.
+    pub(super) fn free_now(&self, now: i64) -> i64 {
+        let due: i64 = match self.config.semantics {
+            Semantics::Canonical => 0,
+            Semantics::Pyss => self
+                .running
+                .range(..self.counted_free_before(now))
+                .map(|&(_, j)| self.w.procs[j])
+                .sum(),
+        };
+        self.free + due
+    }
+
+    /// Running-set key below which jobs are counted in `free_now`.
+    pub(super) fn counted_free_before(&self, now: i64) -> (i64, usize) {
+        match self.config.semantics {
+            Semantics::Canonical => (i64::MIN, 0),
+            Semantics::Pyss => (now + 1, 0),
+        }
+    }
+
+    pub(super) fn start(&mut self, job: usize, now: i64, backfilled: bool) {
+        let procs = self.w.procs[job];
+        self.free -= procs;
+        // In pyss mode processors of jobs ending at this instant may be handed out before their
+        // termination event is handled, so the count dips below zero until then.
+        assert!(
+            self.free >= 0 || self.config.semantics == Semantics::Pyss,
+            "capacity exceeded starting job {}",
+            self.w.id[job]
+        );
+        self.started[job] = true;
+        self.out.start[job] = now;
+        self.out.end[job] = now + self.run[job];
+        self.out.backfilled[job] = backfilled;
+        self.running.insert((now + self.predicted[job], job));
+        self.push(now + self.run[job], Kind::Termination, job);
+        if self.config.correction != Correction::None && self.run[job] > self.predicted[job] {
+            self.push(now + self.predicted[job], Kind::PredictionOver, job);
+        }
+    }
+
+    pub(super) fn note_reservation(&mut self, job: usize, at: i64) {
+        if self.out.reservation[job] == NOT_YET {
+            self.out.reservation[job] = at;
+        }
+    }
+}
