@@ -4,10 +4,11 @@
 //! earlier reservations, so with predictions that are never exceeded no reserved job is delayed.
 
 use super::profile::Profile;
+use super::queue::Queue;
 use super::state::Sim;
 
 impl Sim<'_> {
-    pub(super) fn conservative_pass(&mut self, queue: &[usize], now: i64) {
+    pub(super) fn conservative_pass(&mut self, queue: &mut Queue, now: i64) {
         if self.replan {
             // A correction made a running job longer than planned: rebuild the plan from the running
             // jobs and re-reserve everyone in queue order.
@@ -18,12 +19,12 @@ impl Sim<'_> {
                 profile.add(now, planned_end, -self.w.procs[job]);
             }
             self.profile = profile;
-            for &job in queue {
+            for &job in queue.jobs() {
                 self.reserved[job] = None;
             }
         }
         self.profile.forget_before(now);
-        for &job in queue {
+        for &job in queue.jobs() {
             let (procs, length) = (self.w.procs[job], self.planned(job));
             if let Some(slot) = self.reserved[job] {
                 self.profile.add(slot, slot + length, procs);
@@ -36,12 +37,14 @@ impl Sim<'_> {
         self.profile.compact();
         let mut someone_ahead_waits = false;
         let mut free = self.free_now(now);
-        for &job in queue {
+        for position in 0..queue.len() {
+            let job = queue.job(position);
             // The plan says it may start; the free count is the ground truth (it differs only when a
             // running job outlived its prediction without correction).
             if self.reserved[job] == Some(now) && self.w.procs[job] <= free {
                 free -= self.w.procs[job];
                 self.reserved[job] = None;
+                queue.mark_started(position);
                 self.start(job, now, someone_ahead_waits);
             } else {
                 someone_ahead_waits = true;

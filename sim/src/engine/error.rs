@@ -1,7 +1,6 @@
 //! Input checks.  Every rejection names the offending job ids, so a user can find them in the lake.
 
 use super::{Config, Predictor, Workload};
-use std::collections::HashSet;
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,6 +71,12 @@ pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
     if m <= 0 {
         return Err(plain(format!("machine size must be positive, got {m}")));
     }
+    if m >= i64::from(i32::MAX) {
+        return Err(plain(format!(
+            "machine size {m} is too large (at most {})",
+            i32::MAX - 1
+        )));
+    }
     if config.threshold.is_some_and(|t| t < 0) {
         return Err(plain(
             "the starvation threshold must not be negative".into(),
@@ -90,12 +95,16 @@ pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
         "input not sorted by submit time (first job submitted earlier than its predecessor)",
         |i| i > 0 && w.submit[i] < w.submit[i - 1],
     )?;
-    let mut seen = HashSet::with_capacity(n);
-    let mut dups: Vec<i64> =
-        w.id.iter()
-            .copied()
-            .filter(|id| !seen.insert(*id))
-            .collect();
+    // Sorting a copy is much cheaper than hashing every id, and logs are often sorted already.
+    let mut ids = w.id.to_vec();
+    if !ids.windows(2).all(|pair| pair[0] < pair[1]) {
+        ids.sort_unstable();
+    }
+    let mut dups: Vec<i64> = ids
+        .windows(2)
+        .filter(|pair| pair[0] == pair[1])
+        .map(|pair| pair[0])
+        .collect();
     if !dups.is_empty() {
         dups.sort_unstable();
         dups.dedup();

@@ -12,6 +12,7 @@ mod error;
 mod order;
 mod predict;
 mod profile;
+mod queue;
 mod state;
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,7 @@
 //! Queue order: the primary policy, the starvation threshold and the backfill order.
 
+use super::queue::Queue;
+
 /// Primary queue order.  "Requested" is the user's requested time; ties go by submit time, then job id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Policy {
@@ -65,19 +67,14 @@ impl Policy {
 /// Put `queue` in policy order at time `now`.  Other policies sort the whole queue at every pass (LEXP
 /// and the threshold depend on `now`); under FCFS the queue stays in arrival order as jobs are
 /// appended, so it costs nothing.
-pub fn order_queue(
-    queue: &mut [usize],
-    policy: Policy,
-    threshold: Option<i64>,
-    f: &Facts,
-    now: i64,
-) {
+pub fn order_queue(queue: &mut Queue, policy: Policy, threshold: Option<i64>, f: &Facts, now: i64) {
     let starving = |job: usize| threshold.is_some_and(|t| now - f.submit[job] > t);
     if policy == Policy::Fcfs {
         // Starving jobs are the oldest ones, already first.
         return;
     }
-    queue.sort_by(|&a, &b| {
+    queue.compact_all();
+    queue.sort_by(0, |a, b| {
         starving(b)
             .cmp(&starving(a))
             .then_with(|| {

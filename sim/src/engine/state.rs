@@ -3,9 +3,10 @@
 use super::order::{order_queue, Facts};
 use super::predict::{Correction, History};
 use super::profile::Profile;
-use super::{Algorithm, Backfill, Config, Outcome, Semantics, Workload};
+use super::queue::Queue;
+use super::{Algorithm, Backfill, Config, Outcome, Predictor, Semantics, Workload};
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeSet, BinaryHeap};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Kind {
@@ -16,11 +17,22 @@ enum Kind {
 }
 
 /// Events are handled in (time, rank, counter) order; the rank of each kind depends on the semantics.
+/// `order` packs rank and counter so that a comparison is two integer compares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Key {
     time: i64,
-    rank: u8,
-    counter: u64,
+    order: u64,
+}
+
+const RANK_SHIFT: u32 = 62;
+
+impl Key {
+    fn new(time: i64, rank: u8, counter: u64) -> Key {
+        Key {
+            time,
+            order: (u64::from(rank) << RANK_SHIFT) | counter,
+        }
+    }
 }
 
 const NOT_YET: i64 = -1;
@@ -36,13 +48,15 @@ pub struct Sim<'a> {
     pub(super) out: Outcome,
     pub(super) started: Vec<bool>,
     pub(super) free: i64,
-    pub(super) queue: Vec<usize>,
+    pub(super) queue: Queue,
     /// Running jobs by predicted end.
     pub(super) running: BTreeSet<(i64, usize)>,
-    events: BinaryHeap<Reverse<(Key, Kind, usize)>>,
+    events: BinaryHeap<Reverse<(Key, u32, Kind)>>,
     counter: u64,
     next_submission: usize,
-    history: HashMap<i64, History>,
+    /// AVE2 only: each job's user as a dense index into `history`.
+    user_slot: Vec<u32>,
+    history: Vec<History>,
     /// Conservative backfilling: the plan, and each waiting job's current reservation.
     pub(super) profile: Profile,
     pub(super) reserved: Vec<Option<i64>>,
@@ -55,13 +69,19 @@ impl<'a> Sim<'a> {
         let run: Vec<i64> = (0..n).map(|i| w.run[i].min(w.requested[i])).collect();
         // Tie-break among equal submit times: job id (canonical) or input order (pyss: file order).
         let mut by_arrival: Vec<usize> = (0..n).collect();
-        if config.semantics == Semantics::Canonical {
+        let in_order = (1..n).all(|i| (w.submit[i - 1], w.id[i - 1]) < (w.submit[i], w.id[i]));
+        if config.semantics == Semantics::Canonical && !in_order {
             by_arrival.sort_by_key(|&i| (w.submit[i], w.id[i]));
         }
         let mut arrival = vec![0u32; n];
         for (rank, &i) in by_arrival.iter().enumerate() {
             arrival[i] = rank as u32;
         }
+        let (user_slot, users) = if config.predictor == Predictor::Ave2 {
+            dense_users(w.user)
+        } else {
+            (Vec::new(), 0)
+        };
         Sim {
             w,
             config,
@@ -78,12 +98,13 @@ impl<'a> Sim<'a> {
             },
             started: vec![false; n],
             free: config.machine_size,
-            queue: Vec::new(),
+            queue: Queue::default(),
             running: BTreeSet::new(),
             events: BinaryHeap::new(),
             counter: n as u64,
             next_submission: 0,
-            history: HashMap::new(),
+            user_slot,
+            history: vec![History::default(); users],
             profile: Profile::new(config.machine_size),
             reserved: vec![None; n],
             replan: false,
@@ -104,26 +125,21 @@ impl<'a> Sim<'a> {
     }
 
     fn push(&mut self, time: i64, kind: Kind, job: usize) {
-        let key = Key {
-            time,
-            rank: self.rank(kind),
-            counter: self.counter,
-        };
+        let key = Key::new(time, self.rank(kind), self.counter);
         self.counter += 1;
-        self.events.push(Reverse((key, kind, job)));
+        self.events.push(Reverse((key, job as u32, kind)));
     }
 
     /// The next event: the earlier of the heap's top and the next submission (submissions are not
     /// queued; pyss creates them first, so their counters are their input positions).
     fn next_event(&self) -> Option<(Key, Kind, usize)> {
-        let queued = self.events.peek().map(|Reverse(e)| *e);
+        let queued = self
+            .events
+            .peek()
+            .map(|&Reverse((key, job, kind))| (key, kind, job as usize));
         let i = self.next_submission;
         let submission = (i < self.w.id.len()).then(|| {
-            let key = Key {
-                time: self.w.submit[i],
-                rank: self.rank(Kind::Submission),
-                counter: i as u64,
-            };
+            let key = Key::new(self.w.submit[i], self.rank(Kind::Submission), i as u64);
             (key, Kind::Submission, i)
         });
         match (queued, submission) {
@@ -160,8 +176,11 @@ impl<'a> Sim<'a> {
                 self.handle(kind, job, now);
             }
             // Same-instant arrivals enter the queue in job-id order.
-            let arrival = &self.arrival;
-            self.queue[queued_before..].sort_unstable_by_key(|&j| arrival[j]);
+            if self.queue.len() > queued_before + 1 {
+                let arrival = &self.arrival;
+                self.queue
+                    .sort_by(queued_before, |a, b| arrival[a].cmp(&arrival[b]));
+            }
             self.pass(now);
         }
     }
@@ -192,7 +211,10 @@ impl<'a> Sim<'a> {
         match kind {
             Kind::Submission => {
                 let column = self.w.prediction.map(|p| p[job]);
-                let history = self.history.get(&self.w.user[job]);
+                let history = self
+                    .user_slot
+                    .get(job)
+                    .map(|&slot| &self.history[slot as usize]);
                 let p = self.config.predictor.initial(
                     self.w.requested[job],
                     self.run[job],
@@ -201,16 +223,15 @@ impl<'a> Sim<'a> {
                 );
                 self.predicted[job] = p;
                 self.out.initial_prediction[job] = p;
-                self.queue.push(job);
+                self.queue.push(job, self.w.procs[job], p);
             }
             Kind::Termination => {
                 self.free += self.w.procs[job];
                 let predicted_end = self.out.start[job] + self.predicted[job];
                 self.running.remove(&(predicted_end, job));
-                self.history
-                    .entry(self.w.user[job])
-                    .or_default()
-                    .completed(self.run[job]);
+                if let Some(&slot) = self.user_slot.get(job) {
+                    self.history[slot as usize].completed(self.run[job]);
+                }
                 if self.config.algorithm == Algorithm::Conservative && !self.replan {
                     // It ended before its planned end: give the rest of its slot back.
                     let planned_end = self.out.start[job] + self.planned(job);
@@ -272,11 +293,13 @@ impl<'a> Sim<'a> {
             now,
         );
         match self.config.algorithm {
-            Algorithm::Easy => self.easy_pass(&queue, now),
-            Algorithm::Conservative => self.conservative_pass(&queue, now),
+            Algorithm::Easy => self.easy_pass(&mut queue, now),
+            Algorithm::Conservative => {
+                queue.compact_all();
+                self.conservative_pass(&mut queue, now)
+            }
         }
-        let started = &self.started;
-        queue.retain(|&j| !started[j]);
+        queue.compact();
         self.queue = queue;
     }
 
@@ -329,4 +352,16 @@ impl<'a> Sim<'a> {
             self.out.reservation[job] = at;
         }
     }
+}
+
+/// Dense user indices (0..users) for the per-user history of AVE2.
+fn dense_users(user: &[i64]) -> (Vec<u32>, usize) {
+    let mut distinct = user.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let slots = user
+        .iter()
+        .map(|u| distinct.binary_search(u).expect("present") as u32)
+        .collect();
+    (slots, distinct.len())
 }
