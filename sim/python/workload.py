@@ -95,7 +95,9 @@ def workload_from(
             "(as in the lake's swf.jobs_clean and swf.jobs_strong views)"
         )
     if pyss:
-        frame = pyss_repairs(frame, machine_size)
+        # A repaired submit time (max(submit, 1)) may move a job; pyss orders events by time and
+        # then by file order, which a stable sort keeps.
+        frame = pyss_repairs(frame, machine_size).sort("submit_time", maintain_order=True)
     _fail_if(frame, pl.col("job_id").is_null(), "missing job ids")
     for name, what in (("submit_time", "submit"), ("run_time", "run"), ("procs", "procs")):
         _fail_if(frame, pl.col(name).is_null(), f"missing {what} values")

@@ -27,6 +27,25 @@ fn parse_swf<'py>(py: Python<'py>, data: &Bound<'py, PyBytes>) -> PyResult<Bound
     Ok(out)
 }
 
+/// Run `f`, turning a panic into a Python RuntimeError: a bug in the engine must not take the
+/// interpreter (and a user's notebook) down with it.
+fn guarded<T>(f: impl FnOnce() -> T) -> PyResult<T> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|panic| {
+        let why = panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default();
+        PyRuntimeError::new_err(format!("internal error in the simulator: {why}"))
+    })
+}
+
+/// Test hook: panics inside the same guard as `simulate` (the tests check it raises RuntimeError).
+#[pyfunction]
+fn _panic_inside_guard() -> PyResult<()> {
+    guarded(|| panic!("deliberate panic"))
+}
+
 fn choice<T: FromStr<Err = String>>(text: &str) -> PyResult<T> {
     T::from_str(text).map_err(PyValueError::new_err)
 }
@@ -86,22 +105,9 @@ fn simulate<'py>(
             .map(|p| slice("prediction", p))
             .transpose()?,
     };
-    let result =
-        py.detach(|| catch_unwind(AssertUnwindSafe(|| engine::simulate(&workload, &config))));
-    let outcome = match result {
-        Ok(Ok(outcome)) => outcome,
-        Ok(Err(bad_input)) => return Err(PyValueError::new_err(bad_input.to_string())),
-        Err(panic) => {
-            let why = panic
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            return Err(PyRuntimeError::new_err(format!(
-                "internal error in the simulator: {why}"
-            )));
-        }
-    };
+    let outcome = py
+        .detach(|| guarded(|| engine::simulate(&workload, &config)))?
+        .map_err(|bad_input| PyValueError::new_err(bad_input.to_string()))?;
     let out = PyDict::new(py);
     out.set_item("start", outcome.start.into_pyarray(py))?;
     out.set_item("end", outcome.end.into_pyarray(py))?;
@@ -120,5 +126,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(parse_swf, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_inside_guard, m)?)?;
     Ok(())
 }

@@ -116,7 +116,11 @@ impl Sim<'_> {
         let needed = self.w.procs[job];
         let mut available = free;
         let mut shadow = None;
-        for &(predicted_end, other) in self.running.range(self.counted_free_before(now)..) {
+        for &(predicted_end, other) in &self.running {
+            if predicted_end <= now && self.due_now(other, now) {
+                continue; // already counted in `free`
+            }
+            let predicted_end = predicted_end.max(now);
             // Every job ending at the shadow time frees its processors then, not only the first one.
             if shadow.is_some_and(|t| t < predicted_end) {
                 break;

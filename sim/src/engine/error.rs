@@ -1,6 +1,6 @@
 //! Input checks.  Every rejection names the offending job ids, so a user can find them in the lake.
 
-use super::{Config, Predictor, Workload};
+use super::{Algorithm, Config, Correction, Predictor, Workload};
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,6 +115,17 @@ pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
             job_ids: dups,
             count,
         });
+    }
+    let may_underpredict = matches!(config.predictor, Predictor::Ave2 | Predictor::Column);
+    if config.algorithm == Algorithm::Conservative
+        && config.correction == Correction::None
+        && may_underpredict
+    {
+        // A reservation behind a job that outlived its prediction would wait for an instant at
+        // which nothing happens; the plan needs a new prediction instead.
+        return Err(plain(
+            "conservative backfilling with predictions that can be exceeded needs a correction rule".into(),
+        ));
     }
     match (config.predictor, w.prediction) {
         (Predictor::Column, None) => Err(plain(

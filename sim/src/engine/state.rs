@@ -307,23 +307,18 @@ impl<'a> Sim<'a> {
     /// to end now counts as free even before its termination event, which comes later at this
     /// instant.  Canonical mode has handled every event of the instant already.
     pub(super) fn free_now(&self, now: i64) -> i64 {
-        let due: i64 = match self.config.semantics {
-            Semantics::Canonical => 0,
-            Semantics::Pyss => self
-                .running
-                .range(..self.counted_free_before(now))
-                .map(|&(_, j)| self.w.procs[j])
-                .sum(),
-        };
+        let due: i64 = self
+            .running
+            .range(..(now + 1, 0))
+            .filter(|&&(_, job)| self.due_now(job, now))
+            .map(|&(_, job)| self.w.procs[job])
+            .sum();
         self.free + due
     }
 
-    /// Running-set key below which jobs are counted in `free_now`.
-    pub(super) fn counted_free_before(&self, now: i64) -> (i64, usize) {
-        match self.config.semantics {
-            Semantics::Canonical => (i64::MIN, 0),
-            Semantics::Pyss => (now + 1, 0),
-        }
+    /// pyss: a running job whose predicted and actual ends are both now (its termination is pending).
+    pub(super) fn due_now(&self, job: usize, now: i64) -> bool {
+        self.config.semantics == Semantics::Pyss && self.out.end[job] <= now
     }
 
     pub(super) fn start(&mut self, job: usize, now: i64, backfilled: bool) {

@@ -1,0 +1,93 @@
+"""Bad input to the simulator: a clear Python exception that names the offending jobs."""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pyarrow as pa
+import pytest
+
+from lakehouse import _native
+from lakehouse.errors import SimulationInputError
+from lakehouse.sim import simulate
+from sim_workloads import jobs
+
+GOOD = jobs((1, 0, 10, 20, 2), (2, 5, 10, 20, 4), (3, 9, 10, 20, 1))
+
+
+def test_a_good_workload_runs():
+    assert simulate(GOOD, 4).summary["jobs"] == 3
+
+
+@pytest.mark.parametrize("machine_size", [0, -5])
+def test_machine_size_must_be_positive(machine_size):
+    with pytest.raises(SimulationInputError, match="machine size must be positive"):
+        simulate(GOOD, machine_size)
+
+
+def test_jobs_wider_than_the_machine_are_named():
+    with pytest.raises(SimulationInputError, match=r"wider than the machine \(3 processors\): job id 2 \(1 job"):
+        simulate(GOOD, 3)
+
+
+def test_negative_runtimes_are_named():
+    bad = GOOD.with_columns(run_time=pl.Series([10, -1, -7]))
+    with pytest.raises(SimulationInputError, match=r"negative runtimes: job id 2, 3 \(2 jobs\)"):
+        simulate(bad, 4)
+
+
+def test_nan_runtimes_are_named():
+    bad = GOOD.with_columns(run_time=pl.Series([10.0, math.nan, 3.5]))
+    with pytest.raises(SimulationInputError, match=r"run_time is NaN or infinite: job id 2 \(1 jobs\)"):
+        simulate(bad, 4)
+
+
+def test_missing_runtimes_are_named():
+    bad = GOOD.with_columns(run_time=pl.Series([10, None, 3]))
+    with pytest.raises(SimulationInputError, match=r"missing run values: job id 2"):
+        simulate(bad, 4)
+
+
+def test_unsorted_input_is_named():
+    bad = GOOD.with_columns(submit_time=pl.Series([0, 9, 5]))
+    with pytest.raises(SimulationInputError, match=r"not sorted by submit time.*job id 3"):
+        simulate(bad, 4)
+
+
+def test_duplicate_ids_are_named():
+    bad = GOOD.with_columns(job_id=pl.Series([7, 3, 7]))
+    with pytest.raises(SimulationInputError, match=r"duplicate job ids: job id 7 \(1 job\)"):
+        simulate(bad, 4)
+
+
+def test_missing_columns_are_listed():
+    with pytest.raises(SimulationInputError, match="lack column.*req_time"):
+        simulate(GOOD.drop("req_time"), 4)
+
+
+def test_unknown_choices_are_explained():
+    with pytest.raises(SimulationInputError, match="'fifo' is not a valid Policy"):
+        simulate(GOOD, 4, policy="fifo")
+    with pytest.raises(SimulationInputError, match="expected requested, clairvoyant, ave2 or column:NAME"):
+        simulate(GOOD, 4, predictor="oracle")
+    with pytest.raises(SimulationInputError, match="column:NAME"):
+        simulate(GOOD, 4, predictor="column:")
+
+
+def test_conservative_refuses_uncorrected_underpredictions():
+    with pytest.raises(SimulationInputError, match="needs a correction rule"):
+        simulate(GOOD, 4, algorithm="conservative", predictor="ave2", correction="none")
+
+
+def test_arrow_tables_are_accepted_and_other_things_are_not():
+    assert simulate(GOOD.to_arrow(), 4).summary["jobs"] == 3
+    assert isinstance(GOOD.to_arrow(), pa.Table)
+    with pytest.raises(SimulationInputError, match="Polars DataFrame or an Arrow table"):
+        simulate([1, 2, 3], 4)  # type: ignore[arg-type]
+
+
+def test_a_panic_in_the_engine_raises_instead_of_aborting():
+    with pytest.raises(RuntimeError, match="internal error in the simulator: deliberate panic"):
+        _native._panic_inside_guard()
+    assert simulate(GOOD, 4).summary["jobs"] == 3  # the interpreter and the engine still work

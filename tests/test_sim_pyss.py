@@ -1,0 +1,76 @@
+"""compat="pyss" reproduces the published SC'15 simulator job for job (SEMANTICS.md 4.1).
+
+Golden data: the simulator's own outputs and the metrics listed beside them
+(../shared/data/reference/predictsim-sc15/README.md), never our code.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+from conftest import SWF_DIR, shared_or_skip
+from lakehouse.ingest.swf import ingest_swf
+from lakehouse.lake import Lake
+from lakehouse.sim import simulate
+from sim_reference_data import PYSS_DIR, expected_metrics, read_pyss_output
+
+KTH_2006 = "KTH-SP2-2006conv.input"
+EASY_PLUS_PLUS = {"predictor": "ave2", "backfill": "sjbf", "correction": "incremental"}
+
+# (output file, name in the README's metrics table, log, machine size, settings)
+RUNS = [
+    ("KTH-SP2.easy_fcfs.pyss.swf.gz", "KTH-SP2.easy_fcfs", KTH_2006, 100, {}),
+    ("KTH-SP2.easy_sjbf.pyss-rerun.swf.gz", "KTH-SP2.easy_sjbf", KTH_2006, 100, {"backfill": "sjbf"}),
+    ("KTH-SP2.easy_pp_ave2_tsafrir.pyss.swf.gz", "KTH-SP2.easy_pp_ave2_tsafrir", KTH_2006, 100, EASY_PLUS_PLUS),
+    ("CTC-SP2.easy_fcfs.pyss.swf.gz", "CTC-SP2.easy_fcfs", "CTC-SP2-1996-3.1-cln", 338, {}),
+    (
+        "CEA-Curie.easy_fcfs_80640procs.pyss.swf.gz",
+        "CEA-Curie.easy_fcfs_80640procs",
+        "CEA-Curie-2011-2.1-cln",
+        80640,
+        {},
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def sc15_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
+    """The three inputs of the published runs: KTH (2006 conversion), CTC and CEA-Curie."""
+    shared_or_skip(PYSS_DIR)
+    lake = Lake(tmp_path_factory.mktemp("sc15") / "lake")
+    inputs = [PYSS_DIR / f"{KTH_2006}.swf.gz", SWF_DIR / "CTC-SP2-1996-3.1-cln.swf.gz", SWF_DIR / "CEA-Curie-2011-2.1-cln.swf.gz"]
+    ingest_swf(lake, [str(p) for p in inputs])
+    return lake
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("output", "name", "log", "machine_size", "settings"), RUNS, ids=[r[1] for r in RUNS])
+def test_pyss_mode_matches_the_published_runs(sc15_lake, output, name, log, machine_size, settings):
+    jobs = sc15_lake.query("SELECT * FROM swf.jobs_strong WHERE log = ? ORDER BY submit_time, line", [log])
+    result = simulate(jobs, machine_size, compat="pyss", **settings)
+    reference = read_pyss_output(PYSS_DIR / output)
+    assert result.jobs.height == reference.height
+    joined = result.jobs.join(reference, on="job_id", how="full", coalesce=True)
+    assert joined.height == reference.height, "the same jobs on both sides"
+    differing = joined.filter(
+        (pl.col("submit") != pl.col("ref_submit"))
+        | (pl.col("wait") != pl.col("ref_wait"))
+        | (pl.col("end") - pl.col("start") != pl.col("ref_run"))
+    )
+    assert differing.is_empty(), f"{differing.height} jobs differ, first: {differing.sort('submit').head(3)}"
+    assert joined.filter(pl.col("backfilled") != pl.col("ref_backfilled")).is_empty()
+    if settings.get("correction") == "incremental":
+        assert joined.filter(pl.col("corrections") != pl.col("ref_underpredictions")).is_empty()
+
+    expected = expected_metrics()[name]
+    assert result.summary["max_wait"] == expected["max_wait"]
+    for metric in ("mean_wait", "mean_bounded_slowdown", "mean_response"):
+        assert math.isclose(result.summary[metric], expected[metric], rel_tol=0, abs_tol=1e-9), metric
+
+
+def test_the_readme_lists_the_metrics_of_every_run():
+    shared_or_skip(PYSS_DIR)
+    assert {r[1] for r in RUNS} <= set(expected_metrics())
