@@ -11,6 +11,7 @@ import pytest
 from lakehouse import _native
 from lakehouse.errors import SimulationInputError
 from lakehouse.sim import simulate
+
 from sim_workloads import jobs
 
 GOOD = jobs((1, 0, 10, 20, 2), (2, 5, 10, 20, 4), (3, 9, 10, 20, 1))

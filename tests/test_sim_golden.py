@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from lakehouse.sim import simulate
+
 from sim_workloads import jobs, starts
 
 # --- Queue policies -------------------------------------------------------------------------------

@@ -20,7 +20,8 @@ def workloads(draw, max_jobs: int = 25) -> pl.DataFrame:
     submit = [sum(gaps[: i + 1]) for i in range(n)]
     run = draw(st.lists(st.integers(0, 120), min_size=n, max_size=n))
     # Requests are sometimes shorter than the run: the job is then killed at its request.
-    requested = [max(1, r + d) for r, d in zip(run, draw(st.lists(st.integers(-20, 200), min_size=n, max_size=n)))]
+    slack = draw(st.lists(st.integers(-20, 200), min_size=n, max_size=n))
+    requested = [max(1, r + d) for r, d in zip(run, slack, strict=True)]
     procs = draw(st.lists(st.integers(1, MACHINE), min_size=n, max_size=n))
     users = draw(st.lists(st.integers(1, 3), min_size=n, max_size=n))
     guess = draw(st.lists(st.integers(0, 150), min_size=n, max_size=n))

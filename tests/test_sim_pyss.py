@@ -11,10 +11,11 @@ import math
 import polars as pl
 import pytest
 
-from conftest import SWF_DIR, shared_or_skip
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake
 from lakehouse.sim import simulate
+
+from conftest import SWF_DIR, shared_or_skip
 from sim_reference_data import PYSS_DIR, expected_metrics, read_pyss_output
 
 KTH_2006 = "KTH-SP2-2006conv.input"
@@ -41,7 +42,11 @@ def sc15_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
     """The three inputs of the published runs: KTH (2006 conversion), CTC and CEA-Curie."""
     shared_or_skip(PYSS_DIR)
     lake = Lake(tmp_path_factory.mktemp("sc15") / "lake")
-    inputs = [PYSS_DIR / f"{KTH_2006}.swf.gz", SWF_DIR / "CTC-SP2-1996-3.1-cln.swf.gz", SWF_DIR / "CEA-Curie-2011-2.1-cln.swf.gz"]
+    inputs = [
+        PYSS_DIR / f"{KTH_2006}.swf.gz",
+        SWF_DIR / "CTC-SP2-1996-3.1-cln.swf.gz",
+        SWF_DIR / "CEA-Curie-2011-2.1-cln.swf.gz",
+    ]
     ingest_swf(lake, [str(p) for p in inputs])
     return lake
 

@@ -15,7 +15,8 @@ LOGS = ["KTH-SP2-1996-2.1-cln", "SDSC-SP2-1998-4.2-cln"]
 @pytest.mark.parametrize("predictor", ["requested", "clairvoyant"])
 def test_engine_matches_the_python_reference(pwa_lake, log, predictor):
     lake, _ = pwa_lake
-    machine_size = lake.query("SELECT coalesce(machine_size, max_procs) AS m FROM swf.logs WHERE log = ?", [log])["m"][0]
+    sizes = lake.query("SELECT coalesce(machine_size, max_procs) AS m FROM swf.logs WHERE log = ?", [log])
+    machine_size = sizes["m"][0]
     jobs = lake.query("SELECT * FROM swf.jobs_clean WHERE log = ? ORDER BY submit_time, job_id", [log])
     assert jobs.height > 25_000
     engine = simulate(jobs, machine_size, predictor=predictor).jobs["start"].to_list()

@@ -18,9 +18,7 @@ def per_job_columns(tau: float) -> list[pl.Expr]:
     wait = pl.col("start") - pl.col("submit")
     return [
         wait.alias("wait"),
-        pl.max_horizontal((wait + run) / pl.max_horizontal(run, pl.lit(tau)), pl.lit(1.0)).alias(
-            "bounded_slowdown"
-        ),
+        pl.max_horizontal((wait + run) / pl.max_horizontal(run, pl.lit(tau)), pl.lit(1.0)).alias("bounded_slowdown"),
     ]
 
 

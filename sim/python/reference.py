@@ -42,7 +42,7 @@ def easy_fcfs_starts(
             waiting.append(next_job)
             next_job += 1
 
-        def launch(job: int) -> None:
+        def launch(job: int, now: int = now) -> None:
             nonlocal free
             free -= procs[job]
             start[job] = now
