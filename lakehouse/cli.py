@@ -189,6 +189,77 @@ def logs(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output
     emit(Lake(lake).query("SELECT * FROM swf.log_summary"), fmt, output)
 
 
+@app.command()
+@clear_errors
+def simulate(
+    log: Annotated[str, typer.Argument(help="A log name in the lake (see `lakehouse logs`).")],
+    lake: LakeOption = None,
+    view: Annotated[str, typer.Option(help="Cleaned jobs to replay: jobs_clean or jobs_strong.")] = "jobs_clean",
+    where: Annotated[
+        str | None, typer.Option(help='Extra SQL condition on the jobs, e.g. "submit_time < 86400*30".')
+    ] = None,
+    machine_size: Annotated[
+        int | None, typer.Option(help="Processors [default: the size the view was filtered with].")
+    ] = None,
+    algorithm: Annotated[str, typer.Option(help="easy (one reservation) or conservative (one per job).")] = "easy",
+    policy: Annotated[
+        str, typer.Option(help="Queue order: fcfs lcfs spf lpf sqf lqf lexp sexp lrf srf laf saf.")
+    ] = "fcfs",
+    backfill: Annotated[str, typer.Option(help="Backfill order: queue, or sjbf (shortest predicted first).")] = "queue",
+    predictor: Annotated[str, typer.Option(help="requested, clairvoyant, ave2 or column:NAME.")] = "requested",
+    correction: Annotated[
+        str, typer.Option(help="When a job outlives its prediction: none, requested, incremental, doubling.")
+    ] = "requested",
+    threshold: Annotated[int | None, typer.Option(help="Jobs waiting longer than this many seconds go first.")] = None,
+    compat: Annotated[
+        str, typer.Option(help="canonical (DESIGN section 5) or pyss (the published SC'15 simulator).")
+    ] = "canonical",
+    tau: Annotated[float, typer.Option(help="Bound of the bounded slowdown, seconds.")] = 10,
+    jobs_out: Annotated[
+        Path | None, typer.Option("--jobs-out", help="Write the per-job schedule to this Parquet file.", dir_okay=False)
+    ] = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Replay a log with the backfilling simulator and print its metrics.
+
+    EASY++ is `--predictor ave2 --backfill sjbf --correction incremental`.  The published SC'15 runs
+    are `--view jobs_strong --compat pyss`.
+
+    Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --backfill sjbf --jobs-out kth.parquet`
+    """
+    from lakehouse.sim import simulate as replay
+    from lakehouse.sim.source import View, log_jobs, log_machine_size
+
+    target = Lake(lake)
+    try:
+        chosen = View(view)
+    except ValueError:
+        raise LakehouseError(f"--view must be one of {', '.join(View)}, not {view!r}") from None
+    size = machine_size if machine_size is not None else log_machine_size(target, log, chosen)
+    started = time.perf_counter()
+    with stderr.status(f"replaying {log}..."):
+        jobs = log_jobs(target, log, chosen, where)
+        if jobs.is_empty():
+            raise LakehouseError(f"no jobs of {log} in swf.{chosen}" + (f" where {where}" if where else ""))
+        result = replay(
+            jobs,
+            size,
+            algorithm=algorithm,
+            policy=policy,
+            backfill=backfill,
+            predictor=predictor,
+            correction=correction,
+            threshold=threshold,
+            compat=compat,
+            tau=tau,
+        )
+    if jobs_out is not None:
+        result.jobs.write_parquet(jobs_out)
+    emit(result.summary_frame(log=log, machine_size=size), fmt, output)
+    stderr.print(f"{result.summary['jobs']:,} jobs replayed in {time.perf_counter() - started:.2f} s")
+
+
 @catalog_app.command("rebuild")
 @clear_errors
 def catalog_rebuild(lake: LakeOption = None) -> None:

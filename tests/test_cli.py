@@ -101,11 +101,36 @@ def test_no_lake_is_a_clear_error(tmp_path):
 def test_demo_runs_on_the_embedded_sample(tmp_path):
     result = run("demo", "--lake", tmp_path / "demo")
     assert "KTH-SP2-1996-2.1-cln" in result.stdout and "28,476" in result.stdout
+    assert "EASY++ (AVE2, SJBF, incremental)" in result.stdout and "EASY, clairvoyant" in result.stdout
     assert "demo done" in result.stderr
 
 
+def test_simulate_prints_metrics_and_writes_the_schedule(cli_lake, tmp_path):
+    # mini: 6 jobs, job i (1..6) submitted at 10(i-1), runs 99+i s, requests 200 s, needs i procs; 8 procs.
+    # EASY-FCFS: 1, 2, 3 start on arrival (6 procs busy).  4 (4 procs) waits: at 100 job 1 ends (3
+    # free), at 111 job 2 ends (5 free) -> 4 starts at 111.  5 (5 procs) waits for 4's end at 214;
+    # 6 (6 procs) for 5's end at 318.  Waits 0, 0, 0, 81, 174, 268.
+    out = run("simulate", "mini", "--lake", cli_lake, "--jobs-out", tmp_path / "s.parquet", "--format", "json")
+    [summary] = json.loads(out.stdout)
+    assert summary["jobs"] == 6 and summary["machine_size"] == 8 and summary["max_wait"] == 268
+    assert summary["mean_wait"] == pytest.approx(523 / 6)
+    schedule = pl.read_parquet(tmp_path / "s.parquet").sort("job_id")
+    assert schedule["start"].to_list() == [0, 10, 20, 111, 214, 318]
+    assert "6 jobs replayed" in out.stderr
+
+
+def test_simulate_errors_are_clear(cli_lake):
+    assert "no log named 'nope'" in run("simulate", "nope", "--lake", cli_lake, code=1).stderr
+    bad_policy = run("simulate", "mini", "--lake", cli_lake, "--policy", "fifo", code=1)
+    assert "unknown policy 'fifo'; expected one of: fcfs" in bad_policy.stderr
+    too_small = run("simulate", "mini", "--lake", cli_lake, "--machine-size", 4, code=1)
+    assert "wider than the machine (4 processors): job id 5, 6" in too_small.stderr
+    assert "no jobs of mini" in run("simulate", "mini", "--lake", cli_lake, "--where", "job_id > 99", code=1).stderr
+
+
 @pytest.mark.parametrize(
-    "command", [["init"], ["ingest", "swf"], ["sql"], ["views"], ["logs"], ["catalog", "rebuild"], ["demo"]]
+    "command",
+    [["init"], ["ingest", "swf"], ["sql"], ["views"], ["logs"], ["catalog", "rebuild"], ["demo"], ["simulate"]],
 )
 def test_every_command_help_has_an_example(command):
     assert "Example" in run(*command, "--help").stdout

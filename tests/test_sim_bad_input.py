@@ -68,7 +68,7 @@ def test_missing_columns_are_listed():
 
 
 def test_unknown_choices_are_explained():
-    with pytest.raises(SimulationInputError, match="'fifo' is not a valid Policy"):
+    with pytest.raises(SimulationInputError, match="unknown policy 'fifo'; expected one of: fcfs, lcfs, spf"):
         simulate(GOOD, 4, policy="fifo")
     with pytest.raises(SimulationInputError, match="expected requested, clairvoyant, ave2 or column:NAME"):
         simulate(GOOD, 4, predictor="oracle")

@@ -10,7 +10,7 @@ import pyarrow as pa
 from lakehouse import _native
 from lakehouse.errors import SimulationInputError
 from lakehouse.sim.metrics import DEFAULT_TAU, per_job_columns, summary
-from lakehouse.sim.options import Algorithm, Backfill, Compat, Correction, Policy, parse_predictor
+from lakehouse.sim.options import Algorithm, Backfill, Compat, Correction, Policy, choose, parse_predictor
 from lakehouse.sim.workload import workload_from
 
 
@@ -58,13 +58,13 @@ def simulate(
     """
     try:
         settings = {
-            "algorithm": Algorithm(algorithm),
-            "policy": Policy(policy),
-            "backfill": Backfill(backfill),
+            "algorithm": choose(Algorithm, algorithm),
+            "policy": choose(Policy, policy),
+            "backfill": choose(Backfill, backfill),
             "predictor": predictor,
-            "correction": Correction(correction),
+            "correction": choose(Correction, correction),
             "threshold": threshold,
-            "compat": Compat(compat),
+            "compat": choose(Compat, compat),
         }
         base_predictor, column = parse_predictor(predictor)
     except ValueError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from typing import TypeVar
 
 
 class Algorithm(enum.StrEnum):
@@ -49,6 +50,18 @@ class BasePredictor(enum.StrEnum):
     clairvoyant = "clairvoyant"
     ave2 = "ave2"
     column = "column"
+
+
+E = TypeVar("E", bound=enum.StrEnum)
+
+
+def choose(kind: type[E], value: str) -> E:
+    """`value` as a member of `kind`, or a ValueError that lists the choices."""
+    try:
+        return kind(value)
+    except ValueError:
+        choices = ", ".join(kind)
+        raise ValueError(f"unknown {kind.__name__.lower()} {value!r}; expected one of: {choices}") from None
 
 
 COLUMN_PREFIX = "column:"
