@@ -1,5 +1,11 @@
 """`make bench`: speed targets, each printed next to a baseline measured in the same run.
 
+Simulator: EASY-FCFS replays (canonical semantics, requested times) of five logs after the strong
+filter, CEA-Curie at 80 640 processors as in the published runs.  Engine time is the compiled call
+alone, best of 3, in a child process that holds only numpy and the engine, so its peak memory is the
+engine's.  Baseline: the in-repo Python EASY (`lakehouse.sim.reference`) on the same jobs.
+Targets: CEA-Curie <= 1 s and <= 300 MB; >= 100x the Python implementation on every log.
+
 SWF ingest: all logs of a folder (default: the shared PWA logs beside the repository, or
 $LAKEHOUSE_SHARED_DATA/swf) from scratch into a fresh lake, including Parquet and the catalog.
 Target: < 10 s for the 19 shared logs (about 2.4 M jobs), i.e. >= 200 k jobs/s on 2 cores.
@@ -9,14 +15,17 @@ DuckDB pipeline must do (no splitting, no typing, no checks).
 
 from __future__ import annotations
 
+import json
 import os
 import resource
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import duckdb
+import numpy as np
 
 from lakehouse.catalog import sql_literal
 from lakehouse.ingest.swf import discover, ingest_swf
@@ -58,12 +67,94 @@ def bench_swf_ingest(folder: Path) -> bool:
     return ok
 
 
+SIM_LOGS = {  # log -> machine size of the published runs (None: the header's MaxProcs)
+    "KTH-SP2-1996-2.1-cln": None,
+    "CTC-SP2-1996-3.1-cln": None,
+    "SDSC-SP2-1998-4.2-cln": None,
+    "SDSC-BLUE-2000-4.2-cln": None,
+    "CEA-Curie-2011-2.1-cln": 80_640,
+}
+COLUMNS = ("id", "submit", "run", "requested", "procs", "user")
+
+# The child process: load int64 columns, replay three times, report the best time and peak memory.
+ENGINE_CHILD = """
+import json, sys, time
+import numpy as np
+from lakehouse import _native
+folder, machine_size = sys.argv[1], int(sys.argv[2])
+columns = [np.load(f"{folder}/{name}.npy") for name in %r]
+best = float("inf")
+for _ in range(3):
+    started = time.perf_counter()
+    out = _native.simulate(*columns, None, machine_size=machine_size, algorithm="easy", policy="fcfs",
+        backfill="queue", predictor="requested", correction="requested", threshold=None,
+        semantics="canonical", record_reservations=False)
+    best = min(best, time.perf_counter() - started)
+np.save(f"{folder}/start.npy", out["start"])
+# VmHWM, not ru_maxrss: the latter keeps the high-water mark of the parent across fork and exec.
+status = open("/proc/self/status").read()
+peak_kb = int(status.split("VmHWM:")[1].split()[0])
+print(json.dumps({"seconds": best, "peak_mb": peak_kb / 1024}))
+""" % (COLUMNS,)
+
+
+def bench_simulator(folder: Path) -> bool:
+    from lakehouse.sim.reference import easy_fcfs_starts
+    from lakehouse.sim.source import View, log_jobs, log_machine_size
+    from lakehouse.sim.workload import workload_from
+
+    files = [folder / f"{log}.swf.gz" for log in SIM_LOGS]
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        lake = Lake(Path(tmp) / "lake")
+        ingest_swf(lake, [str(f) for f in files if f.exists()])
+        print("simulator, EASY-FCFS (strong filter):")
+        for log, forced_size in SIM_LOGS.items():
+            if not (folder / f"{log}.swf.gz").exists():
+                print(f"  {log}: missing, skipped")
+                ok = False
+                continue
+            size = forced_size or log_machine_size(lake, log, View.jobs_strong)
+            workload, _ = workload_from(log_jobs(lake, log, View.jobs_strong), size, pyss=False, prediction_column=None)
+            columns = Path(tmp) / log
+            columns.mkdir()
+            for name, column in zip(COLUMNS, workload.columns, strict=True):
+                np.save(columns / f"{name}.npy", column)
+            child = subprocess.run(
+                [sys.executable, "-c", ENGINE_CHILD, str(columns), str(size)], capture_output=True, text=True
+            )
+            if child.returncode != 0:
+                print(f"  {log}: engine failed: {child.stderr.strip()[-500:]}")
+                ok = False
+                continue
+            engine = json.loads(child.stdout)
+            started = time.perf_counter()
+            python_starts = easy_fcfs_starts(*(c.tolist() for c in workload.columns[1:5]), size)
+            python = time.perf_counter() - started
+            same = np.array_equal(np.load(columns / "start.npy"), np.array(python_starts))
+            speedup = python / engine["seconds"]
+            jobs = len(workload.id)
+            checks = [speedup >= 100, same]
+            if log.startswith("CEA-Curie"):
+                checks += [engine["seconds"] <= 1.0, engine["peak_mb"] <= 300]
+            ok &= all(checks)
+            print(
+                f"  {log} ({jobs:,} jobs, {size:,} procs): engine {engine['seconds'] * 1e3:,.1f} ms "
+                f"= {jobs / engine['seconds']:,.0f} jobs/s, peak {engine['peak_mb']:,.0f} MB; "
+                f"Python {python:.2f} s; speed-up {speedup:,.0f}x; same starts: {same} "
+                f"-> {'PASS' if all(checks) else 'FAIL'}"
+            )
+    print("  targets: CEA-Curie <= 1 s and <= 300 MB; >= 100x the Python implementation on every log")
+    return ok
+
+
 def main() -> int:
     folder = shared_swf_dir()
     if not folder.exists():
         print(f"no SWF folder at {folder}: set LAKEHOUSE_SHARED_DATA", file=sys.stderr)
         return 1
-    ok = bench_swf_ingest(folder)
+    ok = bench_simulator(folder)
+    ok &= bench_swf_ingest(folder)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (this process): {peak_mb:,.0f} MB")
     return 0 if ok else 1
