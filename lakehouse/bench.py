@@ -82,7 +82,7 @@ import json, sys, time
 import numpy as np
 from lakehouse import _native
 folder, machine_size = sys.argv[1], int(sys.argv[2])
-columns = [np.load(f"{folder}/{name}.npy") for name in %r]
+columns = [np.load(f"{folder}/{name}.npy") for name in COLUMN_NAMES]
 best = float("inf")
 for _ in range(3):
     started = time.perf_counter()
@@ -95,7 +95,7 @@ np.save(f"{folder}/start.npy", out["start"])
 status = open("/proc/self/status").read()
 peak_kb = int(status.split("VmHWM:")[1].split()[0])
 print(json.dumps({"seconds": best, "peak_mb": peak_kb / 1024}))
-""" % (COLUMNS,)
+""".replace("COLUMN_NAMES", repr(COLUMNS))
 
 
 def bench_simulator(folder: Path) -> bool:
