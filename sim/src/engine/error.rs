@@ -67,6 +67,11 @@ pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
     if columns.iter().any(|&len| len != n) || w.prediction.is_some_and(|p| p.len() != n) {
         return Err(plain("input columns differ in length".into()));
     }
+    if n >= 1 << 28 {
+        return Err(plain(format!(
+            "{n} jobs: the engine replays at most 2^28 jobs at once"
+        )));
+    }
     let m = config.machine_size;
     if m <= 0 {
         return Err(plain(format!("machine size must be positive, got {m}")));

@@ -17,21 +17,32 @@ enum Kind {
 }
 
 /// Events are handled in (time, rank, counter) order; the rank of each kind depends on the semantics.
-/// `order` packs rank and counter so that a comparison is two integer compares.
+/// All of it, and the job, is packed in one u128 so that the heap moves and compares 16 bytes:
+/// time (sign-flipped, 64 bits) | rank (2) | counter (30) | job (32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct Key {
-    time: i64,
-    order: u64,
-}
+struct Key(u128);
 
-const RANK_SHIFT: u32 = 62;
+/// Counters and job indices must fit their fields (checked with the input: at most 2^28 jobs).
+const COUNTER_BITS: u32 = 30;
 
 impl Key {
-    fn new(time: i64, rank: u8, counter: u64) -> Key {
-        Key {
-            time,
-            order: (u64::from(rank) << RANK_SHIFT) | counter,
-        }
+    fn new(time: i64, rank: u8, counter: u64, job: usize) -> Key {
+        debug_assert!(counter < 1 << COUNTER_BITS && rank < 4);
+        let time = (time as u64) ^ (1 << 63);
+        let tail = (u64::from(rank) << 62) | (counter << 32) | job as u64;
+        Key((u128::from(time) << 64) | u128::from(tail))
+    }
+
+    fn time(self) -> i64 {
+        (((self.0 >> 64) as u64) ^ (1 << 63)) as i64
+    }
+
+    fn rank(self) -> u8 {
+        ((self.0 >> 62) & 3) as u8
+    }
+
+    fn job(self) -> usize {
+        (self.0 as u32) as usize
     }
 }
 
@@ -51,7 +62,7 @@ pub struct Sim<'a> {
     pub(super) queue: Queue,
     /// Running jobs by predicted end.
     pub(super) running: BTreeSet<(i64, usize)>,
-    events: BinaryHeap<Reverse<(Key, u32, Kind)>>,
+    events: BinaryHeap<Reverse<Key>>,
     counter: u64,
     next_submission: usize,
     /// AVE2 only: each job's user as a dense index into `history`.
@@ -124,38 +135,42 @@ impl<'a> Sim<'a> {
         }
     }
 
+    fn kind_of(&self, rank: u8) -> Kind {
+        match (self.config.semantics, rank) {
+            (_, 1) => Kind::Submission,
+            (Semantics::Pyss, 0) | (Semantics::Canonical, 2) => Kind::PredictionOver,
+            _ => Kind::Termination,
+        }
+    }
+
     fn push(&mut self, time: i64, kind: Kind, job: usize) {
-        let key = Key::new(time, self.rank(kind), self.counter);
+        let key = Key::new(time, self.rank(kind), self.counter, job);
         self.counter += 1;
-        self.events.push(Reverse((key, job as u32, kind)));
+        self.events.push(Reverse(key));
     }
 
     /// The next event: the earlier of the heap's top and the next submission (submissions are not
     /// queued; pyss creates them first, so their counters are their input positions).
-    fn next_event(&self) -> Option<(Key, Kind, usize)> {
-        let queued = self
-            .events
-            .peek()
-            .map(|&Reverse((key, job, kind))| (key, kind, job as usize));
+    fn next_event(&self) -> Option<Key> {
+        let queued = self.events.peek().map(|&Reverse(key)| key);
         let i = self.next_submission;
-        let submission = (i < self.w.id.len()).then(|| {
-            let key = Key::new(self.w.submit[i], self.rank(Kind::Submission), i as u64);
-            (key, Kind::Submission, i)
-        });
+        let submission = (i < self.w.id.len())
+            .then(|| Key::new(self.w.submit[i], self.rank(Kind::Submission), i as u64, i));
         match (queued, submission) {
-            (Some(q), Some(s)) => Some(if s.0 < q.0 { s } else { q }),
+            (Some(q), Some(s)) => Some(q.min(s)),
             (q, s) => q.or(s),
         }
     }
 
     fn pop_event(&mut self) -> Option<(Key, Kind, usize)> {
         let next = self.next_event()?;
-        if next.1 == Kind::Submission {
+        let kind = self.kind_of(next.rank());
+        if kind == Kind::Submission {
             self.next_submission += 1;
         } else {
             self.events.pop();
         }
-        Some(next)
+        Some((next, kind, next.job()))
     }
 
     pub fn run(mut self) -> Outcome {
@@ -168,10 +183,10 @@ impl<'a> Sim<'a> {
 
     /// Canonical: every event at one instant, then one pass.
     fn run_per_instant(&mut self) {
-        while let Some((first, _, _)) = self.next_event() {
-            let now = first.time;
+        while let Some(first) = self.next_event() {
+            let now = first.time();
             let queued_before = self.queue.len();
-            while self.next_event().is_some_and(|e| e.0.time == now) {
+            while self.next_event().is_some_and(|e| e.time() == now) {
                 let (_, kind, job) = self.pop_event().expect("peeked");
                 self.handle(kind, job, now);
             }
@@ -190,7 +205,7 @@ impl<'a> Sim<'a> {
     /// now (its SJBF / EASY++ schedulers do not), which matters once corrections exist.
     fn run_per_event(&mut self) {
         while let Some((key, kind, job)) = self.pop_event() {
-            let now = key.time;
+            let now = key.time();
             self.handle(kind, job, now);
             let pass = match kind {
                 Kind::PredictionOver => false,
