@@ -29,15 +29,8 @@ fn main() {
     };
     for semantics in [Semantics::Canonical, Semantics::Pyss] {
         let c = Config {
-            machine_size: m,
-            algorithm: Algorithm::Easy,
-            policy: Policy::Fcfs,
-            backfill: Backfill::Queue,
-            predictor: Predictor::Requested,
-            correction: Correction::Requested,
-            threshold: None,
             semantics,
-            record_reservations: false,
+            ..Config::easy(m)
         };
         let reps: usize = std::env::var("REPS")
             .ok()

@@ -54,6 +54,23 @@ pub struct Config {
     pub record_reservations: bool,
 }
 
+impl Config {
+    /// Classic EASY: FCFS, requested times as predictions, canonical semantics.
+    pub fn easy(machine_size: i64) -> Config {
+        Config {
+            machine_size,
+            algorithm: Algorithm::Easy,
+            policy: Policy::Fcfs,
+            backfill: Backfill::Queue,
+            predictor: Predictor::Requested,
+            correction: Correction::Requested,
+            threshold: None,
+            semantics: Semantics::Canonical,
+            record_reservations: false,
+        }
+    }
+}
+
 /// Input columns, one entry per job, sorted by submit time.  `run` is the actual runtime; a job is
 /// killed at its requested time, so it occupies its processors for `min(run, requested)` seconds.
 pub struct Workload<'a> {

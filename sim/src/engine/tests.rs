@@ -25,29 +25,27 @@ fn jobs(rows: &[(i64, i64, i64, i64)]) -> Jobs {
 
 fn config(m: i64) -> Config {
     Config {
-        machine_size: m,
-        algorithm: Algorithm::Easy,
-        policy: Policy::Fcfs,
-        backfill: Backfill::Queue,
-        predictor: Predictor::Requested,
-        correction: Correction::Requested,
-        threshold: None,
-        semantics: Semantics::Canonical,
         record_reservations: true,
+        ..Config::easy(m)
+    }
+}
+
+impl Jobs {
+    fn workload(&self) -> Workload<'_> {
+        Workload {
+            id: &self.id,
+            submit: &self.submit,
+            run: &self.run,
+            requested: &self.requested,
+            procs: &self.procs,
+            user: &self.user,
+            prediction: None,
+        }
     }
 }
 
 fn starts(j: &Jobs, c: &Config) -> Vec<i64> {
-    let w = Workload {
-        id: &j.id,
-        submit: &j.submit,
-        run: &j.run,
-        requested: &j.requested,
-        procs: &j.procs,
-        user: &j.user,
-        prediction: None,
-    };
-    simulate(&w, c).expect("valid input").start
+    simulate(&j.workload(), c).expect("valid input").start
 }
 
 #[test]
@@ -83,15 +81,7 @@ fn zero_length_jobs_run_at_their_instant() {
 #[test]
 fn bad_input_names_the_jobs() {
     let j = jobs(&[(0, 10, 10, 5), (1, 10, 10, 2), (2, -1, 10, 9)]);
-    let w = Workload {
-        id: &j.id,
-        submit: &j.submit,
-        run: &j.run,
-        requested: &j.requested,
-        procs: &j.procs,
-        user: &j.user,
-        prediction: None,
-    };
+    let w = j.workload();
     let e = simulate(&w, &config(4)).unwrap_err();
     assert_eq!(
         e.to_string(),
