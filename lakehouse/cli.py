@@ -144,6 +144,79 @@ def ingest_swf_command(
         raise typer.Exit(2)
 
 
+@ingest_app.command("google")
+@clear_errors
+def ingest_google_command(
+    folder: Annotated[Path, typer.Argument(help="A trace folder: job_events/, task_events/, task_usage/, ...")],
+    lake: LakeOption = None,
+    force: Annotated[bool, typer.Option(help="Re-ingest even unchanged parts.")] = False,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Ingest the Google cluster trace (clusterdata-2011-2): one Parquet file per gzipped CSV part.
+
+    Bad lines go to google.quarantine with their part and line number; a broken part is reported and
+    the rest is ingested; unchanged parts are skipped, so an interrupted ingest resumes where it stopped.
+    Prints one row per table (and per failed part).
+
+    Example: `lakehouse ingest google ~/traces/clusterdata-2011-2`
+    """
+    from lakehouse.ingest.google import discover_trace, ingest_google
+
+    target = Lake(lake)
+    parts, _, _ = discover_trace(folder)
+    total = sum(p.path.stat().st_size for p in parts)
+    started = time.perf_counter()
+    with Progress(
+        TextColumn("ingest google"),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.description}"),
+        console=stderr,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("", total=total)
+
+        def advance(result, size):
+            progress.update(task, advance=size, description=f"{result.table}/{result.part}")
+
+        results, warnings = ingest_google(target, folder, force=force, on_part=advance)
+    elapsed = time.perf_counter() - started
+    parts_frame = pl.DataFrame(
+        {
+            "table": [r.table for r in results],
+            "status": [r.status for r in results],
+            "rows": [r.rows for r in results],
+            "quarantined": [r.quarantined for r in results],
+            "note": [r.error or "; ".join(r.warnings) for r in results],
+        },
+        schema={"table": pl.String, "status": pl.String, "rows": pl.Int64, "quarantined": pl.Int64, "note": pl.String},
+    )
+    summary = parts_frame.group_by("table", maintain_order=True).agg(
+        parts=pl.len(),
+        ok=(pl.col("status") == "ok").sum(),
+        unchanged=(pl.col("status") == "unchanged").sum(),
+        failed=(pl.col("status") == "failed").sum(),
+        rows=pl.col("rows").sum(),
+        quarantined=pl.col("quarantined").sum(),
+    )
+    emit(summary, fmt, output)
+    failed = [r for r in results if r.status == "failed"]
+    rows = sum(r.rows for r in results)
+    stderr.print(
+        f"{len(results)} parts: {rows:,} rows ingested, {sum(r.quarantined for r in results):,} lines quarantined, "
+        f"{len(failed)} failed in {elapsed:.1f} s ({total / 1e6 / max(elapsed, 1e-9):,.1f} MB/s gzip) -> {target.root}"
+    )
+    for warning in warnings + [f"{r.table}/{r.part}: {w}" for r in results for w in r.warnings]:
+        stderr.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    for r in failed:
+        stderr.print(f"[bold red]error:[/] {r.error}", highlight=False)
+    if failed:
+        raise typer.Exit(2)
+
+
 @app.command()
 @clear_errors
 def sql(

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
+from lakehouse.ingest import google_format
 from lakehouse.ingest.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
 
 # A zero-row file with the dataset's schema sits in every folder, so views bind (and keep their types)
@@ -42,5 +43,11 @@ DATASETS: dict[str, Dataset] = {
         Dataset("swf_jobs", "parquet/swf/jobs", JOBS_SCHEMA),
         Dataset("swf_logs", "parquet/swf/logs", LOGS_SCHEMA),
         Dataset("swf_quarantine", "quarantine/swf", QUARANTINE_SCHEMA),
+        # The Google trace: one Parquet file per input part, one folder per table.
+        *(
+            Dataset(f"google_{table}", f"parquet/google/{table}", google_format.arrow_schema(table))
+            for table in google_format.tables()
+        ),
+        Dataset("google_quarantine", "quarantine/google", google_format.QUARANTINE_SCHEMA),
     )
 }

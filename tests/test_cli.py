@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 
 import polars as pl
@@ -117,6 +118,22 @@ def test_simulate_prints_metrics_and_writes_the_schedule(cli_lake, tmp_path):
     schedule = pl.read_parquet(tmp_path / "s.parquet").sort("job_id")
     assert schedule["start"].to_list() == [0, 10, 20, 111, 214, 318]
     assert "6 jobs replayed" in out.stderr
+
+
+def test_ingest_google_summarizes_per_table_and_fails_on_broken_parts(tmp_path):
+    trace = tmp_path / "trace"
+    (trace / "machine_events").mkdir(parents=True)
+    good = "0,5,0,HofLGzk1Or/8Ildj2+Lqv0UGGvY82NLoni8+J/Yy0RU=,0.5,0.2493\n"
+    (trace / "machine_events" / "part-00000-of-00001.csv.gz").write_bytes(gzip.compress(good.encode()))
+    result = run("ingest", "google", trace, "--lake", tmp_path / "l", "--format", "json")
+    assert json.loads(result.stdout) == [
+        {"table": "machine_events", "parts": 1, "ok": 1, "unchanged": 0, "failed": 0, "rows": 1, "quarantined": 0}
+    ]
+    (trace / "task_usage").mkdir()
+    (trace / "task_usage" / "part-00000-of-00001.csv.gz").write_bytes(b"not gzip")
+    result = run("ingest", "google", trace, "--lake", tmp_path / "l", "--format", "csv", code=2)
+    assert "machine_events,1,0,1,0,0,0" in result.stdout
+    assert "corrupt gzip stream" in result.stderr
 
 
 def test_simulate_errors_are_clear(cli_lake):

@@ -1,0 +1,256 @@
+"""Ingest the Google cluster trace (clusterdata-2011-2): headerless gzipped CSV parts -> Parquet.
+
+A trace folder holds one folder per table (`job_events/part-00000-of-00500.csv.gz`, ...).  Each part
+becomes one Parquet file; DuckDB reads and types it by the official schema and sets rejected lines
+aside (wrong column count, a value that does not parse) with their line numbers.  Parts are
+independent, run two at a time, and are skipped when unchanged (content hash in the manifest), so an
+interrupted ingest resumes and a fixed part is the only one read again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+import zlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from lakehouse.catalog import sql_literal
+from lakehouse.datasets import DATASETS
+from lakehouse.errors import BrokenFileError, LakehouseError
+from lakehouse.ingest.google_format import TIME_COLUMN, tables
+from lakehouse.lake import Lake, replace_atomically
+
+PART_NAME = re.compile(r"^part-(\d{5})-of-(\d{5})\.csv\.gz$")
+HASH_CHUNK = 1 << 22
+
+
+@dataclass
+class PartResult:
+    table: str
+    part: str
+    source: str
+    status: str  # ok, unchanged, failed
+    rows: int = 0
+    quarantined: int = 0
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class TracePart:
+    table: str
+    path: Path
+
+    @property
+    def part(self) -> str:
+        return self.path.name.removesuffix(".csv.gz")
+
+
+def discover_trace(root: Path) -> tuple[list[TracePart], list[PartResult], list[str]]:
+    """The parts under a trace folder, the entries that cannot be ingested, and warnings (gaps)."""
+    if not root.is_dir():
+        raise LakehouseError(f"{root}: not a folder (expected a trace folder with job_events/, task_usage/, ...)")
+    parts: list[TracePart] = []
+    problems: list[PartResult] = []
+    warnings: list[str] = []
+    known = tables()
+    for folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        if folder.name not in known:
+            problems.append(
+                PartResult(
+                    folder.name,
+                    "",
+                    str(folder),
+                    "failed",
+                    error=f"{folder}: unknown table folder (the trace has {', '.join(known)})",
+                )  # fmt: skip
+            )
+            continue
+        numbers, totals = [], set()
+        for path in sorted(folder.iterdir()):
+            match = PART_NAME.match(path.name)
+            if not match:
+                problems.append(
+                    PartResult(
+                        folder.name,
+                        path.name,
+                        str(path),
+                        "failed",
+                        error=f"{path}: not a part of the trace (expected part-NNNNN-of-MMMMM.csv.gz)",
+                    )  # fmt: skip
+                )
+                continue
+            parts.append(TracePart(folder.name, path))
+            numbers.append(int(match.group(1)))
+            totals.add(int(match.group(2)))
+        if len(totals) > 1:
+            warnings.append(f"{folder.name}: parts disagree on the part count ({sorted(totals)})")
+        elif totals:
+            missing = sorted(set(range(totals.pop())) - set(numbers))
+            if missing:
+                warnings.append(f"{folder.name}: {len(missing)} part(s) missing, {_ranges(missing)}")
+    if not parts and not problems:
+        raise LakehouseError(f"{root}: no trace tables found (expected folders such as job_events/)")
+    return parts, problems, warnings
+
+
+def _ranges(numbers: list[int]) -> str:
+    spans, start = [], numbers[0]
+    for previous, current in zip(numbers, [*numbers[1:], None], strict=True):
+        if current != previous + 1:
+            spans.append(f"{start:05d}" if start == previous else f"{start:05d}-{previous:05d}")
+            start = current
+    return ", ".join(spans[:5]) + (" ..." if len(spans) > 5 else "")
+
+
+def file_hash(path: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    with path.open("rb") as stream:
+        while chunk := stream.read(HASH_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def count_lines(path: Path) -> int:
+    """Lines of a gzip part, checking the whole stream (CRC and length) on the way.
+
+    Why: DuckDB reads a truncated gzip file without complaint and silently returns fewer rows, so
+    every part is decompressed once more here (zlib releases the GIL, so this runs beside the other
+    worker's DuckDB).
+    """
+    lines, last = 0, b"\n"
+    decompressor, in_member = zlib.decompressobj(wbits=31), False
+    try:
+        with path.open("rb") as stream:
+            while chunk := stream.read(HASH_CHUNK):
+                while chunk:
+                    in_member = True
+                    data = decompressor.decompress(chunk)
+                    lines += data.count(b"\n")
+                    last = data[-1:] or last
+                    chunk = b""
+                    if decompressor.eof:  # a gzip file may hold several members
+                        chunk = decompressor.unused_data
+                        decompressor, in_member = zlib.decompressobj(wbits=31), False
+    except zlib.error as exc:
+        raise BrokenFileError(str(path), f"corrupt gzip stream ({exc})") from None
+    if in_member:
+        raise BrokenFileError(str(path), "truncated gzip stream (the file ends inside compressed data)")
+    return lines + (last != b"\n")
+
+
+def write_part(lake: Lake, part: TracePart) -> PartResult:
+    """Read one part with DuckDB, write its rows and its rejected lines, each renamed into place."""
+    lines = count_lines(part.path)
+    columns = tables()[part.table]
+    spec = "{" + ", ".join(f"{sql_literal(c.name)}: {sql_literal(c.duckdb_type)}" for c in columns) + "}"
+    out = DATASETS[f"google_{part.table}"].file(lake.root, part.part)
+    quarantine = DATASETS["google_quarantine"].file(lake.root, f"{part.table}.{part.part}")
+    tmp_out, tmp_quarantine = out.with_name(f".{out.name}.tmp"), quarantine.with_name(f".{quarantine.name}.tmp")
+    con = duckdb.connect(config={"threads": 1})
+    try:
+        try:
+            con.execute(
+                f"COPY (SELECT *, {sql_literal(part.part)} AS part FROM read_csv({sql_literal(str(part.path))}, "
+                f"columns = {spec}, header = false, delim = ',', quote = '\"', escape = '\"', "
+                f"auto_detect = false, compression = 'gzip', store_rejects = true, "
+                f"rejects_scan = 'scan', rejects_table = 'rejects')) "
+                f"TO {sql_literal(str(tmp_out))} (FORMAT parquet, COMPRESSION zstd)"
+            )
+        except duckdb.Error as exc:
+            raise BrokenFileError(str(part.path), _first_line(exc)) from None
+        rows = con.execute(f"SELECT count(*) FROM read_parquet({sql_literal(str(tmp_out))})").fetchone()[0]
+        # DuckDB reports one reject per problem (a short line: one per missing column): one row per line.
+        con.execute(
+            f"COPY (SELECT {sql_literal(part.table)} AS table_name, {sql_literal(part.part)} AS part, "
+            f"{sql_literal(str(part.path))} AS source, line::BIGINT AS line, any_value(csv_line) AS raw, "
+            f"string_agg(DISTINCT error_message, '; ') AS reason FROM rejects GROUP BY line ORDER BY line) "
+            f"TO {sql_literal(str(tmp_quarantine))} (FORMAT parquet)"
+        )
+        quarantined = con.execute("SELECT count(DISTINCT line) FROM rejects").fetchone()[0]
+        if rows + quarantined == 0:
+            raise BrokenFileError(str(part.path), "empty part (no lines)")
+        if rows + quarantined != lines:
+            raise BrokenFileError(
+                str(part.path), f"{lines} lines but {rows} rows and {quarantined} rejected lines (blank lines?)"
+            )
+        time_column = TIME_COLUMN[part.table]
+        backwards = con.execute(
+            f"SELECT count(*) FROM (SELECT {time_column} < lag({time_column}) OVER () AS back "
+            f"FROM read_parquet({sql_literal(str(tmp_out))})) WHERE back"
+        ).fetchone()[0]
+    except BaseException:
+        tmp_out.unlink(missing_ok=True)
+        tmp_quarantine.unlink(missing_ok=True)
+        raise
+    finally:
+        con.close()
+    replace_atomically(tmp_quarantine, quarantine)
+    replace_atomically(tmp_out, out)
+    result = PartResult(part.table, part.part, str(part.path), "ok", rows=rows, quarantined=quarantined)
+    if backwards:
+        result.warnings.append(f"{backwards} row(s) earlier than the row before ({time_column} out of order)")
+    return result
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0]
+
+
+def ingest_google(
+    lake: Lake,
+    root: Path,
+    force: bool = False,
+    on_part: Callable[[PartResult, int], None] | None = None,
+    workers: int = 2,
+) -> tuple[list[PartResult], list[str]]:
+    """Ingest a trace folder; returns one result per part (and per unusable entry) and warnings."""
+    parts, problems, warnings = discover_trace(root)
+    results: list[PartResult] = list(problems)
+    with lake.writer() as writer, ThreadPoolExecutor(max_workers=workers) as pool:
+        pending = []
+        for part in parts:
+            size = part.path.stat().st_size
+            content_hash = file_hash(part.path)
+            dataset = f"google.{part.table}"
+            if (
+                not force
+                and writer.manifest_entry(dataset, part.part) == (content_hash, "ok")
+                and DATASETS[f"google_{part.table}"].file(lake.root, part.part).exists()
+            ):
+                result = PartResult(part.table, part.part, str(part.path), "unchanged")
+                results.append(result)
+                if on_part is not None:
+                    on_part(result, size)
+                continue
+            pending.append((part, size, content_hash, time.perf_counter(), pool.submit(write_part, lake, part)))
+        # Record in submission order; a Ctrl-C here still commits what was recorded (see Lake.writer).
+        for part, size, content_hash, started, future in pending:
+            try:
+                result = future.result()
+            except BrokenFileError as exc:
+                result = PartResult(part.table, part.part, str(part.path), "failed", error=str(exc))
+            result.seconds = time.perf_counter() - started
+            results.append(result)
+            writer.record(
+                dataset=f"google.{part.table}",
+                name=part.part,
+                source=str(part.path),
+                size=size,
+                content_hash=content_hash,
+                rows_in=result.rows + result.quarantined,
+                rows_out=result.rows,
+                rows_quarantined=result.quarantined,
+                status="ok" if result.status == "ok" else "failed",
+                message=result.error or ("; ".join(result.warnings) or None),
+            )
+            if on_part is not None:
+                on_part(result, size)
+    return results, warnings

@@ -1,0 +1,141 @@
+"""Bad input to the Google ingest: one test per class, clear messages, the rest still ingested."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+
+from lakehouse.ingest.google import ingest_google
+from lakehouse.lake import Lake
+
+# Real lines of job_events part 0 (8 columns).
+JOB_LINES = [
+    "0,,3418309,0,70s3v5qRyCO/1PCdI6fVXnrW8FU/w+5CKRSa72xgcIo=,3,IHgtoxEBuUTHNbUeVs4hzptMY4n8rZKLbZg+Jh5fNG4=,"
+    "wAmgn2H74cdoMuSFwJF3NaUEaudVBTZ0/HaNZBwIpEQ=",
+    "0,,3418314,0,70s3v5qRyCO/1PCdI6fVXnrW8FU/w+5CKRSa72xgcIo=,3,L52XDyhi9x9ChmVBZ1qavOFmnzPeVsvQ2QyGmBZcV4s=,"
+    "ShNjeaoUeqGV2i9WMKEX9HTeuc9K2Fdfovibt7Mp6qI=",
+    "5611824441,,3418314,4,70s3v5qRyCO/1PCdI6fVXnrW8FU/w+5CKRSa72xgcIo=,3,L52XDyhi9x9ChmVBZ1qavOFmnzPeVsvQ2QyGmBZcV4s=,"
+    "ShNjeaoUeqGV2i9WMKEX9HTeuc9K2Fdfovibt7Mp6qI=",
+]
+MACHINE_LINES = ["0,5,0,HofLGzk1Or/8Ildj2+Lqv0UGGvY82NLoni8+J/Yy0RU=,0.5,0.2493"]
+
+
+def write_part(root: Path, table: str, number: int, total: int, lines: list[str]) -> Path:
+    path = root / table / f"part-{number:05d}-of-{total:05d}.csv.gz"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(gzip.compress("".join(f"{line}\n" for line in lines).encode(), mtime=0))
+    return path
+
+
+def by_part(results) -> dict[str, object]:
+    return {f"{r.table}/{r.part}" if r.part else r.table: r for r in results}
+
+
+@pytest.fixture
+def trace(tmp_path: Path) -> Path:
+    root = tmp_path / "trace"
+    write_part(root, "job_events", 0, 2, JOB_LINES)
+    write_part(root, "job_events", 1, 2, JOB_LINES[2:])
+    write_part(root, "machine_events", 0, 1, MACHINE_LINES)
+    return root
+
+
+def test_a_good_trace(trace, tmp_path):
+    lake = Lake(tmp_path / "lake")
+    results, warnings = ingest_google(lake, trace)
+    assert [(r.table, r.part, r.status, r.rows) for r in results] == [
+        ("job_events", "part-00000-of-00002", "ok", 3),
+        ("job_events", "part-00001-of-00002", "ok", 1),
+        ("machine_events", "part-00000-of-00001", "ok", 1),
+    ]
+    assert warnings == []
+    assert lake.query("SELECT count(*) AS n FROM google.job_events")["n"][0] == 4
+
+
+@pytest.mark.parametrize(
+    ("bad_line", "reason"),
+    [
+        ("0,,3418309,0,user,3", "Expected Number of Columns: 8 Found: 6"),  # wrong column count
+        ("0,,34x8309,0,user,3,name,logical", "Could not convert string \"34x8309\" to 'BIGINT'"),  # corrupted number
+    ],
+)
+def test_bad_lines_are_quarantined_with_part_and_line(trace, tmp_path, bad_line, reason):
+    write_part(trace, "job_events", 0, 2, [JOB_LINES[0], bad_line, JOB_LINES[1]])
+    lake = Lake(tmp_path / "lake")
+    results, _ = ingest_google(lake, trace)
+    part = by_part(results)["job_events/part-00000-of-00002"]
+    assert (part.status, part.rows, part.quarantined) == ("ok", 2, 1)
+    quarantined = lake.query("SELECT table_name, part, line, raw, reason FROM google.quarantine").rows()
+    assert len(quarantined) == 1
+    table, part_name, line, raw, why = quarantined[0]
+    assert (table, part_name, line, raw) == ("job_events", "part-00000-of-00002", 2, bad_line)
+    assert reason in why
+    # Lines in = rows + quarantined, and the other parts are all there.
+    assert lake.query("SELECT count(*) AS n FROM google.job_events")["n"][0] == 3
+
+
+def test_a_truncated_part_fails_alone(trace, tmp_path):
+    path = write_part(trace, "job_events", 1, 2, JOB_LINES * 50)
+    path.write_bytes(path.read_bytes()[:-20])
+    lake = Lake(tmp_path / "lake")
+    results, _ = ingest_google(lake, trace)
+    broken = by_part(results)["job_events/part-00001-of-00002"]
+    assert broken.status == "failed" and str(path) in broken.error
+    assert {r.status for r in results if r is not broken} == {"ok"}
+    assert lake.query("SELECT count(*) AS n FROM google.job_events")["n"][0] == 3
+
+
+def test_an_empty_part_is_an_error(trace, tmp_path):
+    write_part(trace, "machine_events", 0, 1, [])
+    results, _ = ingest_google(Lake(tmp_path / "lake"), trace)
+    empty = by_part(results)["machine_events/part-00000-of-00001"]
+    assert empty.status == "failed" and "empty part" in empty.error
+
+
+def test_an_unknown_table_folder_is_reported_and_the_rest_ingested(trace, tmp_path):
+    (trace / "job_event").mkdir()
+    results, _ = ingest_google(Lake(tmp_path / "lake"), trace)
+    unknown = by_part(results)["job_event"]
+    assert unknown.status == "failed" and "unknown table folder" in unknown.error
+    assert sum(r.status == "ok" for r in results) == 3
+
+
+def test_a_stray_file_is_reported(trace, tmp_path):
+    (trace / "job_events" / "notes.txt").write_text("x")
+    results, _ = ingest_google(Lake(tmp_path / "lake"), trace)
+    assert "not a part of the trace" in by_part(results)["job_events/notes.txt"].error
+
+
+def test_a_missing_part_in_a_sequence_is_a_warning(trace, tmp_path):
+    (trace / "job_events" / "part-00001-of-00002.csv.gz").unlink()
+    write_part(trace, "job_events", 3, 4, JOB_LINES[2:])
+    _, warnings = ingest_google(Lake(tmp_path / "lake"), trace)
+    assert warnings == ["job_events: parts disagree on the part count ([2, 4])"]
+    (trace / "job_events" / "part-00000-of-00002.csv.gz").unlink()
+    write_part(trace, "job_events", 0, 4, JOB_LINES)
+    _, warnings = ingest_google(Lake(tmp_path / "lake2"), trace)
+    assert warnings == ["job_events: 2 part(s) missing, 00001-00002"]
+
+
+def test_out_of_order_times_are_kept_and_reported(trace, tmp_path):
+    write_part(trace, "job_events", 0, 2, [JOB_LINES[2], JOB_LINES[0]])
+    results, _ = ingest_google(Lake(tmp_path / "lake"), trace)
+    part = by_part(results)["job_events/part-00000-of-00002"]
+    assert part.rows == 2
+    assert part.warnings == ["1 row(s) earlier than the row before (time out of order)"]
+
+
+def test_only_a_fixed_part_is_read_again(trace, tmp_path):
+    lake = Lake(tmp_path / "lake")
+    write_part(trace, "job_events", 1, 2, ["0,,1,0,u,3"])  # wrong column count
+    ingest_google(lake, trace)
+    write_part(trace, "job_events", 1, 2, JOB_LINES[2:])  # fixed
+    results, _ = ingest_google(lake, trace)
+    assert {r.part: r.status for r in results if r.table == "job_events"} == {
+        "part-00000-of-00002": "unchanged",
+        "part-00001-of-00002": "ok",
+    }
+    assert lake.query("SELECT count(*) AS n FROM google.quarantine")["n"][0] == 0
+    assert lake.query("SELECT count(*) AS n FROM google.job_events")["n"][0] == 4
