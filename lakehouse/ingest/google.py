@@ -63,29 +63,15 @@ def discover_trace(root: Path) -> tuple[list[TracePart], list[PartResult], list[
     known = tables()
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         if folder.name not in known:
-            problems.append(
-                PartResult(
-                    folder.name,
-                    "",
-                    str(folder),
-                    "failed",
-                    error=f"{folder}: unknown table folder (the trace has {', '.join(known)})",
-                )  # fmt: skip
-            )
+            why = f"{folder}: unknown table folder (the trace has {', '.join(known)})"
+            problems.append(PartResult(folder.name, "", str(folder), "failed", error=why))
             continue
         numbers, totals = [], set()
         for path in sorted(folder.iterdir()):
             match = PART_NAME.match(path.name)
             if not match:
-                problems.append(
-                    PartResult(
-                        folder.name,
-                        path.name,
-                        str(path),
-                        "failed",
-                        error=f"{path}: not a part of the trace (expected part-NNNNN-of-MMMMM.csv.gz)",
-                    )  # fmt: skip
-                )
+                why = f"{path}: not a part of the trace (expected part-NNNNN-of-MMMMM.csv.gz)"
+                problems.append(PartResult(folder.name, path.name, str(path), "failed", error=why))
                 continue
             parts.append(TracePart(folder.name, path))
             numbers.append(int(match.group(1)))
