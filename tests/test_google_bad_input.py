@@ -139,3 +139,52 @@ def test_only_a_fixed_part_is_read_again(trace, tmp_path):
     }
     assert lake.query("SELECT count(*) AS n FROM google.quarantine")["n"][0] == 0
     assert lake.query("SELECT count(*) AS n FROM google.job_events")["n"][0] == 4
+
+
+def test_task_views_on_a_hand_made_trace(tmp_path):
+    # Job 1: task 0 submitted and scheduled before the trace (time 0), never ends -> long-running;
+    # task 1 submitted at 1 s, scheduled at 2 s, finishes at 12 s -> lifetime 10 s.  Class 3 (high SLO).
+    # Usage: task 0 sampled (non-zero mu1s), task 1 used CPU but its sample is 0 -> job 1 is measured
+    # but inconsistent.  Job 2: one task with usage and no sample -> not measured, consistent.
+    root = tmp_path / "trace"
+    task = "{t},,{job},{index},7,{event},u,3,9,0.5,0.25,0.01,0"
+    write_part(
+        root,
+        "task_events",
+        0,
+        1,
+        [
+            task.format(t=0, job=1, index=0, event=0),
+            task.format(t=0, job=1, index=0, event=1),
+            task.format(t=1_000_000, job=1, index=1, event=0),
+            task.format(t=2_000_000, job=1, index=1, event=1),
+            task.format(t=12_000_000, job=1, index=1, event=4),
+        ],
+    )
+    usage = "600000000,900000000,{job},{index},7,{rate},0.1,0.1,0,0,0.1,0,0,0.5,0,1.5,0.01,1,0,{sample}"
+    write_part(
+        root,
+        "task_usage",
+        0,
+        1,
+        [
+            usage.format(job=1, index=0, rate=0.2, sample=0.3),
+            usage.format(job=1, index=1, rate=0.1, sample=0),
+            usage.format(job=2, index=0, rate=0.4, sample=0),
+        ],
+    )
+    lake = Lake(tmp_path / "lake")
+    ingest_google(lake, root)
+    tasks = lake.query("SELECT * FROM google.tasks ORDER BY task_index").to_dicts()
+    assert [(t["task_index"], t["lifetime_s"], t["final_event"], t["before_trace"], t["ended"]) for t in tasks] == [
+        (0, None, "SCHEDULE", True, False),
+        (1, 10.0, "FINISH", False, True),
+    ]
+    assert tasks[0]["cpu_request"] == 0.5 and tasks[0]["scheduling_class"] == 3
+    long_running = lake.query("SELECT job_id, task_index FROM google.tasks_long_running").rows()
+    assert long_running == [(1, 0)]
+    assert lake.query("SELECT count(*) AS n FROM google.tasks_high_slo")["n"][0] == 2
+    sampling = lake.query("SELECT job_id, tasks_used, tasks_sampled, measured, consistent FROM google.job_sampling")
+    assert sorted(sampling.rows()) == [(1, 2, 1, True, False), (2, 1, 0, False, True)]
+    demand = lake.query("SELECT job_id, bucket_s, cpu_rate, tasks FROM google.job_demand_5min ORDER BY job_id")
+    assert demand.rows() == [(1, 600, pytest.approx(0.3), 2), (2, 600, 0.4, 1)]

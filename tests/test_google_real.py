@@ -66,3 +66,42 @@ def test_documented_facts_of_the_trace(google_lake):
     # The task_usage sample: all rows start at 600 s, the first window of the trace.
     windows = lake.query("SELECT min(start_s) AS lo, max(start_s) AS hi, count(*) AS n FROM google.task_usage")
     assert windows.row(0) == (600.0, 600.0, 10_000)
+
+
+@pytest.mark.slow
+def test_task_usage_stats_equal_a_direct_numpy_computation(google_lake):
+    import gzip
+
+    import numpy as np
+
+    lake, _, _ = google_lake
+    # Independent computation from the raw CSV text: columns 3, 4 (ids), 6 (CPU rate), 20 (sampled CPU).
+    groups: dict[tuple[int, int], list[tuple[float, float]]] = {}
+    with gzip.open(GOOGLE / "task_usage" / "part-00000-of-00500.csv.gz", "rt") as lines:
+        for line in lines:
+            f = line.rstrip("\n").split(",")
+            groups.setdefault((int(f[2]), int(f[3])), []).append((float(f[5] or "nan"), float(f[19] or "nan")))
+    stats = lake.query("SELECT * FROM google.task_usage_stats").sort("job_id", "task_index")
+    assert stats.height == len(groups)
+    by_task = {(r["job_id"], r["task_index"]): r for r in stats.iter_rows(named=True)}
+    for key, samples in groups.items():
+        row = by_task[key]
+        rate, sampled = np.array(samples).T
+        assert row["windows"] == len(samples)
+        assert row["mean_cpu_rate"] == pytest.approx(rate.mean(), rel=1e-12, abs=1e-15)
+        assert row["mean_sampled_cpu"] == pytest.approx(sampled.mean(), rel=1e-12, abs=1e-15)
+        assert row["nonzero_samples"] == int((sampled > 0).sum())
+        if len(samples) > 1:
+            assert row["sd_cpu_rate"] == pytest.approx(rate.std(ddof=1), rel=1e-9, abs=1e-15)
+        else:
+            assert row["sd_cpu_rate"] is None
+
+
+@pytest.mark.slow
+def test_job_sampling_splits_measured_and_unmeasured_jobs(google_lake):
+    lake, _, _ = google_lake
+    jobs = lake.query("SELECT * FROM google.job_sampling")
+    # Independent of the view: jobs with at least one positive sampled CPU in the raw usage rows.
+    sampled = lake.query("SELECT DISTINCT job_id FROM google.task_usage WHERE sampled_cpu_usage > 0")
+    assert set(jobs.filter(jobs["measured"])["job_id"]) == set(sampled["job_id"])
+    assert jobs.height == lake.query("SELECT count(DISTINCT job_id) AS n FROM google.task_usage")["n"][0]
