@@ -63,6 +63,9 @@ def test_documented_facts_of_the_trace(google_lake):
         "count(*) FILTER (after_trace) AS after FROM google.machine_events"
     ).row(0, named=True)
     assert machines == {"machines": 12_583, "at_zero": 12_477, "after": 0}
+    # ClusterData2011_2.md: the trace starts at 19:00 EDT on Sunday 1 May 2011 (trace time 600 s), 29 days.
+    span = lake.query("SELECT min(time_at) AS first, max(time_at) AS last FROM google.job_events").row(0)
+    assert span[0].isoformat().startswith("2011-05-01T23:00:0") and span[1].isoformat().startswith("2011-05-30T2")
     # The task_usage sample: all rows start at 600 s, the first window of the trace.
     windows = lake.query("SELECT min(start_s) AS lo, max(start_s) AS hi, count(*) AS n FROM google.task_usage")
     assert windows.row(0) == (600.0, 600.0, 10_000)
