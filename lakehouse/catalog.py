@@ -42,6 +42,24 @@ CREATE TABLE IF NOT EXISTS meta.manifest (
 """
 
 
+# The Google trace's codes, one place for every google.* view.  Its clock: microseconds from 600 s
+# before the trace start (19:00 EDT, Sunday 1 May 2011, per google/cluster-data ClusterData2011_2.md),
+# with two special values, 0 (before the trace window) and 2^63-1 (after it), for which seconds and
+# instants are NULL.  Job and task events share one list of event types.
+TRACE_MACROS = """
+CREATE SCHEMA IF NOT EXISTS google;
+CREATE OR REPLACE MACRO google.special_time(t) AS t IN (0, 9223372036854775807);
+CREATE OR REPLACE MACRO google.seconds(t) AS CASE WHEN NOT google.special_time(t) THEN t / 1e6 END;
+CREATE OR REPLACE MACRO google.instant(t) AS
+    CASE WHEN NOT google.special_time(t)
+         THEN TIMESTAMPTZ '2011-05-01 19:00:00-04:00' + to_microseconds(t - 600000000) END;
+CREATE OR REPLACE MACRO google.event_name(e) AS
+    ['SUBMIT', 'SCHEDULE', 'EVICT', 'FAIL', 'FINISH', 'KILL', 'LOST', 'UPDATE_PENDING', 'UPDATE_RUNNING'][e + 1];
+CREATE OR REPLACE MACRO google.missing_info_name(m) AS
+    ['SNAPSHOT_BUT_NO_TRANSITION', 'NO_SNAPSHOT_OR_TRANSITION', 'EXISTS_BUT_NO_CREATION'][m + 1];
+"""
+
+
 @dataclass(frozen=True)
 class ViewFile:
     file_name: str
@@ -106,6 +124,7 @@ def view_files() -> list[ViewFile]:
 def apply_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     """Create the manifest (if new) and (re)create every view with the lake's absolute paths."""
     con.execute(MANIFEST_DDL)
+    con.execute(TRACE_MACROS)
     for view in view_files():
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {view.schema}")
         try:

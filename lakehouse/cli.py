@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -35,7 +36,9 @@ app = typer.Typer(
 )
 ingest_app = typer.Typer(help="Ingest raw files into the lake (incremental: unchanged files are skipped).")
 catalog_app = typer.Typer(help="Maintain the DuckDB catalog (lake.duckdb).")
+generate_app = typer.Typer(help="Write synthetic data in the published formats, with its planted truth.")
 app.add_typer(ingest_app, name="ingest")
+app.add_typer(generate_app, name="generate")
 app.add_typer(catalog_app, name="catalog")
 
 LakeOption = Annotated[
@@ -62,6 +65,23 @@ def clear_errors(func: F) -> F:
             raise typer.Exit(1) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def byte_progress(label: str, total: int, describe: Callable[[object], str]) -> Iterator[Callable[[object, int], None]]:
+    """A transient progress bar over input bytes (MB/s and ETA) on stderr; yields the `on_file` callback."""
+    with Progress(
+        TextColumn(label),
+        BarColumn(),
+        DownloadColumn(),
+        TransferSpeedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.description}"),
+        console=stderr,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("", total=total)
+        yield lambda result, size: progress.update(task, advance=size, description=describe(result))
 
 
 @app.command()
@@ -102,21 +122,7 @@ def ingest_swf_command(
         raise LakehouseError(f"--machine-size must be positive, got {machine_size}")
     total = sum(p.stat().st_size for p in discover(paths))
     started = time.perf_counter()
-    with Progress(
-        TextColumn("ingest swf"),
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.description}"),
-        console=stderr,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("", total=total)
-
-        def advance(result, size):
-            progress.update(task, advance=size, description=result.log)
-
+    with byte_progress("ingest swf", total, lambda r: r.log) as advance:
         results = ingest_swf(target, paths, name=name, machine_size=machine_size, force=force, on_file=advance)
     elapsed = time.perf_counter() - started
     frame = pl.DataFrame(
@@ -167,21 +173,7 @@ def ingest_google_command(
     parts, _, _ = discover_trace(folder)
     total = sum(p.path.stat().st_size for p in parts)
     started = time.perf_counter()
-    with Progress(
-        TextColumn("ingest google"),
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.description}"),
-        console=stderr,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("", total=total)
-
-        def advance(result, size):
-            progress.update(task, advance=size, description=f"{result.table}/{result.part}")
-
+    with byte_progress("ingest google", total, lambda r: f"{r.table}/{r.part}") as advance:
         results, warnings = ingest_google(target, folder, force=force, on_part=advance)
     elapsed = time.perf_counter() - started
     parts_frame = pl.DataFrame(
@@ -215,6 +207,39 @@ def ingest_google_command(
         stderr.print(f"[bold red]error:[/] {r.error}", highlight=False)
     if failed:
         raise typer.Exit(2)
+
+
+@generate_app.command("google")
+@clear_errors
+def generate_google(
+    out: Annotated[Path, typer.Argument(help="Output folder: the trace goes to OUT/trace, the truth to OUT/truth.")],
+    machines: Annotated[int, typer.Option(help="Machines of the cell.")] = 20,
+    days: Annotated[float, typer.Option(help="Length of the trace window.")] = 2.0,
+    seed: Annotated[int, typer.Option(help="Random seed (same seed, same trace).")] = 0,
+    services: Annotated[int, typer.Option(help="Long-running jobs with daily and weekly demand cycles.")] = 6,
+    batch_jobs_per_hour: Annotated[float, typer.Option(help="Arrival rate of batch jobs.")] = 20.0,
+    parts: Annotated[int, typer.Option(help="Parts per table (machine_events: one).")] = 4,
+) -> None:
+    """Generate a Google trace (clusterdata-2011-2 format) with planted ground truth.
+
+    The truth (jobs with 1-second sampling switched off, each service's level, daily and weekly
+    amplitudes and phases, noise) is written beside the trace, for tests and benchmarks.
+
+    Example: `lakehouse generate google /tmp/gen --days 7 && lakehouse ingest google /tmp/gen/trace`
+    """
+    from lakehouse.synth.google_trace import Settings, generate
+
+    if machines <= 0 or days <= 0 or parts <= 0:
+        raise LakehouseError("--machines, --days and --parts must be positive")
+    settings = Settings(
+        machines=machines, days=days, seed=seed, services=services, batch_jobs_per_hour=batch_jobs_per_hour, parts=parts
+    )
+    with stderr.status("generating..."):
+        summary = generate(out, settings)
+    stderr.print(
+        f"{summary['jobs']:,} jobs, {summary['tasks']:,} tasks, {summary['usage_rows']:,} usage rows -> {out}/trace "
+        f"(truth in {out}/truth)"
+    )
 
 
 @app.command()

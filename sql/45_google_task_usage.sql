@@ -4,7 +4,7 @@
 SELECT
     *,
     start_time / 1e6 AS start_s,
-    TIMESTAMPTZ '2011-05-01 19:00:00-04:00' + to_microseconds(start_time - 600000000) AS start_at,
+    google.instant(start_time) AS start_at,
     end_time / 1e6 AS end_s,
     (end_time - start_time) / 1e6 AS window_s
 FROM read_parquet({google_task_usage})

@@ -136,6 +136,19 @@ def test_ingest_google_summarizes_per_table_and_fails_on_broken_parts(tmp_path):
     assert "corrupt gzip stream" in result.stderr
 
 
+def test_generate_google_then_ingest(tmp_path):
+    result = run("generate", "google", tmp_path / "gen", "--machines", 5, "--days", 0.5, "--services", 2)
+    assert "jobs" in result.stderr and (tmp_path / "gen" / "truth" / "jobs.parquet").exists()
+    ingested = run("ingest", "google", tmp_path / "gen" / "trace", "--lake", tmp_path / "l", "--format", "json")
+    assert {row["table"] for row in json.loads(ingested.stdout)} == {
+        "job_events",
+        "machine_events",
+        "task_events",
+        "task_usage",
+    }
+    assert "must be positive" in run("generate", "google", tmp_path / "x", "--days", 0, code=1).stderr
+
+
 def test_simulate_errors_are_clear(cli_lake):
     assert "no log named 'nope'" in run("simulate", "nope", "--lake", cli_lake, code=1).stderr
     bad_policy = run("simulate", "mini", "--lake", cli_lake, "--policy", "fifo", code=1)

@@ -1,0 +1,226 @@
+"""A synthetic Google trace in exactly the clusterdata-2011-2 format, with planted ground truth.
+
+The structure is calibrated, roughly, on the real samples in ../shared/data/google: about 60 % of jobs
+have one task and the rest a long tail of tasks; scheduling classes 0-3 in shares 69/15/11/6 %; CPU and
+memory requests log-normal around 0.03 and 0.025 (normalized units); in most usage windows the sampled
+CPU (mu1s) is 0.  Two kinds of jobs:
+
+- batch jobs: submitted during the trace, scheduled after a short wait, FINISH (or sometimes KILL or
+  FAIL) after a log-normal runtime; usage windows while they run;
+- services ("long-running"): submitted and scheduled before the trace window (time 0), never end;
+  their CPU demand per task follows C + rho_d sin(2 pi t / 1 day + phi_d) + rho_w sin(2 pi t / 7 days +
+  phi_w) + noise, with some windows missing.
+
+The trace goes to ``OUTDIR/trace/`` (one folder per table, as published) and the planted truth to
+``OUTDIR/truth/``: which jobs have 1-second sampling switched off (their
+sampled CPU is always 0), each service's level, amplitudes (as ratios to the level), phases and noise,
+and which usage windows were dropped.  Times are microseconds of the trace clock (600 s = trace start).
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from lakehouse.ingest.google_format import tables
+
+US = 1_000_000
+WINDOW_US = 300 * US
+TRACE_START_US = 600 * US
+DAY_S, WEEK_S = 86_400, 7 * 86_400
+SUBMIT, SCHEDULE, FAIL, FINISH, KILL = 0, 1, 3, 4, 5
+
+
+@dataclass(frozen=True)
+class Settings:
+    machines: int = 20
+    days: float = 2.0
+    seed: int = 0
+    batch_jobs_per_hour: float = 20.0
+    services: int = 6
+    parts: int = 4
+    sampling_off_share: float = 0.3  # jobs whose 1-second samples are never recorded
+    missing_window_share: float = 0.1  # service usage windows dropped
+    noise_share: float = 0.1  # service noise, as a ratio to the level
+
+
+def _tasks_per_job(rng: np.random.Generator, n: int) -> np.ndarray:
+    single = rng.random(n) < 0.6
+    return np.where(single, 1, np.minimum(1 + rng.geometric(0.15, n), 200))
+
+
+def _classes(rng: np.random.Generator, n: int) -> np.ndarray:
+    return rng.choice(4, size=n, p=[0.69, 0.15, 0.10, 0.06])
+
+
+def _fmt(value: float) -> str:
+    return "" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.6g}"
+
+
+def _write_parts(out: Path, table: str, rows: pl.DataFrame, time_column: str, parts: int, end_us: int) -> None:
+    """Headerless gzip CSV parts split by time, as the trace is; empty strings for nulls."""
+    folder = out / table
+    folder.mkdir(parents=True, exist_ok=True)
+    rows = rows.sort(time_column, maintain_order=True)
+    span = max(end_us, 1)
+    part_of = (rows[time_column].clip(0, span - 1) * parts // span).clip(0, parts - 1)
+    for part in range(parts):
+        chunk = rows.filter(part_of == part)
+        buffer = io.BytesIO()
+        chunk.write_csv(buffer, include_header=False, null_value="", float_precision=None)
+        (folder / f"part-{part:05d}-of-{parts:05d}.csv.gz").write_bytes(gzip.compress(buffer.getvalue(), mtime=0))
+
+
+def generate(out: Path, settings: Settings = Settings()) -> dict[str, object]:
+    """Write a trace to `out/trace` (one folder per table) and its truth to `out/truth`; returns a summary."""
+    rng = np.random.default_rng(settings.seed)
+    end_us = TRACE_START_US + int(settings.days * DAY_S * US)
+    names = {table: [c.name for c in columns] for table, columns in tables().items()}
+
+    # Machines: all added before the trace window.
+    machines = np.arange(1, settings.machines + 1) * 1000 + 7
+    machine_events = pl.DataFrame(
+        {
+            "time": np.zeros(settings.machines, dtype=np.int64),
+            "machine_id": machines,
+            "event_type": np.zeros(settings.machines, dtype=np.int64),
+            "platform_id": ["HofLGzk1Or/8Ildj2+Lqv0UGGvY82NLoni8+J/Yy0RU="] * settings.machines,
+            "cpus": rng.choice([0.25, 0.5, 1.0], settings.machines, p=[0.1, 0.6, 0.3]),
+            "memory": rng.choice([0.25, 0.5, 0.75, 1.0], settings.machines),
+        }
+    )
+
+    # Jobs: services first (ids from 6_000_000_000), then batch jobs.
+    n_batch = rng.poisson(settings.batch_jobs_per_hour * settings.days * 24)
+    n_jobs = settings.services + n_batch
+    job_ids = 6_000_000_000 + np.arange(n_jobs) * 13
+    service = np.arange(n_jobs) < settings.services
+    submit = np.where(service, 0, rng.integers(TRACE_START_US, end_us, n_jobs))
+    tasks = _tasks_per_job(rng, n_jobs)
+    tasks[service] = rng.integers(2, 6, settings.services)
+    klass = _classes(rng, n_jobs)
+    klass[service] = rng.choice([2, 3], settings.services)
+    sampling_off = rng.random(n_jobs) < settings.sampling_off_share
+    runtime_s = np.where(service, np.inf, np.clip(rng.lognormal(np.log(1800), 1.2, n_jobs), 60, 3 * DAY_S))
+    users = [f"user{u}" for u in rng.integers(0, 20, n_jobs)]
+
+    job_rows, task_rows, usage_chunks, truth_services = [], [], [], []
+    window_starts = np.arange(TRACE_START_US, end_us, WINDOW_US, dtype=np.int64)
+    for j in range(n_jobs):
+        job, user, cls = int(job_ids[j]), users[j], int(klass[j])
+        start = int(submit[j]) if service[j] else int(submit[j]) + int(rng.integers(0, 60)) * US
+        end = end_us if service[j] else min(start + int(runtime_s[j] * US), end_us)
+        final = None if service[j] or end >= end_us else int(rng.choice([FINISH, KILL, FAIL], p=[0.8, 0.15, 0.05]))
+        # (time, event) of the job and of each of its tasks: submit, schedule, and the end if in the window.
+        events = [(int(submit[j]), SUBMIT), (start, SCHEDULE)] + ([(end, final)] if final is not None else [])
+        job_rows += [(time, None, job, event, user, cls, f"name{j}", f"logical{j % 50}") for time, event in events]
+        level = rng.uniform(0.02, 0.2)
+        daily, weekly = rng.uniform(0.0, 0.5), rng.uniform(0.0, 0.3)
+        daily_phase, weekly_phase = rng.uniform(-np.pi, np.pi), rng.uniform(-np.pi, np.pi)
+        if service[j]:
+            truth_services.append(
+                {
+                    "job_id": job,
+                    "level": level,
+                    "daily_ratio": daily,
+                    "daily_phase": daily_phase,
+                    "weekly_ratio": weekly,
+                    "weekly_phase": weekly_phase,
+                    "noise_ratio": settings.noise_share,
+                }
+            )
+        for task in range(int(tasks[j])):
+            machine = int(rng.choice(machines))
+            cpu, memory = float(rng.lognormal(np.log(0.03), 0.8)), float(rng.lognormal(np.log(0.025), 0.9))
+            task_rows += [
+                (time, None, job, task, machine, event, user, cls, 9, cpu, memory, 0.0003, 0) for time, event in events
+            ]
+            # Windows of the trace grid that overlap the task's run.
+            windows = window_starts[(window_starts + WINDOW_US > start) & (window_starts < end)]
+            if windows.size == 0:
+                continue
+            t = (windows - TRACE_START_US) / US
+            if service[j]:
+                keep = rng.random(windows.size) >= settings.missing_window_share
+                windows, t = windows[keep], t[keep]
+                cycles = daily * np.sin(2 * np.pi * t / DAY_S + daily_phase)
+                cycles += weekly * np.sin(2 * np.pi * t / WEEK_S + weekly_phase)
+                mean = level * (1 + cycles) + rng.normal(0, settings.noise_share * level, t.size)
+            else:
+                mean = rng.gamma(2.0, cpu / 4, t.size)
+            mean = np.clip(mean, 0, None)
+            if sampling_off[j]:
+                sample = np.zeros(t.size)
+            else:
+                sample = mean * rng.lognormal(0, 0.5, t.size)
+                # In most windows of the real trace the 1-second sample happens to be 0, but every
+                # task of a measured job has at least one non-zero sample (its first window).
+                sample[rng.random(t.size) < 0.5] = 0.0
+                sample[0] = max(sample[0], mean[0], 1e-4)
+            usage_chunks.append((windows, job, task, machine, mean, sample))
+
+    job_events = pl.DataFrame(job_rows, schema=names["job_events"], orient="row")
+    task_events = pl.DataFrame(task_rows, schema=names["task_events"], orient="row")
+    usage = _usage_frame(usage_chunks, names["task_usage"])
+    for table, frame, time_column in (
+        ("machine_events", machine_events, "time"),
+        ("job_events", job_events, "time"),
+        ("task_events", task_events, "time"),
+        ("task_usage", usage, "start_time"),
+    ):
+        parts = 1 if table == "machine_events" else settings.parts
+        _write_parts(out / "trace", table, frame, time_column, parts, end_us)
+
+    truth = out / "truth"
+    truth.mkdir(parents=True, exist_ok=True)
+    with_usage = np.isin(job_ids, usage["job_id"].unique().to_numpy())
+    pl.DataFrame(
+        {
+            "job_id": job_ids,
+            "service": service,
+            "sampling_off": sampling_off,
+            "measured": ~sampling_off & with_usage,  # what google.job_sampling must find
+            "tasks": tasks,
+            "scheduling_class": klass,
+        }
+    ).write_parquet(truth / "jobs.parquet")
+    pl.DataFrame(truth_services).write_parquet(truth / "services.parquet")
+    summary = {
+        "settings": asdict(settings),
+        "jobs": int(n_jobs),
+        "tasks": int(tasks.sum()),
+        "usage_rows": usage.height,
+        "measured_jobs_planted": int((~sampling_off).sum()),
+    }
+    (truth / "summary.json").write_text(json.dumps(summary, indent=2))
+    return summary
+
+
+def _usage_frame(chunks: list, columns: list[str]) -> pl.DataFrame:
+    if not chunks:
+        return pl.DataFrame(schema=dict.fromkeys(columns, pl.Float64))
+    windows = np.concatenate([c[0] for c in chunks])
+    sizes = [len(c[0]) for c in chunks]
+    repeat = lambda i: np.repeat([c[i] for c in chunks], sizes)  # noqa: E731
+    mean = np.concatenate([c[4] for c in chunks])
+    frame = {
+        "start_time": windows,
+        "end_time": windows + WINDOW_US,
+        "job_id": repeat(1),
+        "task_index": repeat(2),
+        "machine_id": repeat(3),
+        "cpu_rate": mean,
+    }
+    for name in columns[6:19]:
+        frame[name] = np.zeros(windows.size)
+    frame["aggregation_type"] = np.zeros(windows.size, dtype=np.int64)
+    frame["sampled_cpu_usage"] = np.concatenate([c[5] for c in chunks])
+    frame["maximum_cpu_rate"] = mean * 1.5
+    frame["sample_portion"] = np.ones(windows.size)
+    return pl.DataFrame(frame).select(columns)
