@@ -103,6 +103,8 @@ def test_demo_runs_on_the_embedded_sample(tmp_path):
     result = run("demo", "--lake", tmp_path / "demo")
     assert "KTH-SP2-1996-2.1-cln" in result.stdout and "28,476" in result.stdout
     assert "EASY++ (AVE2, SJBF, incremental)" in result.stdout and "EASY, clairvoyant" in result.stdout
+    assert "10,704" in result.stdout and "37,780" in result.stdout  # the embedded Google slice
+    assert "google.job_sampling" in result.stdout
     assert "demo done" in result.stderr
 
 

@@ -9,3 +9,8 @@ SAMPLE_SWF_LOGS = ("KTH-SP2-1996-2.1-cln.swf.gz",)
 def sample_swf_paths() -> list[Path]:
     folder = resources.files(__name__)
     return [Path(str(folder / name)) for name in SAMPLE_SWF_LOGS]
+
+
+def sample_google_trace() -> Path:
+    """A small real slice of the Google trace, laid out as published (see README.md here)."""
+    return Path(str(resources.files(__name__) / "google_sample"))
