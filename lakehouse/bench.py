@@ -6,6 +6,11 @@ alone, best of 3, in a child process that holds only numpy and the engine, so it
 engine's.  Baseline: the in-repo Python EASY (`lakehouse.sim.reference`) on the same jobs.
 Targets: CEA-Curie <= 1 s and <= 300 MB; >= 100x the Python implementation on every log.
 
+Google ingest: >= 5 GB of uncompressed task_usage CSV ($LAKEHOUSE_BENCH_GOOGLE_GB) generated as gzip
+parts, then ingested; printed next to a bare DuckDB COPY (read_csv of the same files -> Parquet)
+measured in the same run.  Targets: >= 0.9x the bare throughput and >= 120 MB/s uncompressed, peak
+memory <= 4 GB; google.task_usage_stats over the result at >= 20 M usage rows/s.
+
 SWF ingest: all logs of a folder (default: the shared PWA logs beside the repository, or
 $LAKEHOUSE_SHARED_DATA/swf) from scratch into a fresh lake, including Parquet and the catalog.
 Target: < 10 s for the 19 shared logs (about 2.4 M jobs), i.e. >= 200 k jobs/s on 2 cores.
@@ -148,6 +153,80 @@ def bench_simulator(folder: Path) -> bool:
     return ok
 
 
+def _usage_part(args: tuple[Path, int, int, int]) -> int:
+    from lakehouse.synth.google_trace import write_usage_parts
+
+    folder, part, parts, rows = args
+    # One part per call, so that two processes share the work; each names its own part.
+    tmp = folder / f".gen{part}"
+    written = write_usage_parts(tmp, 1, rows, seed=part)
+    (tmp / "part-00000-of-00001.csv.gz").rename(folder / f"part-{part:05d}-of-{parts:05d}.csv.gz")
+    tmp.rmdir()
+    return written
+
+
+def bench_google(gigabytes: float) -> bool:
+    from concurrent.futures import ProcessPoolExecutor
+
+    from lakehouse.ingest.google import ingest_google
+    from lakehouse.ingest.google_format import tables
+
+    rows_per_part = 1_000_000  # about 170 MB of CSV
+    parts = max(1, round(gigabytes * 1e9 / 170e6))
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = Path(tmp) / "trace"
+        usage = trace / "task_usage"
+        usage.mkdir(parents=True)
+        started = time.perf_counter()
+        with ProcessPoolExecutor(max_workers=2) as pool:
+            raw_bytes = sum(pool.map(_usage_part, [(usage, p, parts, rows_per_part) for p in range(parts)]))
+        generated = time.perf_counter() - started
+        gz_bytes = sum(p.stat().st_size for p in usage.iterdir())
+        megabytes = raw_bytes / 1e6
+        print(
+            f"google ingest: {parts} task_usage parts, {megabytes:,.0f} MB CSV ({gz_bytes / 1e6:,.0f} MB gzip), "
+            f"{parts * rows_per_part:,} rows (generated in {generated:.0f} s)"
+        )
+        columns = ", ".join(f"{sql_literal(c.name)}: {sql_literal(c.duckdb_type)}" for c in tables()["task_usage"])
+        con = duckdb.connect()
+        con.execute("SET enable_progress_bar = false")
+        started = time.perf_counter()
+        con.execute(
+            f"COPY (SELECT * FROM read_csv({sql_literal(str(usage / '*.csv.gz'))}, columns = {{{columns}}}, "
+            f"header = false, auto_detect = false)) TO {sql_literal(str(Path(tmp) / 'bare.parquet'))} "
+            f"(FORMAT parquet, COMPRESSION zstd)"
+        )
+        bare = time.perf_counter() - started
+        con.close()
+        (Path(tmp) / "bare.parquet").unlink()
+        lake = Lake(Path(tmp) / "lake")
+        started = time.perf_counter()
+        results, _ = ingest_google(lake, trace)
+        ours = time.perf_counter() - started
+        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        failed = [r for r in results if r.status != "ok"]
+        started = time.perf_counter()
+        tasks = lake.query("SELECT count(*) AS n FROM google.task_usage_stats")["n"][0]
+        stats = time.perf_counter() - started
+    rows = parts * rows_per_part
+    checks = {
+        ">= 0.9x bare DuckDB": bare / ours >= 0.9,
+        ">= 120 MB/s": megabytes / ours >= 120,
+        "peak <= 4 GB": peak_mb <= 4096,
+        "task_usage_stats >= 20 M rows/s": rows / stats >= 20e6,
+        "every part ok": not failed,
+    }
+    print(
+        f"  ingest {ours:.1f} s = {megabytes / ours:,.0f} MB/s; bare DuckDB {bare:.1f} s = "
+        f"{megabytes / bare:,.0f} MB/s; ingest / bare throughput = {bare / ours:.2f}; "
+        f"peak memory (this process) {peak_mb:,.0f} MB"
+    )
+    speed = rows / stats / 1e6
+    print(f"  google.task_usage_stats: {tasks:,} tasks from {rows:,} rows in {stats:.2f} s = {speed:.1f} M rows/s")
+    print("  " + "; ".join(f"{name}: {'PASS' if ok else 'FAIL'}" for name, ok in checks.items()))
+    return all(checks.values())
+
+
 def main() -> int:
     folder = shared_swf_dir()
     if not folder.exists():
@@ -155,6 +234,7 @@ def main() -> int:
         return 1
     ok = bench_simulator(folder)
     ok &= bench_swf_ingest(folder)
+    ok &= bench_google(float(os.environ.get("LAKEHOUSE_BENCH_GOOGLE_GB", "5")))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (this process): {peak_mb:,.0f} MB")
     return 0 if ok else 1

@@ -12,13 +12,13 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+from isal import isal_zlib
 
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS
@@ -108,11 +108,11 @@ def count_lines(path: Path) -> int:
     """Lines of a gzip part, checking the whole stream (CRC and length) on the way.
 
     Why: DuckDB reads a truncated gzip file without complaint and silently returns fewer rows, so
-    every part is decompressed once more here (zlib releases the GIL, so this runs beside the other
-    worker's DuckDB).
+    every part is decompressed once more here, with ISA-L (twice as fast as zlib; it releases the GIL,
+    so this runs beside the other worker's DuckDB).
     """
     lines, last = 0, b"\n"
-    decompressor, in_member = zlib.decompressobj(wbits=31), False
+    decompressor, in_member = isal_zlib.decompressobj(wbits=31), False
     try:
         with path.open("rb") as stream:
             while chunk := stream.read(HASH_CHUNK):
@@ -124,8 +124,8 @@ def count_lines(path: Path) -> int:
                     chunk = b""
                     if decompressor.eof:  # a gzip file may hold several members
                         chunk = decompressor.unused_data
-                        decompressor, in_member = zlib.decompressobj(wbits=31), False
-    except zlib.error as exc:
+                        decompressor, in_member = isal_zlib.decompressobj(wbits=31), False
+    except isal_zlib.error as exc:
         raise BrokenFileError(str(path), f"corrupt gzip stream ({exc})") from None
     if in_member:
         raise BrokenFileError(str(path), "truncated gzip stream (the file ends inside compressed data)")
@@ -141,6 +141,7 @@ def write_part(lake: Lake, part: TracePart) -> PartResult:
     quarantine = DATASETS["google_quarantine"].file(lake.root, f"{part.table}.{part.part}")
     tmp_out, tmp_quarantine = out.with_name(f".{out.name}.tmp"), quarantine.with_name(f".{quarantine.name}.tmp")
     con = duckdb.connect(config={"threads": 1})
+    con.execute("SET enable_progress_bar = false")
     try:
         try:
             con.execute(
