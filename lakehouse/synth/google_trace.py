@@ -226,34 +226,29 @@ def _usage_frame(chunks: list, columns: list[str]) -> pl.DataFrame:
     return pl.DataFrame(frame).select(columns)
 
 
-def write_usage_parts(folder: Path, parts: int, rows_per_part: int, seed: int = 0, level: int = 1) -> int:
-    """Bulk task_usage parts for benchmarks: `parts` gzip CSV files of `rows_per_part` rows each, in the
-    trace's format, with plausible values (no planted truth).  Returns the uncompressed bytes written.
-    `level` is the gzip level (1 keeps generation fast; it does not change the reading cost much)."""
-    rng = np.random.default_rng(seed)
+def write_usage_part(path: Path, part: int, rows: int, level: int = 1) -> int:
+    """One bulk task_usage part for benchmarks (`part` seeds it and places it in time): `rows` rows in
+    the trace's format with plausible values, no planted truth.  Returns the uncompressed bytes.
+    `level` is the gzip level (1 keeps generation fast; it hardly changes the cost of reading)."""
+    rng = np.random.default_rng(part)
     names = [c.name for c in tables()["task_usage"]]
-    folder.mkdir(parents=True, exist_ok=True)
-    written = 0
-    for part in range(parts):
-        n = rows_per_part
-        start = TRACE_START_US + (part * n + np.arange(n)) // 40 * WINDOW_US // 100
-        # About 100 windows per task, as in the real trace (~1.3 G rows for ~25 M tasks is ~50).
-        key = rng.integers(0, max(n // 100, 1), n)
-        frame = {
-            "start_time": start,
-            "end_time": start + WINDOW_US,
-            "job_id": 6_000_000_000 + part * 1_000_000 + key // 20,
-            "task_index": key % 20,
-            "machine_id": rng.integers(1, 12_500, n) * 1000 + 7,
-        }
-        for name in names[5:18]:
-            frame[name] = np.round(rng.gamma(1.5, 0.02, n), 6)
-        frame["aggregation_type"] = rng.integers(0, 2, n)
-        frame["sampled_cpu_usage"] = np.where(rng.random(n) < 0.7, 0.0, np.round(rng.gamma(1.5, 0.02, n), 6))
-        buffer = io.BytesIO()
-        pl.DataFrame(frame).select(names).write_csv(buffer, include_header=False)
-        data = buffer.getvalue()
-        written += len(data)
-        path = folder / f"part-{part:05d}-of-{parts:05d}.csv.gz"
-        path.write_bytes(gzip.compress(data, compresslevel=level, mtime=0))
-    return written
+    start = TRACE_START_US + (part * rows + np.arange(rows)) // 40 * WINDOW_US // 100
+    # About 100 windows per task, as in the real trace (~1.3 G rows for ~25 M tasks is ~50).
+    key = rng.integers(0, max(rows // 100, 1), rows)
+    frame = {
+        "start_time": start,
+        "end_time": start + WINDOW_US,
+        "job_id": 6_000_000_000 + part * 1_000_000 + key // 20,
+        "task_index": key % 20,
+        "machine_id": rng.integers(1, 12_500, rows) * 1000 + 7,
+    }
+    for name in names[5:18]:
+        frame[name] = np.round(rng.gamma(1.5, 0.02, rows), 6)
+    frame["aggregation_type"] = rng.integers(0, 2, rows)
+    frame["sampled_cpu_usage"] = np.where(rng.random(rows) < 0.7, 0.0, np.round(rng.gamma(1.5, 0.02, rows), 6))
+    buffer = io.BytesIO()
+    pl.DataFrame(frame).select(names).write_csv(buffer, include_header=False)
+    data = buffer.getvalue()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(gzip.compress(data, compresslevel=level, mtime=0))
+    return len(data)

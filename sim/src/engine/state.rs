@@ -57,7 +57,6 @@ pub struct Sim<'a> {
     /// Current prediction (duration) of each job.
     pub(super) predicted: Vec<i64>,
     pub(super) out: Outcome,
-    pub(super) started: Vec<bool>,
     pub(super) free: i64,
     pub(super) queue: Queue,
     /// Running jobs by predicted end.
@@ -107,7 +106,6 @@ impl<'a> Sim<'a> {
                 initial_prediction: vec![0; n],
                 reservation: vec![NOT_YET; n],
             },
-            started: vec![false; n],
             free: config.machine_size,
             queue: Queue::default(),
             running: BTreeSet::new(),
@@ -346,7 +344,6 @@ impl<'a> Sim<'a> {
             "capacity exceeded starting job {}",
             self.w.id[job]
         );
-        self.started[job] = true;
         self.out.start[job] = now;
         self.out.end[job] = now + self.run[job];
         self.out.backfilled[job] = backfilled;
