@@ -87,6 +87,12 @@ def test_a_truncated_part_fails_alone(trace, tmp_path):
     assert lake.query("SELECT count(*) AS n FROM google.job_events")["n"][0] == 3
 
 
+def test_a_part_that_is_not_gzip_is_an_error(trace, tmp_path):
+    (trace / "job_events" / "part-00001-of-00002.csv.gz").write_text("0,,1,0,u,3,n,l\n")
+    results, _ = ingest_google(Lake(tmp_path / "lake"), trace)
+    assert "not a gzip file" in by_part(results)["job_events/part-00001-of-00002"].error
+
+
 def test_an_empty_part_is_an_error(trace, tmp_path):
     write_part(trace, "machine_events", 0, 1, [])
     results, _ = ingest_google(Lake(tmp_path / "lake"), trace)

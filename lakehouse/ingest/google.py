@@ -113,6 +113,10 @@ def count_lines(path: Path) -> int:
     """
     lines, last = 0, b"\n"
     decompressor, in_member = isal_zlib.decompressobj(wbits=31), False
+    with path.open("rb") as stream:
+        magic = stream.read(2)
+    if magic and magic != b"\x1f\x8b":
+        raise BrokenFileError(str(path), "not a gzip file (parts of the trace are .csv.gz)")
     try:
         with path.open("rb") as stream:
             while chunk := stream.read(HASH_CHUNK):
