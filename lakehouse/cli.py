@@ -225,7 +225,7 @@ def generate_google(
     The truth (jobs with 1-second sampling switched off, each service's level, daily and weekly
     amplitudes and phases, noise) is written beside the trace, for tests and benchmarks.
 
-    Example: `lakehouse generate google /tmp/gen --days 7 && lakehouse ingest google /tmp/gen/trace`
+    Example: `lakehouse generate google gen --days 7 && lakehouse ingest google gen/trace`
     """
     from lakehouse.synth.google_trace import Settings, generate
 
