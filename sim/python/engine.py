@@ -52,6 +52,8 @@ def simulate(
     - threshold: jobs that waited longer than this many seconds go first, in submit order.
     - compat: `canonical` (DESIGN section 5) or `pyss` (the published SC'15 simulator, job for job).
     - tau: bound of the bounded slowdown, in seconds.
+    - record_reservations: add a `reservation` column, each job's first reservation (EASY: when it
+      first blocks the head of the queue; conservative: its first slot); null if it never had one.
 
     EASY++ is `predictor="ave2", backfill="sjbf", correction="incremental"`.
     Raises `SimulationInputError` (a ValueError) naming the offending job ids.
