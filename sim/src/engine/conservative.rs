@@ -14,7 +14,7 @@ impl Sim<'_> {
             // jobs and re-reserve everyone in queue order.
             self.replan = false;
             let mut profile = Profile::new(self.config.machine_size);
-            for &(_, job) in &self.running {
+            for &(_, job, _) in self.running.iter() {
                 let planned_end = (self.out.start[job] + self.planned(job)).max(now + 1);
                 profile.add(now, planned_end, -self.w.procs[job]);
             }

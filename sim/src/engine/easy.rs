@@ -116,7 +116,7 @@ impl Sim<'_> {
         let needed = self.w.procs[job];
         let mut available = free;
         let mut shadow = None;
-        for &(predicted_end, other) in &self.running {
+        for &(predicted_end, other, procs) in self.running.iter() {
             if predicted_end <= now && self.due_now(other, now) {
                 continue; // already counted in `free`
             }
@@ -125,7 +125,7 @@ impl Sim<'_> {
             if shadow.is_some_and(|t| t < predicted_end) {
                 break;
             }
-            available += self.w.procs[other];
+            available += procs;
             if shadow.is_none() && available >= needed {
                 shadow = Some(predicted_end);
             }

@@ -13,6 +13,7 @@ mod order;
 mod predict;
 mod profile;
 mod queue;
+mod running;
 mod state;
 #[cfg(test)]
 mod tests;

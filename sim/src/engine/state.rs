@@ -4,9 +4,10 @@ use super::order::{order_queue, Facts};
 use super::predict::{Correction, History};
 use super::profile::Profile;
 use super::queue::Queue;
+use super::running::Running;
 use super::{Algorithm, Backfill, Config, Outcome, Predictor, Semantics, Workload};
 use std::cmp::Reverse;
-use std::collections::{BTreeSet, BinaryHeap};
+use std::collections::BinaryHeap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Kind {
@@ -60,7 +61,7 @@ pub struct Sim<'a> {
     pub(super) free: i64,
     pub(super) queue: Queue,
     /// Running jobs by predicted end.
-    pub(super) running: BTreeSet<(i64, usize)>,
+    pub(super) running: Running,
     events: BinaryHeap<Reverse<Key>>,
     counter: u64,
     next_submission: usize,
@@ -108,7 +109,7 @@ impl<'a> Sim<'a> {
             },
             free: config.machine_size,
             queue: Queue::default(),
-            running: BTreeSet::new(),
+            running: Running::default(),
             events: BinaryHeap::new(),
             counter: n as u64,
             next_submission: 0,
@@ -241,7 +242,7 @@ impl<'a> Sim<'a> {
             Kind::Termination => {
                 self.free += self.w.procs[job];
                 let predicted_end = self.out.start[job] + self.predicted[job];
-                self.running.remove(&(predicted_end, job));
+                self.running.remove(predicted_end, job);
                 if let Some(&slot) = self.user_slot.get(job) {
                     self.history[slot as usize].completed(self.run[job]);
                 }
@@ -267,8 +268,8 @@ impl<'a> Sim<'a> {
                 );
                 self.out.corrections[job] += 1;
                 self.predicted[job] = new;
-                self.running.remove(&(start + old, job));
-                self.running.insert((start + new, job));
+                self.running.remove(start + old, job);
+                self.running.insert(start + new, job, self.w.procs[job]);
                 if self.run[job] > new {
                     self.push(start + new, Kind::PredictionOver, job);
                 }
@@ -320,11 +321,15 @@ impl<'a> Sim<'a> {
     /// to end now counts as free even before its termination event, which comes later at this
     /// instant.  Canonical mode has handled every event of the instant already.
     pub(super) fn free_now(&self, now: i64) -> i64 {
+        if self.config.semantics == Semantics::Canonical {
+            return self.free;
+        }
         let due: i64 = self
             .running
-            .range(..(now + 1, 0))
-            .filter(|&&(_, job)| self.due_now(job, now))
-            .map(|&(_, job)| self.w.procs[job])
+            .ending_by(now)
+            .iter()
+            .filter(|&&(_, job, _)| self.due_now(job, now))
+            .map(|&(_, _, procs)| procs)
             .sum();
         self.free + due
     }
@@ -347,7 +352,7 @@ impl<'a> Sim<'a> {
         self.out.start[job] = now;
         self.out.end[job] = now + self.run[job];
         self.out.backfilled[job] = backfilled;
-        self.running.insert((now + self.predicted[job], job));
+        self.running.insert(now + self.predicted[job], job, procs);
         self.push(now + self.run[job], Kind::Termination, job);
         if self.config.correction != Correction::None && self.run[job] > self.predicted[job] {
             self.push(now + self.predicted[job], Kind::PredictionOver, job);
