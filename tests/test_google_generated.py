@@ -69,3 +69,12 @@ def test_task_usage_stats_equal_numpy_on_the_generated_rows(generated):
         assert row["nonzero_samples"] == (sampled[mine] > 0).sum()
         if mine.sum() > 1:
             assert row["sd_cpu_rate"] == pytest.approx(rate[mine].std(ddof=1), rel=1e-9)
+
+
+def test_the_reused_job_id_audit_finds_the_planted_one_and_the_filter_resolves_it(generated):
+    out, lake, _ = generated
+    truth = pl.read_parquet(out / "truth" / "jobs.parquet")
+    audit = lake.query("SELECT job_id, submits, after_filtering FROM google.audit_reused_job_ids")
+    assert audit.rows() == [(truth.filter(pl.col("reused_id"))["job_id"][0], 2, 0)]
+    instances = lake.query("SELECT instance, count(*) AS n FROM google.job_instances GROUP BY instance ORDER BY 1")
+    assert instances.rows() == [(1, truth.height), (2, 1)]

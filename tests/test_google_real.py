@@ -58,6 +58,8 @@ def test_documented_facts_of_the_trace(google_lake):
         "SELECT job_id FROM google.job_events WHERE event = 'SUBMIT' GROUP BY job_id HAVING count(*) > 1"
     )
     assert twice["job_id"].to_list() == [6253771429]
+    # Its audit: found before filtering, resolved by google.job_instances (one SUBMIT per instance).
+    assert lake.query("SELECT * FROM google.audit_reused_job_ids").rows() == [(6253771429, 2, 0)]
     machines = lake.query(
         "SELECT count(DISTINCT machine_id) AS machines, count(*) FILTER (before_trace) AS at_zero, "
         "count(*) FILTER (after_trace) AS after FROM google.machine_events"

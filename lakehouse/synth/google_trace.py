@@ -12,9 +12,10 @@ CPU (mu1s) is 0.  Two kinds of jobs:
   phi_w) + noise, with some windows missing.
 
 The trace goes to ``OUTDIR/trace/`` (one folder per table, as published) and the planted truth to
-``OUTDIR/truth/``: which jobs have 1-second sampling switched off (their
-sampled CPU is always 0), each service's level, amplitudes (as ratios to the level), phases and noise,
-and which usage windows were dropped.  Times are microseconds of the trace clock (600 s = trace start).
+``OUTDIR/truth/``: which jobs have 1-second sampling switched off (their sampled CPU is always 0),
+each service's level, amplitudes (as ratios to the level), phases and noise, and the documented
+anomaly planted: one job id reused for a second submission after its first instance ended (as job
+6253771429 in the real trace).  Times are microseconds of the trace clock (600 s = trace start).
 """
 
 from __future__ import annotations
@@ -165,6 +166,17 @@ def generate(out: Path, settings: Settings = Settings()) -> dict[str, object]:
                 sample[0] = max(sample[0], mean[0], 1e-4)
             usage_chunks.append((windows, job, task, machine, mean, sample))
 
+    # Plant the documented anomaly "a job id is reused after a restart": the first batch job that
+    # ended early enough is submitted again, 10 minutes after its end, and finishes.
+    reused = np.zeros(n_jobs, dtype=bool)
+    ended = {row[2]: row for row in job_rows if row[3] in (FINISH, KILL, FAIL) and row[0] < end_us - 3_600 * US}
+    if ended:
+        first = min(ended, key=lambda job: int(np.flatnonzero(job_ids == job)[0]))
+        time, _, job, _, user, cls, name, logical = ended[first]
+        again = time + 600 * US
+        for k, event in enumerate((SUBMIT, SCHEDULE, FINISH)):
+            job_rows.append((again + k * US, None, job, event, user, cls, name, logical))
+        reused[np.flatnonzero(job_ids == first)] = True
     job_events = pl.DataFrame(job_rows, schema=names["job_events"], orient="row")
     task_events = pl.DataFrame(task_rows, schema=names["task_events"], orient="row")
     usage = _usage_frame(usage_chunks, names["task_usage"])
@@ -186,6 +198,7 @@ def generate(out: Path, settings: Settings = Settings()) -> dict[str, object]:
             "service": service,
             "sampling_off": sampling_off,
             "measured": ~sampling_off & with_usage,  # what google.job_sampling must find
+            "reused_id": reused,  # what google.audit_reused_job_ids must find
             "tasks": tasks,
             "scheduling_class": klass,
         }
