@@ -1,0 +1,71 @@
+"""Periodic fits recover planted sinusoids; the significance test holds its level (issue 5)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lakehouse.models.spectral import DAY_S, HOUR_S, WEEK_S, fit_periodic
+
+GRID = np.arange(0, 29 * DAY_S, 300.0)  # 29 days of 5-minute windows, as the trace
+
+
+def planted_series(rng, level, components, noise=0.1, missing=0.1, grid=GRID):
+    """Observed windows of C·(1 + Σ r·sin(2πt/P + φ)) + N(0, noise·C), with a share of windows missing."""
+    t = grid[rng.random(grid.size) >= missing]
+    shape = sum(r * np.sin(2 * np.pi * t / period + phase) for period, r, phase in components)
+    return t, level * (1 + shape) + rng.normal(0, noise * level, t.size)
+
+
+def angle_error_degrees(a, b):
+    return abs(np.degrees(np.angle(np.exp(1j * (a - b)))))
+
+
+def test_recovers_planted_amplitudes_and_phases():
+    # Noise 10 % of C, 10 % of windows missing; every planted ratio >= 0.1 must come back within 0.02
+    # (absolute) and its phase within 5 degrees.
+    rng = np.random.default_rng(11)
+    for _ in range(40):
+        level = rng.uniform(0.05, 5)
+        planted = {
+            "hourly": (HOUR_S, rng.uniform(0.1, 0.3), rng.uniform(-np.pi, np.pi)),
+            "daily": (DAY_S, rng.uniform(0.1, 0.6), rng.uniform(-np.pi, np.pi)),
+            "weekly": (WEEK_S, rng.uniform(0.1, 0.3), rng.uniform(-np.pi, np.pi)),
+        }
+        fit = fit_periodic(*planted_series(rng, level, planted.values()))
+        assert fit.level == pytest.approx(level, rel=0.01)
+        assert fit.noise_ratio == pytest.approx(0.1, abs=0.01)
+        for name, (_, ratio, phase) in planted.items():
+            found = fit.components[name]
+            assert abs(found.ratio - ratio) <= 0.02, name
+            assert angle_error_degrees(found.phase, phase) <= 5, name
+
+
+def test_the_daily_test_flags_few_pure_noise_series_and_every_real_cycle():
+    rng = np.random.default_rng(5)
+    noise_only = [fit_periodic(*planted_series(rng, 1.0, [])).components["daily"] for _ in range(400)]
+    false_positive_rate = np.mean([c.significant() for c in noise_only])
+    assert false_positive_rate <= 0.05
+    cycles = [
+        fit_periodic(*planted_series(rng, 1.0, [(DAY_S, rng.uniform(0.1, 0.5), rng.uniform(-3, 3))])).components[
+            "daily"
+        ]
+        for _ in range(200)
+    ]
+    assert np.mean([c.significant() for c in cycles]) >= 0.95
+
+
+def test_a_trend_is_separated_from_the_level():
+    # Demand growing linearly by 20 % of the mid-series level over the trace.
+    rng = np.random.default_rng(3)
+    t = GRID
+    y = 2.0 * (1 + 0.2 * (t - t.mean()) / (t.max() - t.min())) + rng.normal(0, 0.02, t.size)
+    fit = fit_periodic(t, y)
+    assert fit.level == pytest.approx(2.0, rel=1e-3)
+    assert fit.trend_ratio == pytest.approx(0.2, abs=0.005)
+    assert not fit.components["daily"].significant()
+
+
+def test_too_short_a_series_is_refused():
+    with pytest.raises(ValueError, match="at least 9 observed windows"):
+        fit_periodic(np.arange(5.0), np.ones(5))
