@@ -37,6 +37,8 @@ app = typer.Typer(
 ingest_app = typer.Typer(help="Ingest raw files into the lake (incremental: unchanged files are skipped).")
 catalog_app = typer.Typer(help="Maintain the DuckDB catalog (lake.duckdb).")
 generate_app = typer.Typer(help="Write synthetic data in the published formats, with its planted truth.")
+report_app = typer.Typer(help="Run a model over the lake, store its result as analysis.* and print a summary.")
+app.add_typer(report_app, name="report")
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(generate_app, name="generate")
 app.add_typer(catalog_app, name="catalog")
@@ -240,6 +242,28 @@ def generate_google(
         f"{summary['jobs']:,} jobs, {summary['tasks']:,} tasks, {summary['usage_rows']:,} usage rows -> {out}/trace "
         f"(truth in {out}/truth)"
     )
+
+
+@report_app.command("periodicity")
+@clear_errors
+def report_periodicity(
+    lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output: OutputOption = None
+) -> None:
+    """Fit hourly, daily and weekly cycles to every long-running job of the Google lake.
+
+    Stores one row per job in analysis.job_sinusoids (level c, daily amplitude rho and phase phi per
+    task, every component's ratio, phase and p-value) and prints, per component, the distribution of
+    amplitude ratios over jobs and the share of jobs where it is significant (Wald test, 5 %).
+
+    Example: `lakehouse report periodicity --format csv`
+    """
+    from lakehouse.models.job_sinusoids import summary, write_job_sinusoids
+
+    target = Lake(lake)
+    with target.writer(), stderr.status("fitting long-running jobs..."):
+        fits = write_job_sinusoids(target)
+    emit(summary(fits), fmt, output)
+    stderr.print(f"{fits.height:,} long-running jobs fitted -> analysis.job_sinusoids")
 
 
 @app.command()

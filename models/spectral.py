@@ -19,7 +19,7 @@ import statsmodels.api as sm
 from scipy import stats
 
 HOUR_S, DAY_S, WEEK_S = 3_600, 86_400, 604_800
-PERIODS = {"hourly": HOUR_S, "daily": DAY_S, "weekly": WEEK_S}
+PERIODS = {"hourly": HOUR_S, "daily": DAY_S, "weekly": WEEK_S}  # names as in models/schemas.py
 HAC_LAGS = 12  # one hour of 5-minute windows: enough for the serial correlation of demand noise
 
 

@@ -151,6 +151,27 @@ def test_generate_google_then_ingest(tmp_path):
     assert "must be positive" in run("generate", "google", tmp_path / "x", "--days", 0, code=1).stderr
 
 
+def test_report_periodicity_on_a_generated_trace(tmp_path):
+    run(
+        "generate",
+        "google",
+        tmp_path / "gen",
+        "--machines",
+        4,
+        "--days",
+        2,
+        "--services",
+        3,
+        "--batch-jobs-per-hour",
+        1,
+    )
+    run("ingest", "google", tmp_path / "gen" / "trace", "--lake", tmp_path / "l")
+    result = run("report", "periodicity", "--lake", tmp_path / "l", "--format", "json")
+    daily = [row for row in json.loads(result.stdout) if row["component"] == "daily"][0]
+    assert daily["jobs"] == 3
+    assert "3 long-running jobs fitted" in result.stderr
+
+
 def test_simulate_errors_are_clear(cli_lake):
     assert "no log named 'nope'" in run("simulate", "nope", "--lake", cli_lake, code=1).stderr
     bad_policy = run("simulate", "mini", "--lake", cli_lake, "--policy", "fifo", code=1)

@@ -1,0 +1,53 @@
+"""analysis.job_sinusoids recovers the services planted by the Google generator."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+from lakehouse.ingest.google import ingest_google
+from lakehouse.lake import Lake
+from lakehouse.models import schemas, spectral
+from lakehouse.models.job_sinusoids import summary, write_job_sinusoids
+from lakehouse.synth.google_trace import Settings, generate
+
+
+@pytest.fixture(scope="module")
+def fitted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Lake, pl.DataFrame]:
+    out = tmp_path_factory.mktemp("services")
+    generate(out, Settings(machines=10, days=14, seed=3, services=8, batch_jobs_per_hour=0.5))
+    lake = Lake(out / "lake")
+    ingest_google(lake, out / "trace")
+    return out, lake, write_job_sinusoids(lake)
+
+
+def test_planted_cycles_are_recovered(fitted):
+    out, lake, fits = fitted
+    truth = pl.read_parquet(out / "truth" / "services.parquet")
+    joined = fits.join(truth, on="job_id", suffix="_planted")
+    assert joined.height == truth.height == 8
+    for row in joined.iter_rows(named=True):
+        for name in ("daily", "weekly"):
+            if row[f"{name}_ratio_planted"] >= 0.1:
+                assert abs(row[f"{name}_ratio"] - row[f"{name}_ratio_planted"]) <= 0.02
+                error = np.angle(np.exp(1j * (row[f"{name}_phase"] - row[f"{name}_phase_planted"])))
+                assert abs(np.degrees(error)) <= 5
+                assert row[f"{name}_p"] < 0.05
+        assert row["rho"] == pytest.approx(row["daily_ratio"] * row["c"])
+        assert row["c"] == pytest.approx(row["level"], rel=0.02)  # per-task level
+    assert lake.query("SELECT count(*) AS n FROM analysis.job_sinusoids")["n"][0] == 8
+
+
+def test_summary_reports_every_component(fitted):
+    _, _, fits = fitted
+    table = summary(fits)
+    assert table["component"].to_list() == ["hourly", "daily", "weekly", "trend", "noise"]
+    daily = table.row(1, named=True)
+    assert daily["jobs"] == 8 and daily["min"] <= daily["median"] <= daily["max"]
+
+
+def test_schema_names_the_fitted_periods():
+    assert list(schemas.PERIOD_NAMES) == list(spectral.PERIODS)
