@@ -266,6 +266,58 @@ def report_periodicity(
     stderr.print(f"{fits.height:,} long-running jobs fitted -> analysis.job_sinusoids")
 
 
+DEFAULT_PACK_QUERY = "SELECT job_id AS job, tasks, c, rho, phi FROM analysis.job_sinusoids"
+
+
+@app.command()
+@clear_errors
+def pack(
+    lake: LakeOption = None,
+    query: Annotated[
+        str, typer.Option(help="SQL giving job, tasks, c, rho, phi (one row per job; tasks identical within a job).")
+    ] = DEFAULT_PACK_QUERY,
+    capacity: Annotated[
+        float | None,
+        typer.Option(help="Machine capacity [default: the most common CPU capacity of google.machine_events]."),
+    ] = None,
+    order: Annotated[str, typer.Option(help="Task order: c (decreasing level) or peak (decreasing c + rho).")] = "c",
+    clip: Annotated[bool, typer.Option(help="Use rho = c where the amplitude exceeds the level.")] = False,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Pack services with daily demand cycles onto machines: FFD, BFD, MM and packing by peak (MMM).
+
+    A task demands c + rho sin(2 pi t / 1 day + phi); a machine holds a set of tasks if the sum of c plus
+    the modulus of the sum of rho e^(i phi) fits its capacity.  Machines are reported next to the lower
+    bound (sum c + |sum rho e^(i phi)|) / capacity.  The default input is analysis.job_sinusoids (run
+    `lakehouse report periodicity` first).
+
+    Example: `lakehouse pack --query "select job, tasks, c, rho, phi from read_csv('services.csv')" --capacity 20`
+    """
+    import duckdb
+
+    from lakehouse.models.packing import PackingInputError, pack_all
+
+    target = Lake(lake)
+    try:
+        jobs = target.query(query)
+        if capacity is None:
+            modes = target.query("SELECT mode(cpus) AS capacity FROM google.machine_events WHERE cpus > 0")
+            capacity = modes["capacity"][0]
+            if capacity is None:
+                raise LakehouseError("no machines in google.machine_events: give --capacity")
+    except duckdb.Error as exc:
+        raise LakehouseError(str(exc).strip()) from None
+    if jobs.is_empty():
+        raise LakehouseError("the query returned no jobs")
+    try:
+        table = pack_all(jobs, float(capacity), order=order, clip=clip)
+    except PackingInputError as exc:
+        raise LakehouseError(str(exc)) from None
+    emit(table, fmt, output)
+    stderr.print(f"{jobs['tasks'].sum():,} tasks of {jobs.height:,} jobs, machine capacity {capacity}")
+
+
 @app.command()
 @clear_errors
 def sql(

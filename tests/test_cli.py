@@ -172,6 +172,17 @@ def test_report_periodicity_on_a_generated_trace(tmp_path):
     assert "3 long-running jobs fitted" in result.stderr
 
 
+def test_pack_from_a_query(tmp_path):
+    run("init", "--lake", tmp_path / "l")
+    # Two tasks of peak 15 in opposite phase share one machine of capacity 20; by peak they need two.
+    query = "SELECT * FROM (VALUES (1, 1, 10.0, 5.0, 0.0), (2, 1, 10.0, 5.0, pi())) AS t(job, tasks, c, rho, phi)"
+    result = run("pack", "--lake", tmp_path / "l", "--query", query, "--capacity", 20, "--format", "json")
+    machines = {row["heuristic"]: row["machines"] for row in json.loads(result.stdout)}
+    assert machines["MMM"] == 2 and machines["FFD"] == 1
+    bad = run("pack", "--lake", tmp_path / "l", "--query", query.replace("5.0", "50.0"), "--capacity", 20, code=1)
+    assert "amplitude above the level" in bad.stderr
+
+
 def test_simulate_errors_are_clear(cli_lake):
     assert "no log named 'nope'" in run("simulate", "nope", "--lake", cli_lake, code=1).stderr
     bad_policy = run("simulate", "mini", "--lake", cli_lake, "--policy", "fifo", code=1)

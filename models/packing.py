@@ -1,0 +1,221 @@
+"""Packing tasks with periodic demand onto machines.
+
+Each task of job j demands W_j(t) = C_j + rho_j sin(2 pi t / P + phi_j), with one period P for all.  A
+set S of tasks fits on a machine of capacity K at every instant iff
+
+    sum_S C_j + | sum_S rho_j e^{i phi_j} | <= K,
+
+since the sum of sinusoids of one period is one sinusoid whose amplitude is the modulus of the sum of
+the phasors.  A machine's state is therefore three numbers: (sum C, sum rho cos phi, sum rho sin phi),
+and its peak load is sum C + |phasor sum|.
+
+Lower bound.  Summing the machine constraints over the K machines used, with the triangle inequality
+|sum_k z_k| <= sum_k |z_k|:  sum_j N_j C_j + |sum_j N_j rho_j e^{i phi_j}| <= K_used * capacity, so
+
+    machines >= (sum_j N_j C_j + |sum_j N_j rho_j e^{i phi_j}|) / capacity,
+
+the optimum of the continuous relaxation of the exact model (spreading every job evenly over that many
+machines gives every machine the same phasor, so the triangle inequality holds with equality).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+
+EPS = 1e-9  # slack on the capacity test: sums of floats
+
+
+class PackingInputError(ValueError):
+    """Demands that cannot be packed; the message names the rows."""
+
+
+@dataclass(frozen=True)
+class Tasks:
+    """One entry per task (jobs expanded), in packing order."""
+
+    job: np.ndarray
+    c: np.ndarray
+    dx: np.ndarray  # rho cos phi
+    dy: np.ndarray  # rho sin phi
+
+    @property
+    def peak(self) -> np.ndarray:
+        return self.c + np.hypot(self.dx, self.dy)
+
+
+def check_jobs(jobs: pl.DataFrame, capacity: float, clip: bool = False) -> pl.DataFrame:
+    """Columns job, tasks, c, rho, phi; errors name the offending jobs."""
+    missing = {"job", "tasks", "c", "rho", "phi"} - set(jobs.columns)
+    if missing:
+        raise PackingInputError(f"the jobs lack column(s) {', '.join(sorted(missing))} (need job, tasks, c, rho, phi)")
+    if capacity <= 0 or not math.isfinite(capacity):
+        raise PackingInputError(f"machine capacity must be positive, got {capacity}")
+    try:
+        jobs = jobs.with_columns(pl.col("c", "rho", "phi").cast(pl.Float64), pl.col("tasks").cast(pl.Int64))
+    except pl.exceptions.PolarsError as exc:
+        raise PackingInputError(f"c, rho and phi must be numbers and tasks an integer ({exc})") from None
+
+    def fail_if(mask: pl.Expr, what: str) -> None:
+        bad = jobs.filter(mask)["job"].to_list()
+        if bad:
+            shown = ", ".join(map(str, bad[:10])) + (f" and {len(bad) - 10} more" if len(bad) > 10 else "")
+            raise PackingInputError(f"{what}: job {shown}")
+
+    values = [pl.col(c) for c in ("c", "rho", "phi")]
+    fail_if(pl.any_horizontal([v.is_null() | v.is_nan() | v.is_infinite() for v in values]), "missing or NaN demands")
+    fail_if(pl.any_horizontal([pl.col("c") < 0, pl.col("rho") < 0]), "negative demands")
+    fail_if(pl.col("tasks").is_null() | (pl.col("tasks") <= 0), "jobs need at least one task")
+    if clip:
+        jobs = jobs.with_columns(rho=pl.min_horizontal("rho", "c"))
+    fail_if(
+        pl.col("rho") > pl.col("c"),
+        "amplitude above the level (demand would go negative; pass clip=True / --clip to use rho = c)",
+    )
+    fail_if(pl.col("c") + pl.col("rho") > capacity + EPS, f"a task peaks above the machine capacity {capacity}")
+    return jobs
+
+
+def expand(jobs: pl.DataFrame, order: str = "c") -> Tasks:
+    """Tasks by decreasing C (order="c") or decreasing C + rho (order="peak"); ties keep job order."""
+    counts = jobs["tasks"].to_numpy()
+    pick = lambda name: np.repeat(jobs[name].to_numpy().astype(float), counts)  # noqa: E731
+    job = np.repeat(jobs["job"].to_numpy(), counts)
+    c, rho, phi = pick("c"), pick("rho"), pick("phi")
+    key = c if order == "c" else c + rho
+    if order not in ("c", "peak"):
+        raise PackingInputError(f"unknown order {order!r}: c or peak")
+    idx = np.argsort(-key, kind="stable")
+    return Tasks(job[idx], c[idx], (rho * np.cos(phi))[idx], (rho * np.sin(phi))[idx])
+
+
+def lower_bound(jobs: pl.DataFrame, capacity: float) -> float:
+    """(sum N C + |sum N rho e^{i phi}|) / capacity (see the module docstring)."""
+    n = jobs["tasks"].to_numpy().astype(float)
+    phasor = np.sum(n * jobs["rho"].to_numpy() * np.exp(1j * jobs["phi"].to_numpy()))
+    return float((np.sum(n * jobs["c"].to_numpy()) + abs(phasor)) / capacity)
+
+
+def _place(tasks: Tasks, capacity: float, rule: str, machines: int | None = None) -> np.ndarray | None:
+    """Machine of each task (packing order), or None when a fixed number of machines is too few."""
+    fixed = machines is not None
+    size = machines if fixed else max(16, len(tasks.c) // 4)
+    s, x, y = np.zeros(size), np.zeros(size), np.zeros(size)
+    used = size if fixed else 0
+    where = np.empty(len(tasks.c), dtype=np.int64)
+    for i in range(len(tasks.c)):
+        peak = s[:used] + tasks.c[i] + np.hypot(x[:used] + tasks.dx[i], y[:used] + tasks.dy[i])
+        fits = peak <= capacity + EPS
+        if rule == "first":
+            choice = int(np.argmax(fits)) if fits.any() else -1
+        elif rule == "best":  # fullest machine after placing it
+            choice = int(np.argmax(np.where(fits, peak, -np.inf))) if fits.any() else -1
+        else:  # "least": emptiest machine after placing it (MM)
+            choice = int(np.argmin(np.where(fits, peak, np.inf))) if fits.any() else -1
+        if choice < 0:
+            if fixed:
+                return None
+            if used == size:
+                s, x, y = (np.concatenate([a, np.zeros(size)]) for a in (s, x, y))
+                size *= 2
+            choice, used = used, used + 1
+        s[choice] += tasks.c[i]
+        x[choice] += tasks.dx[i]
+        y[choice] += tasks.dy[i]
+        where[i] = choice
+    return where
+
+
+def ffd(tasks: Tasks, capacity: float) -> np.ndarray:
+    """First fit: the lowest-index machine where the task fits, else a new one."""
+    return _place(tasks, capacity, "first")
+
+
+def bfd(tasks: Tasks, capacity: float) -> np.ndarray:
+    """Best fit: the machine whose peak after adding the task is largest while <= capacity."""
+    return _place(tasks, capacity, "best")
+
+
+def mm(tasks: Tasks, capacity: float, machines: int) -> np.ndarray | None:
+    """With `machines` machines, each task to the one whose resulting peak is smallest (None: fails)."""
+    return _place(tasks, capacity, "least", machines)
+
+
+def by_peak(tasks: Tasks) -> Tasks:
+    """Every task as a constant at its peak C + rho (what packing by peak assumes)."""
+    zero = np.zeros_like(tasks.c)
+    return Tasks(tasks.job, tasks.peak, zero, zero)
+
+
+DOWNWARD_CHECKS = 3
+
+
+def smallest_mm(tasks: Tasks, capacity: float, start: int, limit: int) -> tuple[int, np.ndarray]:
+    """A small M in [start, limit] for which MM(M) succeeds, and its packing.
+
+    Feasibility of MM is not monotone in M, so a plain bisection can step over a feasible M.  The
+    search gallops up from `start` (the lower bound: start, +1, +2, +4, ...) to a feasible M, bisects
+    between the last failure and it, and then, as the guard, also tries the DOWNWARD_CHECKS values
+    just below the result, keeping any that succeeds.  The answer is always a feasible packing; it is
+    the smallest feasible M unless feasibility flips more often than the guard looks.  If even
+    `limit` (FFD's count) fails, FFD's packing is returned.
+    """
+    tried: dict[int, np.ndarray | None] = {}
+
+    def attempt(machines: int) -> np.ndarray | None:
+        if machines not in tried:
+            tried[machines] = mm(tasks, capacity, machines)
+        return tried[machines]
+
+    low, step, high = max(start, 1) - 1, 1, None  # low: largest M known to fail (or below the range)
+    while high is None:
+        candidate = min(low + step, limit)
+        if attempt(candidate) is not None:
+            high = candidate
+        elif candidate >= limit:
+            return limit, ffd(tasks, capacity)
+        else:
+            low, step = candidate, step * 2
+    while high - low > 1:
+        middle = (low + high) // 2
+        if attempt(middle) is not None:
+            high = middle
+        else:
+            low = middle
+    for machines in range(high - 1, max(high - 1 - DOWNWARD_CHECKS, max(start, 1) - 1), -1):
+        if attempt(machines) is not None:
+            high = machines
+    return high, tried[high]
+
+
+def peak_loads(tasks: Tasks, where: np.ndarray) -> np.ndarray:
+    """Peak load of each machine used, from the phasor sums."""
+    machines = int(where.max()) + 1 if len(where) else 0
+    s = np.bincount(where, tasks.c, machines)
+    x = np.bincount(where, tasks.dx, machines)
+    y = np.bincount(where, tasks.dy, machines)
+    return s + np.hypot(x, y)
+
+
+def pack_all(jobs: pl.DataFrame, capacity: float, order: str = "c", clip: bool = False) -> pl.DataFrame:
+    """Machines needed by each heuristic, next to the lower bound (every ratio is relative to it)."""
+    jobs = check_jobs(jobs, capacity, clip)
+    tasks = expand(jobs, order)
+    bound = lower_bound(jobs, capacity)
+    first = ffd(tasks, capacity)
+    used = {"FFD": int(first.max()) + 1, "BFD": int(bfd(tasks, capacity).max()) + 1}
+    used["MM"] = smallest_mm(tasks, capacity, math.ceil(bound - EPS), used["FFD"])[0]
+    peak_tasks = expand(jobs, "peak")
+    peak_ffd = int(ffd(by_peak(peak_tasks), capacity).max()) + 1
+    used["MMM"] = smallest_mm(by_peak(peak_tasks), capacity, math.ceil(bound - EPS), peak_ffd)[0]
+    return pl.DataFrame(
+        {
+            "heuristic": list(used),
+            "machines": list(used.values()),
+            "lower_bound": [bound] * len(used),
+            "ratio_to_bound": [m / bound if bound else None for m in used.values()],
+        }
+    )
