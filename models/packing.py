@@ -219,3 +219,73 @@ def pack_all(jobs: pl.DataFrame, capacity: float, order: str = "c", clip: bool =
             "ratio_to_bound": [m / bound if bound else None for m in used.values()],
         }
     )
+
+
+@dataclass(frozen=True)
+class ExactResult:
+    machines: int  # the best packing found (proved optimal when `optimal`)
+    optimal: bool
+    where: np.ndarray  # machine of each task, in the order of `expand(jobs)`
+    solver_statuses: dict[int, str]  # status of each decision problem "do K machines suffice?"
+
+
+def exact(jobs: pl.DataFrame, capacity: float, time_limit: float = 60.0) -> ExactResult:
+    """Fewest machines, by the integer conic model solved with SCIP (through cvxpy).
+
+    Decision version, counting down from the best heuristic: "do K machines suffice?" with integer
+    X[j, k] >= 0 tasks of job j on machine k, sum_k X[j, k] = N_j, and for every machine the cone
+    || (sum_j X[j,k] rho_j cos phi_j, sum_j X[j,k] rho_j sin phi_j) || <= capacity - sum_j X[j,k] C_j.
+    Machine symmetry is broken by ordering the machines by level (sum_j X[j,k] C_j non-increasing).
+    The first K that SCIP proves infeasible makes K + 1 optimal; a time-out leaves the answer unproved.
+    Every solution is re-checked with our own peak function.
+    """
+    import cvxpy as cp
+
+    jobs = check_jobs(jobs, capacity)
+    n = jobs["tasks"].to_numpy().astype(float)
+    c, rho, phi = (jobs[k].to_numpy() for k in ("c", "rho", "phi"))
+    tasks = expand(jobs)
+    best_where = ffd(tasks, capacity)
+    alternative = bfd(tasks, capacity)
+    if alternative.max() < best_where.max():
+        best_where = alternative
+    best = int(best_where.max()) + 1
+    floor = max(1, math.ceil(lower_bound(jobs, capacity) - EPS))
+    statuses: dict[int, str] = {}
+    for machines in range(best - 1, floor - 1, -1):
+        x = cp.Variable((len(n), machines), integer=True)
+        level = c @ x
+        constraints = [x >= 0, cp.sum(x, axis=1) == n, level[:-1] >= level[1:]]
+        for k in range(machines):
+            phasor = cp.hstack([(rho * np.cos(phi)) @ x[:, k], (rho * np.sin(phi)) @ x[:, k]])
+            constraints.append(cp.norm(phasor, 2) <= capacity - level[k])
+        problem = cp.Problem(cp.Minimize(0), constraints)
+        try:
+            problem.solve(solver=cp.SCIP, scip_params={"limits/time": time_limit})
+        except cp.error.SolverError as exc:
+            statuses[machines] = f"solver error: {exc}"
+            return ExactResult(best, False, best_where, statuses)
+        statuses[machines] = problem.status
+        if problem.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
+            return ExactResult(best, True, best_where, statuses)
+        if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+            return ExactResult(best, False, best_where, statuses)
+        where = _assignment(np.rint(x.value).astype(int), tasks, jobs["job"].to_numpy())
+        if peak_loads(tasks, where).max() > capacity + 1e-6:  # our own check, not the solver's word
+            statuses[machines] += " (rejected: over capacity on re-check)"
+            return ExactResult(best, False, best_where, statuses)
+        best, best_where = machines, where
+    return ExactResult(best, True, best_where, statuses)
+
+
+def _assignment(counts: np.ndarray, tasks: Tasks, job_ids: np.ndarray) -> np.ndarray:
+    """Machine of each task (in `tasks` order) from the per-job, per-machine task counts."""
+    row_of = {job: i for i, job in enumerate(job_ids)}
+    remaining = counts.copy()
+    where = np.empty(len(tasks.job), dtype=np.int64)
+    for i, job in enumerate(tasks.job):
+        row = row_of[job]
+        machine = int(np.flatnonzero(remaining[row] > 0)[0])
+        remaining[row, machine] -= 1
+        where[i] = machine
+    return where

@@ -116,3 +116,17 @@ def test_bad_demands_name_the_jobs(change, message):
 def test_clip_offers_a_way_out_for_amplitudes_above_the_level():
     jobs = pl.DataFrame({"job": [1], "tasks": [2], "c": [2.0], "rho": [3.0], "phi": [0.0]})
     assert check_jobs(jobs, CAPACITY, clip=True)["rho"].to_list() == [2.0]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_exact_optimum_lies_between_the_bound_and_every_heuristic(seed):
+    from lakehouse.models.packing import exact
+
+    rng = np.random.default_rng(200 + seed)
+    jobs = random_jobs(rng, 5, big=True, tasks=2)
+    result = exact(jobs, CAPACITY, time_limit=30)
+    assert result.optimal, result.solver_statuses
+    table = dict(pack_all(jobs, CAPACITY).select("heuristic", "machines").rows())
+    assert lower_bound(jobs, CAPACITY) - 1e-9 <= result.machines <= min(table.values())
+    tasks = expand(check_jobs(jobs, CAPACITY))
+    assert grid_peaks(tasks, result.where).max() <= CAPACITY + 1e-6
