@@ -11,6 +11,9 @@ parts, then ingested; printed next to a bare DuckDB COPY (read_csv of the same f
 measured in the same run.  Targets: >= 0.9x the bare throughput and >= 120 MB/s uncompressed, peak
 memory <= 4 GB; google.task_usage_stats over the result at >= 20 M usage rows/s.
 
+Packing: the synthetic campaign's full table (8 families x 10 seeds x both task orders) and MM with
+its guarded search on 22,600 tasks of 89 jobs into about 2,100 machines; target < 2 s.
+
 SWF ingest: all logs of a folder (default: the shared PWA logs beside the repository, or
 $LAKEHOUSE_SHARED_DATA/swf) from scratch into a fresh lake, including Parquet and the catalog.
 Target: < 10 s for the 19 shared logs (about 2.4 M jobs), i.e. >= 200 k jobs/s on 2 cores.
@@ -230,6 +233,42 @@ def bench_google(gigabytes: float) -> bool:
     return all(checks.values())
 
 
+def bench_packing() -> bool:
+    import polars as pl
+
+    from lakehouse.models.packing import check_jobs, expand, ffd, lower_bound, smallest_mm
+    from lakehouse.models.packing_campaign import campaign
+
+    started = time.perf_counter()
+    table = campaign(10)
+    print(f"packing campaign: {table.height} rows in {time.perf_counter() - started:.1f} s")
+    with pl.Config(tbl_rows=100, tbl_width_chars=160, fmt_str_lengths=60):
+        print(table.filter(pl.col("order") == "c").drop("order"))
+    rng = np.random.default_rng(0)
+    tasks_per_job = rng.multinomial(22_600 - 89, np.ones(89) / 89) + 1
+    c = rng.uniform(0, 3.7, 89)
+    jobs = pl.DataFrame(
+        {
+            "job": np.arange(89),
+            "tasks": tasks_per_job,
+            "c": c,
+            "rho": rng.uniform(0, 1, 89) * c,
+            "phi": rng.uniform(0, 2 * np.pi, 89),
+        }  # fmt: skip
+    )
+    tasks = expand(check_jobs(jobs, 20.0))
+    bound = lower_bound(jobs, 20.0)
+    started = time.perf_counter()
+    machines, _ = smallest_mm(tasks, 20.0, math.ceil(bound), int(ffd(tasks, 20.0).max()) + 1)
+    elapsed = time.perf_counter() - started
+    ok = elapsed < 2.0
+    print(
+        f"packing MM: {len(tasks.c):,} tasks of 89 jobs into {machines:,} machines (bound {bound:,.1f}) "
+        f"in {elapsed:.2f} s (target < 2 s): {'PASS' if ok else 'FAIL'}"
+    )
+    return ok
+
+
 def main() -> int:
     folder = shared_swf_dir()
     if not folder.exists():
@@ -237,6 +276,7 @@ def main() -> int:
         return 1
     ok = bench_simulator(folder)
     ok &= bench_swf_ingest(folder)
+    ok &= bench_packing()
     ok &= bench_google(float(os.environ.get("LAKEHOUSE_BENCH_GOOGLE_GB", "5")))
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (this process): {peak_mb:,.0f} MB")

@@ -282,6 +282,13 @@ def pack(
     ] = None,
     order: Annotated[str, typer.Option(help="Task order: c (decreasing level) or peak (decreasing c + rho).")] = "c",
     clip: Annotated[bool, typer.Option(help="Use rho = c where the amplitude exceeds the level.")] = False,
+    synthetic: Annotated[
+        bool, typer.Option(help="Run the synthetic campaign (8 families of instances) instead of --query.")
+    ] = False,
+    seeds: Annotated[int, typer.Option(help="Instances per family in the synthetic campaign.")] = 10,
+    plot: Annotated[
+        Path | None, typer.Option(help="With --synthetic: write grouped bars to this PNG.", dir_okay=False)
+    ] = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
@@ -292,12 +299,28 @@ def pack(
     bound (sum c + |sum rho e^(i phi)|) / capacity.  The default input is analysis.job_sinusoids (run
     `lakehouse report periodicity` first).
 
+    `--synthetic` runs the campaign of 8 instance families (capacity 20, expected bound 250 machines) and
+    reports each heuristic's machines / lower bound, for both task orders.
+
     Example: `lakehouse pack --query "select job, tasks, c, rho, phi from read_csv('services.csv')" --capacity 20`
     """
     import duckdb
 
     from lakehouse.models.packing import PackingInputError, pack_all
 
+    if synthetic:
+        from lakehouse.models.packing_campaign import campaign
+        from lakehouse.models.packing_campaign import plot as plot_campaign
+
+        if seeds <= 0:
+            raise LakehouseError("--seeds must be positive")
+        with stderr.status("packing the synthetic campaign..."):
+            table = campaign(seeds)
+        emit(table, fmt, output)
+        if plot is not None:
+            plot_campaign(table, plot)
+            stderr.print(f"plot -> {plot}")
+        return
     target = Lake(lake)
     try:
         jobs = target.query(query)

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from lakehouse import _native
+
 EPS = 1e-9  # slack on the capacity test: sums of floats
 
 
@@ -100,33 +102,18 @@ def lower_bound(jobs: pl.DataFrame, capacity: float) -> float:
 
 
 def _place(tasks: Tasks, capacity: float, rule: str, machines: int | None = None) -> np.ndarray | None:
-    """Machine of each task (packing order), or None when a fixed number of machines is too few."""
-    fixed = machines is not None
-    size = machines if fixed else max(16, len(tasks.c) // 4)
-    s, x, y = np.zeros(size), np.zeros(size), np.zeros(size)
-    used = size if fixed else 0
-    where = np.empty(len(tasks.c), dtype=np.int64)
-    for i in range(len(tasks.c)):
-        peak = s[:used] + tasks.c[i] + np.hypot(x[:used] + tasks.dx[i], y[:used] + tasks.dy[i])
-        fits = peak <= capacity + EPS
-        if rule == "first":
-            choice = int(np.argmax(fits)) if fits.any() else -1
-        elif rule == "best":  # fullest machine after placing it
-            choice = int(np.argmax(np.where(fits, peak, -np.inf))) if fits.any() else -1
-        else:  # "least": emptiest machine after placing it (MM)
-            choice = int(np.argmin(np.where(fits, peak, np.inf))) if fits.any() else -1
-        if choice < 0:
-            if fixed:
-                return None
-            if used == size:
-                s, x, y = (np.concatenate([a, np.zeros(size)]) for a in (s, x, y))
-                size *= 2
-            choice, used = used, used + 1
-        s[choice] += tasks.c[i]
-        x[choice] += tasks.dx[i]
-        y[choice] += tasks.dy[i]
-        where[i] = choice
-    return where
+    """Machine of each task (packing order), or None when a fixed number of machines is too few.
+
+    The scan over machines per task runs compiled (`lakehouse._native.pack_tasks`, sim/src/packing.rs).
+    """
+    return _native.pack_tasks(
+        np.ascontiguousarray(tasks.c, dtype=np.float64),
+        np.ascontiguousarray(tasks.dx, dtype=np.float64),
+        np.ascontiguousarray(tasks.dy, dtype=np.float64),
+        float(capacity),
+        rule,
+        machines,
+    )
 
 
 def ffd(tasks: Tasks, capacity: float) -> np.ndarray:

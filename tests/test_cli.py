@@ -183,6 +183,14 @@ def test_pack_from_a_query(tmp_path):
     assert "amplitude above the level" in bad.stderr
 
 
+def test_pack_synthetic_campaign_with_a_plot(tmp_path):
+    result = run("pack", "--synthetic", "--seeds", 1, "--plot", tmp_path / "bars.png", "--format", "json")
+    rows = json.loads(result.stdout)
+    assert len(rows) == 8 * 2 * 4  # families x task orders x heuristics
+    assert all(row["mean_ratio"] >= 1.0 for row in rows)
+    assert (tmp_path / "bars.png").stat().st_size > 10_000
+
+
 def test_simulate_errors_are_clear(cli_lake):
     assert "no log named 'nope'" in run("simulate", "nope", "--lake", cli_lake, code=1).stderr
     bad_policy = run("simulate", "mini", "--lake", cli_lake, "--policy", "fifo", code=1)

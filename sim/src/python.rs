@@ -121,11 +121,44 @@ fn simulate<'py>(
     Ok(out)
 }
 
+/// Place tasks (f64 columns c, rho cos phi, rho sin phi) on machines: rule "first", "best" or "least";
+/// with `machines` fixed, None when some task fits nowhere.  Returns each task's machine.
+#[pyfunction]
+#[pyo3(signature = (c, dx, dy, capacity, rule, machines=None))]
+fn pack_tasks<'py>(
+    py: Python<'py>,
+    c: PyReadonlyArray1<'py, f64>,
+    dx: PyReadonlyArray1<'py, f64>,
+    dy: PyReadonlyArray1<'py, f64>,
+    capacity: f64,
+    rule: &str,
+    machines: Option<usize>,
+) -> PyResult<Option<Bound<'py, PyArray1<i64>>>> {
+    let rule = match rule {
+        "first" => crate::packing::Rule::First,
+        "best" => crate::packing::Rule::Best,
+        "least" => crate::packing::Rule::Least,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown rule {other:?}: first, best or least"
+            )))
+        }
+    };
+    let (c, dx, dy) = (c.as_slice()?, dx.as_slice()?, dy.as_slice()?);
+    if dx.len() != c.len() || dy.len() != c.len() {
+        return Err(PyValueError::new_err("c, dx and dy differ in length"));
+    }
+    let placed =
+        py.detach(|| guarded(|| crate::packing::place(c, dx, dy, capacity, rule, machines)))?;
+    Ok(placed.map(|where_| where_.into_pyarray(py)))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(parse_swf, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_inside_guard, m)?)?;
+    m.add_function(wrap_pyfunction!(pack_tasks, m)?)?;
     Ok(())
 }
