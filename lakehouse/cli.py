@@ -296,8 +296,8 @@ def pack(
 
     A task demands c + rho sin(2 pi t / 1 day + phi); a machine holds a set of tasks if the sum of c plus
     the modulus of the sum of rho e^(i phi) fits its capacity.  Machines are reported next to the lower
-    bound (sum c + |sum rho e^(i phi)|) / capacity.  The default input is analysis.job_sinusoids (run
-    `lakehouse report periodicity` first).
+    bound (sum c + |sum rho e^(i phi)|) / capacity, and stored as analysis.packing.  The default input is
+    analysis.job_sinusoids (run `lakehouse report periodicity` first).
 
     `--synthetic` runs the campaign of 8 instance families (capacity 20, expected bound 250 machines) and
     reports each heuristic's machines / lower bound, for both task orders.
@@ -337,6 +337,10 @@ def pack(
         table = pack_all(jobs, float(capacity), order=order, clip=clip)
     except PackingInputError as exc:
         raise LakehouseError(str(exc)) from None
+    from lakehouse.models.packing import write_packing
+
+    with target.writer():
+        write_packing(target, table, float(capacity), jobs, query)
     emit(table, fmt, output)
     stderr.print(f"{jobs['tasks'].sum():,} tasks of {jobs.height:,} jobs, machine capacity {capacity}")
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from lakehouse.ingest import google_format
 from lakehouse.ingest.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
-from lakehouse.models.schemas import JOB_SINUSOIDS_SCHEMA
+from lakehouse.models.schemas import JOB_SINUSOIDS_SCHEMA, PACKING_SCHEMA
 
 # A zero-row file with the dataset's schema sits in every folder, so views bind (and keep their types)
 # before anything is ingested.  Its name starts with an underscore, which log names may not.
@@ -52,5 +52,6 @@ DATASETS: dict[str, Dataset] = {
         Dataset("google_quarantine", "quarantine/google", google_format.QUARANTINE_SCHEMA),
         # Results of the models, each rewritten whole by its report.
         Dataset("analysis_job_sinusoids", "analysis/job_sinusoids", JOB_SINUSOIDS_SCHEMA),
+        Dataset("analysis_packing", "analysis/packing", PACKING_SCHEMA),
     )
 }

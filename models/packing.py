@@ -276,3 +276,24 @@ def _assignment(counts: np.ndarray, tasks: Tasks, job_ids: np.ndarray) -> np.nda
         remaining[row, machine] -= 1
         where[i] = machine
     return where
+
+
+def write_packing(lake, table: pl.DataFrame, capacity: float, jobs: pl.DataFrame, query: str) -> None:
+    """Store a `pack_all` table where analysis.packing reads it (replaced atomically)."""
+    import pyarrow.parquet as pq
+
+    from lakehouse.datasets import DATASETS
+    from lakehouse.lake import replace_atomically
+    from lakehouse.models.schemas import PACKING_SCHEMA
+
+    rows = table.with_columns(
+        capacity=pl.lit(float(capacity)),
+        tasks=pl.lit(int(jobs["tasks"].sum())),
+        jobs=pl.lit(jobs.height),
+        query=pl.lit(query),
+    )
+    final = DATASETS["analysis_packing"].file(lake.root, "latest")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.with_name(f".{final.name}.tmp")
+    pq.write_table(rows.to_arrow().cast(PACKING_SCHEMA), tmp)
+    replace_atomically(tmp, final)

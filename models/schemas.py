@@ -27,3 +27,17 @@ JOB_SINUSOIDS_SCHEMA = pa.schema(
         ],
     ]
 )
+
+
+PACKING_SCHEMA = pa.schema(
+    [
+        pa.field("heuristic", pa.string()),
+        pa.field("machines", pa.int64()),
+        pa.field("lower_bound", pa.float64()),
+        pa.field("ratio_to_bound", pa.float64()),
+        pa.field("capacity", pa.float64()),
+        pa.field("tasks", pa.int64()),
+        pa.field("jobs", pa.int64()),
+        pa.field("query", pa.string()),
+    ]
+)

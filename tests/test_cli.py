@@ -179,6 +179,10 @@ def test_pack_from_a_query(tmp_path):
     result = run("pack", "--lake", tmp_path / "l", "--query", query, "--capacity", 20, "--format", "json")
     machines = {row["heuristic"]: row["machines"] for row in json.loads(result.stdout)}
     assert machines["MMM"] == 2 and machines["FFD"] == 1
+    stored = run(
+        "sql", "select heuristic, machines, tasks from analysis.packing", "--lake", tmp_path / "l", "-f", "csv"
+    )
+    assert "MMM,2,2" in stored.stdout
     bad = run("pack", "--lake", tmp_path / "l", "--query", query.replace("5.0", "50.0"), "--capacity", 20, code=1)
     assert "amplitude above the level" in bad.stderr
 
