@@ -249,8 +249,9 @@ def exact(jobs: pl.DataFrame, capacity: float, time_limit: float = 60.0) -> Exac
         problem = cp.Problem(cp.Minimize(0), constraints)
         try:
             problem.solve(solver=cp.SCIP, scip_params={"limits/time": time_limit})
-        except cp.error.SolverError as exc:
-            statuses[machines] = f"solver error: {exc}"
+        except cp.error.SolverError:
+            # cvxpy raises when SCIP stops without a solution, e.g. at the time limit.
+            statuses[machines] = f"not settled (SCIP stopped, time limit {time_limit:g} s)"
             return ExactResult(best, False, best_where, statuses)
         statuses[machines] = problem.status
         if problem.status in (cp.INFEASIBLE, cp.INFEASIBLE_INACCURATE):
