@@ -187,6 +187,20 @@ def test_pack_from_a_query(tmp_path):
     assert "amplitude above the level" in bad.stderr
 
 
+def test_pack_the_long_running_jobs_of_a_generated_trace(tmp_path):
+    # The default input: analysis.job_sinusoids, with the machines' most common CPU capacity.
+    gen, lake = tmp_path / "gen", tmp_path / "l"
+    run("generate", "google", gen, "--machines", 6, "--days", 2, "--services", 5, "--batch-jobs-per-hour", 1)
+    run("ingest", "google", gen / "trace", "--lake", lake)
+    run("report", "periodicity", "--lake", lake)
+    result = run("pack", "--lake", lake, "--format", "json")
+    rows = {row["heuristic"]: row for row in json.loads(result.stdout)}
+    assert set(rows) == {"FFD", "BFD", "MM", "MMM"}
+    assert all(row["machines"] >= row["lower_bound"] - 1e-9 for row in rows.values())
+    capacity = run("sql", "select mode(cpus) as c from google.machine_events", "--lake", lake, "-f", "json")
+    assert f"machine capacity {json.loads(capacity.stdout)[0]['c']}" in result.stderr
+
+
 def test_pack_synthetic_campaign_with_a_plot(tmp_path):
     result = run("pack", "--synthetic", "--seeds", 1, "--plot", tmp_path / "bars.png", "--format", "json")
     rows = json.loads(result.stdout)
