@@ -14,6 +14,16 @@ from lakehouse.lake import Lake
 from lakehouse.synth.google_trace import Settings, generate
 
 
+def raw_usage(out: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(job, task) keys, mean CPU rate (mu5m) and sampled CPU (mu1s) read from the generated CSV text."""
+    rows = []
+    for part in sorted((out / "trace" / "task_usage").glob("*.csv.gz")):
+        with gzip.open(part, "rt") as lines:
+            rows += [line.split(",") for line in lines]
+    key = np.array([(int(r[2]), int(r[3])) for r in rows])
+    return key, np.array([float(r[5]) for r in rows]), np.array([float(r[19]) for r in rows])
+
+
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Lake, list]:
     out = tmp_path_factory.mktemp("generated")
@@ -52,13 +62,7 @@ def test_services_are_the_long_running_tasks(generated):
 
 def test_task_usage_stats_equal_numpy_on_the_generated_rows(generated):
     out, lake, _ = generated
-    rows = []
-    for part in sorted((out / "trace" / "task_usage").glob("*.csv.gz")):
-        with gzip.open(part, "rt") as lines:
-            rows += [line.split(",") for line in lines]
-    key = np.array([(int(r[2]), int(r[3])) for r in rows])
-    rate = np.array([float(r[5]) for r in rows])
-    sampled = np.array([float(r[19]) for r in rows])
+    key, rate, sampled = raw_usage(out)
     stats = lake.query("SELECT * FROM google.task_usage_stats")
     assert stats.height == len({tuple(k) for k in key})
     for row in stats.sample(50, seed=1).iter_rows(named=True):
@@ -82,13 +86,7 @@ def test_the_reused_job_id_audit_finds_the_planted_one_and_the_filter_resolves_i
 
 def test_task_volatility_equals_numpy_on_the_generated_rows(generated):
     out, lake, _ = generated
-    rows = []
-    for part in sorted((out / "trace" / "task_usage").glob("*.csv.gz")):
-        with gzip.open(part, "rt") as lines:
-            rows += [line.split(",") for line in lines]
-    key = np.array([(int(r[2]), int(r[3])) for r in rows])
-    mu5m = np.array([float(r[5]) for r in rows])
-    mu1s = np.array([float(r[19]) for r in rows])
+    key, mu5m, mu1s = raw_usage(out)
     truth = pl.read_parquet(out / "truth" / "jobs.parquet")
     volatility = lake.query("SELECT * FROM google.task_volatility")
     # Only tasks of measured jobs, all of them.
