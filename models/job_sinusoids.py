@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
-import pyarrow.parquet as pq
 
-from lakehouse.lake import Lake, replace_atomically
+from lakehouse.lake import Lake
+from lakehouse.models.results import store
 from lakehouse.models.schemas import JOB_SINUSOIDS_SCHEMA
 from lakehouse.models.spectral import PERIODS, fit_periodic
 
@@ -52,15 +52,9 @@ def fit_long_running_jobs(lake: Lake) -> pl.DataFrame:
 
 
 def write_job_sinusoids(lake: Lake) -> pl.DataFrame:
-    """Fit and store the result where analysis.job_sinusoids reads it (replaced atomically)."""
-    from lakehouse.datasets import DATASETS
-
+    """Fit and store the result where analysis.job_sinusoids reads it."""
     fits = fit_long_running_jobs(lake)
-    final = DATASETS["analysis_job_sinusoids"].file(lake.root, "latest")
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = final.with_name(f".{final.name}.tmp")
-    pq.write_table(fits.to_arrow().cast(JOB_SINUSOIDS_SCHEMA), tmp)
-    replace_atomically(tmp, final)
+    store(lake, "analysis_job_sinusoids", fits, JOB_SINUSOIDS_SCHEMA)
     return fits
 
 

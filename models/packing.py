@@ -280,11 +280,8 @@ def _assignment(counts: np.ndarray, tasks: Tasks, job_ids: np.ndarray) -> np.nda
 
 
 def write_packing(lake, table: pl.DataFrame, capacity: float, jobs: pl.DataFrame, query: str) -> None:
-    """Store a `pack_all` table where analysis.packing reads it (replaced atomically)."""
-    import pyarrow.parquet as pq
-
-    from lakehouse.datasets import DATASETS
-    from lakehouse.lake import replace_atomically
+    """Store a `pack_all` table where analysis.packing reads it."""
+    from lakehouse.models.results import store
     from lakehouse.models.schemas import PACKING_SCHEMA
 
     rows = table.with_columns(
@@ -293,8 +290,4 @@ def write_packing(lake, table: pl.DataFrame, capacity: float, jobs: pl.DataFrame
         jobs=pl.lit(jobs.height),
         query=pl.lit(query),
     )
-    final = DATASETS["analysis_packing"].file(lake.root, "latest")
-    final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = final.with_name(f".{final.name}.tmp")
-    pq.write_table(rows.to_arrow().cast(PACKING_SCHEMA), tmp)
-    replace_atomically(tmp, final)
+    store(lake, "analysis_packing", rows, PACKING_SCHEMA)

@@ -1,0 +1,19 @@
+"""Storing a model's result where its analysis.* view reads it."""
+
+from __future__ import annotations
+
+import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from lakehouse.datasets import DATASETS
+from lakehouse.lake import Lake, replace_atomically
+
+
+def store(lake: Lake, dataset: str, frame: pl.DataFrame, schema: pa.Schema) -> None:
+    """Replace the dataset's one output (`latest.parquet`) atomically: readers see old or new, whole."""
+    final = DATASETS[dataset].file(lake.root, "latest")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.with_name(f".{final.name}.tmp")
+    pq.write_table(frame.to_arrow().cast(schema), tmp)
+    replace_atomically(tmp, final)
