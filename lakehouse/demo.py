@@ -15,6 +15,12 @@ from lakehouse.sim import simulate
 from lakehouse.sim.source import log_jobs, log_machine_size
 from lakehouse.synth.google_trace import Settings, generate
 
+SAMPLING_SUMMARY = (
+    "SELECT count(*) AS jobs, count(*) FILTER (measured) AS measured, "
+    "count(*) FILTER (NOT measured) AS samples_never_recorded, "
+    "count(*) FILTER (NOT consistent) AS inconsistent FROM google.job_sampling"
+)
+
 
 def google_part(lake: Lake) -> dict[str, pl.DataFrame]:
     """The embedded Google slice in the demo lake, and a small generated trace checked against its truth."""
@@ -24,21 +30,13 @@ def google_part(lake: Lake) -> dict[str, pl.DataFrame]:
         "UNION ALL SELECT 'machine_events', count(*) FROM google.machine_events "
         "UNION ALL SELECT 'task_usage', count(*) FROM google.task_usage"
     )
-    sampling = lake.query(
-        "SELECT count(*) AS jobs, count(*) FILTER (measured) AS measured, "
-        "count(*) FILTER (NOT measured) AS samples_never_recorded, count(*) FILTER (NOT consistent) AS inconsistent "
-        "FROM google.job_sampling"
-    ).with_columns(trace=pl.lit("real slice"))
+    sampling = lake.query(SAMPLING_SUMMARY).with_columns(trace=pl.lit("real slice"))
     with tempfile.TemporaryDirectory() as tmp:
         generate(Path(tmp), Settings(machines=10, days=0.5, seed=1, services=3))
         generated = Lake(Path(tmp) / "lake")
         ingest_google(generated, Path(tmp) / "trace")
         planted = pl.read_parquet(Path(tmp) / "truth" / "jobs.parquet")
-        found = generated.query(
-            "SELECT count(*) AS jobs, count(*) FILTER (measured) AS measured, "
-            "count(*) FILTER (NOT measured) AS samples_never_recorded, "
-            "count(*) FILTER (NOT consistent) AS inconsistent FROM google.job_sampling"
-        ).with_columns(
+        found = generated.query(SAMPLING_SUMMARY).with_columns(
             trace=pl.lit("generated"),
             planted_measured=pl.lit(int(planted["measured"].sum())),
         )

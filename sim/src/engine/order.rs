@@ -42,13 +42,13 @@ pub struct Facts<'a> {
 }
 
 impl Policy {
-    /// Sort key, smallest first; `None` for FCFS, whose order is the arrival order.
-    fn key(self, f: &Facts, job: usize, now: i64) -> Option<f64> {
+    /// Sort key, smallest first (FCFS never sorts: the queue is kept in arrival order).
+    fn key(self, f: &Facts, job: usize, now: i64) -> f64 {
         let req = f.requested[job] as f64;
         let procs = f.procs[job] as f64;
         let expansion = || ((now - f.submit[job]) as f64 + req) / req.max(1.0);
-        Some(match self {
-            Policy::Fcfs => return None,
+        match self {
+            Policy::Fcfs => f.arrival[job] as f64,
             Policy::Lcfs => -(f.arrival[job] as f64),
             Policy::Spf => req,
             Policy::Lpf => -req,
@@ -60,7 +60,7 @@ impl Policy {
             Policy::Srf => req / procs,
             Policy::Laf => -(req * procs),
             Policy::Saf => req * procs,
-        })
+        }
     }
 }
 
@@ -82,7 +82,7 @@ pub fn order_queue(queue: &mut Queue, policy: Policy, threshold: Option<i64>, f:
                     std::cmp::Ordering::Equal
                 } else {
                     let (ka, kb) = (policy.key(f, a, now), policy.key(f, b, now));
-                    ka.unwrap_or(0.0).total_cmp(&kb.unwrap_or(0.0))
+                    ka.total_cmp(&kb)
                 }
             })
             .then_with(|| f.arrival[a].cmp(&f.arrival[b]))
