@@ -244,26 +244,95 @@ def generate_google(
     )
 
 
+PlotsOption = Annotated[
+    Path | None, typer.Option("--plots", help="Also write the report's PNG figures into this folder.", file_okay=False)
+]
+
+
 @report_app.command("periodicity")
 @clear_errors
 def report_periodicity(
-    lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output: OutputOption = None
+    lake: LakeOption = None,
+    plots: PlotsOption = None,
+    noise_trials: Annotated[
+        int, typer.Option(help="Pure-noise series fitted to measure the test's false-positive rate (0: skip).")
+    ] = 200,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
 ) -> None:
     """Fit hourly, daily and weekly cycles to every long-running job of the Google lake.
 
-    Stores one row per job in analysis.job_sinusoids (level c, daily amplitude rho and phase phi per
-    task, every component's ratio, phase and p-value) and prints, per component, the distribution of
-    amplitude ratios over jobs and the share of jobs where it is significant (Wald test, 5 %).
+    Each job's CPU demand per task at 5-minute resolution (google.job_demand_5min, observed windows
+    only) is fitted by least squares with a level, a linear trend and a sine/cosine pair per period;
+    a component is significant when the Wald test (HAC covariance) rejects at 5 %.  Stores one row per
+    job in analysis.job_sinusoids (level c, daily amplitude rho and phase phi per task: the input of
+    `lakehouse pack`) and prints, per component: the distribution of amplitude ratios over jobs, the
+    share of jobs where it is significant, the test's false-positive rate measured on pure-noise series
+    with the jobs' own gaps, and how spread the peaks of the significant jobs are (mean resultant
+    length; circular standard deviation in hours).
 
-    Example: `lakehouse report periodicity --format csv`
+    `--plots DIR` writes boxplots of the ratios, a polar plot of the daily peaks and three jobs' demand
+    overlaid with their fits.
+
+    Example: `lakehouse report periodicity --plots figures/`
     """
-    from lakehouse.models.job_sinusoids import summary, write_job_sinusoids
+    from lakehouse.models.job_sinusoids import demand_series, summary, write_job_sinusoids
+    from lakehouse.models.spectral import false_positive_rates
 
     target = Lake(lake)
     with target.writer(), stderr.status("fitting long-running jobs..."):
-        fits = write_job_sinusoids(target)
-    emit(summary(fits), fmt, output)
+        series = list(demand_series(target))
+        fits = write_job_sinusoids(target, series)
+    if fits.is_empty():
+        raise LakehouseError("no long-running job with a day of usage windows in the lake (ingest task_events too)")
+    with stderr.status(f"fitting {noise_trials} pure-noise series..."):
+        rates = false_positive_rates([s.t for s in series], noise_trials) if noise_trials > 0 else None
+    emit(summary(fits, false_positive=rates), fmt, output)
     stderr.print(f"{fits.height:,} long-running jobs fitted -> analysis.job_sinusoids")
+    if plots is not None:
+        from lakehouse.models.periodicity_plots import plot_periodicity
+
+        for path in plot_periodicity(fits, series, plots):
+            stderr.print(f"plot -> {path}")
+
+
+@report_app.command("volatility")
+@clear_errors
+def report_volatility(
+    lake: LakeOption = None,
+    plots: PlotsOption = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """How far 1-second CPU samples (mu1s) stray from the 5-minute means (mu5m) of the Google trace.
+
+    Only tasks of mu1s-measured jobs count (google.job_sampling: jobs whose samples were never recorded
+    are left out), in three columns: all of them, the high-SLO ones (scheduling class 2-3) and the
+    long-running ones.  Rows: tasks with all-zero and with exactly 1-4 non-zero samples, median samples
+    per task, median coefficients of variation (sd / mean, and the robust MAD / median) of mu1s and
+    mu5m, the median of the per-task mean |d| with d = (mu5m - mu1s) / mu5m, then over all windows the
+    share with mu1s = 0, mean d, mean |d| and quantiles of d.  Stores analysis.task_volatility,
+    analysis.volatility_summary and analysis.volatility_histogram.
+
+    `--plots DIR` writes ECDFs of both CVs, a histogram of per-task mean |d|, the ECDF of d, a
+    log-count heatmap of mu5m/request vs mu1s/request and a scatter of per-task mean mu5m vs mu1s.
+
+    Example: `lakehouse report volatility --plots figures/ --format csv`
+    """
+    from lakehouse.models.volatility import write_volatility
+
+    target = Lake(lake)
+    with target.writer(), stderr.status("measuring volatility over the usage windows..."):
+        result = write_volatility(target)
+    if result.tasks.is_empty():
+        raise LakehouseError("no usage windows of mu1s-measured jobs in the lake (ingest task_usage first)")
+    emit(result.summary, fmt, output)
+    stderr.print(f"{result.tasks.height:,} tasks of measured jobs -> analysis.task_volatility")
+    if plots is not None:
+        from lakehouse.models.volatility_plots import plot_volatility
+
+        for path in plot_volatility(result, plots):
+            stderr.print(f"plot -> {path}")
 
 
 DEFAULT_PACK_QUERY = "SELECT job_id AS job, tasks, c, rho, phi FROM analysis.job_sinusoids"

@@ -14,7 +14,14 @@ import pyarrow as pa
 
 from lakehouse.ingest import google_format
 from lakehouse.ingest.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
-from lakehouse.models.schemas import JOB_SINUSOIDS_SCHEMA, PACKING_SCHEMA
+from lakehouse.models.schemas import (
+    JOB_SINUSOIDS_SCHEMA,
+    PACKING_SCHEMA,
+    TASK_VOLATILITY_SCHEMA,
+    VOLATILITY_D_HISTOGRAM_SCHEMA,
+    VOLATILITY_RATE_HISTOGRAM_SCHEMA,
+    VOLATILITY_SUMMARY_SCHEMA,
+)
 
 # A zero-row file with the dataset's schema sits in every folder, so views bind (and keep their types)
 # before anything is ingested.  Its name starts with an underscore, which log names may not.
@@ -53,5 +60,11 @@ DATASETS: dict[str, Dataset] = {
         # Results of the models, each rewritten whole by its report.
         Dataset("analysis_job_sinusoids", "analysis/job_sinusoids", JOB_SINUSOIDS_SCHEMA),
         Dataset("analysis_packing", "analysis/packing", PACKING_SCHEMA),
+        Dataset("analysis_task_volatility", "analysis/task_volatility", TASK_VOLATILITY_SCHEMA),
+        Dataset("analysis_volatility_summary", "analysis/volatility_summary", VOLATILITY_SUMMARY_SCHEMA),
+        Dataset("analysis_volatility_d_histogram", "analysis/volatility_d_histogram", VOLATILITY_D_HISTOGRAM_SCHEMA),
+        Dataset(
+            "analysis_volatility_rate_histogram", "analysis/volatility_rate_histogram", VOLATILITY_RATE_HISTOGRAM_SCHEMA
+        ),
     )
 }

@@ -1,12 +1,16 @@
 """Per-job periodic fits of the long-running jobs of a Google lake -> analysis.job_sinusoids.
 
-Each long-running job's demand per task (google.job_demand_5min: CPU rate summed over the reporting
-tasks, divided by how many reported, so a task's missing window is a gap, not a dip) is fitted by
+Each long-running job's demand per measured task (google.job_demand_5min: the job's demand over each
+5-minute bucket divided by how many tasks were measured in it, so a task's missing window is a gap,
+not a dip) is fitted by
 `spectral.fit_periodic` on the trace-start time origin.  The daily component gives the packing model
 W(t) = C + rho sin(2 pi t / 1 day + phi) per task.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -14,30 +18,47 @@ import polars as pl
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
 from lakehouse.models.schemas import JOB_SINUSOIDS_SCHEMA
-from lakehouse.models.spectral import PERIODS, fit_periodic
+from lakehouse.models.spectral import PERIODS, fit_periodic, phase_spread
 
 TRACE_START_S = 600  # the trace clock's 600 s is the trace start (ClusterData2011_2.md)
 MIN_WINDOWS = 288  # one day of 5-minute windows: less cannot separate a daily cycle from a trend
 
 
-def fit_long_running_jobs(lake: Lake) -> pl.DataFrame:
-    """One row per long-running job with at least a day of demand windows."""
+@dataclass(frozen=True)
+class DemandSeries:
+    job_id: int
+    tasks: int
+    t: np.ndarray  # seconds since the trace start, observed windows only
+    per_task: np.ndarray  # CPU demand per reporting task
+
+
+def demand_series(lake: Lake, jobs: list[int] | None = None) -> Iterator[DemandSeries]:
+    """The long-running jobs' demand series with at least MIN_WINDOWS windows (or only `jobs`)."""
+    # The job ids as a literal list: DuckDB pushes a constant IN filter into the Parquet scan, below
+    # the aggregation of the demand view, where a join with the long-running tasks would come after it.
+    long_running = lake.query("SELECT job_id, count(*) AS tasks FROM google.tasks_long_running GROUP BY job_id")
+    wanted = set(long_running["job_id"].to_list()) & (set(jobs) if jobs else set(long_running["job_id"]))
+    if not wanted:
+        return
     demand = lake.query(
-        "SELECT d.job_id, d.bucket_s, d.cpu_rate / d.tasks AS per_task, l.tasks "
-        "FROM google.job_demand_5min AS d "
-        "JOIN (SELECT job_id, count(*) AS tasks FROM google.tasks_long_running GROUP BY job_id) AS l USING (job_id) "
-        "ORDER BY d.job_id, d.bucket_s"
-    )
-    rows = []
+        "SELECT job_id, bucket_s, cpu_rate / tasks AS per_task FROM google.job_demand_5min "
+        f"WHERE job_id IN ({', '.join(str(int(j)) for j in sorted(wanted))}) ORDER BY job_id, bucket_s"
+    ).join(long_running, on="job_id", maintain_order="left")
     for (job_id,), series in demand.group_by(["job_id"], maintain_order=True):
-        if series.height < MIN_WINDOWS:
-            continue
-        t = series["bucket_s"].to_numpy().astype(float) - TRACE_START_S
-        fit = fit_periodic(t, series["per_task"].to_numpy())
+        if series.height >= MIN_WINDOWS:
+            t = series["bucket_s"].to_numpy().astype(float) - TRACE_START_S
+            yield DemandSeries(int(job_id), int(series["tasks"][0]), t, series["per_task"].to_numpy())
+
+
+def fit_long_running_jobs(lake: Lake, series: list[DemandSeries] | None = None) -> pl.DataFrame:
+    """One row per long-running job with at least a day of demand windows."""
+    rows = []
+    for one in demand_series(lake) if series is None else series:
+        fit = fit_periodic(one.t, one.per_task)
         daily = fit.components["daily"]
         row = {
-            "job_id": job_id,
-            "tasks": int(series["tasks"][0]),
+            "job_id": one.job_id,
+            "tasks": one.tasks,
             "windows": fit.windows,
             "c": fit.level,
             "rho": daily.ratio * fit.level,
@@ -51,32 +72,50 @@ def fit_long_running_jobs(lake: Lake) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=pl.Schema(JOB_SINUSOIDS_SCHEMA))
 
 
-def write_job_sinusoids(lake: Lake) -> pl.DataFrame:
+def write_job_sinusoids(lake: Lake, series: list[DemandSeries] | None = None) -> pl.DataFrame:
     """Fit and store the result where analysis.job_sinusoids reads it."""
-    fits = fit_long_running_jobs(lake)
+    fits = fit_long_running_jobs(lake, series)
     store(lake, "analysis_job_sinusoids", fits, JOB_SINUSOIDS_SCHEMA)
     return fits
 
 
-def summary(fits: pl.DataFrame, alpha: float = 0.05) -> pl.DataFrame:
-    """Per component: the distribution of amplitude ratios over jobs, and the share significant at alpha."""
+def summary(fits: pl.DataFrame, alpha: float = 0.05, false_positive: dict[str, float] | None = None) -> pl.DataFrame:
+    """Per component: the distribution of amplitude ratios over jobs, the share significant at alpha
+    (beside the test's false-positive rate on pure noise, when measured), and for the periodic
+    components the spread of the peaks among the significant jobs (mean resultant length, and the
+    circular standard deviation in hours)."""
     rows = []
     for name in (*PERIODS, "trend", "noise"):
         column = fits[f"{name}_ratio"].abs() if name == "trend" else fits[f"{name}_ratio"]
-        values = column.to_numpy()
-        p = fits[f"{name}_p"].to_numpy() if name in PERIODS else None
-        rows.append(
-            {
-                "component": name,
-                "jobs": len(values),
-                "mean": float(np.mean(values)) if len(values) else None,
-                "std": float(np.std(values, ddof=1)) if len(values) > 1 else None,
-                "min": float(np.min(values)) if len(values) else None,
-                "q1": float(np.quantile(values, 0.25)) if len(values) else None,
-                "median": float(np.median(values)) if len(values) else None,
-                "q3": float(np.quantile(values, 0.75)) if len(values) else None,
-                "max": float(np.max(values)) if len(values) else None,
-                "significant_share": float(np.mean(p < alpha)) if p is not None and len(p) else None,
-            }
-        )
-    return pl.DataFrame(rows)
+        values = column.drop_nans().to_numpy()
+        row: dict[str, object] = {"component": name, "jobs": len(values)}
+        for statistic, value in (
+            ("mean", np.mean),
+            ("std", lambda v: np.std(v, ddof=1) if len(v) > 1 else None),
+            ("min", np.min),
+            ("q1", lambda v: np.quantile(v, 0.25)),
+            ("median", np.median),
+            ("q3", lambda v: np.quantile(v, 0.75)),
+            ("max", np.max),
+        ):
+            result = value(values) if len(values) else None
+            row[statistic] = None if result is None else float(result)
+        row |= {"significant_share": None, "false_positive_rate": None, "peak_resultant": None, "peak_spread_h": None}
+        if name in PERIODS:
+            significant = fits.filter(pl.col(f"{name}_p") < alpha)
+            row["significant_share"] = significant.height / fits.height if fits.height else None
+            row["false_positive_rate"] = (false_positive or {}).get(name)
+            if significant.height:
+                resultant, spread = phase_spread(significant[f"{name}_phase"].to_numpy(), PERIODS[name])
+                row["peak_resultant"], row["peak_spread_h"] = resultant, spread
+        rows.append(row)
+    return pl.DataFrame(rows, schema=SUMMARY_SCHEMA)
+
+
+SUMMARY_SCHEMA = {"component": pl.String, "jobs": pl.Int64} | dict.fromkeys(
+    (
+        "mean", "std", "min", "q1", "median", "q3", "max",
+        "significant_share", "false_positive_rate", "peak_resultant", "peak_spread_h",
+    ),
+    pl.Float64,
+)  # fmt: skip

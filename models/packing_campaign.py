@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from lakehouse.models.figures import pyplot, save
 from lakehouse.models.packing import pack_all
 
 CAPACITY = 20.0
@@ -66,11 +67,7 @@ def campaign(seeds: int = 10) -> pl.DataFrame:
 
 def plot(table: pl.DataFrame, path: Path, order: str = "c") -> None:
     """Grouped bars: for each family, each heuristic's mean machines / lower bound (with its spread)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     data = table.filter(pl.col("order") == order)
     families = data["family"].unique(maintain_order=True).to_list()
     heuristics = data["heuristic"].unique(maintain_order=True).to_list()
@@ -91,6 +88,4 @@ def plot(table: pl.DataFrame, path: Path, order: str = "c") -> None:
     ax.set_ylim(bottom=1.0)
     ax.legend()
     ax.set_title(f"Packing periodic tasks (capacity {CAPACITY:g}, tasks by decreasing {order})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    save(fig, path)

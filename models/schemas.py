@@ -41,3 +41,43 @@ PACKING_SCHEMA = pa.schema(
         pa.field("query", pa.string()),
     ]
 )
+
+
+def _fields(kind: pa.DataType, *names: str) -> list[pa.Field]:
+    return [pa.field(name, kind) for name in names]
+
+
+TASK_VOLATILITY_SCHEMA = pa.schema(  # as google.task_volatility
+    [
+        *_fields(pa.int64(), "job_id", "task_index", "windows", "nonzero_samples"),
+        *_fields(pa.float64(), "cv_mu1s", "cv_mu5m", "robust_cv_mu1s", "robust_cv_mu5m"),
+        *_fields(pa.float64(), "mean_abs_d", "mean_mu5m", "mean_mu1s"),
+        pa.field("scheduling_class", pa.int64()),
+        pa.field("cpu_request", pa.float64()),
+        *_fields(pa.bool_(), "high_slo", "long_running"),
+    ]
+)
+
+VOLATILITY_SUMMARY_SCHEMA = pa.schema(
+    [pa.field("metric", pa.string()), *_fields(pa.float64(), "all", "high_slo", "long_running")]
+)
+
+SUBSET_FLAGS = _fields(pa.bool_(), "high_slo", "long_running")
+
+VOLATILITY_D_HISTOGRAM_SCHEMA = pa.schema(
+    [
+        pa.field("d_bin", pa.float64()),
+        *SUBSET_FLAGS,
+        *_fields(pa.int64(), "windows", "zero_mu1s"),
+        *_fields(pa.float64(), "sum_d", "sum_abs_d"),
+    ]
+)
+
+VOLATILITY_RATE_HISTOGRAM_SCHEMA = pa.schema(
+    [
+        pa.field("has_request", pa.bool_()),
+        *_fields(pa.float64(), "mu5m_bin", "mu1s_bin"),
+        *SUBSET_FLAGS,
+        pa.field("windows", pa.int64()),
+    ]
+)

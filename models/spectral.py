@@ -75,3 +75,37 @@ def fit_periodic(t: np.ndarray, y: np.ndarray, periods: dict[str, int] = PERIODS
         components=components,
         windows=int(t.size),
     )
+
+
+def false_positive_rates(
+    grids: list[np.ndarray], trials: int = 200, alpha: float = 0.05, seed: int = 0
+) -> dict[str, float]:
+    """Share of pure-noise series (Gaussian white noise around a constant level, observed at the given
+    time grids in turn, so with the same lengths and gaps as the real series) in which each component
+    is found significant at `alpha`: the measured level of the test, to set beside the share of jobs."""
+    if not grids:
+        return dict.fromkeys(PERIODS, float("nan"))
+    rng = np.random.default_rng(seed)
+    hits = dict.fromkeys(PERIODS, 0)
+    for trial in range(trials):
+        t = grids[trial % len(grids)]
+        fit = fit_periodic(t, 1.0 + rng.normal(0.0, 0.1, t.size))
+        for name, component in fit.components.items():
+            hits[name] += component.significant(alpha)
+    return {name: count / trials for name, count in hits.items()}
+
+
+def phase_spread(phases: np.ndarray, period_s: float) -> tuple[float, float]:
+    """(mean resultant length R in [0, 1], circular standard deviation sqrt(-2 ln R) in hours) of the
+    peak times of sinusoids with these phases: R = 1 when every peak falls at the same time of the
+    period, R near 0 when peaks are spread evenly around it."""
+    if len(phases) == 0:
+        return float("nan"), float("nan")
+    resultant = float(np.abs(np.mean(np.exp(1j * np.asarray(phases)))))
+    spread = np.sqrt(-2 * np.log(max(resultant, 1e-300))) * period_s / (2 * np.pi) / HOUR_S
+    return resultant, float(spread)
+
+
+def peak_time_s(phase: float, period_s: float) -> float:
+    """When in the period sin(2 pi t / P + phase) peaks, in [0, P)."""
+    return float(((np.pi / 2 - phase) / (2 * np.pi) * period_s) % period_s)

@@ -177,6 +177,8 @@ def test_task_views_on_a_hand_made_trace(tmp_path):
             usage.format(job=1, index=0, rate=0.2, sample=0.3),
             usage.format(job=1, index=1, rate=0.1, sample=0),
             usage.format(job=2, index=0, rate=0.4, sample=0),
+            # A task measured for the last 60 s of the bucket only: a fifth of its rate, a fifth of a task.
+            usage.format(job=3, index=0, rate=0.5, sample=0).replace("600000000,", "840000000,", 1),
         ],
     )
     lake = Lake(tmp_path / "lake")
@@ -191,6 +193,10 @@ def test_task_views_on_a_hand_made_trace(tmp_path):
     assert long_running == [(1, 0)]
     assert lake.query("SELECT count(*) AS n FROM google.tasks_high_slo")["n"][0] == 2
     sampling = lake.query("SELECT job_id, tasks_used, tasks_sampled, measured, consistent FROM google.job_sampling")
-    assert sorted(sampling.rows()) == [(1, 2, 1, True, False), (2, 1, 0, False, True)]
+    assert sorted(sampling.rows()) == [(1, 2, 1, True, False), (2, 1, 0, False, True), (3, 1, 0, False, True)]
     demand = lake.query("SELECT job_id, bucket_s, cpu_rate, tasks FROM google.job_demand_5min ORDER BY job_id")
-    assert demand.rows() == [(1, 600, pytest.approx(0.3), 2), (2, 600, 0.4, 1)]
+    assert demand.rows() == [
+        (1, 600, pytest.approx(0.3), 2),
+        (2, 600, pytest.approx(0.4), 1),
+        (3, 600, pytest.approx(0.1), pytest.approx(0.2)),
+    ]

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pytest
 
@@ -13,15 +11,7 @@ from lakehouse.ingest.google import ingest_google
 from lakehouse.lake import Lake
 from lakehouse.synth.google_trace import Settings, generate
 
-
-def raw_usage(out: Path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(job, task) keys, mean CPU rate (mu5m) and sampled CPU (mu1s) read from the generated CSV text."""
-    rows = []
-    for part in sorted((out / "trace" / "task_usage").glob("*.csv.gz")):
-        with gzip.open(part, "rt") as lines:
-            rows += [line.split(",") for line in lines]
-    key = np.array([(int(r[2]), int(r[3])) for r in rows])
-    return key, np.array([float(r[5]) for r in rows]), np.array([float(r[19]) for r in rows])
+from google_raw import raw_usage
 
 
 @pytest.fixture(scope="module")
@@ -82,31 +72,3 @@ def test_the_reused_job_id_audit_finds_the_planted_one_and_the_filter_resolves_i
     assert audit.rows() == [(truth.filter(pl.col("reused_id"))["job_id"][0], 2, 0)]
     instances = lake.query("SELECT instance, count(*) AS n FROM google.job_instances GROUP BY instance ORDER BY 1")
     assert instances.rows() == [(1, truth.height), (2, 1)]
-
-
-def test_task_volatility_equals_numpy_on_the_generated_rows(generated):
-    out, lake, _ = generated
-    key, mu5m, mu1s = raw_usage(out)
-    truth = pl.read_parquet(out / "truth" / "jobs.parquet")
-    volatility = lake.query("SELECT * FROM google.task_volatility")
-    # Only tasks of measured jobs, all of them.
-    measured = set(truth.filter(pl.col("measured"))["job_id"])
-    assert set(volatility["job_id"]) == measured
-
-    def mad(x):
-        return np.median(np.abs(x - np.median(x)))
-
-    for row in volatility.sample(40, seed=2).iter_rows(named=True):
-        mine = (key[:, 0] == row["job_id"]) & (key[:, 1] == row["task_index"])
-        a, s = mu5m[mine], mu1s[mine]
-        assert row["windows"] == mine.sum() and row["nonzero_samples"] == (s > 0).sum()
-        if mine.sum() > 1:
-            assert row["cv_mu5m"] == pytest.approx(a.std(ddof=1) / a.mean(), rel=1e-9)
-            assert row["cv_mu1s"] == pytest.approx(s.std(ddof=1) / s.mean(), rel=1e-9)
-        assert row["robust_cv_mu5m"] == pytest.approx(mad(a) / np.median(a), rel=1e-9)
-        if np.median(s) > 0:
-            assert row["robust_cv_mu1s"] == pytest.approx(mad(s) / np.median(s), rel=1e-9)
-        else:
-            assert row["robust_cv_mu1s"] is None
-        positive = a > 0
-        assert row["mean_abs_d"] == pytest.approx(np.mean(np.abs((a - s)[positive] / a[positive])), rel=1e-9)

@@ -1,0 +1,32 @@
+"""Figures as PNG files: matplotlib without a display (Agg), one call to open and one to save."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def pyplot() -> Any:
+    """matplotlib.pyplot on the Agg backend (imported late: the CLI starts fast without it)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save(fig: Any, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    pyplot().close(fig)
+    return path
+
+
+def ecdf(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted finite values and their empirical cumulative probabilities."""
+    x = np.sort(values[np.isfinite(values)])
+    return x, np.arange(1, x.size + 1) / max(x.size, 1)
