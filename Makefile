@@ -3,7 +3,7 @@ PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 STAMP := .install.stamp
 
-.PHONY: install demo test test-fast rust-test bench lint clean
+.PHONY: install demo test test-fast rust-test bench lint clean figures
 
 # Editable install: Python files are used in place, the Rust extension is rebuilt (the stale one is
 # deleted first so nobody tests yesterday's binary).
@@ -38,3 +38,10 @@ lint:
 
 clean:
 	rm -rf build dist *.egg-info sim/target lakehouse/_native*.so $(STAMP) lake
+
+# The README's figures: both Google reports on the demo's generated trace (part of the embedded sample).
+figures: $(STAMP)
+	rm -rf build/figures-lake
+	$(PYTHON) -m lakehouse.cli demo --lake build/figures-lake > /dev/null
+	$(PYTHON) -m lakehouse.cli report volatility --lake build/figures-lake/demo-generated/lake --plots docs/figures > /dev/null
+	$(PYTHON) -m lakehouse.cli report periodicity --lake build/figures-lake/demo-generated/lake --plots docs/figures > /dev/null

@@ -283,13 +283,16 @@ def report_periodicity(
     with target.writer(), stderr.status("fitting long-running jobs..."):
         series = list(demand_series(target))
         fits = write_job_sinusoids(target, series)
-    if fits.is_empty():
-        raise LakehouseError("no long-running job with a day of usage windows in the lake (ingest task_events too)")
     with stderr.status(f"fitting {noise_trials} pure-noise series..."):
-        rates = false_positive_rates([s.t for s in series], noise_trials) if noise_trials > 0 else None
+        rates = false_positive_rates([s.t for s in series], noise_trials) if noise_trials > 0 and series else None
     emit(summary(fits, false_positive=rates), fmt, output)
     stderr.print(f"{fits.height:,} long-running jobs fitted -> analysis.job_sinusoids")
-    if plots is not None:
+    if fits.is_empty():
+        stderr.print(
+            "[yellow]no long-running job (google.tasks_long_running) has a day of usage windows: nothing to fit "
+            "(a slice of the trace shorter than a day, or task_events not ingested)[/]"
+        )
+    elif plots is not None:
         from lakehouse.models.periodicity_plots import plot_periodicity
 
         for path in plot_periodicity(fits, series, plots):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 import polars as pl
@@ -11,6 +10,8 @@ from lakehouse.data import sample_google_trace, sample_swf_paths
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.swf import FileResult, ingest_swf
 from lakehouse.lake import Lake
+from lakehouse.models.job_sinusoids import summary, write_job_sinusoids
+from lakehouse.models.volatility import write_volatility
 from lakehouse.sim import simulate
 from lakehouse.sim.source import log_jobs, log_machine_size
 from lakehouse.synth.google_trace import Settings, generate
@@ -22,8 +23,14 @@ SAMPLING_SUMMARY = (
 )
 
 
+#: The demo's generated trace: long enough (8 days) for the daily and weekly fits.
+DEMO_TRACE = Settings(machines=10, days=8, seed=1, services=6, batch_jobs_per_hour=4)
+GENERATED_FOLDER = "demo-generated"  # inside the demo lake: trace/, truth/ and its own lake/
+
+
 def google_part(lake: Lake) -> dict[str, pl.DataFrame]:
-    """The embedded Google slice in the demo lake, and a small generated trace checked against its truth."""
+    """The embedded Google slice in the demo lake, and a small generated trace (in its own lake next
+    to it) checked against its planted truth and run through both Google reports."""
     ingest_google(lake, sample_google_trace())
     counts = lake.query(
         "SELECT 'job_events' AS table_name, count(*) AS rows FROM google.job_events "
@@ -31,19 +38,42 @@ def google_part(lake: Lake) -> dict[str, pl.DataFrame]:
         "UNION ALL SELECT 'task_usage', count(*) FROM google.task_usage"
     )
     sampling = lake.query(SAMPLING_SUMMARY).with_columns(trace=pl.lit("real slice"))
-    with tempfile.TemporaryDirectory() as tmp:
-        generate(Path(tmp), Settings(machines=10, days=0.5, seed=1, services=3))
-        generated = Lake(Path(tmp) / "lake")
-        ingest_google(generated, Path(tmp) / "trace")
-        planted = pl.read_parquet(Path(tmp) / "truth" / "jobs.parquet")
-        found = generated.query(SAMPLING_SUMMARY).with_columns(
-            trace=pl.lit("generated"),
-            planted_measured=pl.lit(int(planted["measured"].sum())),
-        )
+    folder = generated_folder(lake)
+    if not (folder / "truth" / "summary.json").exists():
+        generate(folder, DEMO_TRACE)
+    generated = Lake(folder / "lake")
+    ingest_google(generated, folder / "trace")
+    planted = pl.read_parquet(folder / "truth" / "jobs.parquet")
+    found = generated.query(SAMPLING_SUMMARY).with_columns(
+        trace=pl.lit("generated"), planted_measured=pl.lit(int(planted["measured"].sum()))
+    )
     sampling = pl.concat([sampling, found], how="diagonal").select(
         "trace", "jobs", "measured", "samples_never_recorded", "inconsistent", "planted_measured"
     )
-    return {"Google trace sample (rows)": counts, "1-second CPU sampling per job (google.job_sampling)": sampling}
+    with generated.writer():
+        fits = write_job_sinusoids(generated)
+        volatility = write_volatility(generated)
+    with lake.writer():
+        real_volatility = write_volatility(lake)
+    wanted = ["tasks", "median_cv_mu1s", "median_cv_mu5m", "share_of_windows_with_zero_mu1s", "mean_abs_d"]
+    real, synthetic = (
+        table.summary.filter(pl.col("metric").is_in(wanted)).select("metric", pl.col("all").alias(name))
+        for name, table in (("real slice", real_volatility), ("generated", volatility))
+    )
+    volatility_table = real.join(synthetic, on="metric", maintain_order="left")
+    periodic = summary(fits).filter(pl.col("component").is_in(["daily", "weekly"]))
+    return {
+        "Google trace sample (rows)": counts,
+        "1-second CPU sampling per job (google.job_sampling)": sampling,
+        "CPU volatility of measured tasks (lakehouse report volatility)": volatility_table,
+        "Daily and weekly cycles of the generated services (lakehouse report periodicity)": periodic.select(
+            "component", "jobs", "mean", "min", "max", "significant_share", "peak_spread_h"
+        ),
+    }
+
+
+def generated_folder(lake: Lake) -> Path:
+    return lake.root / GENERATED_FOLDER
 
 
 def run_demo(lake: Lake) -> dict[str, pl.DataFrame]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+from threadpoolctl import threadpool_limits
 
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
@@ -42,34 +43,43 @@ def demand_series(lake: Lake, jobs: list[int] | None = None) -> Iterator[DemandS
         return
     demand = lake.query(
         "SELECT job_id, bucket_s, cpu_rate / tasks AS per_task FROM google.job_demand_5min "
-        f"WHERE job_id IN ({', '.join(str(int(j)) for j in sorted(wanted))}) ORDER BY job_id, bucket_s"
-    ).join(long_running, on="job_id", maintain_order="left")
-    for (job_id,), series in demand.group_by(["job_id"], maintain_order=True):
+        f"WHERE job_id IN ({', '.join(str(int(j)) for j in sorted(wanted))})"
+    )
+    # Split, then each job sorted, by Polars: twice as fast as one sort by (job, bucket), four times an
+    # ORDER BY in the query.
+    tasks = dict(long_running.iter_rows())
+    for series in sorted(demand.partition_by("job_id"), key=lambda part: part["job_id"][0]):
         if series.height >= MIN_WINDOWS:
+            job_id = int(series["job_id"][0])
+            series = series.sort("bucket_s")
             t = series["bucket_s"].to_numpy().astype(float) - TRACE_START_S
-            yield DemandSeries(int(job_id), int(series["tasks"][0]), t, series["per_task"].to_numpy())
+            yield DemandSeries(job_id, int(tasks[job_id]), t, series["per_task"].to_numpy())
 
 
 def fit_long_running_jobs(lake: Lake, series: list[DemandSeries] | None = None) -> pl.DataFrame:
-    """One row per long-running job with at least a day of demand windows."""
-    rows = []
-    for one in demand_series(lake) if series is None else series:
-        fit = fit_periodic(one.t, one.per_task)
-        daily = fit.components["daily"]
-        row = {
-            "job_id": one.job_id,
-            "tasks": one.tasks,
-            "windows": fit.windows,
-            "c": fit.level,
-            "rho": daily.ratio * fit.level,
-            "phi": daily.phase,
-            "trend_ratio": fit.trend_ratio,
-            "noise_ratio": fit.noise_ratio,
-        }
-        for name, component in fit.components.items():
-            row |= {f"{name}_ratio": component.ratio, f"{name}_phase": component.phase, f"{name}_p": component.p_value}
-        rows.append(row)
+    """One row per long-running job with at least a day of demand windows.  BLAS is kept to one
+    thread: on these small matrices its threads only add overhead (~30 % of a fit's time)."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        rows = [_fit_row(one) for one in (demand_series(lake) if series is None else series)]
     return pl.DataFrame(rows, schema=pl.Schema(JOB_SINUSOIDS_SCHEMA))
+
+
+def _fit_row(one: DemandSeries) -> dict[str, object]:
+    fit = fit_periodic(one.t, one.per_task)
+    daily = fit.components["daily"]
+    row: dict[str, object] = {
+        "job_id": one.job_id,
+        "tasks": one.tasks,
+        "windows": fit.windows,
+        "c": fit.level,
+        "rho": daily.ratio * fit.level,
+        "phi": daily.phase,
+        "trend_ratio": fit.trend_ratio,
+        "noise_ratio": fit.noise_ratio,
+    }
+    for name, component in fit.components.items():
+        row |= {f"{name}_ratio": component.ratio, f"{name}_phase": component.phase, f"{name}_p": component.p_value}
+    return row
 
 
 def write_job_sinusoids(lake: Lake, series: list[DemandSeries] | None = None) -> pl.DataFrame:

@@ -1,5 +1,5 @@
 -- name: google.volatility_windows
--- grain: one row per usage window of a task of a mu1s-measured job (google.job_sampling.measured)
+-- grain: one row per usage window of a task of a mu1s-measured job (google.measured_jobs)
 -- description: The usage windows volatility studies look at, with the quantities they compare: mu5m = the window's mean CPU rate (cpu_rate), mu1s = its 1-second sampled CPU (sampled_cpu_usage), d = (mu5m - mu1s) / mu5m (NULL when mu5m = 0), both rates as ratios to the task's latest CPU request (NULL without a positive request). Task attributes from google.tasks (NULL when the task's events were not ingested): high_slo = scheduling class 2 or 3, long_running = present for the whole trace.
 SELECT
     u.job_id,
@@ -15,5 +15,5 @@ SELECT
     coalesce(t.scheduling_class IN (2, 3), false) AS high_slo,
     coalesce(t.before_trace AND NOT t.ended, false) AS long_running
 FROM google.task_usage AS u
-SEMI JOIN google.job_sampling AS s ON s.job_id = u.job_id AND s.measured
+SEMI JOIN google.measured_jobs AS m ON m.job_id = u.job_id
 LEFT JOIN google.tasks AS t ON t.job_id = u.job_id AND t.task_index = u.task_index

@@ -1,5 +1,5 @@
 -- name: google.task_volatility
--- grain: one row per task of a mu1s-measured job (google.job_sampling.measured) with usage windows
+-- grain: one row per task of a mu1s-measured job (google.measured_jobs) with usage windows
 -- description: How far the 1-second CPU samples (mu1s) stray from the 5-minute means (mu5m) per task, over its google.volatility_windows: windows and non-zero samples; coefficient of variation (sample sd / mean) of mu1s and of mu5m, and their robust counterparts MAD / median (the CV explodes for near-zero means); mean_abs_d = mean of |d| over windows with mu5m > 0; mean mu5m and mu1s; the task's scheduling class, CPU request, high_slo and long_running flags.
 SELECT
     job_id,

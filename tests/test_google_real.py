@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
+import json
 
+import pytest
+from typer.testing import CliRunner
+
+from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
 from lakehouse.lake import Lake
 
@@ -110,3 +114,23 @@ def test_job_sampling_splits_measured_and_unmeasured_jobs(google_lake):
     sampled = lake.query("SELECT DISTINCT job_id FROM google.task_usage WHERE sampled_cpu_usage > 0")
     assert set(jobs.filter(jobs["measured"])["job_id"]) == set(sampled["job_id"])
     assert jobs.height == lake.query("SELECT count(DISTINCT job_id) AS n FROM google.task_usage")["n"][0]
+
+
+def test_both_reports_run_on_the_real_sample(google_lake):
+    # The task_usage sample is one 5-minute instant: volatility has numbers (no CV: one window per task),
+    # periodicity has no job with a day of windows and says so instead of failing.
+    lake, _, _ = google_lake
+    runner = CliRunner()
+    run = runner.invoke(app, ["report", "volatility", "--lake", str(lake.root), "--format", "json"])
+    assert run.exit_code == 0, run.output
+    summary = {row["metric"]: row["all"] for row in json.loads(run.stdout)}
+    measured = lake.query("SELECT count(*) AS n FROM google.job_sampling WHERE measured")["n"][0]
+    tasks = lake.query(
+        "SELECT count(*) AS n FROM google.task_usage_stats s SEMI JOIN google.measured_jobs USING (job_id)"
+    )["n"][0]
+    assert measured > 0 and summary["tasks"] == tasks
+    assert summary["median_samples_per_task"] == 1 and summary["median_cv_mu1s"] is None
+    run = runner.invoke(app, ["report", "periodicity", "--lake", str(lake.root), "--format", "csv"])
+    assert run.exit_code == 0, run.output
+    assert "no long-running job" in run.stderr
+    assert lake.query("SELECT count(*) AS n FROM analysis.job_sinusoids")["n"][0] == 0

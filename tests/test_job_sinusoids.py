@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+from typer.testing import CliRunner
 
+from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
 from lakehouse.lake import Lake
 from lakehouse.models import schemas, spectral
@@ -51,3 +54,22 @@ def test_summary_reports_every_component(fitted):
 
 def test_schema_names_the_fitted_periods():
     assert list(schemas.PERIOD_NAMES) == list(spectral.PERIODS)
+
+
+def test_report_prints_spread_and_false_positives_and_writes_the_plots(fitted, tmp_path):
+    _, lake, _ = fitted
+    run = CliRunner().invoke(
+        app,
+        ["report", "periodicity", "--lake", str(lake.root), "--plots", str(tmp_path), "--noise-trials", "40"],
+        env={"COLUMNS": "250"},
+    )
+    assert run.exit_code == 0, run.output
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == [
+        "periodicity_daily_phases.png",
+        "periodicity_fits.png",
+        "periodicity_ratios.png",
+    ]
+    table = CliRunner().invoke(app, ["report", "periodicity", "--lake", str(lake.root), "--format", "json"])
+    daily = next(row for row in json.loads(table.stdout) if row["component"] == "daily")
+    assert 0 <= daily["false_positive_rate"] <= 0.15
+    assert 0 <= daily["peak_resultant"] <= 1 and daily["peak_spread_h"] >= 0

@@ -21,7 +21,7 @@ import duckdb
 from isal import isal_zlib
 
 from lakehouse.catalog import sql_literal
-from lakehouse.datasets import DATASETS
+from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.google_format import TIME_COLUMN, tables
 from lakehouse.lake import Lake, replace_atomically
@@ -153,7 +153,7 @@ def write_part(lake: Lake, part: TracePart) -> PartResult:
                 f"columns = {spec}, header = false, delim = ',', quote = '\"', escape = '\"', "
                 f"auto_detect = false, compression = 'gzip', store_rejects = true, "
                 f"rejects_scan = 'scan', rejects_table = 'rejects')) "
-                f"TO {sql_literal(str(tmp_out))} (FORMAT parquet, COMPRESSION zstd)"
+                f"TO {sql_literal(str(tmp_out))} ({PARQUET_OPTIONS})"
             )
         except duckdb.Error as exc:
             raise BrokenFileError(str(part.path), _first_line(exc)) from None

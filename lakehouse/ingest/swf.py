@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 
 from lakehouse._native import parse_swf
 from lakehouse.catalog import sql_literal
-from lakehouse.datasets import DATASETS
+from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION, SwfHeader
 from lakehouse.lake import Lake, replace_atomically
@@ -204,7 +204,7 @@ def write_log(
         con.register("quarantine", parsed.quarantine)
         con.execute(
             f"COPY (SELECT {sql_literal(log)} AS log, line, {columns} FROM jobs) "
-            f"TO {sql_literal(str(tmp[jobs_final]))} (FORMAT parquet, COMPRESSION zstd)"
+            f"TO {sql_literal(str(tmp[jobs_final]))} ({PARQUET_OPTIONS})"
         )
         con.execute(
             f"COPY (SELECT {sql_literal(log)} AS log, {sql_literal(source)} AS source, line, raw, reason "

@@ -27,11 +27,12 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import duckdb
 import numpy as np
 import polars as pl
-import pyarrow.parquet as pq
 from isal import igzip
 
+from lakehouse.catalog import sql_literal
 from lakehouse.ingest.google_format import tables
 
 US = 1_000_000
@@ -107,9 +108,10 @@ def generate_lake(root: Path, settings: Settings = Settings()) -> dict[str, obje
     would leave them, with its truth in `root/truth`.  For benchmarks of the analyses at scales where
     writing and re-reading gzip CSV would dominate (the ingest has its own benchmark); the lake has no
     ingest manifest, so do not ingest into it afterwards."""
-    from lakehouse.datasets import DATASETS
+    from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 
     trace = build(settings)
+    con = duckdb.connect()  # written as the ingest writes, so the lake reads as an ingested one
     frames = [(table, frame, "time") for table, frame in trace.tables.items()]
     for table, frame, time_column in [*frames, ("task_usage", trace.usage, "start_time")]:
         dataset = DATASETS[f"google_{table}"]
@@ -119,7 +121,9 @@ def generate_lake(root: Path, settings: Settings = Settings()) -> dict[str, obje
             rows = (_usage_columns(chunk) if table == "task_usage" else chunk).with_columns(part=pl.lit(name))
             target = dataset.file(root, name)
             target.parent.mkdir(parents=True, exist_ok=True)
-            pq.write_table(rows.to_arrow().cast(dataset.schema), target)
+            con.register("part_rows", rows.to_arrow().cast(dataset.schema))
+            con.execute(f"COPY part_rows TO {sql_literal(str(target))} ({PARQUET_OPTIONS})")
+            con.unregister("part_rows")
     return _write_truth(root / "truth", trace, settings)
 
 
