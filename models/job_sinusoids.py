@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
 from lakehouse.models.schemas import JOB_SINUSOIDS_SCHEMA
-from lakehouse.models.spectral import PERIODS, fit_periodic, phase_spread
+from lakehouse.models.spectral import ALPHA, PERIODS, fit_periodic, phase_spread
 
 TRACE_START_S = 600  # the trace clock's 600 s is the trace start (ClusterData2011_2.md)
 MIN_WINDOWS = 288  # one day of 5-minute windows: less cannot separate a daily cycle from a trend
@@ -89,7 +89,7 @@ def write_job_sinusoids(lake: Lake, series: list[DemandSeries] | None = None) ->
     return fits
 
 
-def summary(fits: pl.DataFrame, alpha: float = 0.05, false_positive: dict[str, float] | None = None) -> pl.DataFrame:
+def summary(fits: pl.DataFrame, alpha: float = ALPHA, false_positive: dict[str, float] | None = None) -> pl.DataFrame:
     """Per component: the distribution of amplitude ratios over jobs, the share significant at alpha
     (beside the test's false-positive rate on pure noise, when measured), and for the periodic
     components the spread of the peaks among the significant jobs (mean resultant length, and the

@@ -9,10 +9,9 @@ import polars as pl
 
 from lakehouse.models.figures import pyplot, save
 from lakehouse.models.job_sinusoids import DemandSeries
-from lakehouse.models.spectral import DAY_S, PERIODS, peak_time_s
+from lakehouse.models.spectral import ALPHA, DAY_S, PERIODS, peak_time_s
 
 OVERLAID_JOBS = 3
-ALPHA = 0.05
 
 
 def plot_periodicity(fits: pl.DataFrame, series: list[DemandSeries], folder: Path) -> list[Path]:

@@ -7,7 +7,10 @@ interpolation or zero-filling are not, and it gives standard errors, which STL/M
 A component a·sin(ωt) + b·cos(ωt) is reported as ρ·sin(ωt + φ) with ρ = √(a² + b²), φ = atan2(b, a);
 amplitudes are ratios to the level C (the fitted mean demand at the series' midpoint), and phases share
 one time origin: t = 0 at the trace start.  A component is significant when the Wald test of a = b = 0
-(χ² with 2 degrees of freedom, HAC covariance) rejects at level `alpha`.
+(χ² with 2 degrees of freedom, HAC covariance) rejects at level `alpha`, by default ALPHA = 1 %: at
+5 % the test over-rejects on shorter series (measured 6–8 % of pure-noise services over 8 days, 5 %
+over 29), while at 1 % it stays under 2 % and still finds every daily cycle of ratio >= 0.1 at 10 %
+noise.  `false_positive_rates` measures the level on the data's own gaps.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from threadpoolctl import threadpool_limits
 
 HOUR_S, DAY_S, WEEK_S = 3_600, 86_400, 604_800
 PERIODS = {"hourly": HOUR_S, "daily": DAY_S, "weekly": WEEK_S}  # names as in models/schemas.py
+ALPHA = 0.01  # the stated level of the significance test
 HAC_LAGS = 12  # one hour of 5-minute windows: enough for the serial correlation of demand noise
 
 
@@ -30,7 +34,7 @@ class Component:
     phase: float  # radians, in (-pi, pi]
     p_value: float
 
-    def significant(self, alpha: float = 0.05) -> bool:
+    def significant(self, alpha: float = ALPHA) -> bool:
         return self.p_value < alpha
 
 
@@ -80,7 +84,7 @@ def fit_periodic(t: np.ndarray, y: np.ndarray, periods: dict[str, int] = PERIODS
 
 
 def false_positive_rates(
-    grids: list[np.ndarray], trials: int = 200, alpha: float = 0.05, seed: int = 0
+    grids: list[np.ndarray], trials: int = 200, alpha: float = ALPHA, seed: int = 0
 ) -> dict[str, float]:
     """Share of pure-noise series (Gaussian white noise around a constant level, observed at the given
     time grids in turn, so with the same lengths and gaps as the real series) in which each component

@@ -53,7 +53,7 @@ def test_the_daily_test_flags_few_pure_noise_series_and_every_real_cycle():
     rng = np.random.default_rng(5)
     noise_only = [fit_periodic(*planted_series(rng, 1.0, [])).components["daily"] for _ in range(400)]
     false_positive_rate = np.mean([c.significant() for c in noise_only])
-    assert false_positive_rate <= 0.05
+    assert false_positive_rate <= 0.05  # the stated test is at 1 %; the acceptance bound is 5 %
     cycles = [
         fit_periodic(*planted_series(rng, 1.0, [(DAY_S, rng.uniform(0.1, 0.5), rng.uniform(-3, 3))])).components[
             "daily"
@@ -99,11 +99,13 @@ def test_phase_spread_by_hand():
 
 
 def test_measured_false_positive_rate_is_near_the_level():
-    # 300 pure-noise series on the trace's grid with 10 % gaps: each rate is a binomial share around 5 %
+    # 300 pure-noise series on the trace's grid with 10 % gaps: at the 5 % level each rate is a binomial
+    # share around 5 %
     # (sd 1.3 %), and the same seed gives the same rates.
     rng = np.random.default_rng(1)
     grids = [GRID[rng.random(GRID.size) >= 0.1] for _ in range(3)]
-    rates = false_positive_rates(grids, trials=300)
+    rates = false_positive_rates(grids, trials=300, alpha=0.05)
     assert set(rates) == {"hourly", "daily", "weekly"}
     assert all(0.0 <= rate <= 0.09 for rate in rates.values()), rates
-    assert false_positive_rates(grids, trials=300) == rates
+    assert false_positive_rates(grids, trials=300, alpha=0.05) == rates
+    assert all(rate <= 0.03 for rate in false_positive_rates(grids, trials=300).values())  # at 1 %

@@ -64,6 +64,7 @@ class Settings:
     sampling_off_share: float = 0.3  # jobs whose 1-second samples are never recorded
     missing_window_share: float = 0.1  # service usage windows dropped
     noise_share: float = 0.1  # service noise, as a ratio to the level
+    acyclic_service_share: float = 0.0  # services with no cycle (level + noise): the periodicity test's nulls
 
 
 def _tasks_per_job(rng: np.random.Generator, n: int) -> np.ndarray:
@@ -159,6 +160,7 @@ def build(settings: Settings) -> Trace:
     sampling_off = rng.random(n_jobs) < settings.sampling_off_share
     runtime_s = np.where(service, np.inf, np.clip(rng.lognormal(np.log(1800), 1.2, n_jobs), 60, 3 * DAY_S))
     users = [f"user{u}" for u in rng.integers(0, 20, n_jobs)]
+    acyclic = rng.random(n_jobs) < settings.acyclic_service_share
 
     job_rows, task_rows, usage_chunks, truth_services = [], [], [], []
     window_starts = np.arange(TRACE_START_US, end_us, WINDOW_US, dtype=np.int64)
@@ -172,6 +174,8 @@ def build(settings: Settings) -> Trace:
         job_rows += [(time, None, job, event, user, cls, f"name{j}", f"logical{j % 50}") for time, event in events]
         level = rng.uniform(0.02, 0.2)
         daily, weekly = rng.uniform(0.0, 0.5), rng.uniform(0.0, 0.3)
+        if service[j] and acyclic[j]:
+            daily = weekly = 0.0
         daily_phase, weekly_phase = rng.uniform(-np.pi, np.pi), rng.uniform(-np.pi, np.pi)
         if service[j]:
             truth_services.append(
