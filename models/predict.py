@@ -1,0 +1,381 @@
+"""Sliding-window resource predictions: estimates of each job's usage from the jobs of its workflow that
+had completed before it was submitted, scored against the users' own requests.
+
+Everything runs in DuckDB over predict.swf_targets / predict.google_targets (one row per job and
+resource: submit, done, walltime, used, requested, workflow keys), as window functions and ASOF joins:
+
+- history: the completions of each workflow in order of completion time, with window aggregates over
+  the last k of them (max, mean, median, 90 % quantile; and the mean of the last two).  A job's
+  prediction is the aggregate at the last completion strictly before its submit time (ASOF join), so
+  nothing that happened after its submission can reach it;
+- cold start: a job whose workflow has no completed job yet falls back to its user's profile (the
+  used/requested ratio of the user's completed jobs, sum(used) / sum(requested), times the job's
+  request), then to the global profile (the same ratio over every user), then to the request itself;
+  each layer can be switched off;
+- predictions never exceed the request: a job is killed at its request, so predicting more gains nothing;
+- window size: chosen per user and resource among WINDOWS, the one with the least loss on the first
+  80 % of that user's jobs (by submit time); every score is measured on the remaining 20 %, which the
+  choice never sees.  Or fixed by the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import polars as pl
+
+from lakehouse.lake import Lake
+
+ALL = 1_000_000_000  # a window larger than any log: the whole history
+WINDOWS = (1, 2, 3, 5, 10, 20, 50, ALL)
+TRAIN_SHARE = 0.8
+AGGREGATES = {  # predictor -> window aggregate over the workflow's last k completions
+    "max": "max(used)",
+    "mean": "avg(used)",
+    "median": "median(used)",
+    "q90": "quantile_cont(used, 0.9)",
+}
+LAST_TWO = "last2"  # the mean of the last two completions, whatever k
+PREDICTORS = (*AGGREGATES, LAST_TWO)
+
+# Workflow groupings by target family; the SQL column holding each one's key.
+GROUPINGS = {
+    "swf": {
+        "user": "wf_user",
+        "user+group": "wf_user_group",
+        "application": "wf_application",
+        "queue": "wf_queue",
+        "request signature": "wf_signature",
+    },
+    "google": {"job": "wf_job", "user": "wf_user", "logical name": "wf_name", "request signature": "wf_signature"},
+}
+
+
+# The columns every target view has besides its workflow keys (what the later steps carry along).
+BASE_COLUMNS = ("source", "job", "user_key", "submit", "done", "walltime", "resource", "used", "requested")
+BASE_COLUMNS += ("freed_weight", "train")
+
+
+class PredictionError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the caller can change: the loss's weights (under- and over-estimates), the window (None: chosen
+    per user), the cold-start layers, and the workflow grouping (None: the best by loss)."""
+
+    under: float = 1.0
+    over: float = 0.5
+    window: int | None = None
+    local_profile: bool = True
+    global_profile: bool = True
+    grouping: str | None = None
+
+
+def load_targets(con: duckdb.DuckDBPyConnection, family: str, source: str) -> int:
+    """One source's rows into TEMP `targets`, with the train/evaluation split; returns the row count."""
+    if family not in GROUPINGS:
+        raise PredictionError(f"unknown target family {family!r} (swf or google)")
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE targets AS
+        SELECT *, row_number() OVER (PARTITION BY resource, user_key ORDER BY submit, job)
+            <= floor({TRAIN_SHARE} * count(*) OVER (PARTITION BY resource, user_key)) AS train
+        FROM predict.{family}_targets WHERE source = $source""",
+        {"source": source},
+    )
+    return con.execute("SELECT count(*) FROM targets").fetchone()[0]
+
+
+def available_groupings(con: duckdb.DuckDBPyConnection, family: str) -> list[str]:
+    """The groupings whose key the source carries (some logs lack groups, applications or queues)."""
+    columns = GROUPINGS[family]
+    counts = con.execute("SELECT " + ", ".join(f"count({c})" for c in columns.values()) + " FROM targets").fetchone()
+    return [name for (name, _), n in zip(columns.items(), counts, strict=True) if n]
+
+
+def _last_per_instant(partition: str) -> str:
+    # Completions at the same instant: the last one (by job) carries the aggregates of all of them, so
+    # an ASOF join on the completion time finds exactly one row.
+    return f"QUALIFY row_number() OVER (PARTITION BY {partition}, done ORDER BY job DESC) = 1"
+
+
+def _frame(k: int) -> str:
+    # Constant frame bounds: DuckDB then uses its segment and merge-sort trees (a bound read from a
+    # column is evaluated row by row).
+    return "ROWS UNBOUNDED PRECEDING" if k >= ALL else f"ROWS BETWEEN {k - 1} PRECEDING AND CURRENT ROW"
+
+
+def _k_name(k: int) -> str:
+    return "all" if k >= ALL else str(k)
+
+
+LIST_WINDOWS_UP_TO = 10  # median and quantile of so few values: cheaper from the list than from DuckDB's trees
+LIST_AGGREGATES = {"median": "list_median(l_{k})", "q90": "list_aggregate(l_{k}, 'quantile_cont', 0.9)"}
+
+
+def history_sql(column: str, windows: list[int], predictors: list[str]) -> str:
+    """Window aggregates of each workflow's completions, one row per workflow and completion instant,
+    one column per predictor and window size (p_<predictor>_<k>; p_last2): a single sort serves them all."""
+    over = "PARTITION BY resource, wf ORDER BY done, job"
+    inner, outer = [], []
+    for k in windows:
+        name = _k_name(k)
+        listed = [p for p in predictors if p in LIST_AGGREGATES and k <= LIST_WINDOWS_UP_TO]
+        if listed:
+            inner.append(f"list(used) OVER ({over} {_frame(k)}) AS l_{name}")
+            outer += [f"{LIST_AGGREGATES[p].format(k=name)} AS p_{p}_{name}" for p in listed]
+        for predictor in predictors:
+            if predictor in AGGREGATES and predictor not in listed:
+                inner.append(f"{AGGREGATES[predictor]} OVER ({over} {_frame(k)}) AS p_{predictor}_{name}")
+                outer.append(f"p_{predictor}_{name}")
+    if LAST_TWO in predictors:
+        inner.append(f"avg(used) OVER ({over} ROWS 1 PRECEDING) AS p_{LAST_TWO}")
+        outer.append(f"p_{LAST_TWO}")
+    return (
+        f"SELECT resource, wf, done, {', '.join(outer)} FROM ("
+        f"SELECT resource, wf, done, {', '.join(inner)} "
+        f"FROM (SELECT *, {column} AS wf FROM targets WHERE {column} IS NOT NULL) "
+        f"{_last_per_instant('resource, wf')})"
+    )
+
+
+# The profiles: used / requested over the user's (everyone's) completed jobs, as sum(used) / sum(requested).
+PROFILES_SQL = f"""
+    CREATE OR REPLACE TEMP TABLE profiles AS
+    SELECT resource, user_key, done, sum(used) OVER w / sum(requested) OVER w AS local_ratio
+    FROM targets
+    WINDOW w AS (PARTITION BY resource, user_key ORDER BY done, job ROWS UNBOUNDED PRECEDING)
+    {_last_per_instant("resource, user_key")};
+    CREATE OR REPLACE TEMP TABLE global_profile AS
+    SELECT resource, done, sum(used) OVER wg / sum(requested) OVER wg AS global_ratio
+    FROM targets
+    WINDOW wg AS (PARTITION BY resource ORDER BY done, job ROWS UNBOUNDED PRECEDING)
+    {_last_per_instant("resource")};
+    CREATE OR REPLACE TEMP TABLE with_profiles AS
+    SELECT t.*, lp.local_ratio * t.requested AS local_profile, gp.global_ratio * t.requested AS global_profile
+    FROM targets AS t
+    ASOF LEFT JOIN profiles AS lp ON lp.resource = t.resource AND lp.user_key = t.user_key AND t.submit > lp.done
+    ASOF LEFT JOIN global_profile AS gp ON gp.resource = t.resource AND t.submit > gp.done"""
+
+
+def _loss(predicted: str, settings: Settings) -> str:
+    """The loss of one job: w * |predicted - used| * walltime, w by the sign of the error."""
+    return (
+        f"CASE WHEN {predicted} < used THEN {settings.under} ELSE {settings.over} END"
+        f" * abs({predicted} - used) * walltime"
+    )
+
+
+def _predicted(history: str, settings: Settings, profiles: bool) -> str:
+    layers = [history]
+    if profiles and settings.local_profile:
+        layers.append("local_profile")
+    if profiles and settings.global_profile:
+        layers.append("global_profile")
+    return f"least(coalesce({', '.join(layers)}, requested), requested)"
+
+
+def _layer(history: str, settings: Settings) -> str:
+    return (
+        f"CASE WHEN {history} IS NOT NULL THEN 'workflow' "
+        f"WHEN {'local_profile' if settings.local_profile else 'NULL'} IS NOT NULL THEN 'user profile' "
+        f"WHEN {'global_profile' if settings.global_profile else 'NULL'} IS NOT NULL THEN 'global profile' "
+        "ELSE 'request' END"
+    )
+
+
+def grouping_predictions(con: duckdb.DuckDBPyConnection, family: str, groupings: list[str]) -> None:
+    """TEMP `by_grouping`: for each grouping, the maximum of the workflow's whole history (p_<grouping>)."""
+    columns = GROUPINGS[family]
+    unpivot = ", ".join(f"('{name}', t.{columns[name]})" for name in groupings)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE history_all AS
+        SELECT grouping, resource, wf, done, max(used) OVER (
+                PARTITION BY grouping, resource, wf ORDER BY done, job ROWS UNBOUNDED PRECEDING) AS p_max
+        FROM (SELECT t.*, g.grouping, g.wf FROM targets AS t, LATERAL (VALUES {unpivot}) AS g(grouping, wf)
+            WHERE g.wf IS NOT NULL)
+        {_last_per_instant("grouping, resource, wf")}"""
+    )
+    joins, picks = [], []
+    for i, name in enumerate(groupings):
+        joins.append(
+            f"ASOF LEFT JOIN (SELECT * FROM history_all WHERE grouping = '{name}') AS h{i} "
+            f"ON h{i}.resource = t.resource AND h{i}.wf = t.{columns[name]} AND t.submit > h{i}.done"
+        )
+        picks.append(f'h{i}.p_max AS "p_{name}"')
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE by_grouping AS SELECT t.*, {', '.join(picks)} FROM targets AS t {' '.join(joins)}"
+    )
+
+
+def window_predictions(con: duckdb.DuckDBPyConnection, family: str, grouping: str, settings: Settings) -> None:
+    """TEMP `by_window`: with_profiles plus window_jobs (the k used: fixed, or chosen per user and resource
+    by the max predictor, with the profiles, on the training jobs) and p_<predictor> for every predictor
+    over that window of the grouping's history (NULL without history)."""
+    column = GROUPINGS[family][grouping]
+    windows = [settings.window] if settings.window is not None else list(WINDOWS)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE history AS {history_sql(column, windows, ['max', 'mean', LAST_TWO])}")
+    picks = ", ".join(f"h.p_max_{_k_name(k)}, h.p_mean_{_k_name(k)}" for k in windows)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE joined AS SELECT {", ".join(f"t.{c}" for c in (*BASE_COLUMNS, column))},
+            t.local_profile, t.global_profile, {picks}, h.p_{LAST_TWO} FROM with_profiles AS t
+        ASOF LEFT JOIN history AS h ON h.resource = t.resource AND h.wf = t.{column} AND t.submit > h.done"""
+    )
+    if settings.window is None:
+        # Per user and resource, the window with the least training loss (ties: the smaller k); a user
+        # without training jobs keeps the whole history.
+        losses = ", ".join(
+            f"sum({_loss(_predicted(f'p_max_{_k_name(k)}', settings, True), settings)}) AS loss_{_k_name(k)}"
+            for k in windows
+        )
+        best = "arg_min(k, (loss, k))"
+        pairs = ", ".join(f"({k}, loss_{_k_name(k)})" for k in windows)
+        con.execute(
+            f"""CREATE OR REPLACE TEMP TABLE chosen AS
+            SELECT resource, user_key, {best} AS k
+            FROM (SELECT resource, user_key, {losses} FROM joined WHERE train GROUP BY ALL),
+                LATERAL (VALUES {pairs}) AS l(k, loss)
+            GROUP BY ALL"""
+        )
+        window = f"coalesce(c.k, {ALL})"
+    else:
+        con.execute(
+            "CREATE OR REPLACE TEMP TABLE chosen AS SELECT NULL::VARCHAR AS resource, NULL::VARCHAR AS user_key, NULL::BIGINT AS k WHERE false"
+        )
+        window = str(settings.window)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE windowed AS SELECT j.*, {window} AS window_jobs
+        FROM joined AS j LEFT JOIN chosen AS c USING (resource, user_key)"""
+    )
+    used = sorted(r[0] for r in con.execute("SELECT DISTINCT window_jobs FROM windowed").fetchall())
+    # The holistic aggregates (median, 90 % quantile) only for the windows some user ended up with.
+    con.execute(f"CREATE OR REPLACE TEMP TABLE history_q AS {history_sql(column, used, ['median', 'q90'])}")
+    pick = lambda predictor, ks: (
+        "CASE window_jobs "
+        + " ".join(  # noqa: E731
+            f"WHEN {k} THEN p_{predictor}_{_k_name(k)}" for k in ks
+        )
+        + " END"
+    )
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE by_window AS
+        SELECT * EXCLUDE ({", ".join(f"p_max_{_k_name(k)}, p_mean_{_k_name(k)}" for k in windows)}),
+            {pick("max", windows)} AS p_max, {pick("mean", windows)} AS p_mean
+        FROM (SELECT w.*, {pick("median", used)} AS p_median, {pick("q90", used)} AS p_q90
+            FROM windowed AS w
+            ASOF LEFT JOIN history_q AS h ON h.resource = w.resource AND h.wf = w.{column} AND w.submit > h.done)"""
+    )
+
+
+def score(con: duckdb.DuckDBPyConnection, table: str, predicted: str, settings: Settings) -> pl.DataFrame:
+    """Per resource, on the evaluation jobs: jobs, loss (resource units x hours), mean accuracy
+    min(p, u) / max(p, u), share under-estimated, and the share of reserved resource-time freed against
+    the users' requests: sum((requested - p) * freed_weight) / sum(requested * freed_weight)."""
+    return con.execute(
+        f"""SELECT resource, count(*) AS jobs, sum({_loss("p", settings)}) / 3600 AS loss,
+            avg(least(p, used) / greatest(p, used)) AS accuracy, avg((p < used)::DOUBLE) AS under_share,
+            sum((requested - p) * freed_weight) / sum(requested * freed_weight) AS freed_share
+        FROM (SELECT *, {predicted} AS p FROM {table} WHERE NOT train) GROUP BY resource ORDER BY resource"""
+    ).pl()
+
+
+@dataclass(frozen=True)
+class Report:
+    table: pl.DataFrame  # scenario x resource scores, plus 'overall' per scenario
+    jobs: pl.DataFrame  # per job and resource: the full method's prediction
+    grouping: str  # the workflow grouping of the sliding-window scenarios
+
+
+def report(lake: Lake, family: str, source: str, settings: Settings = Settings()) -> Report:
+    """The scenario table of one source (an SWF log, or 'google')."""
+    with lake.connect() as con:
+        con.execute("SET preserve_insertion_order = false")  # every table here is ordered where it is read
+        if not load_targets(con, family, source):
+            raise PredictionError(f"{source}: no job with both a positive request and usage of any resource")
+        groupings = available_groupings(con, family)
+        if settings.grouping is not None and settings.grouping not in groupings:
+            raise PredictionError(
+                f"{source} has no workflow grouping {settings.grouping!r}; it has {', '.join(groupings)}"
+            )
+        if settings.window is not None and settings.window < 1:
+            raise PredictionError(f"the window must hold at least one job, not {settings.window}")
+        rows = [("users' requests", score(con, "targets", "requested", settings))]
+        grouping_predictions(con, family, groupings)
+        for name in groupings:
+            rows.append(
+                (
+                    f"{name}: max of all history",
+                    score(con, "by_grouping", _predicted(f'"p_{name}"', settings, False), settings),
+                )
+            )
+        chosen = settings.grouping or min(
+            groupings, key=lambda g: (_relative_loss(rows[1 + groupings.index(g)][1], rows[0][1]), groupings.index(g))
+        )
+        con.execute(PROFILES_SQL)
+        window_predictions(con, family, chosen, settings)
+        k = "per user" if settings.window is None else f"k = {settings.window}"
+        rows.append(
+            (
+                f"{chosen}: sliding window ({k}), max",
+                score(con, "by_window", _predicted("p_max", settings, False), settings),
+            )
+        )
+        full = _predicted("p_max", settings, True)
+        rows.append((f"{chosen}: sliding window + profiles, max", score(con, "by_window", full, settings)))
+        for predictor in PREDICTORS[1:]:
+            label = f"{chosen}: sliding window + profiles, {predictor}"
+            rows.append((label, score(con, "by_window", _predicted(f"p_{predictor}", settings, True), settings)))
+        jobs = con.execute(
+            f"SELECT source, job, resource, user_key, submit, used, requested, window_jobs, {_layer('p_max', settings)} AS layer, "
+            f"{full} AS predicted, train FROM by_window ORDER BY resource, submit, job"
+        ).pl()
+    return Report(_table(source, rows), jobs, chosen)
+
+
+def _relative_loss(scored: pl.DataFrame, requests: pl.DataFrame) -> float:
+    joined = scored.join(requests, on="resource", suffix="_request")
+    return float((joined["loss"] / joined["loss_request"]).mean())
+
+
+TABLE_COLUMNS = [
+    "source",
+    "scenario",
+    "resource",
+    "jobs",
+    "loss",
+    "loss_vs_requests",
+    "accuracy",
+    "under_share",
+    "freed_share",
+]
+
+
+def _table(source: str, rows: list[tuple[str, pl.DataFrame]]) -> pl.DataFrame:
+    """One row per scenario and resource, then an 'overall' row per scenario: the mean over resources of
+    the loss relative to the users' requests, the accuracy, the under-estimated and the freed shares."""
+    requests = rows[0][1].select("resource", pl.col("loss").alias("request_loss"))
+    frames = []
+    for scenario, scored in rows:
+        per_resource = scored.join(requests, on="resource", maintain_order="left").select(
+            pl.lit(source).alias("source"),
+            pl.lit(scenario).alias("scenario"),
+            "resource",
+            "jobs",
+            "loss",
+            (pl.col("loss") / pl.col("request_loss")).alias("loss_vs_requests"),
+            "accuracy",
+            "under_share",
+            "freed_share",
+        )
+        overall = per_resource.select(
+            pl.lit(source).alias("source"),
+            pl.lit(scenario).alias("scenario"),
+            pl.lit("overall").alias("resource"),
+            pl.col("jobs").max(),
+            pl.lit(None, pl.Float64).alias("loss"),
+            *[pl.col(c).mean() for c in ("loss_vs_requests", "accuracy", "under_share", "freed_share")],
+        )
+        frames += [per_resource, overall]
+    return pl.concat(frames).select(TABLE_COLUMNS)
