@@ -338,6 +338,83 @@ def report_volatility(
             stderr.print(f"plot -> {path}")
 
 
+@report_app.command("predictions")
+@clear_errors
+def report_predictions(
+    sources: Annotated[
+        list[str] | None,
+        typer.Argument(help="SWF log names, or `google` [default: every log in the lake, and google if ingested]."),
+    ] = None,
+    lake: LakeOption = None,
+    grouping: Annotated[
+        str | None,
+        typer.Option(
+            help="Workflow grouping of the sliding-window scenarios (SWF: user, user+group, application, queue, "
+            "request signature; Google: job, user, logical name, request signature) [default: the one with the "
+            "least loss among the 'max of all history' rows]."
+        ),
+    ] = None,
+    window: Annotated[
+        int | None, typer.Option(help="Window of k completed jobs [default: chosen per user on their first 80 %].")
+    ] = None,
+    local_profile: Annotated[bool, typer.Option(help="Cold start from the user's used/requested ratio.")] = True,
+    global_profile: Annotated[bool, typer.Option(help="Cold start from everyone's used/requested ratio.")] = True,
+    under: Annotated[float, typer.Option(help="Loss weight of an under-estimate.")] = 1.0,
+    over: Annotated[float, typer.Option(help="Loss weight of an over-estimate.")] = 0.5,
+    plots: PlotsOption = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Predict each job's walltime, memory and processors (Google: CPU and memory, mean and peak) from
+    the jobs of its workflow that had completed before it was submitted, and score the predictions
+    against the users' own requests.
+
+    Scenarios: the users' requests; each workflow grouping with the maximum of its whole history; then
+    for one grouping a sliding window over the last k completed jobs (k chosen per user and resource on
+    the first 80 % of the user's jobs), + cold-start profiles, and the mean, median, 90 % quantile and
+    mean of the last two over the same window for comparison.  Scores, on the last 20 % of each user's
+    jobs: loss = sum of w |predicted - used| x walltime (resource units x hours; w: --under, --over),
+    the loss relative to the requests, accuracy min(p, u) / max(p, u), the share under-estimated and
+    the share of reserved resource-time freed.  Stored as analysis.predictions_scores and
+    analysis.predictions_jobs; `lakehouse simulate LOG --predictor column:predicted_walltime` schedules
+    with the walltime predictions.
+
+    Example: `lakehouse report predictions HPC2N-2002-2.2-cln --plots figures/`
+    """
+    from lakehouse.models.predict import PredictionError, Settings, report, write_report
+    from lakehouse.models.predict import sources as lake_sources
+
+    target = Lake(lake)
+    found = lake_sources(target)
+    if sources:
+        known = {name: family for family, name in found}
+        missing = [name for name in sources if name not in known]
+        if missing:
+            have = ", ".join(known) or "no source with requests"
+            raise LakehouseError(f"nothing to predict for {', '.join(missing)}: the lake has {have}")
+        found = [(known[name], name) for name in sources]
+    if not found:
+        raise LakehouseError("no job with both a request and a usage in the lake (ingest SWF logs or a Google trace)")
+    settings = Settings(under, over, window, local_profile, global_profile, grouping)
+    tables = []
+    for family, name in found:
+        with stderr.status(f"predicting {name}..."):
+            try:
+                result = report(target, family, name, settings)
+            except PredictionError as exc:
+                raise LakehouseError(str(exc)) from None
+            with target.writer():
+                write_report(target, result)
+        tables.append(result.table)
+        stderr.print(f"{name}: sliding windows over the {result.grouping!r} grouping")
+        if plots is not None:
+            from lakehouse.models.predictions_plots import plot_predictions
+
+            for path in plot_predictions(result.jobs, name, plots):
+                stderr.print(f"plot -> {path}")
+    emit(pl.concat(tables), fmt, output)
+
+
 DEFAULT_PACK_QUERY = "SELECT job_id AS job, tasks, c, rho, phi FROM analysis.job_sinusoids"
 
 

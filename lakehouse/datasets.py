@@ -17,6 +17,8 @@ from lakehouse.ingest.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCH
 from lakehouse.models.schemas import (
     JOB_SINUSOIDS_SCHEMA,
     PACKING_SCHEMA,
+    PREDICTION_JOBS_SCHEMA,
+    PREDICTION_SCORES_SCHEMA,
     TASK_VOLATILITY_SCHEMA,
     VOLATILITY_D_HISTOGRAM_SCHEMA,
     VOLATILITY_RATE_HISTOGRAM_SCHEMA,
@@ -62,6 +64,8 @@ DATASETS: dict[str, Dataset] = {
         # Results of the models, each rewritten whole by its report.
         Dataset("analysis_job_sinusoids", "analysis/job_sinusoids", JOB_SINUSOIDS_SCHEMA),
         Dataset("analysis_packing", "analysis/packing", PACKING_SCHEMA),
+        Dataset("analysis_predictions_scores", "analysis/predictions_scores", PREDICTION_SCORES_SCHEMA),
+        Dataset("analysis_predictions_jobs", "analysis/predictions_jobs", PREDICTION_JOBS_SCHEMA),
         Dataset("analysis_task_volatility", "analysis/task_volatility", TASK_VOLATILITY_SCHEMA),
         Dataset("analysis_volatility_summary", "analysis/volatility_summary", VOLATILITY_SUMMARY_SCHEMA),
         Dataset("analysis_volatility_d_histogram", "analysis/volatility_d_histogram", VOLATILITY_D_HISTOGRAM_SCHEMA),

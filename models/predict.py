@@ -26,6 +26,8 @@ import duckdb
 import polars as pl
 
 from lakehouse.lake import Lake
+from lakehouse.models.results import store
+from lakehouse.models.schemas import PREDICTION_JOBS_SCHEMA, PREDICTION_SCORES_SCHEMA
 
 ALL = 1_000_000_000  # a window larger than any log: the whole history
 WINDOWS = (1, 2, 3, 5, 10, 20, 50, ALL)
@@ -205,9 +207,8 @@ def grouping_predictions(con: duckdb.DuckDBPyConnection, family: str, groupings:
             f"ON h{i}.resource = t.resource AND h{i}.wf = t.{columns[name]} AND t.submit > h{i}.done"
         )
         picks.append(f'h{i}.p_max AS "p_{name}"')
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE by_grouping AS SELECT t.*, {', '.join(picks)} FROM targets AS t {' '.join(joins)}"
-    )
+    picked, joined = ", ".join(picks), " ".join(joins)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE by_grouping AS SELECT t.*, {picked} FROM targets AS t {joined}")
 
 
 def window_predictions(con: duckdb.DuckDBPyConnection, family: str, grouping: str, settings: Settings) -> None:
@@ -242,7 +243,8 @@ def window_predictions(con: duckdb.DuckDBPyConnection, family: str, grouping: st
         window = f"coalesce(c.k, {ALL})"
     else:
         con.execute(
-            "CREATE OR REPLACE TEMP TABLE chosen AS SELECT NULL::VARCHAR AS resource, NULL::VARCHAR AS user_key, NULL::BIGINT AS k WHERE false"
+            "CREATE OR REPLACE TEMP TABLE chosen AS "
+            "SELECT NULL::VARCHAR AS resource, NULL::VARCHAR AS user_key, NULL::BIGINT AS k WHERE false"
         )
         window = str(settings.window)
     con.execute(
@@ -252,21 +254,20 @@ def window_predictions(con: duckdb.DuckDBPyConnection, family: str, grouping: st
     used = sorted(r[0] for r in con.execute("SELECT DISTINCT window_jobs FROM windowed").fetchall())
     # The holistic aggregates (median, 90 % quantile) only for the windows some user ended up with.
     con.execute(f"CREATE OR REPLACE TEMP TABLE history_q AS {history_sql(column, used, ['median', 'q90'])}")
-    pick = lambda predictor, ks: (
-        "CASE window_jobs "
-        + " ".join(  # noqa: E731
-            f"WHEN {k} THEN p_{predictor}_{_k_name(k)}" for k in ks
-        )
-        + " END"
-    )
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE by_window AS
         SELECT * EXCLUDE ({", ".join(f"p_max_{_k_name(k)}, p_mean_{_k_name(k)}" for k in windows)}),
-            {pick("max", windows)} AS p_max, {pick("mean", windows)} AS p_mean
-        FROM (SELECT w.*, {pick("median", used)} AS p_median, {pick("q90", used)} AS p_q90
+            {_pick("max", windows)} AS p_max, {_pick("mean", windows)} AS p_mean
+        FROM (SELECT w.*, {_pick("median", used)} AS p_median, {_pick("q90", used)} AS p_q90
             FROM windowed AS w
             ASOF LEFT JOIN history_q AS h ON h.resource = w.resource AND h.wf = w.{column} AND w.submit > h.done)"""
     )
+
+
+def _pick(predictor: str, windows: list[int]) -> str:
+    """The predictor's column for the row's own window."""
+    cases = " ".join(f"WHEN {k} THEN p_{predictor}_{_k_name(k)}" for k in windows)
+    return f"CASE window_jobs {cases} END"
 
 
 def score(con: duckdb.DuckDBPyConnection, table: str, predicted: str, settings: Settings) -> pl.DataFrame:
@@ -289,48 +290,54 @@ class Report:
 
 
 def report(lake: Lake, family: str, source: str, settings: Settings = Settings()) -> Report:
-    """The scenario table of one source (an SWF log, or 'google')."""
+    """The scenario table of one source (an SWF log, or 'google') of the lake."""
     with lake.connect() as con:
-        con.execute("SET preserve_insertion_order = false")  # every table here is ordered where it is read
-        if not load_targets(con, family, source):
-            raise PredictionError(f"{source}: no job with both a positive request and usage of any resource")
-        groupings = available_groupings(con, family)
-        if settings.grouping is not None and settings.grouping not in groupings:
-            raise PredictionError(
-                f"{source} has no workflow grouping {settings.grouping!r}; it has {', '.join(groupings)}"
-            )
-        if settings.window is not None and settings.window < 1:
-            raise PredictionError(f"the window must hold at least one job, not {settings.window}")
-        rows = [("users' requests", score(con, "targets", "requested", settings))]
-        grouping_predictions(con, family, groupings)
-        for name in groupings:
-            rows.append(
-                (
-                    f"{name}: max of all history",
-                    score(con, "by_grouping", _predicted(f'"p_{name}"', settings, False), settings),
-                )
-            )
-        chosen = settings.grouping or min(
-            groupings, key=lambda g: (_relative_loss(rows[1 + groupings.index(g)][1], rows[0][1]), groupings.index(g))
-        )
-        con.execute(PROFILES_SQL)
-        window_predictions(con, family, chosen, settings)
-        k = "per user" if settings.window is None else f"k = {settings.window}"
+        return run(con, family, source, settings)
+
+
+def run(con: duckdb.DuckDBPyConnection, family: str, source: str, settings: Settings = Settings()) -> Report:
+    """The scenario table of one source, on any connection where predict.<family>_targets exists."""
+    con.execute("SET preserve_insertion_order = false")  # every table here is ordered where it is read
+    if not load_targets(con, family, source):
+        raise PredictionError(f"{source}: no job with both a positive request and usage of any resource")
+    groupings = available_groupings(con, family)
+    if settings.grouping is not None and settings.grouping not in groupings:
+        raise PredictionError(f"{source} has no workflow grouping {settings.grouping!r}; it has {', '.join(groupings)}")
+    if settings.window is not None and settings.window < 1:
+        raise PredictionError(f"the window must hold at least one job, not {settings.window}")
+    rows = [("users' requests", score(con, "targets", "requested", settings))]
+    grouping_predictions(con, family, groupings)
+    for name in groupings:
         rows.append(
             (
-                f"{chosen}: sliding window ({k}), max",
-                score(con, "by_window", _predicted("p_max", settings, False), settings),
+                f"{name}: max of all history",
+                score(con, "by_grouping", _predicted(f'"p_{name}"', settings, False), settings),
             )
         )
-        full = _predicted("p_max", settings, True)
-        rows.append((f"{chosen}: sliding window + profiles, max", score(con, "by_window", full, settings)))
-        for predictor in PREDICTORS[1:]:
-            label = f"{chosen}: sliding window + profiles, {predictor}"
-            rows.append((label, score(con, "by_window", _predicted(f"p_{predictor}", settings, True), settings)))
-        jobs = con.execute(
-            f"SELECT source, job, resource, user_key, submit, used, requested, window_jobs, {_layer('p_max', settings)} AS layer, "
-            f"{full} AS predicted, train FROM by_window ORDER BY resource, submit, job"
-        ).pl()
+    chosen = settings.grouping or min(
+        groupings, key=lambda g: (_relative_loss(rows[1 + groupings.index(g)][1], rows[0][1]), groupings.index(g))
+    )
+    con.execute(PROFILES_SQL)
+    window_predictions(con, family, chosen, settings)
+    k = "per user" if settings.window is None else f"k = {settings.window}"
+    rows.append(
+        (
+            f"{chosen}: sliding window ({k}), max",
+            score(con, "by_window", _predicted("p_max", settings, False), settings),
+        )
+    )
+    full = _predicted("p_max", settings, True)
+    rows.append((f"{chosen}: sliding window + profiles, max", score(con, "by_window", full, settings)))
+    for predictor in PREDICTORS[1:]:
+        label = f"{chosen}: sliding window + profiles, {predictor}"
+        rows.append((label, score(con, "by_window", _predicted(f"p_{predictor}", settings, True), settings)))
+    column = GROUPINGS[family][chosen]
+    jobs = con.execute(
+        f"""SELECT source, job, resource, user_key, submit, used, requested, window_jobs,
+            count(*) OVER (PARTITION BY resource, {column}) AS workflow_jobs,
+            {_layer("p_max", settings)} AS layer, {full} AS predicted, train
+        FROM by_window ORDER BY resource, submit, job"""
+    ).pl()
     return Report(_table(source, rows), jobs, chosen)
 
 
@@ -379,3 +386,19 @@ def _table(source: str, rows: list[tuple[str, pl.DataFrame]]) -> pl.DataFrame:
         )
         frames += [per_resource, overall]
     return pl.concat(frames).select(TABLE_COLUMNS)
+
+
+def write_report(lake: Lake, result: Report) -> None:
+    """Store one source's table and per-job predictions where analysis.predictions_* read them."""
+    source = str(result.table["source"][0])
+    store(lake, "analysis_predictions_scores", result.table, PREDICTION_SCORES_SCHEMA, name=source)
+    store(lake, "analysis_predictions_jobs", result.jobs, PREDICTION_JOBS_SCHEMA, name=source)
+
+
+def sources(lake: Lake) -> list[tuple[str, str]]:
+    """(family, source) of everything in the lake with targets: every SWF log, then 'google'."""
+    found = lake.query("SELECT DISTINCT source FROM predict.swf_targets ORDER BY source")["source"].to_list()
+    pairs = [("swf", name) for name in found]
+    if lake.query("SELECT count(*) AS n FROM predict.google_targets")["n"][0]:
+        pairs.append(("google", "google"))
+    return pairs

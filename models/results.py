@@ -10,9 +10,10 @@ from lakehouse.datasets import DATASETS
 from lakehouse.lake import Lake, replace_atomically
 
 
-def store(lake: Lake, dataset: str, frame: pl.DataFrame, schema: pa.Schema) -> None:
-    """Replace the dataset's one output (`latest.parquet`) atomically: readers see old or new, whole."""
-    final = DATASETS[dataset].file(lake.root, "latest")
+def store(lake: Lake, dataset: str, frame: pl.DataFrame, schema: pa.Schema, name: str = "latest") -> None:
+    """Replace one output of the dataset (`latest.parquet`, or one per source) atomically: readers see
+    the old or the new file, whole."""
+    final = DATASETS[dataset].file(lake.root, name)
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = final.with_name(f".{final.name}.tmp")
     pq.write_table(frame.to_arrow().cast(schema), tmp)

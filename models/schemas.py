@@ -81,3 +81,25 @@ VOLATILITY_RATE_HISTOGRAM_SCHEMA = pa.schema(
         pa.field("windows", pa.int64()),
     ]
 )
+
+
+PREDICTION_SCORES_SCHEMA = pa.schema(
+    [
+        *_fields(pa.string(), "source", "scenario", "resource"),
+        pa.field("jobs", pa.int64()),
+        *_fields(pa.float64(), "loss", "loss_vs_requests", "accuracy", "under_share", "freed_share"),
+    ]
+)
+
+PREDICTION_JOBS_SCHEMA = pa.schema(
+    [
+        pa.field("source", pa.string()),
+        pa.field("job", pa.int64()),
+        *_fields(pa.string(), "resource", "user_key"),
+        *_fields(pa.float64(), "submit", "used", "requested"),
+        *_fields(pa.int64(), "window_jobs", "workflow_jobs"),
+        pa.field("layer", pa.string()),
+        pa.field("predicted", pa.float64()),
+        pa.field("train", pa.bool_()),
+    ]
+)
