@@ -81,7 +81,7 @@ class Lake:
         con.execute("SET enable_progress_bar = false")
         return con
 
-    def query(self, sql: str, params: list[object] | None = None) -> pl.DataFrame:
+    def query(self, sql: str, params: list[object] | dict[str, object] | None = None) -> pl.DataFrame:
         """Run SQL against the catalog and return a Polars frame."""
         with self.connect() as con:
             return con.sql(sql, params=params).pl()

@@ -371,7 +371,8 @@ def _table(source: str, rows: list[tuple[str, pl.DataFrame]]) -> pl.DataFrame:
             "resource",
             "jobs",
             "loss",
-            (pl.col("loss") / pl.col("request_loss")).alias("loss_vs_requests"),
+            # Undefined (NULL) where the requests lose nothing (e.g. processors always exactly requested).
+            pl.when(pl.col("request_loss") > 0).then(pl.col("loss") / pl.col("request_loss")).alias("loss_vs_requests"),
             "accuracy",
             "under_share",
             "freed_share",

@@ -27,8 +27,18 @@ def log_jobs(lake: Lake, log: str, view: View = View.jobs_clean, where: str | No
     """The jobs of `log` in `swf.<view>`, optionally filtered by an SQL condition, in submit order
     (ties in file order, as the log lists them)."""
     condition = f" AND ({where})" if where else ""
+    # predicted_walltime: the walltime predictions of `lakehouse report predictions` (NULL where it has
+    # none, which the simulator's column predictor reads as the request).
+    predictions = (
+        "SELECT source AS log, job AS job_id, any_value(predicted) AS predicted_walltime "
+        "FROM analysis.predictions_jobs WHERE resource = 'walltime' AND source = $log GROUP BY ALL"
+    )
     try:
-        return lake.query(f"SELECT * FROM swf.{View(view)} WHERE log = ?{condition} ORDER BY submit_time, line", [log])
+        return lake.query(
+            f"SELECT j.*, p.predicted_walltime FROM (SELECT * FROM swf.{View(view)} WHERE log = $log{condition}) AS j "
+            f"LEFT JOIN ({predictions}) AS p USING (log, job_id) ORDER BY j.submit_time, j.line",
+            {"log": log},
+        )
     except duckdb.Error as exc:
         raise LakehouseError(f"cannot select the jobs of {log}: {str(exc).strip()}") from None
 

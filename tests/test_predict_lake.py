@@ -1,0 +1,101 @@
+"""`lakehouse report predictions` on real logs and traces, and its predictions in the simulator (issue 7)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from lakehouse.cli import app
+from lakehouse.data import sample_swf_paths
+from lakehouse.ingest.google import ingest_google
+from lakehouse.ingest.swf import ingest_swf
+from lakehouse.lake import Lake
+from lakehouse.models.predict import report
+from lakehouse.sim.source import log_jobs
+
+from conftest import SHARED, shared_or_skip
+
+KTH = "KTH-SP2-1996-2.1-cln"
+# The shared logs that record requested times (PWA field 9); OSC-Clust has only requested processors.
+WITH_REQUESTED_TIMES = [
+    "CEA-Curie-2011-2.1-cln",
+    "CTC-SP2-1996-3.1-cln",
+    "HPC2N-2002-2.2-cln",
+    "KTH-SP2-1996-2.1-cln",
+    "LANL-CM5-1994-4.1-cln",
+    "LCG-2005-1",
+    "LLNL-Atlas-2006-2.1-cln",
+    "LLNL-Thunder-2007-1.1-cln",
+    "LPC-EGEE-2004-1.2-cln",
+    "RICC-2010-2-noheader",
+    "SDSC-BLUE-2000-4.2-cln",
+    "SDSC-DS-2004-2.1-cln",
+    "SDSC-SP2-1998-4.2-cln",
+    "Sandia-Ross-2001-1.1-cln",
+]
+MEMORY_TOO = {"HPC2N-2002-2.2-cln", "LANL-CM5-1994-4.1-cln"}
+
+
+@pytest.fixture(scope="module")
+def kth_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
+    lake = Lake(tmp_path_factory.mktemp("predict") / "lake")
+    ingest_swf(lake, [str(p) for p in sample_swf_paths()])
+    return lake
+
+
+def test_report_stores_the_table_and_the_simulator_schedules_with_it(kth_lake, tmp_path: Path):
+    runner = CliRunner()
+    run = runner.invoke(
+        app, ["report", "predictions", KTH, "--lake", str(kth_lake.root), "--plots", str(tmp_path), "-f", "json"]
+    )
+    assert run.exit_code == 0, run.output
+    table = pl.DataFrame(json.loads(run.stdout))
+    assert table["scenario"][0] == "users' requests" and set(table["resource"]) == {"walltime", "processors", "overall"}
+    assert kth_lake.query("SELECT count(*) AS n FROM analysis.predictions_scores")["n"][0] == table.height
+    assert len(list(tmp_path.glob("*.png"))) == 2
+    # The simulator's column predictor reads the stored walltime predictions.
+    stored = kth_lake.query(
+        "SELECT job AS job_id, predicted FROM analysis.predictions_jobs WHERE resource = 'walltime'"
+    )
+    jobs = log_jobs(kth_lake, KTH).join(stored, on="job_id", how="left")
+    matched = jobs.filter(pl.col("predicted").is_not_null())
+    assert matched.height > 0.9 * jobs.height
+    assert (matched["predicted_walltime"] == matched["predicted"]).all()
+    simulated = runner.invoke(
+        app, ["simulate", KTH, "--lake", str(kth_lake.root), "--predictor", "column:predicted_walltime", "-f", "json"]
+    )
+    requested = runner.invoke(app, ["simulate", KTH, "--lake", str(kth_lake.root), "-f", "json"])
+    assert simulated.exit_code == 0, simulated.output
+    assert json.loads(simulated.stdout)[0]["mean_wait"] != json.loads(requested.stdout)[0]["mean_wait"]
+
+
+def test_unknown_source_is_named(kth_lake):
+    run = CliRunner().invoke(app, ["report", "predictions", "NOPE", "--lake", str(kth_lake.root)])
+    assert run.exit_code != 0 and "NOPE" in run.output and KTH in run.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("log", WITH_REQUESTED_TIMES)
+def test_runs_on_every_shared_log_with_requested_times(pwa_lake, log):
+    lake, _ = pwa_lake
+    result = report(lake, "swf", log)
+    resources = set(result.table["resource"])
+    assert "walltime" in resources
+    if log in MEMORY_TOO:
+        assert "memory" in resources
+    requests = result.table.filter(pl.col("scenario") == "users' requests")
+    assert (requests["loss_vs_requests"].drop_nulls() == 1).all()
+    assert result.table["accuracy"].is_between(0, 1).all()
+
+
+def test_runs_on_the_real_google_sample(tmp_path: Path):
+    google = shared_or_skip(SHARED / "google")
+    lake = Lake(tmp_path / "lake")
+    ingest_google(lake, google)
+    result = report(lake, "google", "google")
+    assert {"cpu", "memory", "cpu_peak", "memory_peak"} <= set(result.table["resource"])
+    assert result.jobs.height > 0
