@@ -13,7 +13,7 @@ resource: submit, done, walltime, used, requested, workflow keys), as window fun
   request), then to the global profile (the same ratio over every user), then to the request itself;
   each layer can be switched off;
 - predictions never exceed the request: a job is killed at its request, so predicting more gains nothing;
-- window size: chosen per user and resource among WINDOWS, the one with the least loss on the first
+- window size: chosen per user and resource among WINDOWS (1 to 100 jobs), the one with the least loss on the first
   80 % of that user's jobs (by submit time); every score is measured on the remaining 20 %, which the
   choice never sees.  Or fixed by the caller.
 """
@@ -30,7 +30,9 @@ from lakehouse.models.results import store
 from lakehouse.models.schemas import PREDICTION_JOBS_SCHEMA, PREDICTION_SCORES_SCHEMA
 
 ALL = 1_000_000_000  # a window larger than any log: the whole history
-WINDOWS = (1, 2, 3, 5, 10, 20, 50, ALL)
+# The candidate windows.  The whole history is left out: its running median and quantile cost more than
+# all the others together, and a user's 100 last jobs are history enough.
+WINDOWS = (1, 2, 3, 5, 10, 20, 50, 100)
 TRAIN_SHARE = 0.8
 AGGREGATES = {  # predictor -> window aggregate over the workflow's last k completions
     "max": "max(used)",
@@ -124,11 +126,19 @@ def history_sql(column: str, windows: list[int], predictors: list[str]) -> str:
     inner, outer = [], []
     for k in windows:
         name = _k_name(k)
-        listed = [p for p in predictors if p in LIST_AGGREGATES and k <= LIST_WINDOWS_UP_TO]
+        if k <= 2 and "max" in predictors and "mean" in predictors:
+            # One or two values: the median is the mean, and the 90 % quantile of a <= b by linear
+            # interpolation is a + 0.9 (b - a) = 0.2 mean + 0.8 max (with one value, the value).
+            derived = {"median": f"p_mean_{name}", "q90": f"0.2 * p_mean_{name} + 0.8 * p_max_{name}"}
+            outer += [f"{derived[p]} AS p_{p}_{name}" for p in predictors if p in derived]
+            predictors_here = [p for p in predictors if p not in derived]
+        else:
+            predictors_here = list(predictors)
+        listed = [p for p in predictors_here if p in LIST_AGGREGATES and k <= LIST_WINDOWS_UP_TO]
         if listed:
             inner.append(f"list(used) OVER ({over} {_frame(k)}) AS l_{name}")
             outer += [f"{LIST_AGGREGATES[p].format(k=name)} AS p_{p}_{name}" for p in listed]
-        for predictor in predictors:
+        for predictor in predictors_here:
             if predictor in AGGREGATES and predictor not in listed:
                 inner.append(f"{AGGREGATES[predictor]} OVER ({over} {_frame(k)}) AS p_{predictor}_{name}")
                 outer.append(f"p_{predictor}_{name}")
@@ -143,21 +153,21 @@ def history_sql(column: str, windows: list[int], predictors: list[str]) -> str:
     )
 
 
-# The profiles: used / requested over the user's (everyone's) completed jobs, as sum(used) / sum(requested).
-PROFILES_SQL = f"""
+# The profiles: used / requested over the user's (everyone's) completed jobs, as sum(used) / sum(requested):
+# running sums over completion instants (all jobs completing at an instant count together).
+PROFILES_SQL = """
     CREATE OR REPLACE TEMP TABLE profiles AS
-    SELECT resource, user_key, done, sum(used) OVER w / sum(requested) OVER w AS local_ratio
-    FROM targets
-    WINDOW w AS (PARTITION BY resource, user_key ORDER BY done, job ROWS UNBOUNDED PRECEDING)
-    {_last_per_instant("resource, user_key")};
+    SELECT resource, user_key, done, sum(u) OVER wl / sum(r) OVER wl AS local_ratio
+    FROM (SELECT resource, user_key, done, sum(used) AS u, sum(requested) AS r FROM targets GROUP BY ALL)
+    WINDOW wl AS (PARTITION BY resource, user_key ORDER BY done ROWS UNBOUNDED PRECEDING);
     CREATE OR REPLACE TEMP TABLE global_profile AS
-    SELECT resource, done, sum(used) OVER wg / sum(requested) OVER wg AS global_ratio
-    FROM targets
-    WINDOW wg AS (PARTITION BY resource ORDER BY done, job ROWS UNBOUNDED PRECEDING)
-    {_last_per_instant("resource")};
-    CREATE OR REPLACE TEMP TABLE with_profiles AS
-    SELECT t.*, lp.local_ratio * t.requested AS local_profile, gp.global_ratio * t.requested AS global_profile
-    FROM targets AS t
+    SELECT resource, done, sum(u) OVER wg / sum(r) OVER wg AS global_ratio
+    FROM (SELECT resource, done, sum(used) AS u, sum(requested) AS r FROM targets GROUP BY ALL)
+    WINDOW wg AS (PARTITION BY resource ORDER BY done ROWS UNBOUNDED PRECEDING)
+    """
+# The profiles of each target row, as of its submission (joined where they are used).
+PROFILE_COLUMNS = "lp.local_ratio * t.requested AS local_profile, gp.global_ratio * t.requested AS global_profile"
+PROFILE_JOINS = """
     ASOF LEFT JOIN profiles AS lp ON lp.resource = t.resource AND lp.user_key = t.user_key AND t.submit > lp.done
     ASOF LEFT JOIN global_profile AS gp ON gp.resource = t.resource AND t.submit > gp.done"""
 
@@ -189,78 +199,70 @@ def _layer(history: str, settings: Settings) -> str:
 
 
 def grouping_predictions(con: duckdb.DuckDBPyConnection, family: str, groupings: list[str]) -> None:
-    """TEMP `by_grouping`: for each grouping, the maximum of the workflow's whole history (p_<grouping>)."""
+    """TEMP `by_grouping`: for each grouping, the maximum of the workflow's whole history (p_<grouping>),
+    on the evaluation jobs (the only ones these scenarios are scored on)."""
     columns = GROUPINGS[family]
-    unpivot = ", ".join(f"('{name}', t.{columns[name]})" for name in groupings)
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE history_all AS
-        SELECT grouping, resource, wf, done, max(used) OVER (
-                PARTITION BY grouping, resource, wf ORDER BY done, job ROWS UNBOUNDED PRECEDING) AS p_max
-        FROM (SELECT t.*, g.grouping, g.wf FROM targets AS t, LATERAL (VALUES {unpivot}) AS g(grouping, wf)
-            WHERE g.wf IS NOT NULL)
-        {_last_per_instant("grouping, resource, wf")}"""
+    # A RANGE frame gives every job completing at the same instant the same running maximum (all of
+    # them), so the ASOF join may land on any of them.
+    maxima = ", ".join(
+        f'max(used) OVER (PARTITION BY resource, {columns[name]} ORDER BY done RANGE UNBOUNDED PRECEDING) AS "p_{name}"'
+        for name in groupings
     )
+    keys = ", ".join(columns[name] for name in groupings)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE history_all AS SELECT resource, done, {keys}, {maxima} FROM targets")
     joins, picks = [], []
     for i, name in enumerate(groupings):
+        column = columns[name]
         joins.append(
-            f"ASOF LEFT JOIN (SELECT * FROM history_all WHERE grouping = '{name}') AS h{i} "
-            f"ON h{i}.resource = t.resource AND h{i}.wf = t.{columns[name]} AND t.submit > h{i}.done"
+            f'ASOF LEFT JOIN (SELECT resource, done, {column}, "p_{name}" FROM history_all) AS h{i} '
+            f"ON h{i}.resource = t.resource AND h{i}.{column} = t.{column} AND t.submit > h{i}.done"
         )
-        picks.append(f'h{i}.p_max AS "p_{name}"')
+        picks.append(f'h{i}."p_{name}"')
     picked, joined = ", ".join(picks), " ".join(joins)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE by_grouping AS SELECT t.*, {picked} FROM targets AS t {joined}")
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE by_grouping AS SELECT t.*, {picked} "
+        f"FROM (SELECT * FROM targets WHERE NOT train) AS t {joined}"
+    )
 
 
 def window_predictions(con: duckdb.DuckDBPyConnection, family: str, grouping: str, settings: Settings) -> None:
-    """TEMP `by_window`: with_profiles plus window_jobs (the k used: fixed, or chosen per user and resource
-    by the max predictor, with the profiles, on the training jobs) and p_<predictor> for every predictor
-    over that window of the grouping's history (NULL without history)."""
+    """TEMP `by_window`: the targets with their profiles, window_jobs (the k used: fixed, or chosen per
+    user and resource by the max predictor, with the profiles, on the training jobs) and p_<predictor>
+    for every predictor over that window of the grouping's history (NULL without history)."""
     column = GROUPINGS[family][grouping]
     windows = [settings.window] if settings.window is not None else list(WINDOWS)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE history AS {history_sql(column, windows, ['max', 'mean', LAST_TWO])}")
-    picks = ", ".join(f"h.p_max_{_k_name(k)}, h.p_mean_{_k_name(k)}" for k in windows)
+    # Every predictor for every window in one pass (one sort), and one ASOF join.
+    con.execute(f"CREATE OR REPLACE TEMP TABLE history AS {history_sql(column, windows, list(PREDICTORS))}")
+    per_window = [f"p_{p}_{_k_name(k)}" for k in windows for p in AGGREGATES]
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE joined AS SELECT {", ".join(f"t.{c}" for c in (*BASE_COLUMNS, column))},
-            t.local_profile, t.global_profile, {picks}, h.p_{LAST_TWO} FROM with_profiles AS t
-        ASOF LEFT JOIN history AS h ON h.resource = t.resource AND h.wf = t.{column} AND t.submit > h.done"""
+            {PROFILE_COLUMNS}, {", ".join(f"h.{c}" for c in per_window)}, h.p_{LAST_TWO}
+        FROM targets AS t
+        ASOF LEFT JOIN history AS h ON h.resource = t.resource AND h.wf = t.{column} AND t.submit > h.done
+        {PROFILE_JOINS}"""
     )
     if settings.window is None:
         # Per user and resource, the window with the least training loss (ties: the smaller k); a user
-        # without training jobs keeps the whole history.
+        # without training jobs gets the largest.
         losses = ", ".join(
             f"sum({_loss(_predicted(f'p_max_{_k_name(k)}', settings, True), settings)}) AS loss_{_k_name(k)}"
             for k in windows
         )
-        best = "arg_min(k, (loss, k))"
         pairs = ", ".join(f"({k}, loss_{_k_name(k)})" for k in windows)
-        con.execute(
-            f"""CREATE OR REPLACE TEMP TABLE chosen AS
-            SELECT resource, user_key, {best} AS k
+        chosen = f"""(SELECT resource, user_key, arg_min(k, (loss, k)) AS k
             FROM (SELECT resource, user_key, {losses} FROM joined WHERE train GROUP BY ALL),
                 LATERAL (VALUES {pairs}) AS l(k, loss)
-            GROUP BY ALL"""
-        )
-        window = f"coalesce(c.k, {ALL})"
+            GROUP BY ALL)"""
+        window = f"coalesce(c.k, {max(windows)})"
     else:
-        con.execute(
-            "CREATE OR REPLACE TEMP TABLE chosen AS "
-            "SELECT NULL::VARCHAR AS resource, NULL::VARCHAR AS user_key, NULL::BIGINT AS k WHERE false"
-        )
+        chosen = "(SELECT NULL::VARCHAR AS resource, NULL::VARCHAR AS user_key, NULL::BIGINT AS k WHERE false)"
         window = str(settings.window)
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE windowed AS SELECT j.*, {window} AS window_jobs
-        FROM joined AS j LEFT JOIN chosen AS c USING (resource, user_key)"""
-    )
-    used = sorted(r[0] for r in con.execute("SELECT DISTINCT window_jobs FROM windowed").fetchall())
-    # The holistic aggregates (median, 90 % quantile) only for the windows some user ended up with.
-    con.execute(f"CREATE OR REPLACE TEMP TABLE history_q AS {history_sql(column, used, ['median', 'q90'])}")
+    picked = ", ".join(f"{_pick(p, windows)} AS p_{p}" for p in AGGREGATES)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE by_window AS
-        SELECT * EXCLUDE ({", ".join(f"p_max_{_k_name(k)}, p_mean_{_k_name(k)}" for k in windows)}),
-            {_pick("max", windows)} AS p_max, {_pick("mean", windows)} AS p_mean
-        FROM (SELECT w.*, {_pick("median", used)} AS p_median, {_pick("q90", used)} AS p_q90
-            FROM windowed AS w
-            ASOF LEFT JOIN history_q AS h ON h.resource = w.resource AND h.wf = w.{column} AND w.submit > h.done)"""
+        SELECT * EXCLUDE ({", ".join(per_window)}), {picked}
+        FROM (SELECT j.*, {window} AS window_jobs FROM joined AS j
+            LEFT JOIN {chosen} AS c USING (resource, user_key))"""
     )
 
 

@@ -151,14 +151,14 @@ def test_scores_by_hand():
 def test_the_window_is_chosen_per_user_on_the_first_80_percent():
     # User c: ten jobs one after the other, 1000 s twice then 100 s.  On the first eight, k = 1 loses
     # only job 2 (predicts 1000, over by 900); k = 2 also job 3; larger windows more.  The last two jobs
-    # are scored with k = 1: 100.  User d has a single job: no training, the whole history.
+    # are scored with k = 1: 100.  User d has a single job: no training, the largest window.
     rows = [("choice", i, "c", "x", 100 * i, 100 * i + 50, 1000 if i < 2 else 100, 2000) for i in range(10)]
     rows.append(("choice", 99, "d", "y", 5, 60, 10, 20))
     con = connection(rows)
     report = run(con, "swf", "choice", Settings(grouping="user", local_profile=False, global_profile=False))
     jobs = report.jobs.sort("job")
     assert jobs.filter(pl.col("user_key") == "c")["window_jobs"].unique().to_list() == [1]
-    assert jobs.filter(pl.col("user_key") == "d")["window_jobs"].to_list() == [ALL]
+    assert jobs.filter(pl.col("user_key") == "d")["window_jobs"].to_list() == [max(WINDOWS)]
     assert jobs.filter(~pl.col("train") & (pl.col("user_key") == "c"))["predicted"].to_list() == [100, 100]
 
 
