@@ -228,7 +228,9 @@ def test_nothing_submitted_later_changes_a_prediction(jobs, later, pivot, window
     kept = {r[1] for r in before}
     for key in first:
         job = key[1] if isinstance(key, tuple) else key
-        if job in kept:
+        # The grouping scenarios are computed for evaluation jobs only, and the later jobs move the
+        # 80 % split: compare the jobs evaluated in both runs.
+        if job in kept and (not isinstance(key, tuple) or key in second):
             assert first[key] == second[key], key
 
 
