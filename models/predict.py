@@ -13,7 +13,7 @@ resource: submit, done, walltime, used, requested, workflow keys), as window fun
   request), then to the global profile (the same ratio over every user), then to the request itself;
   each layer can be switched off;
 - predictions never exceed the request: a job is killed at its request, so predicting more gains nothing;
-- window size: chosen per user and resource among WINDOWS (1 to 100 jobs), the one with the least loss on the first
+- window size: chosen per user and resource among WINDOWS (1 job to all), the one with the least loss on the first
   80 % of that user's jobs (by submit time); every score is measured on the remaining 20 %, which the
   choice never sees.  Or fixed by the caller.
 """
@@ -30,9 +30,8 @@ from lakehouse.models.results import store
 from lakehouse.models.schemas import PREDICTION_JOBS_SCHEMA, PREDICTION_SCORES_SCHEMA
 
 ALL = 1_000_000_000  # a window larger than any log: the whole history
-# The candidate windows.  The whole history is left out: its running median and quantile cost more than
-# all the others together, and a user's 100 last jobs are history enough.
-WINDOWS = (1, 2, 3, 5, 10, 20, 50, 100)
+# The candidate windows, up to the whole history (which users of a stable workflow choose).
+WINDOWS = (1, 2, 5, 10, 20, 50, 100, ALL)
 TRAIN_SHARE = 0.8
 AGGREGATES = {  # predictor -> window aggregate over the workflow's last k completions
     "max": "max(used)",
