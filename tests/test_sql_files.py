@@ -19,7 +19,7 @@ def test_every_view_file_has_a_header_and_a_unique_name():
     assert len(names) == len(set(names))
     for v in views:
         assert v.grain and len(v.description) > 40, v.file_name
-        assert v.schema in {"swf", "google", "analysis"}, v.file_name
+        assert v.schema in {"swf", "google", "analysis", "predict"}, v.file_name
 
 
 def test_views_only_refer_to_views_of_earlier_files():
