@@ -146,6 +146,11 @@ def ingest_swf_command(
         f"{sum(r.status == 'unchanged' for r in results)} unchanged, {len(failed)} failed "
         f"in {elapsed:.1f} s -> {target.root}"
     )
+    exit_if_failed(failed)
+
+
+def exit_if_failed(failed: list) -> None:
+    """Name every file that failed, then exit with status 2 (the others are in the lake)."""
     for r in failed:
         stderr.print(f"[bold red]error:[/] {r.error}", highlight=False)
     if failed:
@@ -205,10 +210,7 @@ def ingest_google_command(
     )
     for warning in warnings + [f"{r.table}/{r.part}: {w}" for r in results for w in r.warnings]:
         stderr.print(f"[yellow]warning:[/] {warning}", highlight=False)
-    for r in failed:
-        stderr.print(f"[bold red]error:[/] {r.error}", highlight=False)
-    if failed:
-        raise typer.Exit(2)
+    exit_if_failed(failed)
 
 
 @generate_app.command("google")
