@@ -1,7 +1,7 @@
 """Periodic fits of demand series: level, trend, and hourly / daily / weekly sinusoids.
 
-Least-squares harmonic regression on the observed windows only (statsmodels OLS with a sine and a
-cosine regressor per period, a linear trend, and HAC standard errors): unbiased with gaps, which
+Least-squares harmonic regression on the observed windows only (a sine and a cosine regressor per
+period, a linear trend, and HAC standard errors as statsmodels' OLS computes them): unbiased with gaps, which
 interpolation or zero-filling are not, and it gives standard errors, which STL/MSTL do not.
 
 A component a·sin(ωt) + b·cos(ωt) is reported as ρ·sin(ωt + φ) with ρ = √(a² + b²), φ = atan2(b, a);
@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import statsmodels.api as sm
 from scipy import stats
+from statsmodels.stats.sandwich_covariance import S_hac_simple
 from threadpoolctl import threadpool_limits
 
 HOUR_S, DAY_S, WEEK_S = 3_600, 86_400, 604_800
@@ -60,9 +60,13 @@ def fit_periodic(t: np.ndarray, y: np.ndarray, periods: dict[str, int] = PERIODS
         angle = 2 * np.pi * t / period
         columns += [np.sin(angle), np.cos(angle)]
     design = np.column_stack(columns)
-    # hasconst: the first column is the constant (spares statsmodels a check per fit).
-    model = sm.OLS(y, design, hasconst=True).fit(cov_type="HAC", cov_kwds={"maxlags": HAC_LAGS})
-    params, cov = model.params, model.cov_params()
+    # Least squares, then the HAC (Newey-West, Bartlett) sandwich from statsmodels' own kernel: the
+    # same covariance as sm.OLS(...).fit(cov_type="HAC") (checked in the tests to 1e-9) at less than
+    # half the cost, which matters with thousands of jobs.
+    params, *_ = np.linalg.lstsq(design, y, rcond=None)
+    resid = y - design @ params
+    bread = np.linalg.inv(design.T @ design)
+    cov = bread @ S_hac_simple(design * resid[:, None], nlags=HAC_LAGS) @ bread
     level = params[0]
     scale = level if level != 0 else np.nan
     components = {}
@@ -77,7 +81,7 @@ def fit_periodic(t: np.ndarray, y: np.ndarray, periods: dict[str, int] = PERIODS
     return PeriodicFit(
         level=float(level),
         trend_ratio=float(params[1] / scale),
-        noise_ratio=float(np.std(model.resid, ddof=design.shape[1]) / scale),
+        noise_ratio=float(np.std(resid, ddof=design.shape[1]) / scale),
         components=components,
         windows=int(t.size),
     )

@@ -109,3 +109,27 @@ def test_measured_false_positive_rate_is_near_the_level():
     assert all(0.0 <= rate <= 0.09 for rate in rates.values()), rates
     assert false_positive_rates(grids, trials=300, alpha=0.05) == rates
     assert all(rate <= 0.03 for rate in false_positive_rates(grids, trials=300).values())  # at 1 %
+
+
+def test_the_fit_equals_statsmodels_ols_with_hac():
+    # The independent implementation: statsmodels' OLS with cov_type="HAC" on the same design.
+    import statsmodels.api as sm
+    from scipy import stats
+
+    from lakehouse.models.spectral import HAC_LAGS, PERIODS
+
+    rng = np.random.default_rng(8)
+    t, y = planted_series(rng, 2.0, [(DAY_S, 0.2, 0.7), (WEEK_S, 0.1, -1.0)])
+    span, middle = t.max() - t.min(), (t.max() + t.min()) / 2
+    columns = [np.ones_like(t), (t - middle) / span]
+    for period in PERIODS.values():
+        columns += [np.sin(2 * np.pi * t / period), np.cos(2 * np.pi * t / period)]
+    model = sm.OLS(y, np.column_stack(columns)).fit(cov_type="HAC", cov_kwds={"maxlags": HAC_LAGS})
+    fit = fit_periodic(t, y)
+    assert fit.level == pytest.approx(model.params[0], rel=1e-9)
+    for k, name in enumerate(PERIODS):
+        a, b = model.params[2 + 2 * k], model.params[3 + 2 * k]
+        block = model.cov_params()[2 + 2 * k : 4 + 2 * k, 2 + 2 * k : 4 + 2 * k]
+        wald = np.array([a, b]) @ np.linalg.solve(block, np.array([a, b]))
+        assert fit.components[name].ratio == pytest.approx(np.hypot(a, b) / model.params[0], rel=1e-9)
+        assert fit.components[name].p_value == pytest.approx(stats.chi2.sf(wald, 2), rel=1e-6, abs=1e-12)

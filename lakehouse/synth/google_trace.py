@@ -113,6 +113,7 @@ def generate_lake(root: Path, settings: Settings = Settings()) -> dict[str, obje
 
     trace = build(settings)
     con = duckdb.connect()  # written as the ingest writes, so the lake reads as an ingested one
+    con.execute("SET enable_progress_bar = false")
     frames = [(table, frame, "time") for table, frame in trace.tables.items()]
     for table, frame, time_column in [*frames, ("task_usage", trace.usage, "start_time")]:
         dataset = DATASETS[f"google_{table}"]
