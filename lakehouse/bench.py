@@ -264,8 +264,7 @@ def _in_fresh_process(function, *args):
 
 
 def _time_reports(root: Path) -> dict[str, float]:
-    from lakehouse.models.job_sinusoids import demand_series, write_job_sinusoids
-    from lakehouse.models.spectral import false_positive_rates
+    from lakehouse.models.job_sinusoids import periodicity
     from lakehouse.models.volatility import write_volatility
 
     lake = Lake(root)
@@ -281,10 +280,7 @@ def _time_reports(root: Path) -> dict[str, float]:
         volatility = write_volatility(lake)
     volatility_s = time.perf_counter() - started
     started = time.perf_counter()
-    with lake.writer():
-        series = list(demand_series(lake))
-        fits = write_job_sinusoids(lake, series)
-    false_positive_rates([s.t for s in series])
+    fits = periodicity(lake).fits
     periodicity_s = time.perf_counter() - started
     return {
         "baseline": baseline,

@@ -278,15 +278,11 @@ def report_periodicity(
 
     Example: `lakehouse report periodicity --plots figures/`
     """
-    from lakehouse.models.job_sinusoids import demand_series, summary, write_job_sinusoids
-    from lakehouse.models.spectral import false_positive_rates
+    from lakehouse.models.job_sinusoids import periodicity, summary
 
-    target = Lake(lake)
-    with target.writer(), stderr.status("fitting long-running jobs..."):
-        series = list(demand_series(target))
-        fits = write_job_sinusoids(target, series)
-    with stderr.status(f"fitting {noise_trials} pure-noise series..."):
-        rates = false_positive_rates([s.t for s in series], noise_trials) if noise_trials > 0 and series else None
+    with stderr.status(f"fitting long-running jobs, then {noise_trials} pure-noise series..."):
+        result = periodicity(Lake(lake), noise_trials)
+    fits, series, rates = result.fits, result.series, result.false_positive
     emit(summary(fits, false_positive=rates), fmt, output)
     stderr.print(f"{fits.height:,} long-running jobs fitted -> analysis.job_sinusoids")
     if fits.is_empty():

@@ -19,7 +19,7 @@ from threadpoolctl import threadpool_limits
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
 from lakehouse.models.schemas import JOB_SINUSOIDS_SCHEMA
-from lakehouse.models.spectral import ALPHA, PERIODS, fit_periodic, phase_spread
+from lakehouse.models.spectral import ALPHA, PERIODS, false_positive_rates, fit_periodic, phase_spread
 
 TRACE_START_S = 600  # the trace clock's 600 s is the trace start (ClusterData2011_2.md)
 MIN_WINDOWS = 288  # one day of 5-minute windows: less cannot separate a daily cycle from a trend
@@ -33,12 +33,12 @@ class DemandSeries:
     per_task: np.ndarray  # CPU demand per reporting task
 
 
-def demand_series(lake: Lake, jobs: list[int] | None = None) -> Iterator[DemandSeries]:
-    """The long-running jobs' demand series with at least MIN_WINDOWS windows (or only `jobs`)."""
+def demand_series(lake: Lake) -> Iterator[DemandSeries]:
+    """The long-running jobs' demand series with at least MIN_WINDOWS windows."""
     # The job ids as a literal list: DuckDB pushes a constant IN filter into the Parquet scan, below
     # the aggregation of the demand view, where a join with the long-running tasks would come after it.
     long_running = lake.query("SELECT job_id, count(*) AS tasks FROM google.tasks_long_running GROUP BY job_id")
-    wanted = set(long_running["job_id"].to_list()) & (set(jobs) if jobs else set(long_running["job_id"]))
+    wanted = set(long_running["job_id"].to_list())
     if not wanted:
         return
     demand = lake.query(
@@ -87,6 +87,23 @@ def write_job_sinusoids(lake: Lake, series: list[DemandSeries] | None = None) ->
     fits = fit_long_running_jobs(lake, series)
     store(lake, "analysis_job_sinusoids", fits, JOB_SINUSOIDS_SCHEMA)
     return fits
+
+
+@dataclass(frozen=True)
+class Periodicity:
+    fits: pl.DataFrame  # as stored in analysis.job_sinusoids
+    series: list[DemandSeries]  # what was fitted (the plots overlay it)
+    false_positive: dict[str, float] | None  # the test's level measured on pure noise, per component
+
+
+def periodicity(lake: Lake, noise_trials: int = 200) -> Periodicity:
+    """What `lakehouse report periodicity` computes: every long-running job fitted and stored, and the
+    false-positive rate of the test on `noise_trials` pure-noise series with the jobs' own gaps."""
+    with lake.writer():
+        series = list(demand_series(lake))
+        fits = write_job_sinusoids(lake, series)
+    rates = false_positive_rates([s.t for s in series], noise_trials) if noise_trials > 0 and series else None
+    return Periodicity(fits, series, rates)
 
 
 def summary(fits: pl.DataFrame, alpha: float = ALPHA, false_positive: dict[str, float] | None = None) -> pl.DataFrame:
