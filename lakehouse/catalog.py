@@ -57,6 +57,8 @@ CREATE OR REPLACE MACRO google.event_name(e) AS
     ['SUBMIT', 'SCHEDULE', 'EVICT', 'FAIL', 'FINISH', 'KILL', 'LOST', 'UPDATE_PENDING', 'UPDATE_RUNNING'][e + 1];
 CREATE OR REPLACE MACRO google.missing_info_name(m) AS
     ['SNAPSHOT_BUT_NO_TRANSITION', 'NO_SNAPSHOT_OR_TRANSITION', 'EXISTS_BUT_NO_CREATION'][m + 1];
+-- Volatility: the normalized deviation of a window's 1-second sample from its 5-minute mean.
+CREATE OR REPLACE MACRO google.deviation(mu5m, mu1s) AS (mu5m - mu1s) / nullif(mu5m, 0);
 """
 
 

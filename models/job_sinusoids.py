@@ -9,7 +9,9 @@ W(t) = C + rho sin(2 pi t / 1 day + phi) per task.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,22 +47,25 @@ def demand_series(lake: Lake) -> Iterator[DemandSeries]:
         "SELECT job_id, bucket_s, cpu_rate / tasks AS per_task FROM google.job_demand_5min "
         f"WHERE job_id IN ({', '.join(str(int(j)) for j in sorted(wanted))})"
     )
-    # Split, then each job sorted, by Polars: twice as fast as one sort by (job, bucket), four times an
-    # ORDER BY in the query.
+    # Split by Polars, then each job put in time order by numpy: measured faster than one sort by (job,
+    # bucket) in Polars or an ORDER BY in the query (and 2x a Polars sort per job).
     tasks = dict(long_running.iter_rows())
     for series in sorted(demand.partition_by("job_id"), key=lambda part: part["job_id"][0]):
         if series.height >= MIN_WINDOWS:
             job_id = int(series["job_id"][0])
-            series = series.sort("bucket_s")
-            t = series["bucket_s"].to_numpy().astype(float) - TRACE_START_S
-            yield DemandSeries(job_id, int(tasks[job_id]), t, series["per_task"].to_numpy())
+            buckets = series["bucket_s"].to_numpy()
+            order = np.argsort(buckets)
+            t = buckets[order].astype(float) - TRACE_START_S
+            yield DemandSeries(job_id, int(tasks[job_id]), t, series["per_task"].to_numpy()[order])
 
 
 def fit_long_running_jobs(lake: Lake, series: list[DemandSeries] | None = None) -> pl.DataFrame:
     """One row per long-running job with at least a day of demand windows.  BLAS is kept to one
-    thread: on these small matrices its threads only add overhead (~30 % of a fit's time)."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        rows = [_fit_row(one) for one in (demand_series(lake) if series is None else series)]
+    thread: on these small matrices its threads only add overhead (~30 % of a fit's time); the jobs are
+    fitted by one thread per core instead (numpy releases the GIL in its loops: ~1.3x on two cores)."""
+    jobs = demand_series(lake) if series is None else series
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(os.cpu_count()) as pool:
+        rows = list(pool.map(_fit_row, jobs))
     return pl.DataFrame(rows, schema=pl.Schema(JOB_SINUSOIDS_SCHEMA))
 
 

@@ -1,7 +1,8 @@
 """CPU-usage volatility of the Google trace: 1-second samples (mu1s) against the 5-minute means (mu5m).
 
-Everything is computed by DuckDB over google.volatility_windows (the windows of the tasks of
-mu1s-measured jobs) and google.task_volatility (one row per such task), for three subsets: all tasks,
+Everything is computed by DuckDB over google.measured_usage (the windows of the tasks of mu1s-measured
+jobs; google.volatility_windows with their tasks' attributes) and google.task_volatility (one row per
+such task), for three subsets: all tasks,
 high-SLO tasks (scheduling class 2-3) and long-running tasks.  Results are stored for the analysis.*
 views: the per-task table (analysis.task_volatility), the trace-wide numbers (analysis.volatility_summary)
 and two window histograms: of d (analysis.volatility_d_histogram) and of mu5m/request vs mu1s/request
@@ -77,8 +78,13 @@ HISTOGRAMS = (
     "SELECT grouping(d_bin) AS rates, d_bin, has_request, mu5m_bin, mu1s_bin, high_slo, long_running, "
     "count(*) AS windows, count(*) FILTER (mu1s = 0) AS zero_mu1s, sum(d) AS sum_d, sum(abs(d)) AS sum_abs_d "
     f"FROM (SELECT greatest(floor(d / {D_BIN}) * {D_BIN}, {D_LOWEST}) AS d_bin, cpu_request > 0 AS has_request, "
-    f"{_rate_bin('mu5m_per_request')} AS mu5m_bin, {_rate_bin('mu1s_per_request')} AS mu1s_bin, "
-    "high_slo, long_running, d, mu1s FROM google.volatility_windows) "
+    f"{_rate_bin('mu5m / nullif(t.cpu_request, 0)')} AS mu5m_bin, "
+    f"{_rate_bin('mu1s / nullif(t.cpu_request, 0)')} AS mu1s_bin, "
+    # The windows of google.volatility_windows (mu5m, mu1s, d, rates per request, task attributes), read
+    # from the usage joined with the per-task table already computed, which holds exactly the tasks of
+    # measured jobs: one join instead of the view's three (measured jobs, their windows, google.tasks).
+    "high_slo, long_running, d, mu1s FROM (SELECT job_id, task_index, cpu_rate AS mu5m, sampled_cpu_usage AS mu1s, "
+    "google.deviation(mu5m, mu1s) AS d FROM google.task_usage) JOIN tasks AS t USING (job_id, task_index)) "
     "GROUP BY GROUPING SETS ((d_bin, high_slo, long_running), "
     "(has_request, mu5m_bin, mu1s_bin, high_slo, long_running)) "
     "ORDER BY ALL"
