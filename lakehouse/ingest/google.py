@@ -10,6 +10,7 @@ interrupted ingest resumes and a fixed part is the only one read again.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import time
 from collections.abc import Callable
@@ -18,16 +19,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 from isal import isal_zlib
+from pyarrow import csv as pa_csv
 
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.errors import BrokenFileError, LakehouseError
-from lakehouse.ingest.google_format import TIME_COLUMN, tables
+from lakehouse.ingest.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
 from lakehouse.lake import Lake, replace_atomically
 
 PART_NAME = re.compile(r"^part-(\d{5})-of-(\d{5})\.csv\.gz$")
 HASH_CHUNK = 1 << 22
+PARQUET_ROW_GROUP = 122_880  # DuckDB's own: its scans parallelise by row group
 
 
 @dataclass
@@ -104,14 +110,15 @@ def file_hash(path: Path) -> str:
     return digest.hexdigest()
 
 
-def count_lines(path: Path) -> int:
-    """Lines of a gzip part, checking the whole stream (CRC and length) on the way.
+def decompress(path: Path, keep_up_to: int = 0) -> tuple[int, bytes | None]:
+    """Lines of a gzip part, checking the whole stream (CRC and length) on the way, and its text when it
+    is no longer than `keep_up_to` bytes (else None: the caller reads the file itself).
 
-    Why: DuckDB reads a truncated gzip file without complaint and silently returns fewer rows, so
-    every part is decompressed once more here, with ISA-L (twice as fast as zlib; it releases the GIL,
-    so this runs beside the other worker's DuckDB).
+    Why: DuckDB reads a truncated gzip file without complaint and silently returns fewer rows, so every
+    part is decompressed here, with ISA-L (twice as fast as zlib; it releases the GIL, so this runs
+    beside the other worker).
     """
-    lines, last = 0, b"\n"
+    lines, last, kept, size = 0, b"\n", [], 0
     decompressor, in_member = isal_zlib.decompressobj(wbits=31), False
     with path.open("rb") as stream:
         magic = stream.read(2)
@@ -125,6 +132,9 @@ def count_lines(path: Path) -> int:
                     data = decompressor.decompress(chunk)
                     lines += data.count(b"\n")
                     last = data[-1:] or last
+                    size += len(data)
+                    if size <= keep_up_to:
+                        kept.append(data)
                     chunk = b""
                     if decompressor.eof:  # a gzip file may hold several members
                         chunk = decompressor.unused_data
@@ -133,17 +143,90 @@ def count_lines(path: Path) -> int:
         raise BrokenFileError(str(path), f"corrupt gzip stream ({exc})") from None
     if in_member:
         raise BrokenFileError(str(path), "truncated gzip stream (the file ends inside compressed data)")
-    return lines + (last != b"\n")
+    return lines + (last != b"\n"), (b"".join(kept) if size <= keep_up_to else None)
 
 
-def write_part(lake: Lake, part: TracePart) -> PartResult:
-    """Read one part with DuckDB, write its rows and its rejected lines, each renamed into place."""
-    lines = count_lines(part.path)
-    columns = tables()[part.table]
-    spec = "{" + ", ".join(f"{sql_literal(c.name)}: {sql_literal(c.duckdb_type)}" for c in columns) + "}"
+# Parts up to this size (uncompressed) are parsed by Arrow in memory; larger ones stream through DuckDB.
+# A real task_usage part is about 450 MB, so two workers hold at most ~2 GB.
+IN_MEMORY_PART = 768 << 20
+
+
+def write_part(lake: Lake, part: TracePart, fast: bool = True) -> PartResult:
+    """Read one part, write its rows and its rejected lines, each renamed into place.
+
+    The fast path parses the part with Arrow, strictly, and writes it with pyarrow; any line it does not
+    take as is (wrong column count, a value that does not parse, blank lines) sends the whole part
+    to DuckDB's reader instead, which quarantines the bad lines with their reasons.  Measured on
+    generated task_usage parts: 1.6x DuckDB's own COPY, with Parquet files ~1.4x larger (no dictionary
+    pages: building them cost as much as parsing).
+    """
+    lines, text = decompress(part.path, IN_MEMORY_PART if fast else 0)
     out = DATASETS[f"google_{part.table}"].file(lake.root, part.part)
     quarantine = DATASETS["google_quarantine"].file(lake.root, f"{part.table}.{part.part}")
     tmp_out, tmp_quarantine = out.with_name(f".{out.name}.tmp"), quarantine.with_name(f".{quarantine.name}.tmp")
+    try:
+        table = _parse_strictly(text, part) if text else None
+        del text
+        if table is not None and table.num_rows == lines:
+            rows, quarantined, backwards = _write_arrow(table, tmp_out, tmp_quarantine, part)
+        else:
+            del table
+            rows, quarantined, backwards = _write_duckdb(part, lines, tmp_out, tmp_quarantine)
+    except BaseException:
+        tmp_out.unlink(missing_ok=True)
+        tmp_quarantine.unlink(missing_ok=True)
+        raise
+    replace_atomically(tmp_quarantine, quarantine)
+    replace_atomically(tmp_out, out)
+    result = PartResult(part.table, part.part, str(part.path), "ok", rows=rows, quarantined=quarantined)
+    if backwards:
+        time_column = TIME_COLUMN[part.table]
+        result.warnings.append(f"{backwards} row(s) earlier than the row before ({time_column} out of order)")
+    return result
+
+
+def _parse_strictly(text: bytes, part: TracePart) -> pa.Table | None:
+    """The part as an Arrow table typed by the schema, or None if any line is not clean."""
+    schema = arrow_schema(part.table)
+    try:
+        table = pa_csv.read_csv(
+            pa.BufferReader(text),
+            # One thread per part: the other worker keeps the second core busy (measured faster).
+            read_options=pa_csv.ReadOptions(column_names=schema.names[:-1], use_threads=False),
+            parse_options=pa_csv.ParseOptions(delimiter=",", quote_char='"', double_quote=True),
+            # As DuckDB reads them: an empty field is NULL, a quoted empty string is an empty string.
+            convert_options=pa_csv.ConvertOptions(
+                column_types={f.name: f.type for f in schema if f.name != "part"},
+                null_values=[""],
+                strings_can_be_null=True,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except pa.ArrowInvalid:
+        return None
+    names = pa.DictionaryArray.from_arrays(pa.array(np.zeros(table.num_rows, np.int32)), pa.array([part.part]))
+    return table.append_column("part", names.cast(pa.string()))
+
+
+def _write_arrow(table: pa.Table, tmp_out: Path, tmp_quarantine: Path, part: TracePart) -> tuple[int, int, int]:
+    floats = [f.name for f in table.schema if pa.types.is_floating(f.type)]
+    pq.write_table(
+        table,
+        tmp_out,
+        compression="zstd",
+        row_group_size=PARQUET_ROW_GROUP,
+        use_dictionary=False,
+        use_byte_stream_split=floats,  # floats' bytes regrouped: zstd then finds their common exponents
+    )
+    pq.write_table(QUARANTINE_SCHEMA.empty_table(), tmp_quarantine)
+    times = table.column(TIME_COLUMN[part.table]).to_numpy(zero_copy_only=False)
+    backwards = int(np.count_nonzero(times[1:] < times[:-1]))  # NaN (a NULL time) compares false, as in SQL
+    return table.num_rows, 0, backwards
+
+
+def _write_duckdb(part: TracePart, lines: int, tmp_out: Path, tmp_quarantine: Path) -> tuple[int, int, int]:
+    columns = tables()[part.table]
+    spec = "{" + ", ".join(f"{sql_literal(c.name)}: {sql_literal(c.duckdb_type)}" for c in columns) + "}"
     con = duckdb.connect(config={"threads": 1})
     con.execute("SET enable_progress_bar = false")
     try:
@@ -177,18 +260,9 @@ def write_part(lake: Lake, part: TracePart) -> PartResult:
             f"SELECT count(*) FROM (SELECT {time_column} < lag({time_column}) OVER () AS back "
             f"FROM read_parquet({sql_literal(str(tmp_out))})) WHERE back"
         ).fetchone()[0]
-    except BaseException:
-        tmp_out.unlink(missing_ok=True)
-        tmp_quarantine.unlink(missing_ok=True)
-        raise
     finally:
         con.close()
-    replace_atomically(tmp_quarantine, quarantine)
-    replace_atomically(tmp_out, out)
-    result = PartResult(part.table, part.part, str(part.path), "ok", rows=rows, quarantined=quarantined)
-    if backwards:
-        result.warnings.append(f"{backwards} row(s) earlier than the row before ({time_column} out of order)")
-    return result
+    return rows, quarantined, backwards
 
 
 def _first_line(exc: Exception) -> str:
@@ -200,9 +274,14 @@ def ingest_google(
     root: Path,
     force: bool = False,
     on_part: Callable[[PartResult, int], None] | None = None,
-    workers: int = 2,
+    workers: int | None = None,
 ) -> tuple[list[PartResult], list[str]]:
-    """Ingest a trace folder; returns one result per part (and per unusable entry) and warnings."""
+    """Ingest a trace folder; returns one result per part (and per unusable entry) and warnings.
+
+    Parts are read by `workers` threads, by default one more than the cores: each part's work has
+    single-threaded stretches (reading, the GIL between library calls) another part can fill
+    (measured 5-8 % faster than one per core on two cores)."""
+    workers = workers or (os.cpu_count() or 1) + 1
     parts, problems, warnings = discover_trace(root)
     results: list[PartResult] = list(problems)
     with lake.writer() as writer, ThreadPoolExecutor(max_workers=workers) as pool:
