@@ -72,3 +72,15 @@ def test_the_reused_job_id_audit_finds_the_planted_one_and_the_filter_resolves_i
     assert audit.rows() == [(truth.filter(pl.col("reused_id"))["job_id"][0], 2, 0)]
     instances = lake.query("SELECT instance, count(*) AS n FROM google.job_instances GROUP BY instance ORDER BY 1")
     assert instances.rows() == [(1, truth.height), (2, 1)]
+
+
+def test_the_sampling_audit_finds_the_planted_unsampled_jobs_and_nothing_survives(generated):
+    # Planted: jobs with 1-second sampling switched off.  Those that used CPU are the audit's finding;
+    # none of their windows may reach the volatility views.
+    out, lake, _ = generated
+    truth = pl.read_parquet(out / "truth" / "jobs.parquet")
+    audit = lake.query("SELECT * FROM google.audit_unsampled_jobs")
+    used = set(lake.query("SELECT job_id FROM google.job_sampling WHERE tasks_used > 0")["job_id"])
+    planted = set(truth.filter(pl.col("sampling_off"))["job_id"]) & used
+    assert set(audit["job_id"]) == planted and planted
+    assert (audit["after_filtering"] == 0).all()
