@@ -191,3 +191,46 @@ def test_every_audit_passes_on_the_real_sample(google_lake):
                 sampled.add(int(fields[2]))
     found = set(lake.query("SELECT job_id FROM google.audit_unsampled_jobs")["job_id"])
     assert found == used - sampled and found
+
+
+CALIBRATION = {
+    "single-task jobs": "SELECT avg((n = 1)::INT) FROM (SELECT job_id, count(*) AS n FROM google.tasks GROUP BY ALL)",
+    "tasks per job, p90": "SELECT quantile_cont(n, 0.9) FROM "
+    "(SELECT job_id, count(*) AS n FROM google.tasks GROUP BY ALL)",
+    "median CPU request": "SELECT median(cpu_request) FROM google.tasks",
+    "median memory request": "SELECT median(memory_request) FROM google.tasks",
+    "unmeasured jobs": "SELECT avg((NOT measured)::INT) FROM google.job_sampling",
+    "windows of unmeasured jobs": "SELECT avg((job_id NOT IN (SELECT job_id FROM google.measured_jobs))::INT) "
+    "FROM google.task_usage",
+    "zero samples in measured jobs": "SELECT avg((mu1s = 0)::INT) FROM google.measured_usage",
+}
+CALIBRATION |= (
+    {f"class {c} tasks": f"SELECT avg((scheduling_class = {c})::INT) FROM google.tasks" for c in range(4)}
+    | {f"priority {p} tasks": f"SELECT avg((priority = {p})::INT) FROM google.tasks" for p in (0, 1, 2, 9)}
+    | {
+        f"{e} among ends": f"SELECT avg((event = '{e}')::INT) FILTER (event IN ('FINISH', 'KILL', 'FAIL')) "
+        "FROM google.task_events"
+        for e in ("FINISH", "KILL")
+    }
+)
+# Absolute tolerance on shares, relative on sizes.
+RELATIVE = {"tasks per job, p90": 0.5, "median CPU request": 0.25, "median memory request": 0.25}
+
+
+@pytest.mark.slow
+def test_the_generator_is_calibrated_on_the_real_sample(google_lake, tmp_path):
+    # The same statistics on the real sample and on a generated trace of a day: shares within 0.08
+    # (priorities, classes and end events are drawn per job, so a few large jobs move them; 0.15 for the
+    # windows of unmeasured jobs, which they move most), sizes within the relative bounds above.
+    from lakehouse.synth.google_trace import Settings, generate
+
+    real, _, _ = google_lake
+    generate(tmp_path, Settings(machines=60, days=1, seed=11, batch_jobs_per_hour=60, services=6))
+    generated = Lake(tmp_path / "lake")
+    ingest_google(generated, tmp_path / "trace")
+    for name, sql in CALIBRATION.items():
+        want, got = real.query(sql).item(), generated.query(sql).item()
+        if name in RELATIVE:
+            assert abs(got - want) <= RELATIVE[name] * want, (name, want, got)
+        else:
+            assert abs(got - want) <= (0.15 if name.startswith("windows") else 0.08), (name, want, got)
