@@ -157,8 +157,8 @@ def write_part(lake: Lake, part: TracePart, fast: bool = True) -> PartResult:
     The fast path parses the part with Arrow, strictly, and writes it with pyarrow; any line it does not
     take as is (wrong column count, a value that does not parse, blank lines) sends the whole part
     to DuckDB's reader instead, which quarantines the bad lines with their reasons.  Measured on
-    generated task_usage parts: 1.6x DuckDB's own COPY, with Parquet files ~1.4x larger (no dictionary
-    pages: building them cost as much as parsing).
+    generated task_usage parts: 1.2-1.6x DuckDB's own COPY, with Parquet files ~1.4x larger (dictionary
+    pages only for identifiers, see _write_arrow).
     """
     lines, text = decompress(part.path, IN_MEMORY_PART if fast else 0)
     out = DATASETS[f"google_{part.table}"].file(lake.root, part.part)
@@ -210,13 +210,17 @@ def _parse_strictly(text: bytes, part: TracePart) -> pa.Table | None:
 
 def _write_arrow(table: pa.Table, tmp_out: Path, tmp_quarantine: Path, part: TracePart) -> tuple[int, int, int]:
     floats = [f.name for f in table.schema if pa.types.is_floating(f.type)]
+    # Dictionaries for the identifiers (ids, indexes, hashes, codes: few distinct values, grouped on
+    # by every per-task view), none for times and measurements, where building them cost as much as
+    # parsing the part; floats' bytes regrouped instead, so zstd finds their common exponents.
+    keys = [f.name for f in table.schema if f.name not in floats and not f.name.endswith("time")]
     pq.write_table(
         table,
         tmp_out,
         compression="zstd",
         row_group_size=PARQUET_ROW_GROUP,
-        use_dictionary=False,
-        use_byte_stream_split=floats,  # floats' bytes regrouped: zstd then finds their common exponents
+        use_dictionary=keys,
+        use_byte_stream_split=floats,
     )
     pq.write_table(QUARANTINE_SCHEMA.empty_table(), tmp_quarantine)
     times = table.column(TIME_COLUMN[part.table]).to_numpy(zero_copy_only=False)
