@@ -240,26 +240,25 @@ def grouping_predictions(con: duckdb.DuckDBPyConnection, family: str, groupings:
     """TEMP `by_grouping`: for each grouping, the maximum of the workflow's whole history (p_<grouping>),
     on the evaluation jobs (the only ones these scenarios are scored on)."""
     columns = GROUPINGS[family]
-    # A RANGE frame gives every job completing at the same instant the same running maximum (all of
-    # them), so the ASOF join may land on any of them.
-    maxima = ", ".join(
-        f'max(used) OVER (PARTITION BY resource, {columns[name]} ORDER BY done RANGE UNBOUNDED PRECEDING) AS "p_{name}"'
-        for name in groupings
-    )
-    keys = ", ".join(columns[name] for name in groupings)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE history_all AS SELECT resource, done, {keys}, {maxima} FROM targets")
     joins, picks = [], []
     for i, name in enumerate(groupings):
         column = columns[name]
+        # Per workflow and completion instant (every job completing then counts), the running maximum.
+        con.execute(
+            f"""CREATE OR REPLACE TEMP TABLE history_{i} AS
+            SELECT resource, {column}, done, max(used_max) OVER (PARTITION BY resource, {column} ORDER BY done
+                ROWS UNBOUNDED PRECEDING) AS p
+            FROM (SELECT resource, {column}, done, max(used) AS used_max FROM targets
+                WHERE {column} IS NOT NULL GROUP BY resource, {column}, done)"""
+        )
         joins.append(
-            f'ASOF LEFT JOIN (SELECT resource, done, {column}, "p_{name}" FROM history_all) AS h{i} '
+            f"ASOF LEFT JOIN history_{i} AS h{i} "
             f"ON h{i}.resource = t.resource AND h{i}.{column} = t.{column} AND t.submit > h{i}.done"
         )
-        picks.append(f'h{i}."p_{name}"')
-    picked, joined = ", ".join(picks), " ".join(joins)
+        picks.append(f'h{i}.p AS "p_{name}"')
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE by_grouping AS SELECT t.*, {picked} "
-        f"FROM (SELECT * FROM targets WHERE NOT train) AS t {joined}"
+        f"CREATE OR REPLACE TEMP TABLE by_grouping AS SELECT t.*, {', '.join(picks)} "
+        f"FROM (SELECT * FROM targets WHERE NOT train) AS t {' '.join(joins)}"
     )
 
 
