@@ -1,10 +1,11 @@
 """Ingest the Google cluster trace (clusterdata-2011-2): headerless gzipped CSV parts -> Parquet.
 
 A trace folder holds one folder per table (`job_events/part-00000-of-00500.csv.gz`, ...).  Each part
-becomes one Parquet file; DuckDB reads and types it by the official schema and sets rejected lines
-aside (wrong column count, a value that does not parse) with their line numbers.  Parts are
-independent, run two at a time, and are skipped when unchanged (content hash in the manifest), so an
-interrupted ingest resumes and a fixed part is the only one read again.
+becomes one Parquet file typed by the official schema: a clean part is parsed by Arrow, any other by
+DuckDB, which sets rejected lines aside (wrong column count, a value that does not parse) with their
+line numbers.  Parts are independent, run one more at a time than there are cores, and are skipped
+when unchanged (content hash in the manifest), so an interrupted ingest resumes and a fixed part is the
+only one read again.
 """
 
 from __future__ import annotations
@@ -147,8 +148,8 @@ def decompress(path: Path, keep_up_to: int = 0) -> tuple[int, bytes | None]:
 
 
 # Parts up to this size (uncompressed) are parsed by Arrow in memory; larger ones stream through DuckDB.
-# A real task_usage part is about 450 MB, so two workers hold at most ~2 GB.
-IN_MEMORY_PART = 768 << 20
+# A real task_usage part is about 450 MB: its text and its table take ~1 GB, three workers ~3 GB.
+IN_MEMORY_PART = 512 << 20
 
 
 def write_part(lake: Lake, part: TracePart, fast: bool = True) -> PartResult:
@@ -157,8 +158,8 @@ def write_part(lake: Lake, part: TracePart, fast: bool = True) -> PartResult:
     The fast path parses the part with Arrow, strictly, and writes it with pyarrow; any line it does not
     take as is (wrong column count, a value that does not parse, blank lines) sends the whole part
     to DuckDB's reader instead, which quarantines the bad lines with their reasons.  Measured on
-    generated task_usage parts: 1.2-1.6x DuckDB's own COPY, with Parquet files ~1.4x larger (dictionary
-    pages only for identifiers, see _write_arrow).
+    generated task_usage parts (`make bench`): 1.15-1.3x the throughput of DuckDB's own COPY, with
+    Parquet files ~1.4x larger than its zstd ones (dictionaries only for identifiers, see _write_arrow).
     """
     lines, text = decompress(part.path, IN_MEMORY_PART if fast else 0)
     out = DATASETS[f"google_{part.table}"].file(lake.root, part.part)
