@@ -146,7 +146,7 @@ def _k_name(k: int) -> str:
 LIST_WINDOWS_UP_TO = 10  # statistics of so few values: cheaper from one list than from DuckDB's trees
 
 
-def history_sql(column: str, windows: list[int]) -> str:
+def history_sql(column: str, windows: list[int], whole_max: bool = True) -> str:
     """Window aggregates of each workflow's completions, one row per workflow and completion instant,
     one column per predictor and window size (p_<predictor>_<k>; p_last2): a single sort serves them all,
     and the fewest window functions (DuckDB builds a tree per function and frame):
@@ -154,7 +154,8 @@ def history_sql(column: str, windows: list[int]) -> str:
       and their 90 % quantile by linear interpolation a + 0.9 (b - a) = 0.2 mean + 0.8 max;
     - 2 < k <= 10: slices of one list of the last completions;
     - larger k: max, mean, and one quantile tree for both the median and the 90 % quantile (over the
-      whole history two trees, one each, measured faster)."""
+      whole history two trees, one each, measured faster); without whole_max, no maximum over the whole
+      history (the caller has it from grouping_predictions)."""
     over = "PARTITION BY resource, wf ORDER BY done, job"
     inner = [f"used AS last, coalesce(lag(used) OVER ({over}), used) AS before"]
     listed = [k for k in windows if 2 < k <= LIST_WINDOWS_UP_TO]
@@ -174,12 +175,15 @@ def history_sql(column: str, windows: list[int]) -> str:
             inner.append(f"list_aggregate({values}, 'quantile_cont', [0.5, 0.9]) AS q_{name}")
         else:
             frame = f"OVER ({over} {_frame(k)})"
-            inner.append(f"max(used) {frame} AS p_max_{name}, avg(used) {frame} AS p_mean_{name}")
+            if k < ALL or whole_max:
+                inner.append(f"max(used) {frame} AS p_max_{name}")
+            inner.append(f"avg(used) {frame} AS p_mean_{name}")
             if k >= ALL:  # over the whole history two quantile trees measured faster than one for both
                 inner.append(f"[median(used) {frame}, quantile_cont(used, 0.9) {frame}] AS q_{name}")
             else:
                 inner.append(f"quantile_cont(used, [0.5, 0.9]) {frame} AS q_{name}")
-        outer += [f"p_max_{name}", f"p_mean_{name}", f"q_{name}[1] AS p_median_{name}", f"q_{name}[2] AS p_q90_{name}"]
+        outer += [f"p_max_{name}"] if k < ALL or whole_max else []
+        outer += [f"p_mean_{name}", f"q_{name}[1] AS p_median_{name}", f"q_{name}[2] AS p_q90_{name}"]
     return (
         f"SELECT resource, wf, done, {', '.join(outer)} FROM ("
         f"SELECT resource, wf, done, {', '.join(inner)} "
@@ -233,46 +237,88 @@ def _layer(history: str, settings: Settings) -> str:
     )
 
 
-def grouping_predictions(con: duckdb.DuckDBPyConnection, family: str, groupings: list[str]) -> None:
+def grouping_predictions(
+    con: duckdb.DuckDBPyConnection, family: str, groupings: list[str]
+) -> dict[str, tuple[str, str]]:
     """TEMP `by_grouping`: for each grouping, the maximum of the workflow's whole history (p_<grouping>),
-    on the evaluation jobs (the only ones these scenarios are scored on)."""
+    on the evaluation jobs (the only ones these scenarios are scored on).  Returns, per grouping, its
+    table of running maxima (resource, wf, done, p: one row per workflow and completion instant) and the
+    key column wf holds, which the window predictions reuse as their whole-history maximum."""
     columns = GROUPINGS[family]
+    twins = _twins(con, [columns[g] for g in groupings])
+    computed: dict[str, str] = {}  # key column -> its table
     joins, picks = [], []
     for i, name in enumerate(groupings):
-        column = columns[name]
-        # Per workflow and completion instant (every job completing then counts), the running maximum.
-        con.execute(
-            f"""CREATE OR REPLACE TEMP TABLE history_{i} AS
-            SELECT resource, {column}, done, max(used_max) OVER (PARTITION BY resource, {column} ORDER BY done
-                ROWS UNBOUNDED PRECEDING) AS p
-            FROM (SELECT resource, {column}, done, max(used) AS used_max FROM targets
-                WHERE {column} IS NOT NULL GROUP BY resource, {column}, done)"""
-        )
-        joins.append(
-            f"ASOF LEFT JOIN history_{i} AS h{i} "
-            f"ON h{i}.resource = t.resource AND h{i}.{column} = t.{column} AND t.submit > h{i}.done"
-        )
-        picks.append(f'h{i}.p AS "p_{name}"')
+        column = twins[columns[name]]  # the same workflows as an earlier grouping: the same maxima
+        if column not in computed:
+            table = computed[column] = f"max_history_{i}"
+            # Per workflow and completion instant (every job completing then counts), the running maximum.
+            con.execute(
+                f"""CREATE OR REPLACE TEMP TABLE {table} AS
+                SELECT resource, wf, done, max(used_max) OVER (PARTITION BY resource, wf ORDER BY done
+                    ROWS UNBOUNDED PRECEDING) AS p
+                FROM (SELECT resource, {column} AS wf, done, max(used) AS used_max FROM targets
+                    WHERE {column} IS NOT NULL GROUP BY ALL)"""
+            )
+            joins.append(
+                f"ASOF LEFT JOIN {table} AS {table} "
+                f"ON {table}.resource = t.resource AND {table}.wf = t.{column} AND t.submit > {table}.done"
+            )
+        picks.append(f'{computed[column]}.p AS "p_{name}"')
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE by_grouping AS SELECT t.*, {', '.join(picks)} "
         f"FROM (SELECT * FROM targets WHERE NOT train) AS t {' '.join(joins)}"
     )
+    return {name: (computed[twins[columns[name]]], twins[columns[name]]) for name in groupings}
 
 
-def window_predictions(con: duckdb.DuckDBPyConnection, family: str, grouping: str, settings: Settings) -> None:
+def _twins(con: duckdb.DuckDBPyConnection, keys: list[str]) -> dict[str, str]:
+    """For each key column, the first of `keys` that splits the targets into the same workflows (itself if
+    none before it does; e.g. user and user+group when every user is in one group): same workflows, same
+    histories, computed once.  Two keys split alike when they are NULL on the same rows and, elsewhere,
+    map one to one (as many distinct values of each as of the pair)."""
+    pairs = [(a, b) for i, b in enumerate(keys) for a in keys[:i]]
+    if not pairs:
+        return {key: key for key in keys}
+    tests = ", ".join(
+        f"""count(*) FILTER (({a} IS NULL) != ({b} IS NULL)) = 0 AND count(DISTINCT {a}) = count(DISTINCT {b})
+            AND count(DISTINCT {a}) = count(DISTINCT ({a}, {b})) FILTER ({a} IS NOT NULL)"""
+        for a, b in pairs
+    )
+    # Over the distinct key combinations, far fewer than the targets.
+    same = con.execute(f"SELECT {tests} FROM (SELECT DISTINCT {', '.join(keys)} FROM targets)").fetchone()
+    twins = {key: key for key in keys}
+    for (a, b), alike in zip(pairs, same, strict=True):
+        if alike and twins[b] == b:
+            twins[b] = twins[a]
+    return twins
+
+
+def window_predictions(
+    con: duckdb.DuckDBPyConnection, family: str, grouping: str, settings: Settings, maxima: tuple[str, str]
+) -> None:
     """TEMP `by_window`: the targets with their profiles, window_jobs (the k used: fixed, or chosen per
     user and resource by the max predictor, with the profiles, on the training jobs) and p_<predictor>
-    for every predictor over that window of the grouping's history (NULL without history)."""
+    for every predictor over that window of the grouping's history (NULL without history).  `maxima`:
+    the grouping's running maxima and their key column, from grouping_predictions."""
     column = GROUPINGS[family][grouping]
     windows = [settings.window] if settings.window is not None else list(WINDOWS)
-    # Every predictor for every window in one pass (one sort).  The window choice needs only the max
-    # predictor: it is joined narrow first, the rest once the window is known (carrying every column
-    # through the profiles' joins measured a third slower).
-    con.execute(f"CREATE OR REPLACE TEMP TABLE history AS {history_sql(column, windows)}")
-    maxima = [f"p_max_{_k_name(k)}" for k in windows]
+    # Every predictor for every window in one pass (one sort), but the maximum over the whole history,
+    # which grouping_predictions has computed.  The window choice needs only the max predictor: it is
+    # joined narrow first, the rest, for the chosen window only, by the history row found then
+    # (carrying every column through the profiles' joins measured a third slower).
+    table, key = maxima
+    if ALL in windows and key == column:  # the same rows, one per workflow and completion instant
+        con.execute(
+            f"""CREATE OR REPLACE TEMP TABLE history AS SELECT h.*, m.p AS p_max_{_k_name(ALL)}
+            FROM ({history_sql(column, windows, whole_max=False)}) AS h JOIN {table} AS m USING (resource, wf, done)"""
+        )
+    else:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE history AS {history_sql(column, windows)}")
+    maxima_columns = [f"p_max_{_k_name(k)}" for k in windows]
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE joined AS SELECT {", ".join(f"t.{c}" for c in (*BASE_COLUMNS, column))},
-            {PROFILE_COLUMNS}, {", ".join(f"h.{c}" for c in maxima)}
+            {PROFILE_COLUMNS}, {", ".join(f"h.{c}" for c in maxima_columns)}, h.rowid AS history_row
         FROM targets AS t
         ASOF LEFT JOIN history AS h ON h.resource = t.resource AND h.wf = t.{column} AND t.submit > h.done
         {PROFILE_JOINS}"""
@@ -293,19 +339,19 @@ def window_predictions(con: duckdb.DuckDBPyConnection, family: str, grouping: st
     else:
         chosen = "(SELECT resource, user_key, NULL::BIGINT AS k FROM joined WHERE false)"
         window = str(settings.window)
-    picked = ", ".join(f"{_pick(p, windows)} AS p_{p}" for p in AGGREGATES)
+    picked = ", ".join(f"{_pick(p, windows, 'j' if p == 'max' else 'h')} AS p_{p}" for p in AGGREGATES)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE by_window AS
-        SELECT j.* EXCLUDE ({", ".join(maxima)}), {picked}, h.p_{LAST_TWO}
+        SELECT j.* EXCLUDE ({", ".join(maxima_columns)}, history_row), {picked}, h.p_{LAST_TWO}
         FROM (SELECT j.*, {window} AS window_jobs FROM joined AS j
             LEFT JOIN {chosen} AS c USING (resource, user_key)) AS j
-        ASOF LEFT JOIN history AS h ON h.resource = j.resource AND h.wf = j.{column} AND j.submit > h.done"""
+        LEFT JOIN history AS h ON h.rowid = j.history_row"""
     )
 
 
-def _pick(predictor: str, windows: list[int]) -> str:
-    """The predictor's column for the row's own window."""
-    cases = " ".join(f"WHEN {k} THEN h.p_{predictor}_{_k_name(k)}" for k in windows)
+def _pick(predictor: str, windows: list[int], table: str) -> str:
+    """The predictor's column (of `table`) for the row's own window."""
+    cases = " ".join(f"WHEN {k} THEN {table}.p_{predictor}_{_k_name(k)}" for k in windows)
     return f"CASE window_jobs {cases} END"
 
 
@@ -345,7 +391,7 @@ def run(con: duckdb.DuckDBPyConnection, family: str, source: str, settings: Sett
     if settings.window is not None and settings.window < 1:
         raise PredictionError(f"the window must hold at least one job, not {settings.window}")
     rows = [("users' requests", score(con, "targets", "requested", settings))]
-    grouping_predictions(con, family, groupings)
+    maxima = grouping_predictions(con, family, groupings)
     for name in groupings:
         rows.append(
             (
@@ -357,7 +403,7 @@ def run(con: duckdb.DuckDBPyConnection, family: str, source: str, settings: Sett
         groupings, key=lambda g: (_relative_loss(rows[1 + groupings.index(g)][1], rows[0][1]), groupings.index(g))
     )
     con.execute(PROFILES_SQL)
-    window_predictions(con, family, chosen, settings)
+    window_predictions(con, family, chosen, settings, maxima[chosen])
     k = "per user" if settings.window is None else f"k = {settings.window}"
     rows.append(
         (

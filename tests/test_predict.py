@@ -215,6 +215,31 @@ def test_keys_as_dense_ranks_give_the_same_report_as_hashes(monkeypatch):
     assert set(by_hash.jobs["user_key"]) == {"1", "2", "3"}  # the users' own names, not their codes
 
 
+def test_groupings_with_the_same_workflows_share_their_history(monkeypatch):
+    # In HAND every user is in one group: user and user+group make the same workflows, whose maxima are
+    # computed once.  Computing each grouping on its own must give the same report.
+    import lakehouse.models.predict as predict
+
+    con = connection(HAND)
+    con.execute("CREATE TEMP TABLE targets AS SELECT * FROM predict.swf_targets")
+    assert predict._twins(con, ["wf_user", "wf_user_group", "wf_application", "wf_signature"]) == {
+        "wf_user": "wf_user",
+        "wf_user_group": "wf_user",
+        "wf_application": "wf_application",
+        "wf_signature": "wf_signature",
+    }
+    shared = run(connection(HAND), "swf", "hand", Settings(grouping="user+group"))
+    monkeypatch.setattr(predict, "_twins", lambda con, keys: {key: key for key in keys})
+    alone = run(connection(HAND), "swf", "hand", Settings(grouping="user+group"))
+    assert_frame_equal(shared.table, alone.table)
+    assert_frame_equal(shared.jobs, alone.jobs)
+    # A user in two groups splits differently.
+    con = connection([*HAND, ("hand", 11, "1", "1", 800, 900, 10, 1000)])
+    con.execute("CREATE TEMP TABLE targets AS SELECT * REPLACE (CASE job WHEN 11 THEN '1/1' ELSE wf_user_group END"
+                " AS wf_user_group) FROM predict.swf_targets")  # fmt: skip
+    assert predict._twins(con, ["wf_user", "wf_user_group"])["wf_user_group"] == "wf_user_group"
+
+
 def test_unknown_grouping_and_empty_source_are_clear_errors():
     con = connection(HAND)
     with pytest.raises(ValueError, match="no workflow grouping 'queue'"):
