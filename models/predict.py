@@ -143,6 +143,9 @@ def _k_name(k: int) -> str:
     return "all" if k >= ALL else str(k)
 
 
+# The maximum over a frame from the partition's start: arg_max(x, x) is max(x), and DuckDB 1.5 computes it
+# on such frames twice as fast as max (measured on HPC2N; on bounded frames max is the faster).
+RUNNING_MAX = "arg_max({0}, {0})"
 LIST_WINDOWS_UP_TO = 10  # statistics of so few values: cheaper from one list than from DuckDB's trees
 
 
@@ -176,7 +179,7 @@ def history_sql(column: str, windows: list[int], whole_max: bool = True) -> str:
         else:
             frame = f"OVER ({over} {_frame(k)})"
             if k < ALL or whole_max:
-                inner.append(f"max(used) {frame} AS p_max_{name}")
+                inner.append(f"{RUNNING_MAX.format('used') if k >= ALL else 'max(used)'} {frame} AS p_max_{name}")
             inner.append(f"avg(used) {frame} AS p_mean_{name}")
             if k >= ALL:  # over the whole history two quantile trees measured faster than one for both
                 inner.append(f"[median(used) {frame}, quantile_cont(used, 0.9) {frame}] AS q_{name}")
@@ -255,8 +258,8 @@ def grouping_predictions(
             # Per workflow and completion instant (every job completing then counts), the running maximum.
             con.execute(
                 f"""CREATE OR REPLACE TEMP TABLE {table} AS
-                SELECT resource, wf, done, max(used_max) OVER (PARTITION BY resource, wf ORDER BY done
-                    ROWS UNBOUNDED PRECEDING) AS p
+                SELECT resource, wf, done, {RUNNING_MAX.format("used_max")} OVER (PARTITION BY resource, wf
+                    ORDER BY done ROWS UNBOUNDED PRECEDING) AS p
                 FROM (SELECT resource, {column} AS wf, done, max(used) AS used_max FROM targets
                     WHERE {column} IS NOT NULL GROUP BY ALL)"""
             )
