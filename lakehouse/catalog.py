@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS meta.manifest (
     name VARCHAR NOT NULL,             -- the output's name inside its dataset (SWF: the log name)
     source VARCHAR NOT NULL,           -- the input file as given
     size BIGINT,                       -- bytes of the input file
-    content_hash VARCHAR,              -- blake2b of the input file's bytes
+    content_hash VARCHAR,              -- SHA-256 of the input file's bytes
     rows_in BIGINT,                    -- data lines read
     rows_out BIGINT,                   -- rows written
     rows_quarantined BIGINT,           -- lines sent to the quarantine

@@ -100,6 +100,16 @@ def test_an_empty_part_is_an_error(trace, tmp_path):
     assert empty.status == "failed" and "empty part" in empty.error
 
 
+@pytest.mark.parametrize("blank", [0, 1, 3])
+def test_a_blank_line_fails_its_part_rather_than_vanish(trace, tmp_path, blank):
+    # Arrow and DuckDB both read past a blank line; a row count short of the lines must not pass.
+    write_part(trace, "job_events", 1, 2, [*JOB_LINES[:blank], "", *JOB_LINES[blank:]])
+    results, _ = ingest_google(Lake(tmp_path / "lake"), trace)
+    failed = by_part(results)["job_events/part-00001-of-00002"]
+    assert failed.status == "failed" and "4 lines but 3 rows" in failed.error, failed.error
+    assert by_part(results)["job_events/part-00000-of-00002"].status == "ok"
+
+
 def test_an_unknown_table_folder_is_reported_and_the_rest_ingested(trace, tmp_path):
     (trace / "job_event").mkdir()
     results, _ = ingest_google(Lake(tmp_path / "lake"), trace)

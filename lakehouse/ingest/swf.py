@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import glob as globlib
 import gzip
-import hashlib
 import re
 import time
 import zlib
@@ -29,7 +28,7 @@ from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION, SwfHeader
-from lakehouse.lake import Lake, replace_atomically
+from lakehouse.lake import Lake, fingerprint, replace_atomically
 
 DATASET = "swf"
 SUFFIXES = (".swf.gz", ".swf")
@@ -279,7 +278,7 @@ def ingest_swf(
                 result.status, result.error = "failed", f"{path}: {exc.strerror or exc}"
                 pending.append((result, None, 0, None))
                 continue
-            content_hash = hashlib.blake2b(raw, digest_size=16).hexdigest()
+            content_hash = fingerprint([raw])
             jobs_file = DATASETS["swf_jobs"].file(lake.root, log)
             if (
                 not force
