@@ -49,6 +49,8 @@ import numpy as np
 from lakehouse.catalog import sql_literal
 from lakehouse.ingest.swf import discover, ingest_swf
 from lakehouse.lake import Lake
+from lakehouse.sim.source import View, log_jobs, log_machine_size
+from lakehouse.sim.workload import workload_from
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -117,10 +119,21 @@ print(json.dumps({"seconds": best, "peak_mb": peak_kb / 1024}))
 """.replace("COLUMN_NAMES", repr(COLUMNS))
 
 
+def dump_columns(log: str, prefix: str, folder: Path | None = None) -> int:
+    """Write a strong-filtered log as PREFIX.<column>.bin (int64) for the crate's `replay` and
+    `reference_port` examples; returns the machine size to pass them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        lake = Lake(Path(tmp) / "lake")
+        ingest_swf(lake, [str((folder or shared_swf_dir()) / f"{log}.swf.gz")])
+        size = SIM_LOGS.get(log) or log_machine_size(lake, log, View.jobs_strong)
+        workload, _ = workload_from(log_jobs(lake, log, View.jobs_strong), size, pyss=False, prediction_column=None)
+    for name, column in zip(COLUMNS, workload.columns, strict=True):
+        column.astype("<i8").tofile(f"{prefix}.{name}.bin")
+    return size
+
+
 def bench_simulator(folder: Path) -> bool:
     from lakehouse.sim.reference import easy_fcfs_starts
-    from lakehouse.sim.source import View, log_jobs, log_machine_size
-    from lakehouse.sim.workload import workload_from
 
     files = [folder / f"{log}.swf.gz" for log in SIM_LOGS]
     ok = True
