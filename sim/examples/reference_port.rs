@@ -8,69 +8,60 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Instant;
 
-fn column(prefix: &str, name: &str) -> Vec<i64> {
-    let bytes = std::fs::read(format!("{prefix}.{name}.bin")).expect("column file");
-    bytes
-        .chunks_exact(8)
-        .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+mod common;
+use common::column;
+
+/// Start `job` now: it leaves `free`, ends (as it runs) in `ends`, and (as planned) in `running`.
+fn launch(job: usize, now: i64, sizes: (i64, i64, i64), state: &mut State) {
+    let (procs, planned, actual) = sizes;
+    state.free -= procs;
+    state.start[job] = now;
+    state.ends.push(Reverse((now + actual, job)));
+    let key = (now + planned, job);
+    let at = state.running.binary_search(&key).unwrap_or_else(|at| at);
+    state.running.insert(at, key);
 }
 
-fn launch(
-    job: usize,
-    now: i64,
-    planned: i64,
-    actual: i64,
-    ends: &mut BinaryHeap<Reverse<(i64, usize)>>,
-    running: &mut Vec<(i64, usize)>,
-) {
-    ends.push(Reverse((now + actual, job)));
-    let key = (now + planned, job);
-    let at = running.binary_search(&key).unwrap_or_else(|at| at);
-    running.insert(at, key);
+struct State {
+    free: i64,
+    start: Vec<i64>,
+    ends: BinaryHeap<Reverse<(i64, usize)>>,
+    running: Vec<(i64, usize)>,
 }
 
 /// Start times, as `easy_fcfs_starts` computes them (requested times as predictions).
 fn easy_fcfs(submit: &[i64], run: &[i64], requested: &[i64], procs: &[i64], m: i64) -> Vec<i64> {
     let n = submit.len();
     let actual: Vec<i64> = (0..n).map(|i| run[i].min(requested[i])).collect();
-    let mut start = vec![-1; n];
-    let mut free = m;
-    let mut ends: BinaryHeap<Reverse<(i64, usize)>> = BinaryHeap::new();
-    let mut running: Vec<(i64, usize)> = Vec::new();
+    let mut s = State {
+        free: m,
+        start: vec![-1; n],
+        ends: BinaryHeap::new(),
+        running: Vec::new(),
+    };
     let (mut waiting, mut still): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
     let mut next = 0;
-    while next < n || !ends.is_empty() {
+    while next < n || !s.ends.is_empty() {
         let submission = submit.get(next).copied().unwrap_or(i64::MAX);
-        let now = submission.min(ends.peek().map_or(i64::MAX, |e| e.0 .0));
-        while let Some(&Reverse((end, job))) = ends.peek() {
+        let now = submission.min(s.ends.peek().map_or(i64::MAX, |e| e.0 .0));
+        while let Some(&Reverse((end, job))) = s.ends.peek() {
             if end != now {
                 break;
             }
-            ends.pop();
-            free += procs[job];
-            let at = running
-                .binary_search(&(start[job] + requested[job], job))
-                .unwrap();
-            running.remove(at);
+            s.ends.pop();
+            s.free += procs[job];
+            let planned_end = s.start[job] + requested[job];
+            let at = s.running.binary_search(&(planned_end, job)).unwrap();
+            s.running.remove(at);
         }
         while next < n && submit[next] == now {
             waiting.push(next);
             next += 1;
         }
         let mut head = 0;
-        while head < waiting.len() && procs[waiting[head]] <= free {
+        while head < waiting.len() && procs[waiting[head]] <= s.free {
             let job = waiting[head];
-            free -= procs[job];
-            start[job] = now;
-            launch(
-                job,
-                now,
-                requested[job],
-                actual[job],
-                &mut ends,
-                &mut running,
-            );
+            launch(job, now, (procs[job], requested[job], actual[job]), &mut s);
             head += 1;
         }
         waiting.drain(..head);
@@ -78,9 +69,9 @@ fn easy_fcfs(submit: &[i64], run: &[i64], requested: &[i64], procs: &[i64], m: i
             continue;
         }
         let first = waiting[0];
-        let (mut available, mut shadow) = (free, None);
-        for &(end, job) in &running {
-            if shadow.is_some_and(|s| end > s) {
+        let (mut available, mut shadow) = (s.free, None);
+        for &(end, job) in &s.running {
+            if shadow.is_some_and(|t| end > t) {
                 break;
             }
             available += procs[job];
@@ -94,27 +85,18 @@ fn easy_fcfs(submit: &[i64], run: &[i64], requested: &[i64], procs: &[i64], m: i
         still.push(first);
         for &job in &waiting[1..] {
             let in_time = now + requested[job] <= shadow;
-            if procs[job] <= free && (in_time || procs[job] <= extra) {
+            if procs[job] <= s.free && (in_time || procs[job] <= extra) {
                 if !in_time {
                     extra -= procs[job];
                 }
-                free -= procs[job];
-                start[job] = now;
-                launch(
-                    job,
-                    now,
-                    requested[job],
-                    actual[job],
-                    &mut ends,
-                    &mut running,
-                );
+                launch(job, now, (procs[job], requested[job], actual[job]), &mut s);
             } else {
                 still.push(job);
             }
         }
         std::mem::swap(&mut waiting, &mut still);
     }
-    start
+    s.start
 }
 
 fn main() {

@@ -3,13 +3,8 @@
 use lakehouse_native::engine::*;
 use std::time::Instant;
 
-fn column(prefix: &str, name: &str) -> Vec<i64> {
-    let bytes = std::fs::read(format!("{prefix}.{name}.bin")).expect("column file");
-    bytes
-        .chunks_exact(8)
-        .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
-        .collect()
-}
+mod common;
+use common::column;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
