@@ -110,6 +110,30 @@ def test_a_blank_line_fails_its_part_rather_than_vanish(trace, tmp_path, blank):
     assert by_part(results)["job_events/part-00000-of-00002"].status == "ok"
 
 
+@pytest.mark.parametrize("room", [0, 100, 10_000])
+def test_a_part_longer_than_the_text_buffer_goes_the_counted_way(trace, tmp_path, monkeypatch, room):
+    # A part that does not fit its worker's buffer is counted line by line and read by DuckDB; one
+    # that fits is kept uncounted for Arrow.  Both give every row, also from a two-member gzip file.
+    import mmap
+
+    import pyarrow.parquet as pq
+
+    from lakehouse.ingest import google
+
+    path = write_part(trace, "job_events", 1, 2, JOB_LINES * 20)
+    path.write_bytes(path.read_bytes() + gzip.compress(f"{JOB_LINES[0]}\n".encode(), mtime=0))
+    buffer = mmap.mmap(-1, room) if room else None
+    size, lines = google.decompress(path, buffer)
+    assert size == sum(len(line) + 1 for line in [*JOB_LINES * 20, JOB_LINES[0]])
+    assert lines == (None if room == 10_000 else 61)
+    monkeypatch.setattr(google, "_text_buffer", lambda: mmap.mmap(-1, room or 1))
+    lake = Lake(tmp_path / "lake")
+    results, _ = ingest_google(lake, trace)
+    assert by_part(results)["job_events/part-00001-of-00002"].rows == 61
+    written = pq.ParquetFile(lake.root / "parquet" / "google" / "job_events" / "part-00001-of-00002.parquet")
+    assert ("DuckDB" if room < 10_000 else "parquet-cpp-arrow") in written.metadata.created_by
+
+
 def test_an_unknown_table_folder_is_reported_and_the_rest_ingested(trace, tmp_path):
     (trace / "job_event").mkdir()
     results, _ = ingest_google(Lake(tmp_path / "lake"), trace)
