@@ -1,11 +1,37 @@
 //! EASY backfilling: one reservation, for the first job of the queue that does not fit.
 
 use super::queue::Queue;
-use super::state::Sim;
+use super::state::{backfill_key, Sim};
 use super::Backfill;
+
+/// What a pass knows while it backfills behind the blocked head of the queue.
+struct BackfillPass {
+    now: i64,
+    /// Processors free now.
+    free: i64,
+    /// The first waiting job that did not fit: it holds the reservation.
+    blocked: usize,
+    /// Its shadow time and the extra processors, computed once some job fits now.
+    reservation: Option<(i64, i64)>,
+}
 
 impl Sim<'_> {
     pub(super) fn easy_pass(&mut self, queue: &mut Queue, now: i64) {
+        let mut by_prediction = self.by_prediction.take();
+        self.easy_pass_with(queue, by_prediction.as_mut(), now);
+        if let Some(index) = by_prediction.as_mut() {
+            index.compact();
+        }
+        self.by_prediction = by_prediction;
+    }
+
+    /// `by_prediction`: the waiting jobs in SJBF order, where it is kept (see `Sim::by_prediction`).
+    fn easy_pass_with(
+        &mut self,
+        queue: &mut Queue,
+        mut by_prediction: Option<&mut Queue>,
+        now: i64,
+    ) {
         let mut free = self.free_now(now);
         // Start from the head while jobs fit.
         let mut head = 0;
@@ -16,8 +42,15 @@ impl Sim<'_> {
                     break;
                 }
                 free -= queue.procs(head);
-                self.start(queue.job(head), now, false);
+                let job = queue.job(head);
+                self.start(job, now, false);
                 queue.mark_started(head);
+                if let Some(index) = by_prediction.as_deref_mut() {
+                    index.mark_job_started(
+                        job,
+                        backfill_key(&self.out.initial_prediction, &self.arrival),
+                    );
+                }
             }
             head += 1;
         }
@@ -27,55 +60,39 @@ impl Sim<'_> {
         let blocked = queue.job(head);
         let mut reservation = None;
         if self.config.record_reservations {
-            let r = self.shadow(blocked, now, free);
+            let r = self.shadow(blocked, now);
             self.note_reservation(blocked, r.0);
             reservation = Some(r);
         }
-        match self.config.backfill {
-            Backfill::Queue => {
-                let mut from = head + 1;
-                while free > 0 {
-                    // Skip in bulk the jobs that cannot start: too wide now, or (once the
-                    // reservation is known) wider than the extra processors and too long.
-                    let next = match reservation {
-                        None => queue.next_fitting(from, free),
-                        Some((shadow, extra)) => {
-                            queue.next_backfill(from, free, extra, shadow - now)
-                        }
-                    };
-                    let Some(position) = next else {
-                        break;
-                    };
-                    if self.try_backfill(
-                        queue.job(position),
-                        now,
-                        &mut free,
-                        blocked,
-                        &mut reservation,
-                    ) {
-                        queue.mark_started(position);
-                    }
-                    from = position + 1;
+        let mut pass = BackfillPass {
+            now,
+            free,
+            blocked,
+            reservation,
+        };
+        match (self.config.backfill, by_prediction) {
+            (Backfill::Queue, _) => self.backfill(&mut pass, queue, head + 1, |_| {}),
+            (Backfill::Sjbf, Some(index)) => {
+                // The blocked head is in the index too, but it does not fit: free only shrinks.
+                let mut started = Vec::new();
+                self.backfill(&mut pass, index, 0, |job| started.push(job));
+                for job in started {
+                    queue.mark_job_started(job, |j| self.arrival[j]);
                 }
             }
-            Backfill::Sjbf => {
+            (Backfill::Sjbf, None) => {
+                // Other queue orders change from pass to pass: sort the waiting jobs each time.
                 let mut by_prediction: Vec<usize> = (head + 1..queue.len())
                     .filter(|&p| !queue.is_started(p))
                     .collect();
                 // Stable: queue order among equal predictions.
                 by_prediction.sort_by_key(|&position| self.predicted[queue.job(position)]);
                 for position in by_prediction {
-                    if free == 0 {
+                    if pass.free == 0 {
                         break;
                     }
-                    if queue.procs(position) <= free
-                        && self.try_backfill(
-                            queue.job(position),
-                            now,
-                            &mut free,
-                            blocked,
-                            &mut reservation,
-                        )
+                    if queue.procs(position) <= pass.free
+                        && self.try_backfill(&mut pass, queue.job(position))
                     {
                         queue.mark_started(position);
                     }
@@ -84,19 +101,45 @@ impl Sim<'_> {
         }
     }
 
-    /// Start `job` (which fits in `free`) if it ends, as predicted, by the shadow time, or only uses
-    /// processors the reservation does not need (which it then consumes).
-    fn try_backfill(
+    /// Start, in `candidates`' order from `position` on, every job that may backfill; each one
+    /// started is marked in `candidates` and handed to `started`.
+    fn backfill(
         &mut self,
-        job: usize,
-        now: i64,
-        free: &mut i64,
-        blocked: usize,
-        reservation: &mut Option<(i64, i64)>,
-    ) -> bool {
+        pass: &mut BackfillPass,
+        candidates: &mut Queue,
+        mut position: usize,
+        mut started: impl FnMut(usize),
+    ) {
+        while pass.free > 0 {
+            // Skip in bulk the jobs that cannot start: too wide now, or (once the reservation is
+            // known) wider than the extra processors and too long.
+            let next = match pass.reservation {
+                None => candidates.next_fitting(position, pass.free),
+                Some((shadow, extra)) => {
+                    candidates.next_backfill(position, pass.free, extra, shadow - pass.now)
+                }
+            };
+            let Some(found) = next else {
+                break;
+            };
+            let job = candidates.job(found);
+            if self.try_backfill(pass, job) {
+                candidates.mark_started(found);
+                started(job);
+            }
+            position = found + 1;
+        }
+    }
+
+    /// Start `job` (which fits in `pass.free`) if it ends, as predicted, by the shadow time, or only
+    /// uses processors the reservation does not need (which it then consumes).
+    fn try_backfill(&mut self, pass: &mut BackfillPass, job: usize) -> bool {
         let procs = self.w.procs[job];
+        let (now, blocked) = (pass.now, pass.blocked);
         // The reservation is only needed once some job fits now, which skips most passes.
-        let (shadow, extra) = reservation.get_or_insert_with(|| self.shadow(blocked, now, *free));
+        let (shadow, extra) = pass
+            .reservation
+            .get_or_insert_with(|| self.shadow(blocked, now));
         let ends_in_time = now + self.predicted[job] <= *shadow;
         if !ends_in_time && procs > *extra {
             return false;
@@ -104,22 +147,22 @@ impl Sim<'_> {
         if !ends_in_time {
             *extra -= procs;
         }
-        *free -= procs;
+        pass.free -= procs;
         self.start(job, now, true);
         true
     }
 
     /// Shadow time of `job` (the earliest predicted end at which enough processors are free) and the
-    /// extra processors (free then beyond what it needs), given `free` processors now.  A prediction
-    /// already exceeded (no correction) counts as ending now.
-    fn shadow(&self, job: usize, now: i64, free: i64) -> (i64, i64) {
+    /// extra processors (free then beyond what it needs).  It counts from the processors free on the
+    /// machine, not from what the pass may hand out: in pyss mode a job due to end now (its
+    /// termination still pending) is counted by the walk as ending now, including a zero-length job
+    /// the pass itself started, which the pass's count never held.  A prediction already exceeded
+    /// (no correction) also counts as ending now.
+    fn shadow(&self, job: usize, now: i64) -> (i64, i64) {
         let needed = self.w.procs[job];
-        let mut available = free;
+        let mut available = self.free;
         let mut shadow = None;
-        for &(predicted_end, other, procs) in self.running.iter() {
-            if predicted_end <= now && self.due_now(other, now) {
-                continue; // already counted in `free`
-            }
+        for &(predicted_end, _, procs) in self.running.iter() {
             let predicted_end = predicted_end.max(now);
             // Every job ending at the shadow time frees its processors then, not only the first one.
             if shadow.is_some_and(|t| t < predicted_end) {
@@ -132,6 +175,6 @@ impl Sim<'_> {
         }
         let shadow = shadow
             .unwrap_or_else(|| unreachable!("job {} is wider than the machine", self.w.id[job]));
-        (shadow.max(now), available - needed)
+        (shadow, available - needed)
     }
 }

@@ -38,6 +38,34 @@ impl Queue {
         self.predicted.push(saturate(predicted));
     }
 
+    /// Insert a job into a queue kept sorted by `key` (keys are distinct).
+    pub fn insert_by<K: Ord>(
+        &mut self,
+        job: usize,
+        procs: i64,
+        predicted: i64,
+        key: impl Fn(usize) -> K,
+    ) {
+        let k = key(job);
+        let at = self.begin + self.jobs[self.begin..].partition_point(|&other| key(other) < k);
+        self.jobs.insert(at, job);
+        self.procs.insert(
+            at,
+            i32::try_from(procs).expect("machine sizes are checked to fit in i32"),
+        );
+        self.predicted.insert(at, saturate(predicted));
+    }
+
+    /// Mark `job` started in a queue kept sorted by `key` (started jobs keep their place until
+    /// compacted, so the order holds).
+    pub fn mark_job_started<K: Ord>(&mut self, job: usize, key: impl Fn(usize) -> K) {
+        let k = key(job);
+        let position = self.jobs[self.begin..]
+            .binary_search_by(|&other| key(other).cmp(&k))
+            .expect("the job is queued");
+        self.mark_started(position);
+    }
+
     pub fn job(&self, position: usize) -> usize {
         self.jobs[self.begin + position]
     }
