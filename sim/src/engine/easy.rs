@@ -1,5 +1,6 @@
 //! EASY backfilling: one reservation, for the first job of the queue that does not fit.
 
+use super::order::{queue_key, Facts};
 use super::queue::Queue;
 use super::state::{backfill_key, Sim};
 use super::Backfill;
@@ -46,10 +47,13 @@ impl Sim<'_> {
                 self.start(job, now, false);
                 queue.mark_started(head);
                 if let Some(index) = by_prediction.as_deref_mut() {
-                    index.mark_job_started(
-                        job,
-                        backfill_key(&self.out.initial_prediction, &self.arrival),
+                    let key = backfill_key(
+                        self.config.policy,
+                        self.w,
+                        &self.out.initial_prediction,
+                        &self.arrival,
                     );
+                    index.mark_job_started(job, key);
                 }
             }
             head += 1;
@@ -76,12 +80,13 @@ impl Sim<'_> {
                 // The blocked head is in the index too, but it does not fit: free only shrinks.
                 let mut started = Vec::new();
                 self.backfill(&mut pass, index, 0, |job| started.push(job));
+                let in_queue = queue_key(self.config.policy, Facts::of(self.w, &self.arrival));
                 for job in started {
-                    queue.mark_job_started(job, |j| self.arrival[j]);
+                    queue.mark_job_started(job, &in_queue);
                 }
             }
             (Backfill::Sjbf, None) => {
-                // Other queue orders change from pass to pass: sort the waiting jobs each time.
+                // The queue was sorted for this pass: sort the waiting jobs by prediction too.
                 let mut by_prediction: Vec<usize> = (head + 1..queue.len())
                     .filter(|&p| !queue.is_started(p))
                     .collect();

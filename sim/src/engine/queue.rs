@@ -154,15 +154,11 @@ impl Queue {
         (i..procs.len()).find(|&k| test(procs[k], predicted[k]))
     }
 
-    /// Reorder positions `from..` by `compare` on job indices (stable).
-    pub fn sort_by<F: FnMut(usize, usize) -> std::cmp::Ordering>(
-        &mut self,
-        from: usize,
-        mut compare: F,
-    ) {
-        let from = self.begin + from;
+    /// Reorder the queue by `key` of job indices (stable; each key computed once).
+    pub fn sort_by_key<K: Ord>(&mut self, key: impl Fn(usize) -> K) {
+        let from = self.begin;
         let mut order: Vec<usize> = (from..self.jobs.len()).collect();
-        order.sort_by(|&a, &b| compare(self.jobs[a], self.jobs[b]));
+        order.sort_by_cached_key(|&i| key(self.jobs[i]));
         let jobs: Vec<usize> = order.iter().map(|&i| self.jobs[i]).collect();
         let procs: Vec<i32> = order.iter().map(|&i| self.procs[i]).collect();
         let predicted: Vec<i32> = order.iter().map(|&i| self.predicted[i]).collect();
@@ -211,7 +207,7 @@ mod tests {
         // ... and compact_all drops everything that started.
         q.compact_all();
         assert_eq!((q.len(), q.job(0), q.job(35)), (37, 2, 38));
-        q.sort_by(0, |a, b| b.cmp(&a));
+        q.sort_by_key(std::cmp::Reverse);
         assert_eq!(q.job(0), 39);
     }
 }

@@ -1,6 +1,6 @@
 //! The event loop shared by both algorithms and both semantics.
 
-use super::order::{order_queue, Facts};
+use super::order::{order_is_kept, order_queue, queue_key, Facts, QueueKey};
 use super::predict::{Correction, History};
 use super::profile::Profile;
 use super::queue::Queue;
@@ -59,10 +59,13 @@ pub struct Sim<'a> {
     pub(super) predicted: Vec<i64>,
     pub(super) out: Outcome,
     pub(super) free: i64,
+    /// The waiting jobs in policy order; kept in order as they arrive where `order_is_kept`, else
+    /// sorted at each pass.
     pub(super) queue: Queue,
-    /// EASY-SJBF under FCFS: the waiting jobs again, in backfill order (predicted runtime, then
-    /// arrival).  A waiting job's prediction never changes and FCFS never reorders the queue, so this
-    /// order is kept as jobs arrive and start instead of sorting the queue at every pass (which cost
+    pub(super) keeps_order: bool,
+    /// EASY-SJBF on a queue kept in order: the waiting jobs again, in backfill order (predicted
+    /// runtime, then queue order).  A waiting job's prediction never changes, so this order too is
+    /// kept as jobs arrive and start instead of sorting the queue at every pass (which cost
     /// CEA-Curie's EASY++ replay 10 s).
     pub(super) by_prediction: Option<Queue>,
     /// Running jobs by predicted end.
@@ -89,6 +92,7 @@ impl<'a> Sim<'a> {
         if config.semantics == Semantics::Canonical && !in_order {
             by_arrival.sort_by_key(|&i| (w.submit[i], w.id[i]));
         }
+        let keeps_order = order_is_kept(config.policy, config.threshold);
         let mut arrival = vec![0u32; n];
         for (rank, &i) in by_arrival.iter().enumerate() {
             arrival[i] = rank as u32;
@@ -114,9 +118,10 @@ impl<'a> Sim<'a> {
             },
             free: config.machine_size,
             queue: Queue::default(),
+            keeps_order,
             by_prediction: (config.algorithm == Algorithm::Easy
                 && config.backfill == Backfill::Sjbf
-                && config.policy == Policy::Fcfs)
+                && keeps_order)
                 .then(Queue::default),
             running: Running::default(),
             events: BinaryHeap::new(),
@@ -193,16 +198,11 @@ impl<'a> Sim<'a> {
     fn run_per_instant(&mut self) {
         while let Some(first) = self.next_event() {
             let now = first.time();
-            let queued_before = self.queue.len();
+            // Same-instant arrivals take their places by arrival rank (job id): as they enter a
+            // queue kept in order, or when the pass sorts the queue.
             while self.next_event().is_some_and(|e| e.time() == now) {
                 let (_, kind, job) = self.pop_event().expect("peeked");
                 self.handle(kind, job, now);
-            }
-            // Same-instant arrivals enter the queue in job-id order.
-            if self.queue.len() > queued_before + 1 {
-                let arrival = &self.arrival;
-                self.queue
-                    .sort_by(queued_before, |a, b| arrival[a].cmp(&arrival[b]));
             }
             self.pass(now);
         }
@@ -246,10 +246,21 @@ impl<'a> Sim<'a> {
                 );
                 self.predicted[job] = p;
                 self.out.initial_prediction[job] = p;
-                self.queue.push(job, self.w.procs[job], p);
-                let key = backfill_key(&self.out.initial_prediction, &self.arrival);
+                let procs = self.w.procs[job];
+                if self.keeps_order {
+                    let in_queue = queue_key(self.config.policy, Facts::of(self.w, &self.arrival));
+                    self.queue.insert_by(job, procs, p, in_queue);
+                } else {
+                    self.queue.push(job, procs, p);
+                }
                 if let Some(index) = &mut self.by_prediction {
-                    index.insert_by(job, self.w.procs[job], p, key);
+                    let key = backfill_key(
+                        self.config.policy,
+                        self.w,
+                        &self.out.initial_prediction,
+                        &self.arrival,
+                    );
+                    index.insert_by(job, procs, p, key);
                 }
             }
             Kind::Termination => {
@@ -299,12 +310,7 @@ impl<'a> Sim<'a> {
     }
 
     pub(super) fn facts(&self) -> Facts<'_> {
-        Facts {
-            submit: self.w.submit,
-            requested: self.w.requested,
-            procs: self.w.procs,
-            arrival: &self.arrival,
-        }
+        Facts::of(self.w, &self.arrival)
     }
 
     fn pass(&mut self, now: i64) {
@@ -312,13 +318,15 @@ impl<'a> Sim<'a> {
             return;
         }
         let mut queue = std::mem::take(&mut self.queue);
-        order_queue(
-            &mut queue,
-            self.config.policy,
-            self.config.threshold,
-            &self.facts(),
-            now,
-        );
+        if !self.keeps_order {
+            order_queue(
+                &mut queue,
+                self.config.policy,
+                self.config.threshold,
+                &self.facts(),
+                now,
+            );
+        }
         match self.config.algorithm {
             Algorithm::Easy => self.easy_pass(&mut queue, now),
             Algorithm::Conservative => {
@@ -380,12 +388,15 @@ impl<'a> Sim<'a> {
 }
 
 /// Order of the SJBF index: prediction at submission (a started job keeps its place as a tombstone
-/// until compaction, while corrections change its current prediction), then arrival.
+/// until compaction, while corrections change its current prediction), then queue order.
 pub(super) fn backfill_key<'k>(
+    policy: Policy,
+    w: &'k Workload,
     initial_prediction: &'k [i64],
     arrival: &'k [u32],
-) -> impl Fn(usize) -> (i64, u32) + 'k {
-    move |j| (initial_prediction[j], arrival[j])
+) -> impl Fn(usize) -> (i64, QueueKey) + 'k {
+    let in_queue = queue_key(policy, Facts::of(w, arrival));
+    move |j| (initial_prediction[j], in_queue(j))
 }
 
 /// Dense user indices (0..users) for the per-user history of AVE2.
