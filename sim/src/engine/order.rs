@@ -55,7 +55,8 @@ impl<'a> Facts<'a> {
 }
 
 impl Policy {
-    /// Sort key, smallest first (FCFS never sorts: the queue is kept in arrival order).
+    /// Sort key, smallest first.  It depends on `now` only for LEXP and SEXP; queues kept in order
+    /// (`order_is_kept`) compute it once, at arrival.
     fn key(self, f: &Facts, job: usize, now: i64) -> f64 {
         let req = f.requested[job] as f64;
         let procs = f.procs[job] as f64;
