@@ -4,7 +4,8 @@ Simulator: EASY-FCFS replays (canonical semantics, requested times) of five logs
 filter, CEA-Curie at 80 640 processors as in the published runs.  Engine time is the compiled call
 alone, best of 3, in a child process that holds only numpy and the engine, so its peak memory is the
 engine's.  Baseline: the in-repo Python EASY (`lakehouse.sim.reference`) on the same jobs.
-Targets: CEA-Curie <= 1 s and <= 300 MB; >= 100x the Python implementation on every log.
+Targets: CEA-Curie <= 1 s and <= 300 MB; >= 100x the Python implementation on every log.  EASY++
+(AVE2, SJBF, incremental corrections) on the same jobs is timed too, without a target.
 
 Google ingest: >= 5 GB of uncompressed task_usage CSV ($LAKEHOUSE_BENCH_GOOGLE_GB) generated as gzip
 parts, then ingested; printed next to a bare DuckDB COPY (read_csv of the same files -> Parquet)
