@@ -20,7 +20,7 @@ demo: $(STAMP)
 	$(PYTHON) -m lakehouse.cli demo
 
 rust-test:
-	cd sim && cargo test --quiet --no-default-features
+	cd sim && cargo test --release --quiet --no-default-features
 
 test: $(STAMP) rust-test
 	$(PYTHON) -m pytest -q -n 2

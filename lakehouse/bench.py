@@ -25,6 +25,8 @@ Parquet, the CSV path being the ingest's benchmark), each as seconds per 10 M us
 multiple of one plain DuckDB pass over the same rows.  Target: both over the full trace (1.3 G rows)
 in < 15 minutes by linear extrapolation.
 
+Campaigns and whole `simulate` commands: see `lakehouse.bench_campaign`.
+
 SWF ingest: all logs of a folder (default: the shared PWA logs beside the repository, or
 $LAKEHOUSE_SHARED_DATA/swf) from scratch into a fresh lake, including Parquet and the catalog.
 Target: < 10 s for the 19 shared logs (about 2.4 M jobs), i.e. >= 200 k jobs/s on 2 cores.
@@ -48,6 +50,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
+from lakehouse.bench_campaign import bench_campaigns
 from lakehouse.catalog import sql_literal
 from lakehouse.ingest.swf import discover, ingest_swf
 from lakehouse.lake import Lake
@@ -435,6 +438,7 @@ def main() -> int:
         print(f"no SWF folder at {folder}: set LAKEHOUSE_SHARED_DATA", file=sys.stderr)
         return 1
     ok = bench_simulator(folder)
+    ok &= bench_campaigns(folder)
     ok &= bench_swf_ingest(folder)
     ok &= bench_packing()
     ok &= bench_google(float(os.environ.get("LAKEHOUSE_BENCH_GOOGLE_GB", "5")))

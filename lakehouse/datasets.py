@@ -15,6 +15,7 @@ import pyarrow as pa
 from lakehouse.ingest import google_format
 from lakehouse.ingest.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
 from lakehouse.models.schemas import (
+    CAMPAIGN_RUNS_SCHEMA,
     JOB_SINUSOIDS_SCHEMA,
     PACKING_SCHEMA,
     PREDICTION_JOBS_SCHEMA,
@@ -62,6 +63,8 @@ DATASETS: dict[str, Dataset] = {
         ),
         Dataset("google_quarantine", "quarantine/google", google_format.QUARANTINE_SCHEMA),
         # Results of the models, each rewritten whole by its report.
+        # Campaign results: many files per campaign, one per flush of finished runs.
+        Dataset("analysis_campaign_runs", "analysis/campaign_runs", CAMPAIGN_RUNS_SCHEMA),
         Dataset("analysis_job_sinusoids", "analysis/job_sinusoids", JOB_SINUSOIDS_SCHEMA),
         Dataset("analysis_packing", "analysis/packing", PACKING_SCHEMA),
         Dataset("analysis_predictions_scores", "analysis/predictions_scores", PREDICTION_SCORES_SCHEMA),

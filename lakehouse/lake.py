@@ -25,7 +25,6 @@ from pathlib import Path
 
 import duckdb
 import polars as pl
-import pyarrow.parquet as pq
 
 from lakehouse.catalog import apply_catalog
 from lakehouse.datasets import DATASETS, SCHEMA_FILE
@@ -64,6 +63,8 @@ class Lake:
         return self
 
     def _ensure_layout(self) -> None:
+        import pyarrow.parquet as pq  # only writers need it; readers (every report, `simulate`) start faster
+
         for dataset in DATASETS.values():
             folder = dataset.directory(self.root)
             folder.mkdir(parents=True, exist_ok=True)

@@ -103,3 +103,27 @@ PREDICTION_JOBS_SCHEMA = pa.schema(
         pa.field("train", pa.bool_()),
     ]
 )
+
+
+#: analysis.campaign_runs, one row per replay of a campaign (`lakehouse campaign run`).  A public schema:
+#: add columns at the end and raise CAMPAIGN_RUNS_VERSION; never rename one.
+CAMPAIGN_RUNS_VERSION = 1
+CAMPAIGN_SETTINGS = ("algorithm", "policy", "backfill", "predictor", "correction")
+CAMPAIGN_METRICS = ("mean_wait", "mean_bounded_slowdown", "max_wait", "mean_response", "makespan", "utilization")
+CAMPAIGN_RUNS_SCHEMA = pa.schema(
+    [
+        *_fields(pa.string(), "campaign", "log", "view"),
+        pa.field("machine_size", pa.int64()),
+        *_fields(pa.string(), *CAMPAIGN_SETTINGS),
+        pa.field("threshold", pa.int64()),
+        pa.field("compat", pa.string()),
+        pa.field("tau", pa.float64()),
+        *_fields(pa.string(), "variant", "run_key", "jobs_fingerprint", "status", "error"),
+        pa.field("jobs", pa.int64()),
+        *_fields(pa.float64(), *CAMPAIGN_METRICS),
+        pa.field("engine_seconds", pa.float64()),
+        pa.field("engine_version", pa.string()),
+        pa.field("schema_version", pa.int32()),
+        pa.field("finished_at", pa.timestamp("us", tz="UTC")),
+    ]
+)

@@ -1,5 +1,7 @@
 //! Time the engine alone on int64 column files: `cargo run --release --no-default-features
 //! --example replay -- PREFIX MACHINE_SIZE` reads PREFIX.{id,submit,run,requested,procs,user}.bin.
+//! Optional environment: REPS (best of), ALGORITHM, POLICY, BACKFILL, SEMANTICS (default: both
+//! semantics of EASY-FCFS).
 use lakehouse_native::engine::*;
 use std::time::Instant;
 
@@ -22,11 +24,25 @@ fn main() {
         user: &cols[5],
         prediction: None,
     };
-    for semantics in [Semantics::Canonical, Semantics::Pyss] {
-        let c = Config {
+    let chosen = |name: &str| std::env::var(name).ok();
+    let semantics: Vec<Semantics> = match chosen("SEMANTICS") {
+        Some(s) => vec![s.parse().unwrap()],
+        None => vec![Semantics::Canonical, Semantics::Pyss],
+    };
+    for semantics in semantics {
+        let mut c = Config {
             semantics,
             ..Config::easy(m)
         };
+        if let Some(a) = chosen("ALGORITHM") {
+            c.algorithm = a.parse().unwrap();
+        }
+        if let Some(p) = chosen("POLICY") {
+            c.policy = p.parse().unwrap();
+        }
+        if let Some(b) = chosen("BACKFILL") {
+            c.backfill = b.parse().unwrap();
+        }
         let reps: usize = std::env::var("REPS")
             .ok()
             .and_then(|r| r.parse().ok())

@@ -9,6 +9,7 @@
 mod conservative;
 mod easy;
 mod error;
+mod freed;
 mod order;
 mod predict;
 mod profile;

@@ -62,6 +62,15 @@ impl Profile {
         }
     }
 
+    /// The steps meeting [from, to) as (start, clipped to `from`; free processors).
+    pub fn steps_over(&self, from: i64, to: i64) -> impl Iterator<Item = (i64, i64)> + '_ {
+        let first = self.index_at(from);
+        self.steps[first..]
+            .iter()
+            .take_while(move |s| s.0 < to)
+            .map(move |&(at, free)| (at.max(from), free))
+    }
+
     /// Forget steps that ended before `now` (they can no longer matter).
     pub fn forget_before(&mut self, now: i64) {
         let i = self.index_at(now);

@@ -113,6 +113,21 @@ fn pyss_a_zero_length_job_started_in_the_pass_counts_for_the_shadow_time() {
     assert_eq!(out.reservation[2], 10);
 }
 
+const POLICIES: [Policy; 12] = [
+    Policy::Fcfs,
+    Policy::Lcfs,
+    Policy::Spf,
+    Policy::Lpf,
+    Policy::Sqf,
+    Policy::Lqf,
+    Policy::Lrf,
+    Policy::Srf,
+    Policy::Laf,
+    Policy::Saf,
+    Policy::Lexp,
+    Policy::Sexp,
+];
+
 /// A small random workload (a linear congruential generator: the crate has no dependencies): many
 /// same-instant arrivals, users of few jobs, runtimes often above or below the request.
 fn random_jobs(seed: u64, n: usize, machine: i64) -> Jobs {
@@ -143,20 +158,6 @@ fn queues_kept_in_order_schedule_exactly_as_sorting_at_every_pass() {
     // `by_prediction`); switched off, it sorts at every pass.  Both must start every job at the same
     // instant, backfilled or not.  Every policy, algorithm and backfill order on each workload, with
     // the predictor, correction, semantics and threshold turning over from case to case.
-    let policies = [
-        Policy::Fcfs,
-        Policy::Lcfs,
-        Policy::Spf,
-        Policy::Lpf,
-        Policy::Sqf,
-        Policy::Lqf,
-        Policy::Lrf,
-        Policy::Srf,
-        Policy::Laf,
-        Policy::Saf,
-        Policy::Lexp,
-        Policy::Sexp,
-    ];
     let predictors = [
         Predictor::Requested,
         Predictor::Clairvoyant,
@@ -173,7 +174,7 @@ fn queues_kept_in_order_schedule_exactly_as_sorting_at_every_pass() {
         let j = random_jobs(seed, 120, 16);
         let w = j.workload();
         let mut case = seed as usize;
-        for policy in policies {
+        for policy in POLICIES {
             for algorithm in [Algorithm::Easy, Algorithm::Conservative] {
                 for backfill in [Backfill::Queue, Backfill::Sjbf] {
                     case += 1;
@@ -184,7 +185,7 @@ fn queues_kept_in_order_schedule_exactly_as_sorting_at_every_pass() {
                         predictor: predictors[case % 3],
                         correction: corrections[case / 3 % 4],
                         semantics: [Semantics::Canonical, Semantics::Pyss][case / 12 % 2],
-                        threshold: (case % 5 == 0).then_some(300),
+                        threshold: case.is_multiple_of(5).then_some(300),
                         ..config(16)
                     };
                     if error::validate(&w, &c).is_err() {
@@ -207,5 +208,54 @@ fn queues_kept_in_order_schedule_exactly_as_sorting_at_every_pass() {
     assert!(
         kept > 700 && backfilled > 30_000,
         "too little compared: {kept} kept-order cases, {backfilled} backfills"
+    );
+}
+
+#[test]
+fn conservative_keeps_slots_exactly_as_replanning_everyone() {
+    // freed.rs lets a waiting job keep its slot without a search when no capacity freed since it was
+    // planned could start it earlier.  Switched off, every waiting job is searched again at every
+    // pass, as conservative backfilling did before.  Both must give the same schedules and the same
+    // first reservations, on 600 random workloads with every policy and the predictors, corrections,
+    // semantics and thresholds turning over (early completions and corrections included).
+    let predictors = [
+        Predictor::Requested,
+        Predictor::Clairvoyant,
+        Predictor::Ave2,
+    ];
+    let corrections = [
+        Correction::Requested,
+        Correction::Incremental,
+        Correction::Doubling,
+    ];
+    let mut moved_or_kept = 0;
+    for seed in 0..600u64 {
+        let machine = [4, 16, 64][seed as usize % 3];
+        let j = random_jobs(1000 + seed, 150, machine);
+        let w = j.workload();
+        for (i, policy) in POLICIES.into_iter().enumerate() {
+            let case = seed as usize + i;
+            let c = Config {
+                algorithm: Algorithm::Conservative,
+                policy,
+                backfill: [Backfill::Queue, Backfill::Sjbf][case % 2],
+                predictor: predictors[case / 2 % 3],
+                correction: corrections[case / 6 % 3],
+                semantics: [Semantics::Canonical, Semantics::Pyss][case / 18 % 2],
+                threshold: case.is_multiple_of(7).then_some(200),
+                ..config(machine)
+            };
+            let mut everyone = state::Sim::new(&w, &c);
+            everyone.replan_everyone = true;
+            let (fast, slow) = (state::Sim::new(&w, &c).run(), everyone.run());
+            assert_eq!(fast.start, slow.start, "seed {seed}, {c:?}");
+            assert_eq!(fast.backfilled, slow.backfilled, "seed {seed}, {c:?}");
+            assert_eq!(fast.reservation, slow.reservation, "seed {seed}, {c:?}");
+            moved_or_kept += fast.reservation.iter().filter(|&&r| r >= 0).count();
+        }
+    }
+    assert!(
+        moved_or_kept > 500_000,
+        "too few reservations compared: {moved_or_kept}"
     );
 }

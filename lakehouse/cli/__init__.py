@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import sys
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import polars as pl
 import typer
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
 
+from lakehouse.cli.campaign import campaign_app
+from lakehouse.cli.common import (
+    FormatOption,
+    LakeOption,
+    OutputOption,
+    announce_plots,
+    byte_progress,
+    clear_errors,
+)
 from lakehouse.errors import LakehouseError
-from lakehouse.lake import ENV_VAR, Lake
+from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
 
 app = typer.Typer(
@@ -42,48 +40,7 @@ app.add_typer(report_app, name="report")
 app.add_typer(ingest_app, name="ingest")
 app.add_typer(generate_app, name="generate")
 app.add_typer(catalog_app, name="catalog")
-
-LakeOption = Annotated[
-    Path | None,
-    typer.Option("--lake", help=f"Lake folder [default: ${ENV_VAR}, else ./lake].", show_default=False),
-]
-FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
-OutputOption = Annotated[
-    Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.", dir_okay=False)
-]
-
-F = TypeVar("F", bound=Callable[..., object])
-
-
-def clear_errors(func: F) -> F:
-    """Turn our errors into one red line on stderr and exit code 1 (no traceback)."""
-
-    @functools.wraps(func)
-    def wrapper(*args: object, **kwargs: object) -> object:
-        try:
-            return func(*args, **kwargs)
-        except LakehouseError as exc:
-            stderr.print(f"[bold red]error:[/] {exc}", highlight=False)
-            raise typer.Exit(1) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-@contextlib.contextmanager
-def byte_progress(label: str, total: int, describe: Callable[[object], str]) -> Iterator[Callable[[object, int], None]]:
-    """A transient progress bar over input bytes (MB/s and ETA) on stderr; yields the `on_file` callback."""
-    with Progress(
-        TextColumn(label),
-        BarColumn(),
-        DownloadColumn(),
-        TransferSpeedColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.description}"),
-        console=stderr,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("", total=total)
-        yield lambda result, size: progress.update(task, advance=size, description=describe(result))
+app.add_typer(campaign_app, name="campaign")
 
 
 @app.command()
@@ -293,8 +250,7 @@ def report_periodicity(
     elif plots is not None:
         from lakehouse.models.periodicity_plots import plot_periodicity
 
-        for path in plot_periodicity(fits, series, plots):
-            stderr.print(f"plot -> {path}")
+        announce_plots(plot_periodicity(fits, series, plots))
 
 
 @report_app.command("volatility")
@@ -332,8 +288,7 @@ def report_volatility(
     if plots is not None:
         from lakehouse.models.volatility_plots import plot_volatility
 
-        for path in plot_volatility(result, plots):
-            stderr.print(f"plot -> {path}")
+        announce_plots(plot_volatility(result, plots))
 
 
 @report_app.command("predictions")
@@ -408,8 +363,7 @@ def report_predictions(
         if plots is not None:
             from lakehouse.models.predictions_plots import plot_predictions
 
-            for path in plot_predictions(result.jobs, name, plots):
-                stderr.print(f"plot -> {path}")
+            announce_plots(plot_predictions(result.jobs, name, plots))
     emit(pl.concat(tables), fmt, output)
 
 
@@ -577,17 +531,25 @@ def simulate(
     Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --backfill sjbf --jobs-out kth.parquet`
     """
     from lakehouse.sim import simulate as replay
-    from lakehouse.sim.source import View, log_jobs, log_machine_size
+    from lakehouse.sim.options import Compat, choose, parse_predictor
+    from lakehouse.sim.source import View, log_jobs, log_machine_size, resolve_log
+    from lakehouse.sim.workload import input_columns
 
     target = Lake(lake)
     try:
         chosen = View(view)
     except ValueError:
         raise LakehouseError(f"--view must be one of {', '.join(View)}, not {view!r}") from None
+    try:
+        pyss = choose(Compat, compat) is Compat.pyss
+        columns = input_columns(pyss=pyss, prediction_column=parse_predictor(predictor)[1])
+    except ValueError as exc:
+        raise LakehouseError(str(exc)) from None
+    log = resolve_log(target, log)
     size = machine_size if machine_size is not None else log_machine_size(target, log, chosen)
     started = time.perf_counter()
     with stderr.status(f"replaying {log}..."):
-        jobs = log_jobs(target, log, chosen, where)
+        jobs = log_jobs(target, log, chosen, where, columns)
         if jobs.is_empty():
             raise LakehouseError(f"no jobs of {log} in swf.{chosen}" + (f" where {where}" if where else ""))
         result = replay(

@@ -1,0 +1,180 @@
+"""`make bench`, campaign section: whole commands as a user times them, each next to a baseline of the
+same run.
+
+- `lakehouse simulate CEA-Curie-2011-2.1-cln --view jobs_strong --machine-size 80640` as a command:
+  wall time and peak memory, best of 3.  Baseline: `python -c "import lakehouse"` plus one bare
+  DuckDB scan of that log's Parquet in a fresh process (`import duckdb`, every column to Arrow).
+  Targets: <= 1.5 s, <= 300 MB, <= 2x the baseline.
+- The engine alone on CEA-Curie: conservative backfilling (target <= 1 s) and EASY-LEXP (<= 0.5 s),
+  EASY-FCFS on the same jobs as their baseline.
+- A campaign: the 12 policies x {queue, sjbf} x {easy, conservative} on KTH-SP2, CTC-SP2, SDSC-SP2,
+  SDSC-BLUE and HPC2N (strong filter; 240 runs) with the local pool on 2 workers (target <= 60 s),
+  then the same grid with `--executor ray` on a Ray instance of 2 CPUs (target <= 1.5x the pool).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from lakehouse.ingest.swf import ingest_swf
+from lakehouse.lake import Lake
+from lakehouse.sim.source import View, log_jobs, log_machine_size
+from lakehouse.sim.workload import workload_from
+
+CEA = "CEA-Curie-2011-2.1-cln"
+CEA_SIZE = 80_640
+CAMPAIGN_LOGS = ("KTH-SP2-1996-2.1-cln", "CTC-SP2-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln", "SDSC-BLUE-2000-4.2-cln",
+                 "HPC2N-2002-2.2-cln")  # fmt: skip
+POLICIES = "fcfs,lcfs,spf,lpf,sqf,lqf,lexp,sexp,lrf,srf,laf,saf"
+
+
+def _command(*args: str) -> list[str]:
+    """The `lakehouse` script next to this interpreter (as a user runs it), else `python -m`."""
+    script = Path(sys.executable).parent / "lakehouse"
+    return [str(script), *args] if script.exists() else [sys.executable, "-m", "lakehouse.cli", *args]
+
+
+def _peak_mb(pid: int) -> float | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    return int(status.split("VmHWM:")[1].split()[0]) / 1024 if "VmHWM:" in status else None
+
+
+def _timed(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak memory (MB) of one child process.  The peak is the child's own VmHWM,
+    read every 5 ms while it runs: the rusage of a child keeps the parent's high-water mark across
+    fork and exec, and this process holds a whole lake's ingest."""
+    started = time.perf_counter()
+    child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0.0
+    while child.poll() is None:
+        peak = max(peak, _peak_mb(child.pid) or 0.0)
+        time.sleep(0.005)
+    elapsed = time.perf_counter() - started
+    if child.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed: {child.stderr.read().decode()[-400:] if child.stderr else ''}")
+    return elapsed, peak
+
+
+def _best(args: list[str], repeats: int = 3) -> tuple[float, float]:
+    runs = [_timed(args) for _ in range(repeats)]
+    return min(r[0] for r in runs), max(r[1] for r in runs)
+
+
+def verdict(checks: dict[str, bool]) -> bool:
+    """Print each target with PASS or FAIL; True if all pass."""
+    print("  targets: " + ", ".join(f"{k} {'PASS' if v else 'FAIL'}" for k, v in checks.items()))
+    return all(checks.values())
+
+
+def bench_simulate_command(lake: Lake) -> bool:
+    parquet = lake.root / "parquet" / "swf" / "jobs" / f"{CEA}.parquet"
+    command = _command("simulate", CEA, "--lake", str(lake.root), "--view", "jobs_strong", "--machine-size",
+                       str(CEA_SIZE), "--format", "csv")  # fmt: skip
+    seconds, peak = _best(command)
+    import_time, _ = _best([sys.executable, "-c", "import lakehouse"])
+    scan = f"import duckdb; duckdb.sql(\"SELECT * FROM read_parquet('{parquet.as_posix()}')\").to_arrow_table()"
+    scan_time, _ = _best([sys.executable, "-c", scan])
+    baseline = import_time + scan_time
+    checks = {"<= 1.5 s": seconds <= 1.5, "<= 300 MB": peak <= 300, "<= 2x baseline": seconds <= 2 * baseline}
+    print(
+        f"lakehouse simulate {CEA} --view jobs_strong (whole command): {seconds:.2f} s, peak {peak:,.0f} MB; "
+        f"baseline import {import_time:.2f} s + bare scan {scan_time:.2f} s = {baseline:.2f} s; "
+        f"ratio {seconds / baseline:.2f}"
+    )
+    return verdict(checks)
+
+
+ENGINE_CHILD = """
+import json, sys, time
+import numpy as np
+from lakehouse import _native
+folder, size, settings, repeats = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4])
+columns = [np.load(f"{folder}/{name}.npy") for name in ("id", "submit", "run", "requested", "procs", "user")]
+best = float("inf")
+for _ in range(repeats):
+    started = time.perf_counter()
+    _native.simulate(*columns, None, machine_size=size, backfill="queue", predictor="requested",
+                     correction="requested", threshold=None, semantics="canonical", record_reservations=False,
+                     **settings)
+    best = min(best, time.perf_counter() - started)
+print(best)
+"""
+
+
+def _engine_seconds(columns: Path, size: int, algorithm: str, policy: str, repeats: int) -> float:
+    import json
+
+    settings = json.dumps({"algorithm": algorithm, "policy": policy})
+    out = subprocess.run([sys.executable, "-c", ENGINE_CHILD, str(columns), str(size), settings, str(repeats)],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    return float(out.stdout)
+
+
+def bench_engine_variants(lake: Lake, tmp: Path) -> bool:
+    workload, _ = workload_from(log_jobs(lake, CEA, View.jobs_strong), CEA_SIZE, pyss=False, prediction_column=None)
+    columns = tmp / "cea-columns"
+    columns.mkdir()
+    for name, column in zip(("id", "submit", "run", "requested", "procs", "user"), workload.columns, strict=True):
+        np.save(columns / f"{name}.npy", column)
+    fcfs = _engine_seconds(columns, CEA_SIZE, "easy", "fcfs", 3)
+    lexp = _engine_seconds(columns, CEA_SIZE, "easy", "lexp", 3)
+    sexp = _engine_seconds(columns, CEA_SIZE, "easy", "sexp", 3)
+    conservative = _engine_seconds(columns, CEA_SIZE, "conservative", "fcfs", 1)
+    checks = {"conservative <= 1 s": conservative <= 1.0, "LEXP <= 0.5 s": lexp <= 0.5}
+    print(
+        f"engine on {CEA} ({len(workload.id):,} jobs): EASY-FCFS {fcfs:.2f} s; EASY-LEXP {lexp:.2f} s "
+        f"({lexp / fcfs:.1f}x FCFS); EASY-SEXP {sexp:.2f} s; conservative-FCFS {conservative:.2f} s "
+        f"({conservative / fcfs:.0f}x FCFS)"
+    )
+    return verdict(checks)
+
+
+def bench_campaign(lake: Lake) -> bool:
+    grid = ["--view", "jobs_strong", "--policy", POLICIES, "--backfill", "queue,sjbf", "--algorithm",
+            "easy,conservative", "--workers", "2", "--format", "csv"]  # fmt: skip
+    logs = [arg for log in CAMPAIGN_LOGS for arg in ("--log", log)]
+    local, _ = _timed(_command("campaign", "run", "--lake", str(lake.root), "--name", "bench-local", *logs, *grid))
+    line = f"campaign, 240 runs on 5 logs (12 policies x 2 backfill orders x 2 algorithms): local pool {local:.1f} s"
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        print(f"{line}; Ray not installed (pip install 'lakehouse[ray]'): the Ray run is skipped")
+        return verdict({"local <= 60 s": local <= 60})
+    on_ray, _ = _timed(
+        _command("campaign", "run", "--lake", str(lake.root), "--name", "bench-ray", *logs, *grid, "--executor", "ray")
+    )
+    print(f"{line}; Ray (local instance, 2 CPUs) {on_ray:.1f} s = {on_ray / local:.2f}x the pool")
+    return verdict({"local <= 60 s": local <= 60, "Ray <= 1.5x local": on_ray <= 1.5 * local})
+
+
+def bench_campaigns(folder: Path) -> bool:
+    files = [folder / f"{log}.swf.gz" for log in (CEA, *CAMPAIGN_LOGS)]
+    missing = [f.name for f in files if not f.exists()]
+    if missing:
+        print(f"campaign benchmarks: {', '.join(missing)} missing, skipped")
+        return False
+    with tempfile.TemporaryDirectory() as tmp:
+        lake = Lake(Path(tmp) / "lake")
+        ingest_swf(lake, [str(f) for f in files])
+        log_machine_size(lake, CEA, View.jobs_strong)  # the lake answers before anything is timed
+        ok = bench_simulate_command(lake)
+        ok &= bench_engine_variants(lake, Path(tmp))
+        ok &= bench_campaign(lake)
+        shutil.rmtree(lake.root / "analysis" / "campaign_runs", ignore_errors=True)
+    return ok
+
+
+if __name__ == "__main__":
+    from lakehouse.bench import shared_swf_dir
+
+    sys.exit(0 if bench_campaigns(shared_swf_dir()) else 1)

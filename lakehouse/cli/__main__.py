@@ -1,0 +1,5 @@
+import sys
+
+from lakehouse.cli import main
+
+sys.exit(main())

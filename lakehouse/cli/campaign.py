@@ -1,0 +1,248 @@
+"""`lakehouse campaign run|show|list`: sweeps of replays over logs and settings, stored in the lake."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots, clear_errors
+from lakehouse.errors import LakehouseError
+from lakehouse.lake import Lake
+from lakehouse.render import OutputFormat, emit, stderr
+from lakehouse.sim.campaign_report import Metric
+from lakehouse.sim.executors import ExecutorKind
+
+#: The exit code counts the failed runs, up to this (codes above 125 mean "not run" or "killed" to shells).
+MAX_FAILED_EXIT = 125
+
+campaign_app = typer.Typer(
+    help="Sweeps of simulations: every log x every combination of settings, stored as analysis.campaign_runs "
+    "and resumed where it stopped.",
+    no_args_is_help=True,
+)
+
+
+def _list_option(help_text: str, default: str) -> object:
+    return typer.Option(help=f"{help_text} Comma-separated list [default: {default}].", show_default=False)
+
+
+@campaign_app.command("run")
+@clear_errors
+def run(
+    spec: Annotated[
+        Path | None,
+        typer.Argument(help="A TOML file with name, logs, view, machine_size, tau and a [grid] table.", dir_okay=False),
+    ] = None,
+    name: Annotated[
+        str | None, typer.Option(help="The campaign's label [default: the TOML's name, else 'default'].")
+    ] = None,
+    log: Annotated[
+        list[str] | None, typer.Option("--log", help="A log: name, unique prefix or glob ('SDSC-*'). Repeat for more.")
+    ] = None,
+    lake: LakeOption = None,
+    view: Annotated[str | None, typer.Option(help="jobs_clean or jobs_strong [default: jobs_clean].")] = None,
+    machine_size: Annotated[
+        int | None, typer.Option(help="Processors for every log [default: the size each log's view used].")
+    ] = None,
+    algorithm: Annotated[str | None, _list_option("easy, conservative.", "easy")] = None,
+    policy: Annotated[str | None, _list_option("fcfs lcfs spf lpf sqf lqf lexp sexp lrf srf laf saf.", "fcfs")] = None,
+    backfill: Annotated[str | None, _list_option("queue, sjbf.", "queue")] = None,
+    predictor: Annotated[str | None, _list_option("requested, clairvoyant, ave2, column:NAME.", "requested")] = None,
+    correction: Annotated[str | None, _list_option("none, requested, incremental, doubling.", "requested")] = None,
+    threshold: Annotated[
+        str | None, _list_option("Seconds of wait after which a job goes first, or none.", "none")
+    ] = None,
+    compat: Annotated[str | None, _list_option("canonical, pyss.", "canonical")] = None,
+    tau: Annotated[float | None, typer.Option(help="Bound of the bounded slowdown, seconds [default: 10].")] = None,
+    executor: Annotated[ExecutorKind, typer.Option(help="local (a process pool) or ray.")] = ExecutorKind.local,
+    workers: Annotated[
+        int | None, typer.Option(help="Processes (local) or CPUs of a Ray instance started here [default: cores].")
+    ] = None,
+    ray_address: Annotated[
+        str | None, typer.Option(help="With --executor ray: auto or HOST:PORT [default: start Ray here].")
+    ] = None,
+    jobs_out: Annotated[
+        bool, typer.Option("--jobs-out", help="Also keep every run's per-job schedule under analysis/campaign_jobs/.")
+    ] = False,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Replay every log under every combination of the settings; each option takes a comma-separated list
+    and the grid is their product.  Finished runs are stored as they come: Ctrl-C keeps them and running
+    the same command again does only the rest (a run is skipped when the same jobs, machine size and
+    settings are stored under the campaign's name).  A run that fails (e.g. a job wider than
+    --machine-size) is stored with its error, and the exit code is the number of failed runs (at most 125).
+
+    Example: `lakehouse campaign run --name policies --log KTH --log 'SDSC-*' --view jobs_strong
+    --policy fcfs,spf,lexp --backfill queue,sjbf`
+
+    Example: `lakehouse campaign run study.toml --workers 2`
+    """
+    from lakehouse.sim.campaign import run_campaign
+    from lakehouse.sim.executors import make_executor
+    from lakehouse.sim.grid import Grid, grid_from_toml, parse_values, split_list
+
+    given = {
+        "algorithm": algorithm,
+        "policy": policy,
+        "backfill": backfill,
+        "predictor": predictor,
+        "correction": correction,
+        "threshold": threshold,
+        "compat": compat,
+    }
+    options = {key: parse_values(key, split_list(text)) for key, text in given.items() if text is not None}
+    if spec is not None:
+        base = grid_from_toml(spec, name)
+        grid = Grid(
+            name=base.name,
+            logs=tuple(log) if log else base.logs,
+            view=view or base.view,
+            machine_size=machine_size or base.machine_size,
+            values={**base.values, **options},
+            tau=tau if tau is not None else base.tau,
+        )
+    else:
+        grid = Grid(
+            name=name or "default",
+            logs=tuple(log or ()),
+            view=view or "jobs_clean",
+            machine_size=machine_size,
+            values=options,
+            tau=tau if tau is not None else 10.0,
+        )
+    cores = os.cpu_count() or 1
+    chosen = make_executor(
+        executor, workers=workers or cores, ray_address=ray_address, campaign=grid.name, view=grid.view, tau=grid.tau
+    )
+    target = Lake(lake)
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="lakehouse-campaign-") as scratch, _ProgressBar(grid.name) as bar:
+        try:
+            outcome = run_campaign(
+                target,
+                grid,
+                chosen,
+                scratch=Path(scratch),
+                keep_schedules=jobs_out,
+                on_plan=bar.plan,
+                on_progress=bar.advance,
+            )
+        except KeyboardInterrupt as exc:
+            outcome = getattr(exc, "outcome", None)
+            kept = f"{outcome.ok + outcome.failed} finished runs kept" if outcome else "nothing was stored"
+            bar.stop()
+            stderr.print(f"interrupted: {kept}; run the same command again to resume")
+            raise typer.Exit(130) from None
+    stderr.print(
+        f"campaign {grid.name!r}: {outcome.ok} runs ok, {outcome.failed} failed, {outcome.skipped} already stored, "
+        f"in {time.perf_counter() - started:.1f} s ({executor.value} executor)"
+    )
+    _show(target, grid.name, Metric.mean_bounded_slowdown, None, fmt, output)
+    if outcome.failed:
+        stderr.print(f"[red]{outcome.failed} run(s) failed[/]: see their error (`lakehouse campaign show {grid.name}`)")
+        raise typer.Exit(min(outcome.failed, MAX_FAILED_EXIT))
+
+
+class _ProgressBar:
+    """Runs done, runs/s and ETA on stderr, once the plan is known."""
+
+    def __init__(self, name: str):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self.progress = Progress(
+            TextColumn(f"campaign {name}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]} runs/s"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[failed]}"),
+            console=stderr,
+            transient=True,
+        )
+        self.task = None
+        self.started = time.perf_counter()
+
+    def __enter__(self) -> _ProgressBar:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def stop(self) -> None:
+        self.progress.stop()
+
+    def plan(self, todo: int, skipped: int) -> None:
+        if skipped:
+            stderr.print(f"{skipped} runs already stored: skipped")
+        self.started = time.perf_counter()
+        self.task = self.progress.add_task("", total=todo, rate="-", failed="")
+
+    def advance(self, ok: int, failed: int) -> None:
+        done = ok + failed
+        rate = done / max(time.perf_counter() - self.started, 1e-9)
+        self.progress.update(
+            self.task, completed=done, rate=f"{rate:.1f}", failed=f"[red]{failed} failed[/]" if failed else ""
+        )
+
+
+def _show(target: Lake, name: str, metric: Metric, plots: Path | None, fmt: OutputFormat, output: Path | None) -> None:
+    from lakehouse.sim.campaign import stored_runs
+    from lakehouse.sim.campaign_report import campaign_plots, campaign_table
+
+    if not target.exists():
+        raise LakehouseError(f"no lake at {target.root}")
+    rows = stored_runs(target, name)
+    if rows.is_empty():
+        known = stored_runs(target)["campaign"].unique().sort().to_list()
+        raise LakehouseError(f"no campaign named {name!r}; stored: {', '.join(known) or 'none yet'}")
+    table = campaign_table(rows, metric)
+    emit(table, fmt, output, title=f"campaign {name}")
+    if plots is not None:
+        announce_plots(campaign_plots(rows, metric, plots))
+
+
+@campaign_app.command("show")
+@clear_errors
+def show(
+    name: Annotated[str, typer.Argument(help="The campaign (see `lakehouse campaign list`).")],
+    lake: LakeOption = None,
+    metric: Annotated[
+        Metric, typer.Option(help="The metric of the plots (and a column of the table).")
+    ] = Metric.mean_bounded_slowdown,
+    plots: Annotated[
+        Path | None,
+        typer.Option(help="Write a heatmap of --metric relative to EASY-FCFS and one bar chart per log here."),
+    ] = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Print a campaign's results: one row per log and variant with the headline metrics.
+
+    Example: `lakehouse campaign show policies --plots figures/ --metric mean_wait`
+    """
+    _show(Lake(lake), name, metric, plots, fmt, output)
+
+
+@campaign_app.command("list")
+@clear_errors
+def list_campaigns(
+    lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output: OutputOption = None
+) -> None:
+    """List the stored campaigns: logs, variants, runs, failures and when the last run finished.
+
+    Example: `lakehouse campaign list --format csv`
+    """
+    from lakehouse.sim.campaign import stored_runs
+    from lakehouse.sim.campaign_report import campaign_list
+
+    target = Lake(lake)
+    if not target.exists():
+        raise LakehouseError(f"no lake at {target.root}")
+    emit(campaign_list(stored_runs(target)), fmt, output)

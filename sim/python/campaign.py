@@ -1,0 +1,324 @@
+"""Campaigns: every log of a grid replayed under every combination of settings, stored in the lake.
+
+A run is (the jobs' fingerprint, the machine size, the settings) and gives one row of
+`analysis.campaign_runs`.  Finished runs are written as they come (one Parquet file per flush, renamed
+into place whole), so an interrupted campaign keeps them and a re-run skips every stored run key.
+Each log's jobs are queried once, written once as Parquet for the workers (or put once in Ray's object
+store) and loaded once per worker, never once per run.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import duckdb
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq
+
+from lakehouse import __version__
+from lakehouse.catalog import sql_literal
+from lakehouse.datasets import DATASETS
+from lakehouse.errors import LakehouseError
+from lakehouse.lake import Lake, replace_atomically
+from lakehouse.models.schemas import CAMPAIGN_METRICS, CAMPAIGN_RUNS_SCHEMA, CAMPAIGN_RUNS_VERSION
+from lakehouse.sim.engine import simulate
+from lakehouse.sim.grid import Grid, GridError, Settings, run_key, select_logs
+from lakehouse.sim.options import Compat, parse_predictor
+from lakehouse.sim.source import log_jobs, log_machine_size
+from lakehouse.sim.workload import input_columns
+
+RUNS = DATASETS["analysis_campaign_runs"]
+#: Per-job schedules of a campaign (`--jobs-out`): <lake>/analysis/campaign_jobs/<campaign>/<run_key>.parquet
+JOBS_FOLDER = "analysis/campaign_jobs"
+#: Finished runs are written at least this often (seconds), so a kill -9 loses little (Ctrl-C loses
+#: nothing: the runner writes what it has before it stops).  $LAKEHOUSE_CAMPAIGN_FLUSH_SECONDS changes it.
+FLUSH_SECONDS = float(os.environ.get("LAKEHOUSE_CAMPAIGN_FLUSH_SECONDS", "2"))
+
+
+@dataclass(frozen=True)
+class LogInput:
+    """One log as the workers get it: its replayed columns, once."""
+
+    log: str
+    machine_size: int
+    fingerprint: str
+    jobs: int
+    path: Path  # Parquet of the columns the grid's settings read
+
+
+@dataclass(frozen=True)
+class Run:
+    settings: Settings
+    key: str
+
+
+@dataclass(frozen=True)
+class Task:
+    """A batch of runs of one log: the unit a worker (process or Ray task) receives."""
+
+    log: LogInput
+    runs: tuple[Run, ...]
+
+
+@dataclass
+class Outcome:
+    name: str
+    planned: int = 0
+    skipped: int = 0
+    ok: int = 0
+    failed: int = 0
+    interrupted: bool = False
+    seconds: float = 0.0
+
+
+def frame_fingerprint(frame: pl.DataFrame) -> str:
+    """SHA-256 of a frame's columns (names, types, values and nulls, in a fixed column order): the
+    same jobs give the same fingerprint whatever produced them."""
+    digest = hashlib.sha256()
+    for name in sorted(frame.columns):
+        column = frame[name]
+        digest.update(f"{name}:{column.dtype}:{column.len()}:".encode())
+        digest.update(column.is_null().to_numpy().tobytes())
+        values = column.fill_null(0) if column.dtype.is_numeric() else column.fill_null("").cast(pl.String)
+        if values.dtype.is_numeric():
+            digest.update(np.ascontiguousarray(values.to_numpy()).tobytes())
+        else:
+            digest.update("\x1f".join(values.to_list()).encode())
+    return digest.hexdigest()
+
+
+def needed_columns(settings: Sequence[Settings]) -> list[str]:
+    """Every column any of the settings' replays reads."""
+    columns: list[str] = []
+    for s in settings:
+        column = parse_predictor(s.predictor)[1]
+        columns += input_columns(pyss=s.compat == Compat.pyss, prediction_column=column)
+    return list(dict.fromkeys(columns))
+
+
+def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view: str, tau: float) -> dict:
+    """One run, as a row of analysis.campaign_runs; a run that fails is a row with its error."""
+    s = run.settings
+    row: dict[str, object] = {
+        "campaign": campaign,
+        "log": log.log,
+        "view": view,
+        "machine_size": log.machine_size,
+        **{k: getattr(s, k) for k in ("algorithm", "policy", "backfill", "predictor", "correction")},
+        "threshold": s.threshold,
+        "compat": s.compat,
+        "tau": float(tau),
+        "variant": s.label(),
+        "run_key": run.key,
+        "jobs_fingerprint": log.fingerprint,
+        "engine_version": __version__,
+        "schema_version": CAMPAIGN_RUNS_VERSION,
+    }
+    started = time.perf_counter()
+    try:
+        result = simulate(
+            jobs,
+            log.machine_size,
+            algorithm=s.algorithm,
+            policy=s.policy,
+            backfill=s.backfill,
+            predictor=s.predictor,
+            correction=s.correction,
+            threshold=s.threshold,
+            compat=s.compat,
+            tau=tau,
+        )
+    except LakehouseError as exc:
+        row.update(status="failed", error=str(exc), jobs=len(jobs))
+        schedule = None
+    else:
+        row.update(status="ok", error=None, jobs=result.summary["jobs"])
+        row.update({k: result.summary.get(k) for k in CAMPAIGN_METRICS})
+        schedule = result.jobs
+    row["engine_seconds"] = time.perf_counter() - started
+    row["finished_at"] = datetime.now(UTC)
+    return {"row": row, "schedule": schedule}
+
+
+_LOADED: dict[str, pl.DataFrame] = {}
+
+
+def load_jobs(log: LogInput) -> pl.DataFrame:
+    """A worker's copy of a log's jobs, read from Parquet once per worker process."""
+    key = str(log.path)
+    if key not in _LOADED:
+        _LOADED.clear()  # tasks come grouped by log: keep one log in memory, not all of them
+        _LOADED[key] = pl.read_parquet(log.path)
+    return _LOADED[key]
+
+
+def run_task(task: Task, campaign: str, view: str, tau: float, jobs: pl.DataFrame | None = None) -> list[dict]:
+    """The work of one task (a worker's entry point): its runs on its log's jobs."""
+    frame = jobs if jobs is not None else load_jobs(task.log)
+    return [replay_row(frame, task.log, run, campaign, view, tau) for run in task.runs]
+
+
+# -- storage ---------------------------------------------------------------------------------------
+
+
+def runs_folder(lake: Lake) -> Path:
+    return RUNS.directory(lake.root)
+
+
+def stored_runs(lake: Lake, campaign: str | None = None) -> pl.DataFrame:
+    """The stored rows (of one campaign, or all), read from the files so that it works before the
+    catalog knows the view."""
+    folder = runs_folder(lake)
+    if not folder.exists():
+        return pl.from_arrow(CAMPAIGN_RUNS_SCHEMA.empty_table())  # type: ignore[return-value]
+    where = f"WHERE campaign = {sql_literal(campaign)}" if campaign is not None else ""
+    glob = sql_literal((folder / "*.parquet").as_posix())
+    with duckdb.connect() as con:
+        return con.sql(f"SELECT * FROM read_parquet({glob}, union_by_name = true) {where}").pl()
+
+
+def write_rows(lake: Lake, campaign: str, rows: list[dict]) -> Path:
+    """A new results file of the campaign, renamed into place whole."""
+    folder = runs_folder(lake)
+    final = folder / f"{campaign}.{time.time_ns()}.{os.getpid()}.parquet"
+    tmp = folder / f".{final.name}.tmp"
+    table = pl.DataFrame(rows, schema=pl.from_arrow(CAMPAIGN_RUNS_SCHEMA.empty_table()).schema).to_arrow()
+    pq.write_table(table.cast(CAMPAIGN_RUNS_SCHEMA), tmp, compression="zstd")
+    replace_atomically(tmp, final)
+    return final
+
+
+def write_schedule(lake: Lake, campaign: str, key: str, schedule: pl.DataFrame) -> None:
+    final = lake.root / JOBS_FOLDER / campaign / f"{key}.parquet"
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.with_name(f".{final.name}.tmp")
+    schedule.write_parquet(tmp)
+    replace_atomically(tmp, final)
+
+
+@contextmanager
+def campaign_lock(lake: Lake, campaign: str) -> Iterator[None]:
+    """One runner per campaign at a time (two would replay the same runs twice)."""
+    folder = runs_folder(lake)
+    with open(folder / f".{campaign}.lock", "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise LakehouseError(f"campaign {campaign!r} is already running in {lake.root}") from None
+        yield
+
+
+def ensure_catalog(lake: Lake) -> None:
+    """Lakes made before campaigns existed lack the view and its folder: add them once."""
+    if not lake.exists():
+        raise LakehouseError(f"no lake at {lake.root} (run `lakehouse ingest swf LOGS...` first)")
+    if not (runs_folder(lake) / "_schema.parquet").exists():
+        lake.init()
+
+
+# -- planning and running --------------------------------------------------------------------------
+
+
+def plan(lake: Lake, grid: Grid, scratch: Path) -> tuple[list[LogInput], list[Task], int]:
+    """Resolve the logs, write each one's jobs once, and cut the runs not yet stored into tasks.
+    Returns the inputs, the tasks (largest logs first) and how many runs were skipped as stored."""
+    known = lake.query("SELECT log FROM swf.logs ORDER BY log")["log"].to_list()
+    logs = select_logs(grid.logs, known)
+    settings = grid.settings()
+    columns = needed_columns(settings)
+    done = set(stored_runs(lake, grid.name)["run_key"].to_list())
+    inputs, tasks, skipped = [], [], 0
+    for log in logs:
+        size = grid.machine_size or log_machine_size(lake, log, grid.view)  # type: ignore[arg-type]
+        jobs = log_jobs(lake, log, grid.view, columns=columns)  # type: ignore[arg-type]
+        if jobs.is_empty():
+            raise GridError(f"{log} has no jobs in swf.{grid.view}")
+        fingerprint = frame_fingerprint(jobs)
+        path = scratch / f"{fingerprint}.parquet"
+        jobs.write_parquet(path)
+        log_input = LogInput(log, int(size), fingerprint, jobs.height, path)
+        inputs.append(log_input)
+        runs = [Run(s, run_key(fingerprint, int(size), s, grid.tau)) for s in settings]
+        todo = [r for r in runs if r.key not in done]
+        skipped += len(runs) - len(todo)
+        # Conservative replays take longest: send them first so the last tasks are short ones.
+        todo.sort(key=lambda r: r.settings.algorithm != "conservative")
+        tasks += [Task(log_input, (r,)) for r in todo]
+    tasks.sort(key=lambda t: -t.log.jobs)
+    return inputs, tasks, skipped
+
+
+#: An executor takes the tasks and calls back with each finished task's results, in any order.
+Executor = Callable[[list[Task], Callable[[list[dict]], None]], None]
+
+
+def run_campaign(
+    lake: Lake,
+    grid: Grid,
+    executor: Executor,
+    *,
+    scratch: Path,
+    keep_schedules: bool = False,
+    on_plan: Callable[[int, int], None] | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Outcome:
+    """Run every stored-not-yet run of the grid with `executor`, writing results as they finish.
+
+    `on_plan(todo, skipped)` is told the plan, `on_progress(ok, failed)` after each finished task.
+    KeyboardInterrupt is re-raised after the finished runs are written (the Outcome is on the
+    exception as `.outcome`).
+    """
+    ensure_catalog(lake)
+    outcome = Outcome(grid.name)
+    started = time.perf_counter()
+    with campaign_lock(lake, grid.name):
+        _, tasks, outcome.skipped = plan(lake, grid, scratch)
+        outcome.planned = sum(len(t.runs) for t in tasks)
+        if on_plan:
+            on_plan(outcome.planned, outcome.skipped)
+        pending: list[dict] = []
+        last_flush = time.monotonic()
+
+        def flush() -> None:
+            nonlocal last_flush
+            if pending:
+                write_rows(lake, grid.name, pending)
+                pending.clear()
+            last_flush = time.monotonic()
+
+        def finished(results: list[dict]) -> None:
+            for result in results:
+                row = result["row"]
+                if keep_schedules and result["schedule"] is not None:
+                    write_schedule(lake, grid.name, row["run_key"], result["schedule"])
+                pending.append(row)
+                if row["status"] == "ok":
+                    outcome.ok += 1
+                else:
+                    outcome.failed += 1
+            if time.monotonic() - last_flush >= FLUSH_SECONDS:
+                flush()
+            if on_progress:
+                on_progress(outcome.ok, outcome.failed)
+
+        try:
+            if tasks:
+                executor(tasks, finished)
+        except KeyboardInterrupt as exc:
+            outcome.interrupted = True
+            flush()
+            outcome.seconds = time.perf_counter() - started
+            exc.outcome = outcome  # type: ignore[attr-defined]
+            raise
+        flush()
+    outcome.seconds = time.perf_counter() - started
+    return outcome

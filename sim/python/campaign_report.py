@@ -1,0 +1,123 @@
+"""What `lakehouse campaign show` prints and draws from analysis.campaign_runs rows."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from lakehouse.errors import LakehouseError
+
+#: The variant every other one is compared with in the heatmap.
+BASELINE = "easy-fcfs"
+SHOWN_METRICS = ("mean_bounded_slowdown", "mean_wait", "max_wait", "utilization")
+
+
+class Metric(enum.StrEnum):
+    mean_bounded_slowdown = "mean_bounded_slowdown"
+    mean_wait = "mean_wait"
+    max_wait = "max_wait"
+    mean_response = "mean_response"
+    utilization = "utilization"
+    makespan = "makespan"
+
+
+def latest(rows: pl.DataFrame) -> pl.DataFrame:
+    """One row per (log, machine size, variant, tau): the newest, should a campaign hold several."""
+    keys = ["log", "machine_size", "variant", "tau"]
+    return rows.sort("finished_at").unique(subset=keys, keep="last", maintain_order=True).sort("log", "variant")
+
+
+def campaign_table(rows: pl.DataFrame, metric: Metric = Metric.mean_bounded_slowdown) -> pl.DataFrame:
+    """log x variant with the headline metrics and `metric` (failed runs show their error)."""
+    if rows.is_empty():
+        raise LakehouseError("the campaign has no stored runs")
+    metrics = dict.fromkeys([*SHOWN_METRICS, metric.value])
+    return latest(rows).select("log", "machine_size", "variant", "status", "jobs", *metrics, "error")
+
+
+def relative_matrix(rows: pl.DataFrame, metric: Metric) -> tuple[list[str], list[str], np.ndarray]:
+    """(variants, logs, metric / metric of EASY-FCFS on the same log); NaN where a run is missing,
+    failed or the baseline is absent or zero."""
+    ok = latest(rows).filter(pl.col("status") == "ok")
+    logs = sorted(ok["log"].unique().to_list())
+    variants = sorted(ok["variant"].unique().to_list(), key=lambda v: (v != BASELINE, v))
+    matrix = np.full((len(variants), len(logs)), np.nan)
+    for row in ok.iter_rows(named=True):
+        matrix[variants.index(row["variant"]), logs.index(row["log"])] = row[metric]
+    if BASELINE in variants:
+        base = matrix[variants.index(BASELINE)].copy()
+        base[base == 0] = np.nan
+        matrix = matrix / base
+    else:
+        matrix[:] = np.nan
+    return variants, logs, matrix
+
+
+def short_log(log: str) -> str:
+    """`KTH-SP2-1996-2.1-cln` -> `KTH-SP2`: the machine, for axis labels."""
+    return "-".join(log.split("-")[:2])
+
+
+def campaign_plots(rows: pl.DataFrame, metric: Metric, folder: Path) -> list[Path]:
+    """A heatmap of the metric relative to EASY-FCFS (variants x logs) and one bar chart per log."""
+    from lakehouse.models.figures import pyplot, save
+
+    plt = pyplot()
+    folder.mkdir(parents=True, exist_ok=True)
+    name = rows["campaign"][0]
+    variants, logs, matrix = relative_matrix(rows, metric)
+    written = []
+    fig, ax = plt.subplots(figsize=(max(6.0, 3.0 + 1.3 * len(logs)), 1.8 + 0.28 * len(variants)))
+    shown = np.log2(matrix)
+    limit = np.nanmax(np.abs(shown)) if np.isfinite(shown).any() else 1.0
+    image = ax.imshow(shown, cmap="RdYlGn" if metric == Metric.utilization else "RdYlGn_r",
+                      vmin=-limit, vmax=limit, aspect="auto")  # fmt: skip
+    ax.set_xticks(range(len(logs)), [short_log(log) for log in logs], rotation=30)
+    ax.set_yticks(range(len(variants)), variants, fontsize=7)
+    for i in range(len(variants)):
+        for j in range(len(logs)):
+            if np.isfinite(matrix[i, j]):
+                ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=6)
+    fig.colorbar(image, ax=ax, label="log2 of the ratio")
+    ax.set_title(f"campaign {name}: {metric}\nrelative to {BASELINE} on the same log (green is better)", fontsize=9)
+    written.append(save(fig, folder / f"{name}_{metric}_heatmap.png"))
+    ok = latest(rows).filter(pl.col("status") == "ok")
+    for log in logs:
+        part = ok.filter(pl.col("log") == log).sort(metric)
+        fig, ax = plt.subplots(figsize=(7, 1.4 + 0.22 * part.height))
+        colors = ["tab:red" if v == BASELINE else "tab:blue" for v in part["variant"]]
+        ax.barh(part["variant"].to_list(), part[metric].to_numpy(), color=colors)
+        ax.tick_params(axis="y", labelsize=7)
+        ax.set_xlabel(metric)
+        ax.set_title(f"{log}: {metric} per variant ({BASELINE} in red)", fontsize=9)
+        written.append(save(fig, folder / f"{name}_{metric}_{log}.png"))
+    return written
+
+
+def campaign_list(rows: pl.DataFrame) -> pl.DataFrame:
+    """One row per stored campaign: logs, variants, runs ok/failed, last finished run."""
+    if rows.is_empty():
+        return pl.DataFrame(
+            schema={
+                "campaign": pl.String,
+                "logs": pl.UInt32,
+                "variants": pl.UInt32,
+                "runs": pl.UInt32,
+                "failed": pl.UInt32,
+                "last_run": pl.Datetime("us", "UTC"),
+            }  # fmt: skip
+        )
+    return (
+        rows.group_by("campaign")
+        .agg(
+            logs=pl.col("log").n_unique(),
+            variants=pl.col("variant").n_unique(),
+            runs=pl.len().cast(pl.UInt32),
+            failed=(pl.col("status") != "ok").sum().cast(pl.UInt32),
+            last_run=pl.col("finished_at").max(),
+        )
+        .sort("campaign")
+    )

@@ -1,0 +1,127 @@
+"""Where a campaign's tasks run: a local process pool, or a Ray cluster.
+
+Both call `campaign.run_task` on the same tasks, so they give the same rows (a test checks it).  The
+engine releases the GIL, but the per-run Python around it (input checks, metrics) does not: processes,
+not threads, scale a campaign on one machine.
+"""
+
+from __future__ import annotations
+
+import enum
+import multiprocessing
+import signal
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from lakehouse.errors import LakehouseError
+
+if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the CLI starts
+    from lakehouse.sim.campaign import Executor, Task
+
+
+class ExecutorKind(enum.StrEnum):
+    local = "local"  # a process pool on this machine
+    ray = "ray"  # a Ray cluster (or a Ray instance started for the campaign)
+
+
+RAY_MISSING = "--executor ray needs Ray, which is optional: pip install 'lakehouse[ray]' (or pip install 'ray>=2.9')"
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C reaches the whole process group: the parent handles it (it writes the finished runs and
+    # stops the pool); a worker that died of it would only add a traceback per process.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def local_executor(workers: int, campaign: str, view: str, tau: float) -> Executor:
+    """A pool of `workers` processes (spawned: the parent holds DuckDB and Polars thread pools, which
+    a fork would copy mid-flight).  One worker runs the tasks in this process."""
+    from lakehouse.sim.campaign import run_task
+
+    if workers < 1:
+        raise LakehouseError(f"--workers must be at least 1, got {workers}")
+    work = partial(run_task, campaign=campaign, view=view, tau=tau)
+
+    def execute(tasks: list[Task], finished: Callable[[list[dict]], None]) -> None:
+        if workers == 1:
+            for task in tasks:
+                finished(work(task))
+            return
+        pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_ignore_sigint)
+        try:
+            # chunksize 1: tasks are sorted longest first, and one run of a large log can take seconds.
+            for results in pool.imap_unordered(work, tasks, chunksize=1):
+                finished(results)
+        except BaseException:
+            pool.terminate()
+            raise
+        else:
+            pool.close()
+        finally:
+            pool.join()
+
+    return execute
+
+
+def _ray_module():  # noqa: ANN202 - the module, imported only when asked for
+    try:
+        import ray
+    except ImportError:
+        raise LakehouseError(RAY_MISSING) from None
+    return ray
+
+
+def ray_executor(address: str | None, workers: int | None, campaign: str, view: str, tau: float) -> Executor:
+    """Ray tasks, one per campaign task, on the cluster at `address` (`auto`: the one this machine
+    belongs to) or on a local Ray instance with `workers` CPUs.  Each log's jobs go to the object
+    store once and every task of that log reads them from there."""
+    from lakehouse.sim.campaign import load_jobs
+
+    ray = _ray_module()
+
+    def execute(tasks: list[Task], finished: Callable[[list[dict]], None]) -> None:
+        started_here = not ray.is_initialized()
+        if started_here:
+            options = {"address": address} if address else {"num_cpus": workers}
+            ray.init(**options, include_dashboard=False, log_to_driver=False, configure_logging=False)
+        try:
+            remote = ray.remote(num_cpus=1)(_ray_task)
+            shipped: dict[str, object] = {}
+            pending = []
+            for task in tasks:
+                key = str(task.log.path)
+                if key not in shipped:
+                    shipped[key] = ray.put(load_jobs(task.log).to_arrow())
+                pending.append(remote.remote(task, shipped[key], campaign, view, tau))
+            try:
+                while pending:
+                    done, pending = ray.wait(pending, num_returns=1)
+                    finished(ray.get(done[0]))
+            except BaseException:
+                for ref in pending:
+                    ray.cancel(ref, force=True)
+                raise
+        finally:
+            if started_here:
+                ray.shutdown()
+
+    return execute
+
+
+def _ray_task(task: Task, jobs: object, campaign: str, view: str, tau: float) -> list[dict]:
+    import polars as pl
+
+    from lakehouse.sim.campaign import run_task
+
+    return run_task(task, campaign, view, tau, jobs=pl.from_arrow(jobs))  # type: ignore[arg-type]
+
+
+def make_executor(
+    kind: ExecutorKind, *, workers: int, ray_address: str | None, campaign: str, view: str, tau: float
+) -> Executor:
+    if kind is ExecutorKind.ray:
+        return ray_executor(ray_address, workers, campaign, view, tau)
+    if ray_address:
+        raise LakehouseError("--ray-address goes with --executor ray")
+    return local_executor(workers, campaign, view, tau)

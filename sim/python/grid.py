@@ -1,0 +1,234 @@
+"""A campaign's grid: which logs, which view, and the product of the simulator's settings.
+
+A grid comes from command-line lists (`--policy fcfs,spf`) or from a TOML file::
+
+    name = "policies"
+    logs = ["KTH-SP2-1996-2.1-cln", "CTC*"]     # names, unique prefixes or globs
+    view = "jobs_strong"
+    # machine_size = 128                       # default: the size each log's view was filtered with
+    [grid]
+    algorithm = ["easy", "conservative"]
+    policy = ["fcfs", "spf", "lexp"]
+    backfill = ["queue", "sjbf"]
+
+Every value is checked before anything runs; an error names the offending item and the choices.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from lakehouse.errors import LakehouseError
+from lakehouse.sim.options import Algorithm, Backfill, Compat, Correction, Policy, choose, parse_predictor
+from lakehouse.sim.source import View
+
+#: A campaign's name is a file-name part in the lake: letters, digits, `.`, `_`, `-`.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+NO_THRESHOLD = "none"
+
+
+class GridError(LakehouseError):
+    """A campaign grid or TOML file that cannot run (unknown key, value, log or empty selection)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One point of the grid: everything `simulate` takes besides the jobs and the machine size."""
+
+    algorithm: str = Algorithm.easy.value
+    policy: str = Policy.fcfs.value
+    backfill: str = Backfill.queue.value
+    predictor: str = "requested"
+    correction: str = Correction.requested.value
+    threshold: int | None = None
+    compat: str = Compat.canonical.value
+
+    def canonical(self) -> str:
+        """A stable text of the settings (the run key hashes it)."""
+        return json.dumps(asdict(self), sort_keys=True)
+
+    def label(self) -> str:
+        """A short name of the variant for tables: `easy-fcfs`, `conservative-spf-sjbf`, ..."""
+        parts = [self.algorithm, self.policy]
+        if self.backfill != Backfill.queue:
+            parts.append(self.backfill)
+        if self.predictor != "requested":
+            parts.append(self.predictor)
+        if self.correction != Correction.requested:
+            parts.append(f"corr={self.correction}")
+        if self.threshold is not None:
+            parts.append(f"thr={self.threshold}")
+        if self.compat != Compat.canonical:
+            parts.append(self.compat)
+        return "-".join(parts)
+
+
+#: The grid's dimensions, their choices and how one value is parsed.
+def _threshold(text: str | int | None) -> int | None:
+    if text is None or (isinstance(text, str) and text.strip().lower() in (NO_THRESHOLD, "")):
+        return None
+    try:
+        value = int(text)
+    except (TypeError, ValueError):
+        raise GridError(f"threshold {text!r} is not a whole number of seconds (or {NO_THRESHOLD!r})") from None
+    if value < 0:
+        raise GridError(f"threshold {value} must not be negative")
+    return value
+
+
+def _predictor(text: str) -> str:
+    try:
+        parse_predictor(text)
+    except ValueError as exc:
+        raise GridError(str(exc)) from None
+    return text
+
+
+def _choice(kind: type) -> object:
+    def parse(text: str) -> str:
+        try:
+            return choose(kind, str(text)).value
+        except ValueError as exc:
+            raise GridError(str(exc)) from None
+
+    return parse
+
+
+DIMENSIONS = {
+    "algorithm": _choice(Algorithm),
+    "policy": _choice(Policy),
+    "backfill": _choice(Backfill),
+    "predictor": _predictor,
+    "correction": _choice(Correction),
+    "threshold": _threshold,
+    "compat": _choice(Compat),
+}
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A campaign: its name, the logs (as given: names, prefixes or globs), the view, an optional
+    machine size for every log, the settings' product, and the bound of the bounded slowdown."""
+
+    name: str
+    logs: tuple[str, ...]
+    view: str = View.jobs_clean.value
+    machine_size: int | None = None
+    values: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
+    tau: float = 10.0
+
+    def __post_init__(self) -> None:
+        if not NAME_PATTERN.fullmatch(self.name):
+            raise GridError(
+                f"campaign name {self.name!r}: use letters, digits, '.', '_' or '-' (at most 100, starting "
+                "with a letter or digit)"
+            )
+        if not self.logs:
+            raise GridError("a campaign needs at least one log (--log NAME, a prefix or a glob)")
+        try:
+            View(self.view)
+        except ValueError:
+            raise GridError(f"unknown view {self.view!r}; expected one of: {', '.join(View)}") from None
+        if self.machine_size is not None and self.machine_size <= 0:
+            raise GridError(f"machine size must be positive, got {self.machine_size}")
+        if not (self.tau > 0 and self.tau != float("inf")):
+            raise GridError(f"tau must be a positive finite number of seconds, got {self.tau}")
+        unknown = set(self.values) - DIMENSIONS.keys()
+        if unknown:
+            raise GridError(f"unknown setting(s) {', '.join(sorted(unknown))}; expected: {', '.join(DIMENSIONS)}")
+        for key, values in self.values.items():
+            if not values:
+                raise GridError(f"{key}: the list of values is empty")
+
+    def settings(self) -> list[Settings]:
+        """The product of every dimension's values (defaults where a dimension is not given), without
+        repeats, in the order the values were given."""
+        keys = [k for k in DIMENSIONS if k in self.values]
+        combos = itertools.product(*(self.values[k] for k in keys))
+        return list(dict.fromkeys(Settings(**dict(zip(keys, combo, strict=True))) for combo in combos))
+
+
+def parse_values(key: str, items: Iterable[object]) -> tuple[object, ...]:
+    """One dimension's values, each parsed and checked; comma-separated strings are split."""
+    if key not in DIMENSIONS:
+        raise GridError(f"unknown setting {key!r}; expected one of: {', '.join(DIMENSIONS)}")
+    parsed: list[object] = []
+    for item in items:
+        pieces = [p.strip() for p in item.split(",")] if isinstance(item, str) else [item]
+        for piece in pieces:
+            if piece == "":
+                raise GridError(f"{key}: an empty value in {item!r}")
+            parsed.append(DIMENSIONS[key](piece))
+    return tuple(dict.fromkeys(parsed))
+
+
+def split_list(text: str | None) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()] if text else []
+
+
+TOML_KEYS = ("name", "logs", "view", "machine_size", "tau", "grid")
+
+
+def grid_from_toml(path: Path, name: str | None = None) -> Grid:
+    """A grid from a TOML file (format in the module docstring); `name` overrides the file's."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise GridError(f"{path}: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise GridError(f"{path}: not valid TOML: {exc}") from None
+    unknown = set(data) - set(TOML_KEYS)
+    if unknown:
+        raise GridError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; expected: {', '.join(TOML_KEYS)}")
+    grid = data.get("grid", {})
+    if not isinstance(grid, dict):
+        raise GridError(f'{path}: [grid] must be a table of lists, e.g. policy = ["fcfs", "spf"]')
+    values = {}
+    for key, items in grid.items():
+        if key not in DIMENSIONS:
+            raise GridError(f"{path}: unknown key grid.{key}; expected: {', '.join(DIMENSIONS)}")
+        values[key] = parse_values(key, items if isinstance(items, list) else [items])
+    logs = data.get("logs", [])
+    if isinstance(logs, str):
+        logs = [logs]
+    campaign = name or data.get("name") or path.stem
+    return Grid(
+        name=str(campaign),
+        logs=tuple(str(x) for x in logs),
+        view=str(data.get("view", View.jobs_clean.value)),
+        machine_size=data.get("machine_size"),
+        values=values,
+        tau=float(data.get("tau", 10.0)),
+    )
+
+
+def select_logs(patterns: Sequence[str], known: Sequence[str]) -> list[str]:
+    """The lake's logs named by `patterns` (exact names, unique prefixes or globs), in lake order."""
+    chosen: list[str] = []
+    for pattern in patterns:
+        if any(ch in pattern for ch in "*?["):
+            matches = [log for log in known if fnmatchcase(log, pattern)]
+        elif pattern in known:
+            matches = [pattern]
+        else:
+            matches = [log for log in known if log.startswith(pattern)]
+            if len(matches) > 1:
+                raise GridError(f"{pattern!r} names {len(matches)} logs ({', '.join(matches)}); give more of the name")
+        if not matches:
+            raise GridError(f"no log matches {pattern!r}; the lake has: {', '.join(known) or 'no logs yet'}")
+        chosen.extend(matches)
+    return list(dict.fromkeys(chosen))
+
+
+def run_key(fingerprint: str, machine_size: int, settings: Settings, tau: float) -> str:
+    """The identity of one run: the same jobs, machine, settings and tau give the same key."""
+    text = f"{fingerprint}|{machine_size}|{settings.canonical()}|{tau!r}"
+    return hashlib.sha256(text.encode()).hexdigest()[:24]

@@ -1,0 +1,4 @@
+-- name: analysis.campaign_runs
+-- grain: one row per replay of a campaign (campaign, log, machine size and settings), as `lakehouse campaign run` stored it
+-- description: Results of simulation campaigns: the log, view and machine size, every simulator setting (algorithm, policy, backfill, predictor, correction, threshold, compat, tau) and its short name (variant), run_key (a hash of the jobs' fingerprint, the machine size and the settings: a re-run skips stored keys), jobs_fingerprint (SHA-256 of the replayed columns), status ok or failed with its error, the summary metrics (jobs, mean_wait, mean_bounded_slowdown, max_wait, mean_response, makespan, utilization; defined in docs/campaigns.md), engine_seconds (the replay alone), engine_version, schema_version and finished_at.
+SELECT * FROM read_parquet({analysis_campaign_runs}, union_by_name = true)

@@ -1,0 +1,353 @@
+"""Campaigns: the grid, the runner (resume, failures, executors) and what `campaign show` reports."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from lakehouse.cli import app
+from lakehouse.data import sample_swf_paths
+from lakehouse.errors import LakehouseError
+from lakehouse.ingest.swf import ingest_swf
+from lakehouse.lake import Lake
+from lakehouse.sim import simulate
+from lakehouse.sim.campaign import run_campaign, stored_runs, write_rows
+from lakehouse.sim.campaign_report import Metric, campaign_table, relative_matrix
+from lakehouse.sim.executors import ExecutorKind, local_executor, make_executor
+from lakehouse.sim.grid import Grid, GridError, Settings, grid_from_toml, parse_values, select_logs
+from lakehouse.sim.options import Policy
+from lakehouse.sim.source import log_jobs, log_machine_size
+from lakehouse.testing import small_log, write_swf
+
+KTH = "KTH-SP2-1996-2.1-cln"
+POLICIES = tuple(Policy)
+runner = CliRunner()
+#: Columns that differ between two replays of the same run (when and how fast it ran).
+TIMING = ["engine_seconds", "finished_at"]
+
+
+def cli(*args: object, code: int = 0):
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
+    return result
+
+
+@pytest.fixture(scope="module")
+def two_logs(tmp_path_factory) -> Lake:
+    """The embedded KTH log and a tiny hand-made one."""
+    folder = tmp_path_factory.mktemp("campaign")
+    jobs, header = small_log(6)
+    write_swf(folder / "mini.swf", jobs, header)
+    lake = Lake(folder / "lake")
+    ingest_swf(lake, [str(p) for p in sample_swf_paths()] + [str(folder / "mini.swf")])
+    return lake
+
+
+# -- the grid --------------------------------------------------------------------------------------
+
+
+def test_the_grid_is_the_product_of_the_lists_without_repeats():
+    values = {
+        "policy": parse_values("policy", ["fcfs,spf", "spf"]),
+        "backfill": parse_values("backfill", ["queue", "sjbf"]),
+        "threshold": parse_values("threshold", ["none,3600"]),
+    }
+    grid = Grid("g", ("KTH",), values=values)
+    settings = grid.settings()
+    assert len(settings) == 2 * 2 * 2
+    assert settings[0] == Settings(policy="fcfs", backfill="queue", threshold=None)
+    assert settings[-1] == Settings(policy="spf", backfill="sjbf", threshold=3600)
+    assert {s.algorithm for s in settings} == {"easy"}  # defaults fill what is not given
+    assert Grid("g", ("KTH",)).settings() == [Settings()]
+    assert Settings(policy="spf", backfill="sjbf", threshold=60).label() == "easy-spf-sjbf-thr=60"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("policy", "fifo", "unknown policy 'fifo'; expected one of: fcfs, lcfs"),
+        ("algorithm", "easy,", "empty value"),
+        ("predictor", "column:", "column:NAME"),
+        ("threshold", "soon", "not a whole number"),
+        ("threshold", "-5", "must not be negative"),
+        ("queue", "fcfs", "unknown setting 'queue'; expected one of: algorithm"),
+    ],
+)
+def test_bad_grid_values_name_the_item_and_the_choices(key, value, message):
+    with pytest.raises(GridError, match=message):
+        parse_values(key, [value])
+
+
+def test_bad_grids_fail_before_anything_runs(tmp_path):
+    with pytest.raises(GridError, match="campaign name"):
+        Grid("../escape", ("KTH",))
+    with pytest.raises(GridError, match="at least one log"):
+        Grid("g", ())
+    with pytest.raises(GridError, match="unknown view 'jobs'"):
+        Grid("g", ("KTH",), view="jobs")
+    spec = tmp_path / "spec.toml"
+    spec.write_text('logs = ["KTH"]\npolicies = ["fcfs"]\n')
+    with pytest.raises(GridError, match="unknown key.*policies; expected: name, logs"):
+        grid_from_toml(spec)
+    spec.write_text('logs = ["KTH"]\n[grid]\npolicy = ["fcfs", "lifo"]\n')
+    with pytest.raises(GridError, match="unknown policy 'lifo'"):
+        grid_from_toml(spec)
+    spec.write_text('logs = ["KTH"]\n[grid]\nbackfil = ["sjbf"]\n')
+    with pytest.raises(GridError, match="grid.backfil"):
+        grid_from_toml(spec)
+    spec.write_text("logs = [KTH")
+    with pytest.raises(GridError, match="not valid TOML"):
+        grid_from_toml(spec)
+
+
+def test_a_toml_grid(tmp_path):
+    spec = tmp_path / "policies.toml"
+    spec.write_text(
+        'logs = ["KTH", "SDSC-*"]\nview = "jobs_strong"\nmachine_size = 64\n'
+        '[grid]\nalgorithm = ["easy", "conservative"]\npolicy = ["fcfs", "spf", "lexp"]\n'
+    )
+    grid = grid_from_toml(spec)
+    assert (grid.name, grid.logs, grid.view, grid.machine_size) == ("policies", ("KTH", "SDSC-*"), "jobs_strong", 64)
+    assert len(grid.settings()) == 6
+
+
+def test_logs_by_name_prefix_or_glob():
+    known = ["CTC-SP2-1996-3.1-cln", "KTH-SP2-1996-2.1-cln", "SDSC-BLUE-2000-4.2-cln", "SDSC-SP2-1998-4.2-cln"]
+    assert select_logs(["KTH", "SDSC-*", "KTH-SP2-1996-2.1-cln"], known) == [known[1], known[2], known[3]]
+    with pytest.raises(GridError, match="'SDSC' names 2 logs"):
+        select_logs(["SDSC"], known)
+    with pytest.raises(GridError, match="no log matches 'LANL'; the lake has: CTC-SP2"):
+        select_logs(["LANL"], known)
+
+
+# -- running ---------------------------------------------------------------------------------------
+
+
+def small_grid(name: str, **extra) -> Grid:
+    values = {"policy": ("fcfs", "spf", "lexp"), "backfill": ("queue", "sjbf")}
+    return Grid(name, (KTH, "mini"), values=values, **extra)
+
+
+def comparable(rows: pl.DataFrame) -> pl.DataFrame:
+    return rows.drop(*TIMING, "campaign").sort("log", "variant")
+
+
+def test_a_campaign_stores_one_row_per_run_equal_to_a_direct_replay(two_logs, tmp_path):
+    outcome = run_campaign(
+        two_logs, small_grid("direct"), local_executor(1, "direct", "jobs_clean", 10.0), scratch=tmp_path
+    )
+    assert (outcome.ok, outcome.failed, outcome.skipped) == (12, 0, 0)
+    rows = two_logs.query("SELECT * FROM analysis.campaign_runs WHERE campaign = 'direct'")
+    assert rows.height == 12 and rows["run_key"].n_unique() == 12
+    row = rows.filter((pl.col("log") == KTH) & (pl.col("variant") == "easy-spf-sjbf")).row(0, named=True)
+    jobs = log_jobs(two_logs, KTH)
+    direct = simulate(jobs, log_machine_size(two_logs, KTH), policy="spf", backfill="sjbf").summary
+    for metric in ("jobs", "mean_wait", "mean_bounded_slowdown", "max_wait", "utilization", "makespan"):
+        assert row[metric] == pytest.approx(direct[metric], rel=1e-12), metric
+    assert row["machine_size"] == 100 and row["status"] == "ok" and row["error"] is None
+    # Running it again skips every run.
+    again = run_campaign(
+        two_logs, small_grid("direct"), local_executor(1, "direct", "jobs_clean", 10.0), scratch=tmp_path
+    )
+    assert (again.ok, again.skipped) == (0, 12)
+    assert stored_runs(two_logs, "direct").height == 12
+
+
+class Interrupting:
+    """An executor that raises KeyboardInterrupt (as Ctrl-C would) after `after` finished tasks."""
+
+    def __init__(self, after: int):
+        self.after = after
+        self.inner = local_executor(1, "resume", "jobs_clean", 10.0)
+
+    def __call__(self, tasks, finished):
+        count = 0
+
+        def counting(results):
+            nonlocal count
+            finished(results)
+            count += 1
+            if count == self.after:
+                raise KeyboardInterrupt
+
+        self.inner(tasks, counting)
+
+
+def test_an_interrupted_campaign_resumes_without_duplicates(two_logs, tmp_path):
+    grid = small_grid("resume")
+    with pytest.raises(KeyboardInterrupt) as stopped:
+        run_campaign(two_logs, grid, Interrupting(after=5), scratch=tmp_path)
+    assert stopped.value.outcome.ok == 5  # type: ignore[attr-defined]
+    assert stored_runs(two_logs, "resume").height == 5  # kept, though the flush interval had not passed
+    outcome = run_campaign(two_logs, grid, local_executor(1, "resume", "jobs_clean", 10.0), scratch=tmp_path)
+    assert (outcome.ok, outcome.skipped) == (7, 5)
+    resumed = stored_runs(two_logs, "resume")
+    assert resumed.height == 12 and resumed["run_key"].n_unique() == 12
+    whole = run_campaign(
+        two_logs, small_grid("whole"), local_executor(1, "whole", "jobs_clean", 10.0), scratch=tmp_path
+    )
+    assert whole.ok == 12
+    assert comparable(resumed).equals(comparable(stored_runs(two_logs, "whole")))
+
+
+def test_failed_runs_are_recorded_and_counted_in_the_exit_code(two_logs):
+    result = cli("campaign", "run", "--lake", two_logs.root, "--name", "tiny", "--log", "mini", "--machine-size", 4,
+                 "--policy", "fcfs,spf", "--workers", 1, "-f", "json", code=2)  # fmt: skip
+    rows = json.loads(result.stdout)
+    assert [r["status"] for r in rows] == ["failed", "failed"]
+    assert "wider than the machine (4 processors): job id 5, 6" in rows[0]["error"]
+    assert "2 run(s) failed" in result.stderr
+
+
+def test_the_cli_runs_a_grid_with_a_process_pool_and_resumes(two_logs, tmp_path):
+    args = ["campaign", "run", "--lake", two_logs.root, "--name", "pool", "--log", KTH, "--log", "mini",
+            "--policy", "fcfs,spf,lexp", "--backfill", "queue,sjbf", "--workers", 2, "-f", "json"]  # fmt: skip
+    rows = json.loads(cli(*args).stdout)
+    assert len(rows) == 12 and {r["status"] for r in rows} == {"ok"}
+    second = cli(*args)
+    assert "12 runs already stored: skipped" in second.stderr
+    in_process = run_campaign(two_logs, small_grid("pool-ref"), local_executor(1, "pool-ref", "jobs_clean", 10.0),
+                              scratch=tmp_path)  # fmt: skip
+    assert in_process.ok == 12
+    assert comparable(stored_runs(two_logs, "pool")).equals(comparable(stored_runs(two_logs, "pool-ref")))
+    listing = json.loads(cli("campaign", "list", "--lake", two_logs.root, "-f", "json").stdout)
+    assert {"campaign": "pool", "logs": 2, "variants": 6, "runs": 12, "failed": 0} in [
+        {k: v for k, v in row.items() if k != "last_run"} for row in listing
+    ]
+
+
+def test_unknown_logs_and_values_fail_before_anything_runs(two_logs):
+    unknown = cli("campaign", "run", "--lake", two_logs.root, "--name", "x", "--log", "LANL", code=1)
+    assert "no log matches 'LANL'; the lake has: KTH-SP2-1996-2.1-cln, mini" in unknown.stderr
+    bad = cli("campaign", "run", "--lake", two_logs.root, "--log", "mini", "--policy", "fcfs,fifo", code=1)
+    assert "unknown policy 'fifo'" in bad.stderr
+    assert "no campaign named 'nope'" in cli("campaign", "show", "nope", "--lake", two_logs.root, code=1).stderr
+    assert stored_runs(two_logs, "x").is_empty()
+
+
+def test_ray_is_optional_with_a_clear_message(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if not installed
+    with pytest.raises(LakehouseError, match=r"pip install 'lakehouse\[ray\]'"):
+        make_executor(ExecutorKind.ray, workers=2, ray_address=None, campaign="c", view="jobs_clean", tau=10.0)
+
+
+@pytest.mark.slow
+def test_ray_gives_the_same_rows_as_the_local_pool(two_logs, tmp_path):
+    pytest.importorskip("ray", reason="Ray is optional: pip install 'lakehouse[ray]'")
+    grid = small_grid("on-ray")
+    ray_run = make_executor(ExecutorKind.ray, workers=2, ray_address=None, campaign="on-ray", view="jobs_clean", tau=10)
+    outcome = run_campaign(two_logs, grid, ray_run, scratch=tmp_path)
+    assert (outcome.ok, outcome.failed) == (12, 0)
+    local = small_grid("on-pool")
+    run_campaign(two_logs, local, local_executor(2, "on-pool", "jobs_clean", 10.0), scratch=tmp_path)
+    assert comparable(stored_runs(two_logs, "on-ray")).equals(comparable(stored_runs(two_logs, "on-pool")))
+
+
+@pytest.mark.slow
+def test_a_killed_campaign_process_resumes_to_the_same_results(two_logs, tmp_path):
+    """kill -9 of the whole command midway (workers included), then the same command again."""
+    args = [sys.executable, "-m", "lakehouse.cli", "campaign", "run", "--lake", str(two_logs.root), "--name", "killed",
+            "--log", KTH, "--algorithm", "conservative", "--policy", ",".join(POLICIES), "--backfill", "queue,sjbf",
+            "--workers", "1", "-f", "csv"]  # fmt: skip
+    every_run = {**os.environ, "LAKEHOUSE_CAMPAIGN_FLUSH_SECONDS": "0"}  # a results file per finished run
+    child = subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=every_run
+    )
+    folder = two_logs.root / "analysis" / "campaign_runs"
+    deadline = time.monotonic() + 120
+    while not list(folder.glob("killed.*.parquet")) and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+    os.killpg(child.pid, signal.SIGKILL)
+    child.wait()
+    partial = stored_runs(two_logs, "killed").height
+    assert 0 < partial < 24, "the kill should land midway"
+    subprocess.run(args, check=True, capture_output=True)
+    rows = stored_runs(two_logs, "killed")
+    assert rows.height == 24 and rows["run_key"].n_unique() == 24
+    clean = run_campaign(
+        two_logs,
+        Grid(
+            "clean", (KTH,), values={"algorithm": ("conservative",), "policy": POLICIES, "backfill": ("queue", "sjbf")}
+        ),
+        local_executor(1, "clean", "jobs_clean", 10.0),
+        scratch=tmp_path,
+    )
+    assert clean.ok == 24
+    assert comparable(rows).equals(comparable(stored_runs(two_logs, "clean")))
+
+
+# -- showing ---------------------------------------------------------------------------------------
+
+
+def hand_rows() -> list[dict]:
+    """Two logs, three variants; mean bounded slowdowns chosen so the ratios are easy by hand."""
+    base = {"campaign": "hand", "view": "jobs_clean", "algorithm": "easy", "predictor": "requested",
+            "correction": "requested", "threshold": None, "compat": "canonical", "tau": 10.0, "status": "ok",
+            "error": None, "jobs": 10, "mean_wait": 1.0, "max_wait": 5.0, "mean_response": 2.0, "makespan": 100.0,
+            "utilization": 0.5, "engine_seconds": 0.1, "engine_version": "test", "schema_version": 1,
+            "jobs_fingerprint": "f", "finished_at": datetime(2026, 1, 1, tzinfo=UTC)}  # fmt: skip
+    rows = []
+    for log, size, slowdowns in (("A", 10, (4.0, 2.0, 6.0)), ("B", 20, (10.0, 15.0, 5.0))):
+        for (policy, backfill, variant), bsld in zip(
+            (("fcfs", "queue", "easy-fcfs"), ("spf", "queue", "easy-spf"), ("fcfs", "sjbf", "easy-fcfs-sjbf")),
+            slowdowns,
+            strict=True,
+        ):
+            rows.append({**base, "log": log, "machine_size": size, "policy": policy, "backfill": backfill,
+                         "variant": variant, "run_key": f"{log}{variant}", "mean_bounded_slowdown": bsld})  # fmt: skip
+    return rows
+
+
+def test_campaign_show_on_hand_made_rows(tmp_path):
+    lake = Lake(tmp_path / "lake").init()
+    write_rows(lake, "hand", hand_rows())
+    table = campaign_table(stored_runs(lake, "hand"))
+    assert table.height == 6 and table["log"].to_list() == ["A"] * 3 + ["B"] * 3
+    variants, logs, ratios = relative_matrix(stored_runs(lake, "hand"), Metric.mean_bounded_slowdown)
+    assert variants == ["easy-fcfs", "easy-fcfs-sjbf", "easy-spf"] and logs == ["A", "B"]
+    expected = [[1.0, 1.0], [6 / 4, 5 / 10], [2 / 4, 15 / 10]]
+    assert all(math.isclose(ratios[i][j], expected[i][j]) for i in range(3) for j in range(2))
+    result = cli("campaign", "show", "hand", "--lake", lake.root, "--plots", tmp_path / "plots", "-f", "json")
+    assert [r["mean_bounded_slowdown"] for r in json.loads(result.stdout)] == [4.0, 6.0, 2.0, 10.0, 5.0, 15.0]
+    pngs = sorted(p.name for p in (tmp_path / "plots").glob("*.png"))
+    assert pngs == ["hand_mean_bounded_slowdown_A.png", "hand_mean_bounded_slowdown_B.png",
+                    "hand_mean_bounded_slowdown_heatmap.png"]  # fmt: skip
+    assert all((tmp_path / "plots" / p).stat().st_size > 5_000 for p in pngs)
+
+
+def test_campaign_help_pages_have_examples():
+    for command in (["campaign", "run"], ["campaign", "show"], ["campaign", "list"]):
+        assert "Example" in cli(*command, "--help").stdout
+
+
+def test_simulate_loads_only_what_the_replay_reads(two_logs):
+    """The narrow load (six columns, the log name as a literal) replays exactly as the whole view."""
+    narrow = log_jobs(two_logs, KTH, columns=["job_id", "submit_time", "run_time", "req_time", "procs", "user_id"])
+    whole = log_jobs(two_logs, KTH)
+    assert narrow.columns == ["job_id", "submit_time", "run_time", "req_time", "procs", "user_id"]
+    assert narrow.equals(whole.select(narrow.columns))
+    assert simulate(narrow, 100).jobs.equals(simulate(whole, 100).jobs)
+    # A quote in a log name is data, not SQL.
+    assert log_jobs(two_logs, "x' OR '1'='1").is_empty()
+    # A unique prefix names a log.
+    by_prefix = json.loads(cli("simulate", "KTH", "--lake", two_logs.root, "-f", "json").stdout)
+    assert by_prefix[0]["log"] == KTH and by_prefix[0]["jobs"] == whole.height
+
+
+def test_stored_rows_keep_their_schema(two_logs):
+    """The public columns of analysis.campaign_runs, in order (add at the end, never rename)."""
+    columns = two_logs.query("SELECT * FROM analysis.campaign_runs LIMIT 0").columns
+    assert columns[:6] == ["campaign", "log", "view", "machine_size", "algorithm", "policy"]
+    assert columns[-4:] == ["engine_seconds", "engine_version", "schema_version", "finished_at"]
+    assert Path(two_logs.root / "analysis" / "campaign_runs" / "_schema.parquet").exists()
