@@ -57,6 +57,7 @@ impl<'a> Facts<'a> {
 impl Policy {
     /// Sort key, smallest first.  It depends on `now` only for LEXP and SEXP; queues kept in order
     /// (`order_is_kept`) compute it once, at arrival.
+    #[inline(always)]
     fn key(self, f: &Facts, job: usize, now: i64) -> f64 {
         let req = f.requested[job] as f64;
         let procs = f.procs[job] as f64;
@@ -129,6 +130,53 @@ pub fn order_queue(queue: &mut Queue, policy: Policy, threshold: Option<i64>, f:
         } else {
             policy.key(f, job, now)
         };
-        (!starving, QueueKey(key, f.arrival[job]))
+        packed_key(!starving, key, f.arrival[job])
     });
+}
+
+/// (not starving, key in `f64::total_cmp` order, arrival) as one integer with the same order: one
+/// comparison per step of the sort instead of three.
+fn packed_key(not_starving: bool, key: f64, arrival: u32) -> u128 {
+    let bits = key.to_bits() as i64;
+    // The usual total order of floats as integers: negative values have their magnitude bits
+    // flipped, then the sign bit is flipped so that the unsigned order is the signed one.
+    let ordered = (bits ^ (((bits >> 63) as u64) >> 1) as i64) as u64 ^ (1 << 63);
+    (u128::from(not_starving) << 96) | (u128::from(ordered) << 32) | u128::from(arrival)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{packed_key, QueueKey};
+
+    #[test]
+    fn packed_keys_order_as_the_tuples() {
+        let keys = [
+            f64::NEG_INFINITY,
+            -1e300,
+            -2.5,
+            -1.0,
+            -f64::MIN_POSITIVE,
+            -0.0,
+            0.0,
+            1e-300,
+            1.0,
+            2.5,
+            1e300,
+            f64::INFINITY,
+        ];
+        let mut cases = Vec::new();
+        for starving in [false, true] {
+            for &key in &keys {
+                for arrival in [0, 7, u32::MAX] {
+                    cases.push((!starving, QueueKey(key, arrival)));
+                }
+            }
+        }
+        for a in &cases {
+            for b in &cases {
+                let packed = packed_key(a.0, a.1 .0, a.1 .1).cmp(&packed_key(b.0, b.1 .0, b.1 .1));
+                assert_eq!(packed, a.cmp(b), "{a:?} vs {b:?}");
+            }
+        }
+    }
 }

@@ -329,6 +329,15 @@ impl<'a> Sim<'a> {
         if self.queue.is_empty() {
             return;
         }
+        if self.config.algorithm == Algorithm::Easy
+            && !self.keeps_order
+            && !self.config.record_reservations
+            && self.queue.next_fitting(0, self.free_now(now)).is_none()
+        {
+            // No waiting job fits in the free processors: an EASY pass would start nothing (heads
+            // and backfilled jobs must all fit now), so the queue need not be sorted for it.
+            return;
+        }
         let mut queue = std::mem::take(&mut self.queue);
         if !self.keeps_order {
             order_queue(
