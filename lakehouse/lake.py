@@ -45,6 +45,7 @@ class Lake:
 
     def __init__(self, root: str | os.PathLike[str] | None = None):
         self.root = Path(root if root is not None else default_root()).expanduser().absolute()
+        self._session: duckdb.DuckDBPyConnection | None = None
 
     def __repr__(self) -> str:
         return f"Lake({str(self.root)!r})"
@@ -85,8 +86,25 @@ class Lake:
 
     def query(self, sql: str, params: list[object] | dict[str, object] | None = None) -> pl.DataFrame:
         """Run SQL against the catalog and return a Polars frame."""
+        if self._session is not None:
+            return self._session.sql(sql, params=params).pl()
         with self.connect() as con:
             return con.sql(sql, params=params).pl()
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Answer the queries of the block from one read-only connection (otherwise each opens its
+        own: ~25 ms apiece, a tenth of a whole `lakehouse simulate`).  Keep the block short: the
+        connection sees the catalog as it was when the block began."""
+        if self._session is not None:
+            yield
+            return
+        self._session = self.connect()
+        try:
+            yield
+        finally:
+            self._session.close()
+            self._session = None
 
     # -- writing ------------------------------------------------------------------------------------
     @contextmanager

@@ -545,11 +545,12 @@ def simulate(
         columns = input_columns(pyss=pyss, prediction_column=parse_predictor(predictor)[1])
     except ValueError as exc:
         raise LakehouseError(str(exc)) from None
-    log = resolve_log(target, log)
-    size = machine_size if machine_size is not None else log_machine_size(target, log, chosen)
     started = time.perf_counter()
-    with stderr.status(f"replaying {log}..."):
+    with target.reading():
+        log = resolve_log(target, log)
+        size = machine_size if machine_size is not None else log_machine_size(target, log, chosen)
         jobs = log_jobs(target, log, chosen, where, columns)
+    with stderr.status(f"replaying {log}..."):
         if jobs.is_empty():
             raise LakehouseError(f"no jobs of {log} in swf.{chosen}" + (f" where {where}" if where else ""))
         result = replay(

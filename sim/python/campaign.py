@@ -33,7 +33,7 @@ from lakehouse.models.schemas import CAMPAIGN_METRICS, CAMPAIGN_RUNS_SCHEMA, CAM
 from lakehouse.sim.engine import simulate
 from lakehouse.sim.grid import Grid, GridError, Settings, run_key, select_logs
 from lakehouse.sim.options import Compat, parse_predictor
-from lakehouse.sim.source import log_jobs, log_machine_size
+from lakehouse.sim.source import View, log_jobs, log_machine_size
 from lakehouse.sim.workload import input_columns
 
 RUNS = DATASETS["analysis_campaign_runs"]
@@ -231,15 +231,19 @@ def ensure_catalog(lake: Lake) -> None:
 def plan(lake: Lake, grid: Grid, scratch: Path) -> tuple[list[LogInput], list[Task], int]:
     """Resolve the logs, write each one's jobs once, and cut the runs not yet stored into tasks.
     Returns the inputs, the tasks (largest logs first) and how many runs were skipped as stored."""
-    known = lake.query("SELECT log FROM swf.logs ORDER BY log")["log"].to_list()
-    logs = select_logs(grid.logs, known)
     settings = grid.settings()
     columns = needed_columns(settings)
     done = set(stored_runs(lake, grid.name)["run_key"].to_list())
     inputs, tasks, skipped = [], [], 0
-    for log in logs:
-        size = grid.machine_size or log_machine_size(lake, log, grid.view)  # type: ignore[arg-type]
-        jobs = log_jobs(lake, log, grid.view, columns=columns)  # type: ignore[arg-type]
+    view = View(grid.view)
+    with lake.reading():  # one connection for every query of the plan
+        known = lake.query("SELECT log FROM swf.logs ORDER BY log")["log"].to_list()
+        logs = select_logs(grid.logs, known)
+        sizes = [grid.machine_size or log_machine_size(lake, log, view) for log in logs]
+        selected = [
+            (log, size, log_jobs(lake, log, view, columns=columns)) for log, size in zip(logs, sizes, strict=True)
+        ]
+    for log, size, jobs in selected:
         if jobs.is_empty():
             raise GridError(f"{log} has no jobs in swf.{grid.view}")
         fingerprint = frame_fingerprint(jobs)

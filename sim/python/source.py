@@ -15,7 +15,7 @@ from lakehouse.lake import Lake
 
 
 class View(enum.StrEnum):
-    jobs_clean = "jobs_clean"  # the canonical cleaning (docs/cleaning.md)
+    jobs_clean = "jobs_clean"  # the canonical cleaning, as the swf.jobs_clean view defines it
     jobs_strong = "jobs_strong"  # the SC'15 strong filter, as the published runs used
 
 
