@@ -36,7 +36,7 @@ ENV_VAR = "LAKEHOUSE_LAKE"
 
 
 def default_root() -> Path:
-    """--lake DIR, else $LAKEHOUSE_LAKE, else ./lake (DESIGN section 3)."""
+    """--lake DIR, else $LAKEHOUSE_LAKE, else ./lake."""
     return Path(os.environ.get(ENV_VAR) or "lake")
 
 

@@ -1,6 +1,6 @@
 -- name: swf.jobs_clean_steps
 -- grain: one row per job of swf.jobs
--- description: The canonical cleaning for simulation (DESIGN section 4) evaluated on every job: dropped_by names the first rule that drops it (1 no_procs: no positive processor count; 2 wider_than_machine: procs > machine_size; 3 bad_run_time: unknown or negative run time; 4 bad_submit_time: unknown or negative submit time), NULL if kept. req_time_repaired: requested time unknown or <= 0, replaced by the run time.
+-- description: The canonical cleaning for simulation (docs/cleaning.md) evaluated on every job: dropped_by names the first rule that drops it (1 no_procs: no positive processor count; 2 wider_than_machine: procs > machine_size; 3 bad_run_time: unknown or negative run time; 4 bad_submit_time: unknown or negative submit time), NULL if kept. req_time_repaired: requested time unknown or <= 0, replaced by the run time.
 SELECT
     j.*,
     l.machine_size,

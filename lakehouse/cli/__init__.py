@@ -514,7 +514,11 @@ def simulate(
     ] = "requested",
     threshold: Annotated[int | None, typer.Option(help="Jobs waiting longer than this many seconds go first.")] = None,
     compat: Annotated[
-        str, typer.Option(help="canonical (DESIGN section 5) or pyss (the published SC'15 simulator).")
+        str,
+        typer.Option(
+            help="canonical (at one instant: all completions, then all submissions, then one pass) or pyss "
+            "(the published SC'15 simulator: one event at a time, a pass after each; docs/simulator.md)."
+        ),
     ] = "canonical",
     tau: Annotated[float, typer.Option(help="Bound of the bounded slowdown, seconds.")] = 10,
     jobs_out: Annotated[

@@ -1,12 +1,12 @@
 """A synthetic Google trace in exactly the clusterdata-2011-2 format, with planted ground truth.
 
-The structure is calibrated on the real samples in ../shared/data/google (the constants below; the test
-tests/test_google_real.py::test_the_generator_is_calibrated_on_the_real_sample compares the two): 74 % of
-jobs have one task and the rest a long tail of tasks; scheduling classes 0-3 in shares 69/15/11/6 % of
-tasks; the real priorities; CPU and memory requests log-normal around 0.03 and 0.025 (normalized units);
-a third of the jobs, mostly the large ones, with their 1-second samples never recorded (about 70 % of
-the usage windows), and in the others a sample of 0 is rare.  Not modelled: evictions and resubmissions
-(8 % of the real task events are EVICT).  Two kinds of jobs:
+The structure is calibrated on the real slice of the Google trace kept with the test data (the constants
+below; tests/test_google_real.py::test_the_generator_is_calibrated_on_the_real_sample compares the two):
+74 % of jobs have one task and the rest a long tail of tasks; scheduling classes 0-3 in shares
+69/15/11/6 % of tasks; the real priorities; CPU and memory requests log-normal around 0.03 and 0.025
+(normalized units); a third of the jobs, mostly the large ones, with their 1-second samples never
+recorded (about 70 % of the usage windows), and in the others a sample of 0 is rare. Not modelled:
+evictions and resubmissions (8 % of the real task events are EVICT). Two kinds of jobs:
 
 - batch jobs: submitted during the trace, scheduled after a short wait, FINISH (or sometimes KILL or
   FAIL) after a log-normal runtime; usage windows while they run;
@@ -70,7 +70,7 @@ class Settings:
     acyclic_service_share: float = 0.0  # services with no cycle (level + noise): the periodicity test's nulls
 
 
-# Measured on the real sample (../shared/data/google; tests/test_google_real.py checks the generator
+# Measured on the real sample (the Google trace slice of the test data; tests/test_google_real.py checks the generator
 # against it): 74 % of jobs have one task, the 90th percentile is 20 tasks; task priorities.
 SINGLE_TASK_SHARE = 0.74
 PRIORITIES, PRIORITY_SHARES = (0, 1, 2, 8, 9, 10, 11), (0.2, 0.099, 0.57, 0.014, 0.103, 0.002, 0.012)

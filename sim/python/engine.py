@@ -50,7 +50,8 @@ def simulate(
     - predictor: `requested`, `clairvoyant`, `ave2` or `column:NAME` (a column of the jobs; nulls
       fall back to the request); correction: what happens when a running job outlives its prediction.
     - threshold: jobs that waited longer than this many seconds go first, in submit order.
-    - compat: `canonical` (DESIGN section 5) or `pyss` (the published SC'15 simulator, job for job).
+    - compat: `canonical` (at one instant all completions, then all submissions, then one pass) or
+      `pyss` (the published SC'15 simulator, job for job); docs/simulator.md has the details.
     - tau: bound of the bounded slowdown, in seconds.
     - record_reservations: add a `reservation` column, each job's first reservation (EASY: when it
       first blocks the head of the queue; conservative: its first slot); null if it never had one.

@@ -1,4 +1,4 @@
-"""Per-job and summary metrics of a replay (definitions: DESIGN section 5 and the README).
+"""Per-job and summary metrics of a replay (definitions: docs/simulator.md).
 
 - wait = start - submit; response = wait + run, where run is what the job actually ran
   (min(runtime, requested)).

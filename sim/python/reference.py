@@ -1,7 +1,7 @@
 """A deliberately plain Python EASY-FCFS, written apart from the compiled engine.
 
 It exists to check the engine (tests compare them start time for start time on real logs) and to
-measure the engine's speed-up (`make bench`).  Canonical semantics only (DESIGN section 5): at each
+measure the engine's speed-up (`make bench`).  Canonical semantics only (docs/simulator.md): at each
 instant all completions, then all submissions, then one pass; predictions are the requested time
 (classic EASY) or the actual runtime (clairvoyant), so they are never exceeded.
 """

@@ -69,7 +69,7 @@ def _integral(frame: pl.DataFrame, name: str) -> pl.Expr:
 
 
 def pyss_repairs(frame: pl.DataFrame, machine_size: int) -> pl.DataFrame:
-    """The published simulator's input repairs (SEMANTICS.md 4.1), which matter on unfiltered logs.
+    """The published simulator's input repairs (docs/simulator.md, pyss semantics), which matter on unfiltered logs.
 
     procs = requested processors if positive, else allocated, within [1, machine]; a job with a
     non-positive runtime or a negative submit time runs 1 s with a 1 s estimate; a job without a

@@ -1,6 +1,6 @@
 //! Backfilling simulator core: EASY and conservative backfilling with queue policies, runtime
-//! predictions and corrections, in two event semantics (canonical, DESIGN section 5, and `pyss`, the
-//! published SC'15 simulator, SEMANTICS.md section 4.1).
+//! predictions and corrections, in two event semantics (canonical, and `pyss`, the published SC'15 simulator), as
+//! docs/simulator.md describes them.
 //!
 //! Why compiled: a replay visits every event and at each one scans the waiting queue and the running
 //! jobs; campaigns run thousands of replays of logs with 10^5 jobs, which an interpreted loop cannot do
@@ -35,7 +35,7 @@ pub enum Algorithm {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Semantics {
-    /// DESIGN section 5: at one instant all completions, then all submissions, then one pass.
+    /// At one instant all completions, then all submissions, then one pass.
     Canonical,
     /// The published simulator: one event at a time in its tie order, a pass after each event.
     Pyss,

@@ -113,6 +113,20 @@ fn pyss_a_zero_length_job_started_in_the_pass_counts_for_the_shadow_time() {
     assert_eq!(out.reservation[2], 10);
 }
 
+const PREDICTORS: [Predictor; 3] = [
+    Predictor::Requested,
+    Predictor::Clairvoyant,
+    Predictor::Ave2,
+];
+
+/// Every correction; `none` last (conservative backfilling refuses it where predictions can be exceeded).
+const CORRECTIONS: [Correction; 4] = [
+    Correction::Requested,
+    Correction::Incremental,
+    Correction::Doubling,
+    Correction::None,
+];
+
 const POLICIES: [Policy; 12] = [
     Policy::Fcfs,
     Policy::Lcfs,
@@ -158,17 +172,6 @@ fn queues_kept_in_order_schedule_exactly_as_sorting_at_every_pass() {
     // `by_prediction`); switched off, it sorts at every pass.  Both must start every job at the same
     // instant, backfilled or not.  Every policy, algorithm and backfill order on each workload, with
     // the predictor, correction, semantics and threshold turning over from case to case.
-    let predictors = [
-        Predictor::Requested,
-        Predictor::Clairvoyant,
-        Predictor::Ave2,
-    ];
-    let corrections = [
-        Correction::Requested,
-        Correction::Incremental,
-        Correction::Doubling,
-        Correction::None,
-    ];
     let (mut kept, mut backfilled) = (0, 0);
     for seed in 0..24u64 {
         let j = random_jobs(seed, 120, 16);
@@ -182,8 +185,8 @@ fn queues_kept_in_order_schedule_exactly_as_sorting_at_every_pass() {
                         algorithm,
                         policy,
                         backfill,
-                        predictor: predictors[case % 3],
-                        correction: corrections[case / 3 % 4],
+                        predictor: PREDICTORS[case % 3],
+                        correction: CORRECTIONS[case / 3 % 4],
                         semantics: [Semantics::Canonical, Semantics::Pyss][case / 12 % 2],
                         threshold: case.is_multiple_of(5).then_some(300),
                         ..config(16)
@@ -218,16 +221,6 @@ fn conservative_keeps_slots_exactly_as_replanning_everyone() {
     // pass, as conservative backfilling did before.  Both must give the same schedules and the same
     // first reservations, on 600 random workloads with every policy and the predictors, corrections,
     // semantics and thresholds turning over (early completions and corrections included).
-    let predictors = [
-        Predictor::Requested,
-        Predictor::Clairvoyant,
-        Predictor::Ave2,
-    ];
-    let corrections = [
-        Correction::Requested,
-        Correction::Incremental,
-        Correction::Doubling,
-    ];
     let mut moved_or_kept = 0;
     for seed in 0..600u64 {
         let machine = [4, 16, 64][seed as usize % 3];
@@ -239,8 +232,8 @@ fn conservative_keeps_slots_exactly_as_replanning_everyone() {
                 algorithm: Algorithm::Conservative,
                 policy,
                 backfill: [Backfill::Queue, Backfill::Sjbf][case % 2],
-                predictor: predictors[case / 2 % 3],
-                correction: corrections[case / 6 % 3],
+                predictor: PREDICTORS[case / 2 % 3],
+                correction: CORRECTIONS[case / 6 % 3],
                 semantics: [Semantics::Canonical, Semantics::Pyss][case / 18 % 2],
                 threshold: case.is_multiple_of(7).then_some(200),
                 ..config(machine)

@@ -1,0 +1,54 @@
+"""The project documents itself: every --help page and view comment makes sense without the team's
+private notes, and every document they name exists in the repository."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from lakehouse.catalog import view_files
+from lakehouse.cli import app
+
+REPO = Path(__file__).resolve().parents[1]
+#: Places that are not shipped with the project: a user cannot follow a reference to them.
+UNSHIPPED = re.compile(r"DESIGN(\.md| section)|SEMANTICS\.md|\.\./shared|STYLE\.md")
+DOCUMENT = re.compile(r"\bdocs/[\w./-]+\.md\b")
+
+
+def command_paths(group: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    paths = [prefix]
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        if hasattr(command, "commands"):  # a group (typer ships its own click)
+            paths += command_paths(command, (*prefix, name))
+        else:
+            paths.append((*prefix, name))
+    return paths
+
+
+COMMANDS = command_paths(typer.main.get_group(app))
+
+
+def test_every_command_is_walked():
+    assert ("simulate",) in COMMANDS and ("campaign", "run") in COMMANDS and len(COMMANDS) > 20
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=lambda p: " ".join(p) or "lakehouse")
+def test_help_pages_name_only_shipped_documents(path):
+    page = CliRunner().invoke(app, [*path, "--help"], terminal_width=200)
+    assert page.exit_code == 0, page.output
+    assert not UNSHIPPED.search(page.output), UNSHIPPED.search(page.output)
+    for document in DOCUMENT.findall(page.output):
+        assert (REPO / document).exists(), f"`{' '.join(path)} --help` names {document}, which does not exist"
+
+
+def test_view_comments_and_readme_name_only_shipped_documents():
+    texts = {f"sql/{v.file_name}": v.description for v in view_files()}
+    texts.update({str(p.relative_to(REPO)): p.read_text() for p in [REPO / "README.md", *REPO.glob("docs/*.md")]})
+    for where, text in texts.items():
+        assert not UNSHIPPED.search(text), f"{where}: {UNSHIPPED.search(text).group()}"
+        for document in DOCUMENT.findall(text):
+            assert (REPO / document).exists(), f"{where} names {document}, which does not exist"
