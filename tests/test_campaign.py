@@ -351,3 +351,38 @@ def test_stored_rows_keep_their_schema(two_logs):
     assert columns[:6] == ["campaign", "log", "view", "machine_size", "algorithm", "policy"]
     assert columns[-4:] == ["engine_seconds", "engine_version", "schema_version", "finished_at"]
     assert Path(two_logs.root / "analysis" / "campaign_runs" / "_schema.parquet").exists()
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_the_pool_keeps_finished_runs_and_exits_130(two_logs):
+    args = [sys.executable, "-m", "lakehouse.cli", "campaign", "run", "--lake", str(two_logs.root), "--name", "ctrl-c",
+            "--log", KTH, "--algorithm", "conservative", "--policy", ",".join(POLICIES), "--backfill", "queue,sjbf",
+            "--workers", "2", "-f", "csv"]  # fmt: skip
+    every_run = {**os.environ, "LAKEHOUSE_CAMPAIGN_FLUSH_SECONDS": "0"}
+    child = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=every_run
+    )
+    folder = two_logs.root / "analysis" / "campaign_runs"
+    deadline = time.monotonic() + 120
+    while not list(folder.glob("ctrl-c.*.parquet")) and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+    os.killpg(child.pid, signal.SIGINT)  # what a terminal sends to the whole foreground group
+    _, err = child.communicate(timeout=60)
+    assert child.returncode == 130, err
+    assert "interrupted" in err.decode() and "Traceback" not in err.decode()
+    kept = stored_runs(two_logs, "ctrl-c")
+    assert 0 < kept.height < 24 and kept["run_key"].n_unique() == kept.height
+
+
+def test_jobs_out_keeps_each_runs_schedule(two_logs, tmp_path):
+    grid = Grid("schedules", ("mini",), values={"policy": ("fcfs", "spf")})
+    outcome = run_campaign(
+        two_logs, grid, local_executor(1, "schedules", "jobs_clean", 10.0), scratch=tmp_path, keep_schedules=True
+    )
+    assert outcome.ok == 2
+    keys = stored_runs(two_logs, "schedules")["run_key"].to_list()
+    files = sorted((two_logs.root / "analysis" / "campaign_jobs" / "schedules").glob("*.parquet"))
+    assert sorted(f.stem for f in files) == sorted(keys)
+    schedule = pl.read_parquet(files[0])
+    assert {"job_id", "submit", "start", "end", "wait", "bounded_slowdown"} <= set(schedule.columns)
+    assert schedule.height == 6

@@ -12,6 +12,8 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -206,6 +208,29 @@ def write_schedule(lake: Lake, campaign: str, key: str, schedule: pl.DataFrame) 
 
 
 @contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold a Ctrl-C until the block is done, then raise it (a second Ctrl-C raises at once).  Only
+    the main thread receives signals; elsewhere the block runs as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+
+    def hold(signum: int, frame: object) -> None:
+        if caught:
+            raise KeyboardInterrupt
+        caught.append(signum)
+
+    previous = signal.signal(signal.SIGINT, hold)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
+@contextmanager
 def campaign_lock(lake: Lake, campaign: str) -> Iterator[None]:
     """One runner per campaign at a time (two would replay the same runs twice)."""
     folder = runs_folder(lake)
@@ -294,9 +319,11 @@ def run_campaign(
 
         def flush() -> None:
             nonlocal last_flush
-            if pending:
-                write_rows(lake, grid.name, pending)
-                pending.clear()
+            # Written and forgotten as one step: a Ctrl-C between the two would write them twice.
+            with interrupts_deferred():
+                if pending:
+                    write_rows(lake, grid.name, pending)
+                    pending.clear()
             last_flush = time.monotonic()
 
         def finished(results: list[dict]) -> None:
