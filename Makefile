@@ -34,6 +34,7 @@ bench: $(STAMP)
 lint:
 	$(PYTHON) -m ruff check lakehouse sql models sim/python tests
 	$(PYTHON) -m ruff format --check lakehouse models sim/python tests
+	$(PYTHON) -m mypy.stubtest lakehouse._native --mypy-config-file pyproject.toml
 	cd sim && cargo fmt --check && cargo clippy --quiet --no-default-features -- -D warnings
 
 clean:

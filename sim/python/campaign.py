@@ -26,7 +26,7 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 
-from lakehouse import __version__
+from lakehouse import _native
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS
 from lakehouse.errors import LakehouseError
@@ -122,7 +122,7 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
         "variant": s.label(),
         "run_key": run.key,
         "jobs_fingerprint": log.fingerprint,
-        "engine_version": __version__,
+        "engine_version": _native.__version__,  # the compiled crate's version
         "schema_version": CAMPAIGN_RUNS_VERSION,
     }
     started = time.perf_counter()

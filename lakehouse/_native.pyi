@@ -1,0 +1,57 @@
+"""The compiled core (Rust, `sim/src/python.rs`): the SWF tokenizer, the backfilling engine and the
+packing loop.  Columns cross as numpy arrays; every call releases the GIL while it works.  Checked
+against the extension by `python -m mypy.stubtest lakehouse._native` (`make lint`)."""
+
+from typing import TypeAlias, TypedDict
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["__version__", "_panic_inside_guard", "pack_tasks", "parse_swf", "simulate"]
+
+__version__: str  # the crate's version
+
+_Int64s: TypeAlias = npt.NDArray[np.int64]
+_Float64s: TypeAlias = npt.NDArray[np.float64]
+
+class _ParsedSwf(TypedDict):
+    line: _Int64s  # line number of each job in the file
+    ints: list[_Int64s]  # the 17 integer SWF fields, one column each (field 6 is `avg_cpu_time`)
+    avg_cpu_time: _Float64s
+    comments: list[tuple[int, str]]  # header and comment lines: (line number, text)
+    rejected: list[tuple[int, str, str]]  # (line number, raw text, reason)
+    data_lines: int
+    crlf_lines: int
+
+class _Schedule(TypedDict):
+    start: _Int64s
+    end: _Int64s
+    backfilled: npt.NDArray[np.bool_]
+    corrections: _Int64s
+    initial_prediction: _Int64s
+    reservation: _Int64s  # -1 where a job never held a reservation (or none were recorded)
+
+def parse_swf(data: bytes) -> _ParsedSwf: ...
+def simulate(
+    id: _Int64s,
+    submit: _Int64s,
+    run: _Int64s,
+    requested: _Int64s,
+    procs: _Int64s,
+    user: _Int64s,
+    prediction: _Int64s | None,
+    *,
+    machine_size: int,
+    algorithm: str,
+    policy: str,
+    backfill: str,
+    predictor: str,
+    correction: str,
+    threshold: int | None,
+    semantics: str,
+    record_reservations: bool,
+) -> _Schedule: ...
+def pack_tasks(
+    c: _Float64s, dx: _Float64s, dy: _Float64s, capacity: float, rule: str, machines: int | None = None
+) -> _Int64s | None: ...
+def _panic_inside_guard() -> None: ...
