@@ -29,7 +29,9 @@ def _cell(value: object) -> str:
     if value is None:
         return "—"
     if isinstance(value, float):
-        return f"{value:,.4g}" if abs(value) < 1e6 else f"{value:,.0f}"
+        # Four significant digits below a thousand; whole numbers with separators above (a wait of
+        # 262,194 s, never 2.622e+05).
+        return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     if isinstance(value, datetime):

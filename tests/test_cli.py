@@ -224,3 +224,16 @@ def test_simulate_errors_are_clear(cli_lake):
 )
 def test_every_command_help_has_an_example(command):
     assert "Example" in run(*command, "--help").stdout
+
+
+def test_tables_never_print_counts_or_times_in_scientific_notation():
+    from rich.console import Console
+
+    from lakehouse.render import rich_table
+
+    frame = pl.DataFrame({"max_wait": [262194.0, 8715136.0], "mean_wait": [13580.5, 6837.49], "util": [0.6971, 1.0]})
+    console = Console(record=True, width=120)
+    console.print(rich_table(frame))
+    text = console.export_text()
+    assert "e+" not in text
+    assert "262,194" in text and "8,715,136" in text and "13,580" in text and "0.6971" in text
