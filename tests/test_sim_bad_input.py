@@ -92,3 +92,28 @@ def test_a_panic_in_the_engine_raises_instead_of_aborting():
     with pytest.raises(RuntimeError, match="internal error in the simulator: deliberate panic"):
         _native._panic_inside_guard()
     assert simulate(GOOD, 4).summary["jobs"] == 3  # the interpreter and the engine still work
+
+
+@pytest.mark.parametrize("column", ["submit_time", "run_time", "req_time"])
+def test_times_that_would_overflow_the_clock_are_named(column):
+    bad = GOOD.with_columns(pl.Series(column, [10, 2**62, 20]))
+    with pytest.raises(SimulationInputError, match=rf"{column} beyond 2\^53 s .*: job id 2 \(1 job"):
+        simulate(bad.sort("submit_time"), 4)
+
+
+def test_predictions_that_would_overflow_are_named():
+    bad = GOOD.with_columns(guess=pl.Series([5, 2**60, 5]))
+    with pytest.raises(SimulationInputError, match=r"guess beyond 2\^53 s .*: job id 2"):
+        simulate(bad, 4, predictor="column:guess")
+
+
+def test_a_column_of_text_is_named():
+    bad = GOOD.with_columns(run_time=pl.Series(["10", "10", "x"]))
+    with pytest.raises(SimulationInputError, match="column run_time must hold numbers, not String"):
+        simulate(bad, 4)
+
+
+@pytest.mark.parametrize("tau", [0, -1, math.inf, math.nan])
+def test_tau_must_be_positive_and_finite(tau):
+    with pytest.raises(SimulationInputError, match="tau must be a positive finite number"):
+        simulate(GOOD, 4, tau=tau)

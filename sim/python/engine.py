@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -72,6 +73,8 @@ def simulate(
         base_predictor, column = parse_predictor(predictor)
     except ValueError as exc:
         raise SimulationInputError(str(exc)) from None
+    if not (isinstance(tau, int | float) and math.isfinite(tau) and tau > 0):
+        raise SimulationInputError(f"tau must be a positive finite number of seconds, got {tau!r}")
     if machine_size is None or machine_size <= 0:
         raise SimulationInputError(f"machine size must be positive, got {machine_size}")
     workload, frame = workload_from(

@@ -59,11 +59,24 @@ def _fail_if(frame: pl.DataFrame, mask: pl.Expr, what: str) -> None:
         raise SimulationInputError(f"{what}: job id {', '.join(map(str, ids))}{more} ({count} jobs)")
 
 
+#: The largest time the simulator takes, in seconds (2^53, some 285 million years): every sum of a
+#: submit time, waits and runtimes stays far inside int64, and every time is exact as a float.
+LARGEST_TIME = 2**53
+TIME_COLUMNS = ("submit_time", "run_time", "req_time")
+
+
 def _integral(frame: pl.DataFrame, name: str) -> pl.Expr:
-    """A time or count column as int64; fractions of a second round up (the second is occupied)."""
+    """A time or count column as int64; fractions of a second round up (the second is occupied).
+    Non-numeric columns, NaN, infinities and times beyond LARGEST_TIME are refused, naming the jobs."""
+    dtype = frame.schema[name]
+    if not (dtype.is_numeric() or dtype == pl.Null):
+        raise SimulationInputError(f"column {name} must hold numbers, not {dtype}")
     column = pl.col(name)
-    if frame.schema[name].is_float():
+    if dtype.is_float():
         _fail_if(frame, column.is_nan() | column.is_infinite(), f"{name} is NaN or infinite")
+    if dtype.is_numeric() and (name in TIME_COLUMNS or name not in REQUIRED):
+        _fail_if(frame, column.abs() > LARGEST_TIME, f"{name} beyond 2^53 s (the simulation clock would overflow)")
+    if dtype.is_float():
         column = column.ceil()
     return column.cast(pl.Int64)
 
