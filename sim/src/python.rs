@@ -105,9 +105,29 @@ fn simulate<'py>(
             .map(|p| slice("prediction", p))
             .transpose()?,
     };
+    // The replay runs without the GIL; now and then it takes it back to look for a pending signal
+    // (Ctrl-C), and gives up if one is there, which then raises here.
+    let mut interrupted: Option<PyErr> = None;
+    let mut last_look = std::time::Instant::now();
+    let mut stop = || {
+        if last_look.elapsed() < std::time::Duration::from_millis(50) {
+            return false;
+        }
+        last_look = std::time::Instant::now();
+        Python::attach(|py| match py.check_signals() {
+            Ok(()) => false,
+            Err(signal) => {
+                interrupted = Some(signal);
+                true
+            }
+        })
+    };
     let outcome = py
-        .detach(|| guarded(|| engine::simulate(&workload, &config)))?
+        .detach(|| guarded(|| engine::simulate_until(&workload, &config, &mut stop)))?
         .map_err(|bad_input| PyValueError::new_err(bad_input.to_string()))?;
+    let Some(outcome) = outcome else {
+        return Err(interrupted.expect("a replay stops only for a signal"));
+    };
     let out = PyDict::new(py);
     out.set_item("start", outcome.start.into_pyarray(py))?;
     out.set_item("end", outcome.end.into_pyarray(py))?;

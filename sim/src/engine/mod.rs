@@ -100,8 +100,18 @@ pub struct Outcome {
 
 /// Replay `workload` on a machine described by `config`.
 pub fn simulate(workload: &Workload, config: &Config) -> Result<Outcome, InputError> {
+    Ok(simulate_until(workload, config, &mut || false)?.expect("never stopped"))
+}
+
+/// `simulate`, asking `stop` now and then (every few thousand events) whether to give up, in which
+/// case it returns `Ok(None)`: how a replay started from Python answers Ctrl-C.
+pub fn simulate_until(
+    workload: &Workload,
+    config: &Config,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<Option<Outcome>, InputError> {
     error::validate(workload, config)?;
-    Ok(state::Sim::new(workload, config).run())
+    Ok(state::Sim::new(workload, config).run_until(stop))
 }
 
 macro_rules! names {

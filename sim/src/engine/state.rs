@@ -49,6 +49,9 @@ impl Key {
 }
 
 const NOT_YET: i64 = -1;
+/// How often (in instants or events) a replay asks whether to stop; the asker keeps it cheap (the
+/// Python binding looks at the clock and takes the interpreter's lock only every 50 ms).
+const STOP_CHECK_EVERY: u32 = 64;
 
 pub struct Sim<'a> {
     pub(super) w: &'a Workload<'a>,
@@ -197,17 +200,28 @@ impl<'a> Sim<'a> {
         Some((next, kind, next.job()))
     }
 
-    pub fn run(mut self) -> Outcome {
-        match self.config.semantics {
-            Semantics::Pyss => self.run_per_event(),
-            Semantics::Canonical => self.run_per_instant(),
-        }
-        self.out
+    #[cfg(test)]
+    pub fn run(self) -> Outcome {
+        self.run_until(&mut || false).expect("never stopped")
     }
 
-    /// Canonical: every event at one instant, then one pass.
-    fn run_per_instant(&mut self) {
+    /// The replay, asking `stop` every `STOP_CHECK_EVERY` instants whether to give up (None then).
+    pub fn run_until(mut self, stop: &mut dyn FnMut() -> bool) -> Option<Outcome> {
+        let finished = match self.config.semantics {
+            Semantics::Pyss => self.run_per_event(stop),
+            Semantics::Canonical => self.run_per_instant(stop),
+        };
+        finished.then_some(self.out)
+    }
+
+    /// Canonical: every event at one instant, then one pass.  False if stopped.
+    fn run_per_instant(&mut self, stop: &mut dyn FnMut() -> bool) -> bool {
+        let mut instants = 0u32;
         while let Some(first) = self.next_event() {
+            instants = instants.wrapping_add(1);
+            if instants.is_multiple_of(STOP_CHECK_EVERY) && stop() {
+                return false;
+            }
             let now = first.time();
             // Same-instant arrivals take their places by arrival rank (job id): as they enter a
             // queue kept in order, or when the pass sorts the queue.
@@ -217,13 +231,19 @@ impl<'a> Sim<'a> {
             }
             self.pass(now);
         }
+        true
     }
 
     /// pyss: one event at a time; a pass after each submission and termination, none after a
     /// correction.  Its EASY scheduler skips the pass at a submission when the new job does not fit
     /// now (its SJBF / EASY++ schedulers do not), which matters once corrections exist.
-    fn run_per_event(&mut self) {
+    fn run_per_event(&mut self, stop: &mut dyn FnMut() -> bool) -> bool {
+        let mut events = 0u32;
         while let Some((key, kind, job)) = self.pop_event() {
+            events = events.wrapping_add(1);
+            if events.is_multiple_of(STOP_CHECK_EVERY) && stop() {
+                return false;
+            }
             let now = key.time();
             self.handle(kind, job, now);
             let pass = match kind {
@@ -239,6 +259,7 @@ impl<'a> Sim<'a> {
                 self.pass(now);
             }
         }
+        true
     }
 
     fn handle(&mut self, kind: Kind, job: usize, now: i64) {
