@@ -254,22 +254,29 @@ def test_ray_gives_the_same_rows_as_the_local_pool(two_logs, tmp_path):
     assert comparable(stored_runs(two_logs, "on-ray")).equals(comparable(stored_runs(two_logs, "on-pool")))
 
 
+def campaign_under_way(lake: Lake, name: str, workers: int) -> tuple[list[str], subprocess.Popen]:
+    """`lakehouse campaign run` of 24 conservative replays of KTH in a new process group, returned once
+    its first finished run is stored (each run is written as it finishes)."""
+    args = [sys.executable, "-m", "lakehouse.cli", "campaign", "run", "--lake", str(lake.root), "--name", name,
+            "--log", KTH, "--algorithm", "conservative", "--policy", ",".join(POLICIES), "--backfill", "queue,sjbf",
+            "--workers", str(workers), "-f", "csv"]  # fmt: skip
+    every_run = {**os.environ, "LAKEHOUSE_CAMPAIGN_FLUSH_SECONDS": "0"}
+    child = subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=every_run
+    )
+    folder = lake.root / "analysis" / "campaign_runs"
+    deadline = time.monotonic() + 120
+    while not list(folder.glob(f"{name}.*.parquet")) and time.monotonic() < deadline and child.poll() is None:
+        time.sleep(0.05)
+    return args, child
+
+
 @pytest.mark.slow
 def test_a_killed_campaign_process_resumes_to_the_same_results(two_logs, tmp_path):
     """kill -9 of the whole command midway (workers included), then the same command again."""
-    args = [sys.executable, "-m", "lakehouse.cli", "campaign", "run", "--lake", str(two_logs.root), "--name", "killed",
-            "--log", KTH, "--algorithm", "conservative", "--policy", ",".join(POLICIES), "--backfill", "queue,sjbf",
-            "--workers", "1", "-f", "csv"]  # fmt: skip
-    every_run = {**os.environ, "LAKEHOUSE_CAMPAIGN_FLUSH_SECONDS": "0"}  # a results file per finished run
-    child = subprocess.Popen(
-        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=every_run
-    )
-    folder = two_logs.root / "analysis" / "campaign_runs"
-    deadline = time.monotonic() + 120
-    while not list(folder.glob("killed.*.parquet")) and time.monotonic() < deadline and child.poll() is None:
-        time.sleep(0.05)
+    args, child = campaign_under_way(two_logs, "killed", workers=1)
     os.killpg(child.pid, signal.SIGKILL)
-    child.wait()
+    child.communicate()  # reaps it and closes its pipes
     partial = stored_runs(two_logs, "killed").height
     assert 0 < partial < 24, "the kill should land midway"
     subprocess.run(args, check=True, capture_output=True)
@@ -355,17 +362,7 @@ def test_stored_rows_keep_their_schema(two_logs):
 
 @pytest.mark.slow
 def test_ctrl_c_stops_the_pool_keeps_finished_runs_and_exits_130(two_logs):
-    args = [sys.executable, "-m", "lakehouse.cli", "campaign", "run", "--lake", str(two_logs.root), "--name", "ctrl-c",
-            "--log", KTH, "--algorithm", "conservative", "--policy", ",".join(POLICIES), "--backfill", "queue,sjbf",
-            "--workers", "2", "-f", "csv"]  # fmt: skip
-    every_run = {**os.environ, "LAKEHOUSE_CAMPAIGN_FLUSH_SECONDS": "0"}
-    child = subprocess.Popen(
-        args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=every_run
-    )
-    folder = two_logs.root / "analysis" / "campaign_runs"
-    deadline = time.monotonic() + 120
-    while not list(folder.glob("ctrl-c.*.parquet")) and time.monotonic() < deadline and child.poll() is None:
-        time.sleep(0.05)
+    _, child = campaign_under_way(two_logs, "ctrl-c", workers=2)
     os.killpg(child.pid, signal.SIGINT)  # what a terminal sends to the whole foreground group
     _, err = child.communicate(timeout=60)
     assert child.returncode == 130, err
