@@ -117,3 +117,12 @@ def test_a_column_of_text_is_named():
 def test_tau_must_be_positive_and_finite(tau):
     with pytest.raises(SimulationInputError, match="tau must be a positive finite number"):
         simulate(GOOD, 4, tau=tau)
+
+
+def test_runtimes_that_add_up_beyond_the_clock_are_refused():
+    # Each below 2^53 s, but 600 of them back to back (on a machine of one processor) pass 2^62 s.
+    n = 600
+    bad = pl.DataFrame({"job_id": range(n), "submit_time": [0] * n, "run_time": [2**53 - 1] * n,
+                        "req_time": [2**53 - 1] * n, "procs": [1] * n, "user_id": [1] * n})  # fmt: skip
+    with pytest.raises(SimulationInputError, match=r"exceed 2\^62 s: the simulated clock could overflow"):
+        simulate(bad, 1)

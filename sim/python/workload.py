@@ -59,9 +59,11 @@ def _fail_if(frame: pl.DataFrame, mask: pl.Expr, what: str) -> None:
         raise SimulationInputError(f"{what}: job id {', '.join(map(str, ids))}{more} ({count} jobs)")
 
 
-#: The largest time the simulator takes, in seconds (2^53, some 285 million years): every sum of a
-#: submit time, waits and runtimes stays far inside int64, and every time is exact as a float.
+#: The largest time the simulator takes, in seconds (2^53, some 285 million years; every time is then
+#: exact as a float), and the bound of the last submit time plus all runtimes (no job ends later: while
+#: a job waits, another runs), which keeps every instant of the replay inside int64.
 LARGEST_TIME = 2**53
+LATEST_END = 2**62
 TIME_COLUMNS = ("submit_time", "run_time", "req_time")
 
 
@@ -130,6 +132,14 @@ def workload_from(
         procs=_integral(frame, "procs"),
         user_id=_integral(frame, "user_id").fill_null(-1),
     )
+    last_submit, work = typed.select(
+        pl.col("submit_time").max(), pl.min_horizontal("run_time", "req_time").clip(lower_bound=0).sum()
+    ).row(0)
+    if (last_submit or 0) + (work or 0) > LATEST_END:
+        raise SimulationInputError(
+            f"the last submit time ({last_submit} s) plus the jobs' runtimes ({work} s) exceed 2^62 s: "
+            "the simulated clock could overflow"
+        )
     prediction = None
     if prediction_column:
         # Missing predictions fall back to the requested time.
