@@ -22,6 +22,8 @@ class _ParsedSwf(TypedDict):
     rejected: list[tuple[int, str, str]]  # (line number, raw text, reason)
     data_lines: int
     crlf_lines: int
+    cr_lines: int  # lines ended by a lone carriage return
+    bom: bool  # the data began with a UTF-8 byte-order mark (skipped)
 
 class _Schedule(TypedDict):
     start: _Int64s

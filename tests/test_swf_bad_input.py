@@ -68,6 +68,20 @@ def test_crlf_line_ends_are_accepted(lake, tmp_path):
     assert any("CRLF" in w for w in r.warnings)
 
 
+def test_a_byte_order_mark_and_lone_carriage_returns_are_read(lake, tmp_path):
+    """Old Mac line ends (CR only) and a UTF-8 byte-order mark: every job read, lines in = rows."""
+    jobs, header = small_log(300)
+    text = swf_text(jobs, header)
+    path = tmp_path / "mac.swf"
+    path.write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r").encode())
+    r = ingest_one(lake, path)
+    assert (r.status, r.jobs, r.quarantined) == ("ok", 300, 0)
+    assert lake.query("SELECT max_procs FROM swf.logs WHERE log = 'mac'")["max_procs"][0] == 8
+    assert any("lone CR" in w for w in r.warnings) and any("byte-order mark" in w for w in r.warnings)
+    lines = lake.query("SELECT min(line) AS first, max(line) AS last FROM swf.jobs WHERE log = 'mac'").row(0)
+    assert lines == (text.count("\n") - 299, text.count("\n"))  # the job lines keep their numbers
+
+
 def test_truncated_gzip_fails_alone_and_the_batch_goes_on(lake, tmp_path):
     jobs, header = small_log(200)
     good = write_swf(tmp_path / "good.swf.gz", jobs, header)

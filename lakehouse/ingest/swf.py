@@ -168,6 +168,10 @@ def parse_log(path: Path, data: bytes) -> ParsedLog:
         warnings.append(f"submit time decreases at {unsorted} places (kept in file order)")
     if native["crlf_lines"]:
         warnings.append(f"{native['crlf_lines']} lines end with CRLF (accepted)")
+    if native["cr_lines"]:
+        warnings.append(f"{native['cr_lines']} lines end with a lone CR (read as line ends)")
+    if native["bom"]:
+        warnings.append("the file begins with a UTF-8 byte-order mark (skipped)")
     if quarantine:
         warnings.append(f"{len(quarantine)} lines quarantined")
     return ParsedLog(

@@ -24,6 +24,8 @@ fn parse_swf<'py>(py: Python<'py>, data: &Bound<'py, PyBytes>) -> PyResult<Bound
     out.set_item("rejected", parsed.rejected)?;
     out.set_item("data_lines", parsed.data_lines)?;
     out.set_item("crlf_lines", parsed.crlf_lines)?;
+    out.set_item("cr_lines", parsed.cr_lines)?;
+    out.set_item("bom", parsed.bom)?;
     Ok(out)
 }
 

@@ -23,6 +23,10 @@ pub struct ParsedSwf {
     pub rejected: Vec<(i64, String, String)>,
     pub data_lines: i64,
     pub crlf_lines: i64,
+    /// Lines ended by a lone carriage return (old Mac files): read as line ends.
+    pub cr_lines: i64,
+    /// The file began with a UTF-8 byte-order mark (skipped).
+    pub bom: bool,
 }
 
 fn is_blank(b: u8) -> bool {
@@ -104,17 +108,30 @@ pub fn parse(data: &[u8]) -> ParsedSwf {
     }
     let mut ints = [0i64; FIELDS - 1];
     let mut frac = 0.0f64;
-    let mut lines = data.split(|&b| b == b'\n').peekable();
+    let data = match data.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => {
+            out.bom = true;
+            rest
+        }
+        None => data,
+    };
+    // Lines end with LF (or CR LF); a file without any LF is an old Mac file whose lines end with a
+    // lone CR.  (Looking for both at every byte would slow the common case by a tenth.)
+    let old_mac = !data.contains(&b'\n');
+    let separator = if old_mac { b'\r' } else { b'\n' };
+    let mut lines = data.split(|&b| b == separator).peekable();
     let mut number: i64 = 0;
     while let Some(mut line) = lines.next() {
         if lines.peek().is_none() && line.is_empty() {
-            break; // the newline that ends the file does not start a line
+            break; // the line end that closes the file does not start a line
         }
-        number += 1;
-        if let Some(stripped) = line.strip_suffix(b"\r") {
+        if old_mac {
+            out.cr_lines += i64::from(lines.peek().is_some());
+        } else if let Some(stripped) = line.strip_suffix(b"\r") {
             line = stripped;
             out.crlf_lines += 1;
         }
+        number += 1;
         let start = line.iter().position(|&b| !is_blank(b));
         let Some(start) = start else { continue }; // blank line
         if line[start] == b';' {
@@ -143,6 +160,17 @@ pub fn parse(data: &[u8]) -> ParsedSwf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_is_skipped_and_lone_carriage_returns_end_lines() {
+        let text = b"\xEF\xBB\xBF; MaxProcs: 4\r 1 0 5 10 2 3.5 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\r\r2 1 0 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\r";
+        let p = parse(text);
+        assert!(p.bom);
+        assert_eq!(p.comments, vec![(1, "; MaxProcs: 4".to_string())]);
+        assert_eq!(p.line, vec![2, 4]); // line 3 is blank
+        assert_eq!((p.data_lines, p.cr_lines, p.crlf_lines), (2, 4, 0));
+        assert!(p.rejected.is_empty());
+    }
 
     #[test]
     fn parses_jobs_comments_blanks_and_crlf() {
