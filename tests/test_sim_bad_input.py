@@ -126,3 +126,8 @@ def test_runtimes_that_add_up_beyond_the_clock_are_refused():
                         "req_time": [2**53 - 1] * n, "procs": [1] * n, "user_id": [1] * n})  # fmt: skip
     with pytest.raises(SimulationInputError, match=r"exceed 2\^62 s: the simulated clock could overflow"):
         simulate(bad, 1)
+
+
+def test_a_machine_beyond_32_bits_is_refused():
+    with pytest.raises(SimulationInputError, match="machine size 99999999999999999999 is beyond the engine's"):
+        simulate(GOOD, 99999999999999999999)

@@ -82,6 +82,19 @@ def test_a_byte_order_mark_and_lone_carriage_returns_are_read(lake, tmp_path):
     assert lines == (text.count("\n") - 299, text.count("\n"))  # the job lines keep their numbers
 
 
+def test_header_numbers_beyond_64_bits_are_kept_as_text_with_a_warning(lake, tmp_path):
+    jobs, header = small_log(5)
+    text = swf_text(jobs, header).replace("; MaxProcs: 8", "; MaxProcs: 99999999999999999999")
+    path = write_text(tmp_path / "huge.swf", text)
+    other = write_swf(tmp_path / "next.swf", jobs, header)  # the files after it are still recorded
+    results = {r.log: r for r in ingest_swf(lake, [str(path), str(other)], machine_size=8)}
+    assert (results["huge"].status, results["huge"].jobs) == ("ok", 5)
+    assert any("MaxProcs" in w and "64 bits" in w for w in results["huge"].warnings)
+    row = lake.query("SELECT max_procs, header['MaxProcs'] AS text FROM swf.logs WHERE log = 'huge'").row(0)
+    assert row == (None, "99999999999999999999")
+    assert lake.query("SELECT count(*) AS n FROM meta.manifest WHERE status = 'ok'")["n"][0] == 2
+
+
 def test_truncated_gzip_fails_alone_and_the_batch_goes_on(lake, tmp_path):
     jobs, header = small_log(200)
     good = write_swf(tmp_path / "good.swf.gz", jobs, header)

@@ -161,7 +161,10 @@ def parse_log(path: Path, data: bytes) -> ParsedLog:
     quarantine.sort()
     submit = columns["submit_time"]
     unsorted = int(np.count_nonzero(submit[1:] < submit[:-1]))
-    warnings = []
+    warnings = [
+        f"header {key}: {header.entries[key].splitlines()[0]!r} does not fit in 64 bits (kept as text only)"
+        for key in header.beyond_64_bits()
+    ]
     if job_lines == 0:
         warnings.append("no job lines (header only)")
     if unsorted:

@@ -108,9 +108,13 @@ _LEADING_INT = re.compile(r"^\s*([-+]?\d+)")
 
 
 def leading_integer(value: str) -> int | None:
-    """The integer a header value starts with: "338 (batch partition; 512 total)" -> 338."""
+    """The integer a header value starts with: "338 (batch partition; 512 total)" -> 338.  None when
+    there is none, or when it does not fit in 64 bits (the value is then kept as text only)."""
     m = _LEADING_INT.match(value)
-    return int(m.group(1)) if m else None
+    if not m:
+        return None
+    number = int(m.group(1))
+    return number if -(2**63) <= number < 2**63 else None
 
 
 @dataclass
@@ -142,6 +146,10 @@ class SwfHeader:
                 elif not text:
                     last_key = None
         return header
+
+    def beyond_64_bits(self) -> list[str]:
+        """Keys whose value starts with an integer too large for the lake's 64-bit columns."""
+        return [k for k, v in self.entries.items() if _LEADING_INT.match(v) and leading_integer(v) is None]
 
     def numeric(self) -> dict[str, int]:
         out = {}

@@ -14,6 +14,9 @@ from lakehouse.sim.metrics import DEFAULT_TAU, per_job_columns, summary
 from lakehouse.sim.options import Algorithm, Backfill, Compat, Correction, Policy, choose, parse_predictor
 from lakehouse.sim.workload import workload_from
 
+#: The engine counts processors in 32 bits (it compares a block of queued jobs per instruction).
+MAX_MACHINE_SIZE = 2**31 - 1
+
 
 @dataclass(frozen=True)
 class SimulationResult:
@@ -77,6 +80,8 @@ def simulate(
         raise SimulationInputError(f"tau must be a positive finite number of seconds, got {tau!r}")
     if machine_size is None or machine_size <= 0:
         raise SimulationInputError(f"machine size must be positive, got {machine_size}")
+    if machine_size > MAX_MACHINE_SIZE:
+        raise SimulationInputError(f"machine size {machine_size} is beyond the engine's {MAX_MACHINE_SIZE:,}")
     workload, frame = workload_from(
         jobs, machine_size, pyss=settings["compat"] is Compat.pyss, prediction_column=column
     )

@@ -27,6 +27,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from lakehouse.errors import LakehouseError
+from lakehouse.sim.engine import MAX_MACHINE_SIZE
 from lakehouse.sim.options import Algorithm, Backfill, Compat, Correction, Policy, choose, parse_predictor
 from lakehouse.sim.source import View
 
@@ -137,8 +138,8 @@ class Grid:
             View(self.view)
         except ValueError:
             raise GridError(f"unknown view {self.view!r}; expected one of: {', '.join(View)}") from None
-        if self.machine_size is not None and self.machine_size <= 0:
-            raise GridError(f"machine size must be positive, got {self.machine_size}")
+        if self.machine_size is not None and not 0 < self.machine_size <= MAX_MACHINE_SIZE:
+            raise GridError(f"machine size must be from 1 to {MAX_MACHINE_SIZE:,}, got {self.machine_size}")
         if not (self.tau > 0 and self.tau != float("inf")):
             raise GridError(f"tau must be a positive finite number of seconds, got {self.tau}")
         unknown = set(self.values) - DIMENSIONS.keys()
