@@ -89,25 +89,28 @@ def test_bad_grid_values_name_the_item_and_the_choices(key, value, message):
         parse_values(key, [value])
 
 
-def test_bad_grids_fail_before_anything_runs(tmp_path):
+def test_bad_grids_fail_before_anything_runs():
     with pytest.raises(GridError, match="campaign name"):
         Grid("../escape", ("KTH",))
     with pytest.raises(GridError, match="at least one log"):
         Grid("g", ())
     with pytest.raises(GridError, match="unknown view 'jobs'"):
         Grid("g", ("KTH",), view="jobs")
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('logs = ["KTH"]\npolicies = ["fcfs"]\n', "unknown key.*policies; expected: name, logs"),
+        ('logs = ["KTH"]\n[grid]\npolicy = ["fcfs", "lifo"]\n', "unknown policy 'lifo'"),
+        ('logs = ["KTH"]\n[grid]\nbackfil = ["sjbf"]\n', "grid.backfil"),
+        ("logs = [KTH", "not valid TOML"),
+    ],
+)
+def test_bad_toml_grids_name_the_key_or_value(tmp_path, toml, message):
     spec = tmp_path / "spec.toml"
-    spec.write_text('logs = ["KTH"]\npolicies = ["fcfs"]\n')
-    with pytest.raises(GridError, match="unknown key.*policies; expected: name, logs"):
-        grid_from_toml(spec)
-    spec.write_text('logs = ["KTH"]\n[grid]\npolicy = ["fcfs", "lifo"]\n')
-    with pytest.raises(GridError, match="unknown policy 'lifo'"):
-        grid_from_toml(spec)
-    spec.write_text('logs = ["KTH"]\n[grid]\nbackfil = ["sjbf"]\n')
-    with pytest.raises(GridError, match="grid.backfil"):
-        grid_from_toml(spec)
-    spec.write_text("logs = [KTH")
-    with pytest.raises(GridError, match="not valid TOML"):
+    spec.write_text(toml)
+    with pytest.raises(GridError, match=message):
         grid_from_toml(spec)
 
 

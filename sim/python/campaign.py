@@ -253,13 +253,14 @@ def ensure_catalog(lake: Lake) -> None:
 # -- planning and running --------------------------------------------------------------------------
 
 
-def plan(lake: Lake, grid: Grid, scratch: Path) -> tuple[list[LogInput], list[Task], int]:
+def plan(lake: Lake, grid: Grid, scratch: Path) -> tuple[list[Task], int]:
     """Resolve the logs, write each one's jobs once, and cut the runs not yet stored into tasks.
-    Returns the inputs, the tasks (largest logs first) and how many runs were skipped as stored."""
+    Returns the tasks (largest logs first) and how many runs were skipped as stored."""
     settings = grid.settings()
     columns = needed_columns(settings)
     done = set(stored_runs(lake, grid.name)["run_key"].to_list())
-    inputs, tasks, skipped = [], [], 0
+    tasks: list[Task] = []
+    skipped = 0
     view = View(grid.view)
     with lake.reading():  # one connection for every query of the plan
         known = lake.query("SELECT log FROM swf.logs ORDER BY log")["log"].to_list()
@@ -275,7 +276,6 @@ def plan(lake: Lake, grid: Grid, scratch: Path) -> tuple[list[LogInput], list[Ta
         path = scratch / f"{fingerprint}.parquet"
         jobs.write_parquet(path)
         log_input = LogInput(log, int(size), fingerprint, jobs.height, path)
-        inputs.append(log_input)
         runs = [Run(s, run_key(fingerprint, int(size), s, grid.tau)) for s in settings]
         todo = [r for r in runs if r.key not in done]
         skipped += len(runs) - len(todo)
@@ -283,7 +283,7 @@ def plan(lake: Lake, grid: Grid, scratch: Path) -> tuple[list[LogInput], list[Ta
         todo.sort(key=lambda r: r.settings.algorithm != "conservative")
         tasks += [Task(log_input, (r,)) for r in todo]
     tasks.sort(key=lambda t: -t.log.jobs)
-    return inputs, tasks, skipped
+    return tasks, skipped
 
 
 #: An executor takes the tasks and calls back with each finished task's results, in any order.
@@ -310,7 +310,7 @@ def run_campaign(
     outcome = Outcome(grid.name)
     started = time.perf_counter()
     with campaign_lock(lake, grid.name):
-        _, tasks, outcome.skipped = plan(lake, grid, scratch)
+        tasks, outcome.skipped = plan(lake, grid, scratch)
         outcome.planned = sum(len(t.runs) for t in tasks)
         if on_plan:
             on_plan(outcome.planned, outcome.skipped)
