@@ -2,8 +2,9 @@
 //! pass, jobs in queue order give their slot back and take the earliest one that fits, which is never
 //! later than the slot they had; jobs whose slot begins now start.  Later arrivals are planned around
 //! earlier reservations, so with predictions that are never exceeded no reserved job is delayed.
-//! A job that provably keeps its slot (see `freed.rs`) is not searched again: most are not, at most
-//! passes, and that search was the whole cost of a replay.
+//! A job that holds a slot asks only whether an earlier one fits, without giving its slot back
+//! (`earlier_slot`), and the searches of a pass share what they learnt (`fits.rs`): most jobs keep
+//! their slot at most passes, and walking the plan to find that out was the whole cost of a replay.
 
 use super::profile::Profile;
 use super::queue::Queue;
@@ -24,31 +25,38 @@ impl Sim<'_> {
             for &job in queue.jobs() {
                 self.reserved[job] = None;
             }
-            self.freed.clear();
         }
         self.profile.forget_before(now);
-        // Every waiting job was planned during the previous pass or later (or is new).
-        self.freed.forget_seen_by_all(self.pass_began_at);
-        self.pass_began_at = self.freed.now();
+        // Completions since the last pass freed capacity anywhere: bounds start afresh.
+        self.fits.clear();
         for &job in queue.jobs() {
             let (procs, length) = (self.w.procs[job], self.planned(job));
             let held = self.reserved[job];
-            if let Some(slot) = held {
-                let keeps = slot == now
-                    || (slot > now && !self.freed.may_move(self.planned_at[job], slot, procs));
-                if keeps && !self.replan_everyone {
-                    self.planned_at[job] = self.freed.now();
-                    continue; // re-planning would give the same slot
+            let slot = match held {
+                Some(slot) if slot == now => continue,
+                // (A slot in the past belongs to a job that could not start when due, as a running job
+                // outlived its prediction: it is planned afresh.)
+                Some(slot) if slot > now && !self.replan_everyone => {
+                    match self.earlier_slot(now, job, slot) {
+                        Some(earlier) => {
+                            self.give_back(slot, job);
+                            earlier
+                        }
+                        None => continue, // re-planning would give the same slot
+                    }
                 }
-                self.profile.add(slot, slot + length, procs);
-            }
-            let slot = self.profile.earliest_fit(now, procs, length);
+                _ => {
+                    if let Some(slot) = held {
+                        self.give_back(slot, job);
+                    }
+                    let from = self.fits.lower_bound(now, procs, length);
+                    let slot = self.profile.earliest_fit(from, procs, length);
+                    self.fits.learn(procs, length, slot);
+                    slot
+                }
+            };
             self.profile.add(slot, slot + length, -procs);
-            if let Some(old) = held.filter(|&old| old != slot) {
-                self.freed.record(&self.profile, old, old + length);
-            }
             self.reserved[job] = Some(slot);
-            self.planned_at[job] = self.freed.now();
             self.note_reservation(job, slot);
         }
         self.profile.compact();
@@ -67,5 +75,35 @@ impl Sim<'_> {
                 someone_ahead_waits = true;
             }
         }
+    }
+
+    /// The earliest slot before `slot` where a waiting job that holds `slot` fits, if there is one:
+    /// what giving its slot back and searching again would find, without touching the plan.
+    fn earlier_slot(&mut self, now: i64, job: usize, slot: i64) -> Option<i64> {
+        let (procs, length) = (self.w.procs[job], self.planned(job));
+        // A window starting inside the room just before its slot fits: past the slot, the job's
+        // own reservation makes room.  An earlier window must end before that room, whole.
+        let room = self.profile.room_before(now, procs, slot);
+        let before = room - length;
+        if before > now {
+            let from = self.fits.lower_bound(now, procs, length);
+            if from < before {
+                let whole = self
+                    .profile
+                    .earliest_fit_within(from, procs, length, before);
+                self.fits.learn(procs, length, whole.unwrap_or(before));
+                if whole.is_some() {
+                    return whole;
+                }
+            }
+        }
+        (room < slot).then_some(room)
+    }
+
+    /// Take a waiting job's reservation out of the plan.
+    fn give_back(&mut self, slot: i64, job: usize) {
+        self.profile
+            .add(slot, slot + self.planned(job), self.w.procs[job]);
+        self.fits.freed(slot);
     }
 }

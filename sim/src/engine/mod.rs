@@ -9,7 +9,7 @@
 mod conservative;
 mod easy;
 mod error;
-mod freed;
+mod fits;
 mod order;
 mod predict;
 mod profile;

@@ -62,13 +62,43 @@ impl Profile {
         }
     }
 
-    /// The steps meeting [from, to) as (start, clipped to `from`; free processors).
-    pub fn steps_over(&self, from: i64, to: i64) -> impl Iterator<Item = (i64, i64)> + '_ {
-        let first = self.index_at(from);
-        self.steps[first..]
-            .iter()
-            .take_while(move |s| s.0 < to)
-            .map(move |&(at, free)| (at.max(from), free))
+    /// Earliest instant in [from, limit) at which `procs` processors are free for `duration` seconds,
+    /// if any (the search stops at `limit`).
+    pub fn earliest_fit_within(
+        &self,
+        from: i64,
+        procs: i64,
+        duration: i64,
+        limit: i64,
+    ) -> Option<i64> {
+        let mut candidate = from;
+        let mut i = self.index_at(from);
+        'search: while candidate < limit {
+            let mut j = i;
+            while j < self.steps.len() && (j == i || self.steps[j].0 < candidate + duration) {
+                if self.steps[j].1 < procs {
+                    candidate = self.steps[j + 1].0;
+                    i = j + 1;
+                    continue 'search;
+                }
+                j += 1;
+            }
+            return Some(candidate);
+        }
+        None
+    }
+
+    /// Start of the run of steps with at least `procs` free processors that ends at `limit`
+    /// (`limit` itself when the instant before it is busy), not earlier than `from`.
+    pub fn room_before(&self, from: i64, procs: i64, limit: i64) -> i64 {
+        let mut i = self.index_at(limit - 1);
+        while self.steps[i].1 >= procs {
+            if self.steps[i].0 <= from {
+                return from;
+            }
+            i -= 1;
+        }
+        self.steps[i + 1].0.max(from).min(limit)
     }
 
     /// Forget steps that ended before `now` (they can no longer matter).

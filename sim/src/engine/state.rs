@@ -1,6 +1,6 @@
 //! The event loop shared by both algorithms and both semantics.
 
-use super::freed::Freed;
+use super::fits::Fits;
 use super::order::{order_is_kept, order_queue, queue_key, Facts, QueueKey};
 use super::predict::{Correction, History};
 use super::profile::Profile;
@@ -84,11 +84,10 @@ pub struct Sim<'a> {
     pub(super) profile: Profile,
     pub(super) reserved: Vec<Option<i64>>,
     pub(super) replan: bool,
-    /// Where capacity was freed since the waiting jobs were planned, and when each was planned.
-    pub(super) freed: Freed,
-    pub(super) planned_at: Vec<u64>,
-    pub(super) pass_began_at: u64,
-    /// Search a slot for every waiting job at every pass, as before `freed.rs` (the tests compare).
+    /// Where nothing fits, learnt by the searches of the current pass.
+    pub(super) fits: Fits,
+    /// Give back and search again every waiting job's slot at every pass, the plain way to do it
+    /// (the tests compare).
     pub(super) replan_everyone: bool,
 }
 
@@ -142,9 +141,7 @@ impl<'a> Sim<'a> {
             profile: Profile::new(config.machine_size),
             reserved: vec![None; n],
             replan: false,
-            freed: Freed::default(),
-            planned_at: vec![0; n],
-            pass_began_at: 0,
+            fits: Fits::default(),
             replan_everyone: false,
         }
     }
@@ -306,7 +303,6 @@ impl<'a> Sim<'a> {
                     // It ended before its planned end: give the rest of its slot back.
                     let planned_end = self.out.start[job] + self.planned(job);
                     self.profile.add(now, planned_end, self.w.procs[job]);
-                    self.freed.record(&self.profile, now, planned_end);
                 }
             }
             Kind::PredictionOver => {

@@ -216,9 +216,9 @@ fn queues_kept_in_order_schedule_exactly_as_sorting_at_every_pass() {
 
 #[test]
 fn conservative_keeps_slots_exactly_as_replanning_everyone() {
-    // freed.rs lets a waiting job keep its slot without a search when no capacity freed since it was
-    // planned could start it earlier.  Switched off, every waiting job is searched again at every
-    // pass, as conservative backfilling did before.  Both must give the same schedules and the same
+    // A waiting job asks for an earlier slot without giving its own back, and searches share lower
+    // bounds (fits.rs).  Switched off, every waiting job gives its slot back and is searched again
+    // from now at every pass, the plain way.  Both must give the same schedules and the same
     // first reservations, on 600 random workloads with every policy and the predictors, corrections,
     // semantics and thresholds turning over (early completions and corrections included).
     let mut moved_or_kept = 0;
