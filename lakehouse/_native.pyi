@@ -7,7 +7,7 @@ from typing import TypeAlias, TypedDict
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["__version__", "_panic_inside_guard", "pack_tasks", "parse_swf", "simulate"]
+__all__ = ["__version__", "_panic_inside_guard", "pack_tasks", "parse_swf", "predictor_spec", "simulate"]
 
 __version__: str  # the crate's version
 
@@ -56,4 +56,5 @@ def simulate(
 def pack_tasks(
     c: _Float64s, dx: _Float64s, dy: _Float64s, capacity: float, rule: str, machines: int | None = None
 ) -> _Int64s | None: ...
+def predictor_spec(text: str) -> str: ...  # canonical spelling, or ValueError naming the problem
 def _panic_inside_guard() -> None: ...

@@ -14,7 +14,8 @@ PYSS_DIR = SHARED / "reference" / "predictsim-sc15"
 
 
 def read_pyss_output(path: Path) -> pl.DataFrame:
-    """Job id, submit, wait, run, backfilled flag (field 16), under-predictions - 1 (field 17)."""
+    """Job id, submit, wait, run, backfilled flag (field 16), under-predictions - 1 (field 17) and the
+    initial prediction (field 18; -1 in runs without a predictor)."""
     rows = [line.split() for line in gzip.open(path, "rt") if line.strip() and not line.startswith(";")]
     return pl.DataFrame(
         {
@@ -24,6 +25,7 @@ def read_pyss_output(path: Path) -> pl.DataFrame:
             "ref_run": [int(r[3]) for r in rows],
             "ref_backfilled": [int(r[15]) == 1 for r in rows],
             "ref_underpredictions": [int(r[16]) + 1 for r in rows],
+            "ref_initial_prediction": [int(r[17]) for r in rows],
         }
     )
 

@@ -20,12 +20,22 @@ from sim_reference_data import PYSS_DIR, expected_metrics, read_pyss_output
 
 KTH_2006 = "KTH-SP2-2006conv.input"
 EASY_PLUS_PLUS = {"predictor": "ave2", "backfill": "sjbf", "correction": "incremental"}
+# The published E-Loss run: learned online (squared loss x 100 over, x 1 under, weight 5 + ln(q/p)),
+# corrected to the request when exceeded, shortest prediction backfilled first.
+ELOSS = {"predictor": "eloss", "backfill": "sjbf", "correction": "requested"}
 
 # (output file, name in the README's metrics table, log, machine size, settings)
 RUNS = [
     ("KTH-SP2.easy_fcfs.pyss.swf.gz", "KTH-SP2.easy_fcfs", KTH_2006, 100, {}),
     ("KTH-SP2.easy_sjbf.pyss-rerun.swf.gz", "KTH-SP2.easy_sjbf", KTH_2006, 100, {"backfill": "sjbf"}),
     ("KTH-SP2.easy_pp_ave2_tsafrir.pyss.swf.gz", "KTH-SP2.easy_pp_ave2_tsafrir", KTH_2006, 100, EASY_PLUS_PLUS),
+    (
+        "KTH-SP2.easy_sjbf_eloss_sq100_sq1_t0_w5logmr_reqtime.pyss.swf.gz",
+        "KTH-SP2.easy_sjbf_eloss_...",
+        KTH_2006,
+        100,
+        ELOSS,
+    ),
     ("CTC-SP2.easy_fcfs.pyss.swf.gz", "CTC-SP2.easy_fcfs", "CTC-SP2-1996-3.1-cln", 338, {}),
     (
         "CEA-Curie.easy_fcfs_80640procs.pyss.swf.gz",
@@ -67,8 +77,11 @@ def test_pyss_mode_matches_the_published_runs(sc15_lake, output, name, log, mach
     )
     assert differing.is_empty(), f"{differing.height} jobs differ, first: {differing.sort('submit').head(3)}"
     assert joined.filter(pl.col("backfilled") != pl.col("ref_backfilled")).is_empty()
-    if settings.get("correction") == "incremental":
+    if settings.get("correction") in ("incremental", "requested") and "predictor" in settings:
         assert joined.filter(pl.col("corrections") != pl.col("ref_underpredictions")).is_empty()
+    if "predictor" in settings:
+        wrong = joined.filter(pl.col("initial_prediction") != pl.col("ref_initial_prediction"))
+        assert wrong.is_empty(), f"{wrong.height} initial predictions differ, first: {wrong.head(3)}"
 
     expected = expected_metrics()[name]
     assert result.summary["max_wait"] == expected["max_wait"]

@@ -22,6 +22,7 @@ from lakehouse.cli.common import (
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
+from lakehouse.sim.options import PREDICTOR_HELP
 
 app = typer.Typer(
     name="lakehouse",
@@ -508,7 +509,7 @@ def simulate(
         str, typer.Option(help="Queue order: fcfs lcfs spf lpf sqf lqf lexp sexp lrf srf laf saf.")
     ] = "fcfs",
     backfill: Annotated[str, typer.Option(help="Backfill order: queue, or sjbf (shortest predicted first).")] = "queue",
-    predictor: Annotated[str, typer.Option(help="requested, clairvoyant, ave2 or column:NAME.")] = "requested",
+    predictor: Annotated[str, typer.Option(help=PREDICTOR_HELP + ".")] = "requested",
     correction: Annotated[
         str, typer.Option(help="When a job outlives its prediction: none, requested, incremental, doubling.")
     ] = "requested",
@@ -529,8 +530,8 @@ def simulate(
 ) -> None:
     """Replay a log with the backfilling simulator and print its metrics.
 
-    EASY++ is `--predictor ave2 --backfill sjbf --correction incremental`.  The published SC'15 runs
-    are `--view jobs_strong --compat pyss`.
+    EASY++ is `--predictor ave2 --backfill sjbf --correction incremental`; the published E-Loss run is
+    `--predictor eloss --backfill sjbf`.  The published SC'15 runs are `--view jobs_strong --compat pyss`.
 
     Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --backfill sjbf --jobs-out kth.parquet`
     """

@@ -16,6 +16,7 @@ from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
 from lakehouse.sim.campaign_report import Metric
 from lakehouse.sim.executors import ExecutorKind
+from lakehouse.sim.options import PREDICTOR_HELP
 
 #: The exit code counts the failed runs, up to this (codes above 125 mean "not run" or "killed" to shells).
 MAX_FAILED_EXIT = 125
@@ -52,7 +53,7 @@ def run(
     algorithm: Annotated[str | None, _list_option("easy, conservative.", "easy")] = None,
     policy: Annotated[str | None, _list_option("fcfs lcfs spf lpf sqf lqf lexp sexp lrf srf laf saf.", "fcfs")] = None,
     backfill: Annotated[str | None, _list_option("queue, sjbf.", "queue")] = None,
-    predictor: Annotated[str | None, _list_option("requested, clairvoyant, ave2, column:NAME.", "requested")] = None,
+    predictor: Annotated[str | None, _list_option(PREDICTOR_HELP + ".", "requested")] = None,
     correction: Annotated[str | None, _list_option("none, requested, incremental, doubling.", "requested")] = None,
     threshold: Annotated[
         str | None, _list_option("Seconds of wait after which a job goes first, or none.", "none")

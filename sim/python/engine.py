@@ -51,8 +51,9 @@ def simulate(
 
     - algorithm: `easy` (one reservation) or `conservative` (every waiting job holds one).
     - policy: primary queue order (see `Policy`); backfill: `queue` order or `sjbf`.
-    - predictor: `requested`, `clairvoyant`, `ave2` or `column:NAME` (a column of the jobs; nulls
-      fall back to the request); correction: what happens when a running job outlives its prediction.
+    - predictor: `requested`, `clairvoyant`, `ave2`, `eloss[:KEY=VALUE,...]` (learned online during
+      the replay, docs/predictions.md) or `column:NAME` (a column of the jobs; nulls fall back to
+      the request); correction: what happens when a running job outlives its prediction.
     - threshold: jobs that waited longer than this many seconds go first, in submit order.
     - compat: `canonical` (at one instant all completions, then all submissions, then one pass) or
       `pyss` (the published SC'15 simulator, job for job); docs/simulator.md has the details.
@@ -60,7 +61,8 @@ def simulate(
     - record_reservations: add a `reservation` column, each job's first reservation (EASY: when it
       first blocks the head of the queue; conservative: its first slot); null if it never had one.
 
-    EASY++ is `predictor="ave2", backfill="sjbf", correction="incremental"`.
+    EASY++ is `predictor="ave2", backfill="sjbf", correction="incremental"`; the published E-Loss run
+    is `predictor="eloss", backfill="sjbf", correction="requested"`.
     Raises `SimulationInputError` (a ValueError) naming the offending job ids.
     """
     try:
@@ -73,7 +75,7 @@ def simulate(
             "threshold": threshold,
             "compat": choose(Compat, compat),
         }
-        base_predictor, column = parse_predictor(predictor)
+        engine_predictor, column = parse_predictor(predictor)
     except ValueError as exc:
         raise SimulationInputError(str(exc)) from None
     if not (isinstance(tau, int | float) and math.isfinite(tau) and tau > 0):
@@ -93,7 +95,7 @@ def simulate(
             algorithm=str(settings["algorithm"]),
             policy=str(settings["policy"]),
             backfill=str(settings["backfill"]),
-            predictor=str(base_predictor),
+            predictor=engine_predictor,
             correction=str(settings["correction"]),
             threshold=threshold,
             semantics=str(settings["compat"]),

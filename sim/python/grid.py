@@ -28,7 +28,17 @@ from pathlib import Path
 
 from lakehouse.errors import LakehouseError
 from lakehouse.sim.engine import MAX_MACHINE_SIZE
-from lakehouse.sim.options import Algorithm, Backfill, Compat, Correction, Policy, choose, parse_predictor
+from lakehouse.sim.options import (
+    COLUMN_PREFIX,
+    Algorithm,
+    Backfill,
+    Compat,
+    Correction,
+    Policy,
+    choose,
+    join_predictor_parameters,
+    parse_predictor,
+)
 from lakehouse.sim.source import View
 
 #: A campaign's name is a file-name part in the lake: letters, digits, `.`, `_`, `-`.
@@ -87,10 +97,10 @@ def _threshold(text: str | int | None) -> int | None:
 
 def _predictor(text: str) -> str:
     try:
-        parse_predictor(text)
+        spec, column = parse_predictor(text)
     except ValueError as exc:
         raise GridError(str(exc)) from None
-    return text
+    return f"{COLUMN_PREFIX}{column}" if column else spec
 
 
 def _choice(kind: type) -> object:
@@ -164,6 +174,8 @@ def parse_values(key: str, items: Iterable[object]) -> tuple[object, ...]:
     parsed: list[object] = []
     for item in items:
         pieces = [p.strip() for p in item.split(",")] if isinstance(item, str) else [item]
+        if key == "predictor":
+            pieces = join_predictor_parameters(pieces)
         for piece in pieces:
             if piece == "":
                 raise GridError(f"{key}: an empty value in {item!r}")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from typing import TypeVar
 
+from lakehouse import _native
+
 
 class Algorithm(enum.StrEnum):
     easy = "easy"
@@ -45,13 +47,6 @@ class Compat(enum.StrEnum):
     pyss = "pyss"
 
 
-class BasePredictor(enum.StrEnum):
-    requested = "requested"
-    clairvoyant = "clairvoyant"
-    ave2 = "ave2"
-    column = "column"
-
-
 E = TypeVar("E", bound=enum.StrEnum)
 
 
@@ -65,20 +60,36 @@ def choose(kind: type[E], value: str) -> E:
 
 
 COLUMN_PREFIX = "column:"
+ELOSS = "eloss"
+PREDICTOR_HELP = (
+    "requested, clairvoyant, ave2 (mean of the user's last two runtimes), eloss[:KEY=VALUE,...] (learned "
+    "online with an E-Loss; docs/predictions.md) or column:NAME"
+)
 
 
-def parse_predictor(text: str) -> tuple[BasePredictor, str | None]:
-    """`requested`, `clairvoyant`, `ave2` or `column:NAME` -> (predictor, column name)."""
-    if text.startswith(COLUMN_PREFIX):
+def parse_predictor(text: str) -> tuple[str, str | None]:
+    """A predictor as the engine spells it, and the column name of `column:NAME` (else None).
+
+    The engine checks names and E-Loss parameters (one place for both) and gives the canonical
+    spelling: `eloss:eta=5000` (the default) is `eloss`."""
+    if text.startswith(COLUMN_PREFIX) or text == "column":
         name = text[len(COLUMN_PREFIX) :]
         if not name:
             raise ValueError("column predictor needs a column name: column:NAME")
-        return BasePredictor.column, name
+        return "column", name
     try:
-        predictor = BasePredictor(text)
-    except ValueError:
-        choices = ", ".join(p.value for p in BasePredictor if p is not BasePredictor.column)
-        raise ValueError(f"unknown predictor {text!r}; expected {choices} or column:NAME") from None
-    if predictor is BasePredictor.column:
-        raise ValueError("column predictor needs a column name: column:NAME")
-    return predictor, None
+        return _native.predictor_spec(text), None
+    except ValueError as exc:
+        raise ValueError(f"{exc} (or column:NAME)") from None
+
+
+def join_predictor_parameters(pieces: list[str]) -> list[str]:
+    """Undo a split on commas inside `eloss:over=linear,under=linear`: a `key=value` piece belongs to
+    the E-Loss before it (so `--predictor ave2,eloss:over=linear,weight=one` is two predictors)."""
+    joined: list[str] = []
+    for piece in pieces:
+        if "=" in piece and ":" not in piece and joined and joined[-1].startswith(ELOSS + ":"):
+            joined[-1] += "," + piece
+        else:
+            joined.append(piece)
+    return joined

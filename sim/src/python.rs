@@ -52,6 +52,13 @@ fn choice<T: FromStr<Err = String>>(text: &str) -> PyResult<T> {
     T::from_str(text).map_err(PyValueError::new_err)
 }
 
+/// A predictor's canonical spelling (`eloss` with every parameter written out), or ValueError
+/// naming what is wrong: the one place where predictor names and E-Loss parameters are checked.
+#[pyfunction]
+fn predictor_spec(text: &str) -> PyResult<String> {
+    Ok(choice::<engine::Predictor>(text)?.to_string())
+}
+
 fn slice<'a>(name: &str, array: &'a PyReadonlyArray1<'_, i64>) -> PyResult<&'a [i64]> {
     array.as_slice().map_err(|_| {
         PyValueError::new_err(format!("column {name} must be a contiguous int64 array"))
@@ -182,5 +189,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_inside_guard, m)?)?;
     m.add_function(wrap_pyfunction!(pack_tasks, m)?)?;
+    m.add_function(wrap_pyfunction!(predictor_spec, m)?)?;
     Ok(())
 }

@@ -83,7 +83,7 @@ impl Sim<'_> {
         let (procs, length) = (self.w.procs[job], self.planned(job));
         // A window starting inside the room just before its slot fits: past the slot, the job's
         // own reservation makes room.  An earlier window must end before that room, whole.
-        let room = self.profile.room_before(now, procs, slot);
+        let room = self.profile.room_before(now, procs, slot, &mut self.near);
         let before = room - length;
         if before > now {
             let from = self.fits.lower_bound(now, procs, length);

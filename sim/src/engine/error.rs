@@ -121,7 +121,10 @@ pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
             count,
         });
     }
-    let may_underpredict = matches!(config.predictor, Predictor::Ave2 | Predictor::Column);
+    let may_underpredict = matches!(
+        config.predictor,
+        Predictor::Ave2 | Predictor::Column | Predictor::Eloss(_)
+    );
     if config.algorithm == Algorithm::Conservative
         && config.correction == Correction::None
         && may_underpredict

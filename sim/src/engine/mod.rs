@@ -8,8 +8,10 @@
 
 mod conservative;
 mod easy;
+mod eloss;
 mod error;
 mod fits;
+mod learner;
 mod order;
 mod predict;
 mod profile;
@@ -19,6 +21,7 @@ mod state;
 #[cfg(test)]
 mod tests;
 
+pub use eloss::{Curve, Loss, Weight};
 pub use error::InputError;
 pub use order::{Backfill, Policy};
 pub use predict::{Correction, Predictor};
@@ -139,9 +142,38 @@ names!(Policy {
     "lexp" => Lexp, "sexp" => Sexp, "lrf" => Lrf, "srf" => Srf, "laf" => Laf, "saf" => Saf,
 });
 names!(Backfill { "queue" => Queue, "sjbf" => Sjbf });
-names!(Predictor {
-    "requested" => Requested, "clairvoyant" => Clairvoyant, "ave2" => Ave2, "column" => Column,
-});
+impl FromStr for Predictor {
+    type Err = String;
+    /// `requested`, `clairvoyant`, `ave2`, `column`, or `eloss` with optional parameters
+    /// (`eloss:under=linear,weight=log-area`).
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, parameters) = s.split_once(':').unwrap_or((s, ""));
+        match name.to_ascii_lowercase().as_str() {
+            "requested" => Ok(Predictor::Requested),
+            "clairvoyant" => Ok(Predictor::Clairvoyant),
+            "ave2" => Ok(Predictor::Ave2),
+            "column" => Ok(Predictor::Column),
+            "eloss" => Ok(Predictor::Eloss(parameters.parse()?)),
+            _ => Err(format!(
+                "unknown predictor {s:?}; expected one of: requested, clairvoyant, ave2, column, eloss[:KEY=VALUE,...]"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Predictor {
+    /// The canonical spelling (E-Loss parameters only where they differ from the default).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Predictor::Requested => write!(f, "requested"),
+            Predictor::Clairvoyant => write!(f, "clairvoyant"),
+            Predictor::Ave2 => write!(f, "ave2"),
+            Predictor::Column => write!(f, "column"),
+            Predictor::Eloss(loss) if *loss == Loss::default() => write!(f, "eloss"),
+            Predictor::Eloss(loss) => write!(f, "eloss:{loss}"),
+        }
+    }
+}
 names!(Correction {
     "none" => None, "requested" => Requested, "incremental" => Incremental, "doubling" => Doubling,
 });

@@ -1,7 +1,9 @@
 //! Runtime predictions used for reservations and backfilling, and their corrections when a running
 //! job outlives its prediction.
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+use super::eloss::Loss;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Predictor {
     /// The user's requested time (classic EASY).
     Requested,
@@ -11,6 +13,8 @@ pub enum Predictor {
     Ave2,
     /// A column supplied by the caller.
     Column,
+    /// Learned online during the replay with an E-Loss (see `eloss.rs`, `learner.rs`).
+    Eloss(Loss),
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +60,7 @@ impl Predictor {
             Predictor::Requested => requested,
             Predictor::Clairvoyant => run,
             Predictor::Column => column.unwrap_or(requested),
+            Predictor::Eloss(_) => unreachable!("the learner predicts"),
             Predictor::Ave2 => match history {
                 Some(History {
                     last: Some(a),

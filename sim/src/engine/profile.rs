@@ -20,6 +20,22 @@ impl Profile {
         self.steps.partition_point(|s| s.0 <= t) - 1
     }
 
+    /// `index_at`, looking first next to `hint` (an index found for a nearby instant): successive
+    /// jobs of a queue mostly hold nearby slots, and a few steps beat a binary search of the plan.
+    fn index_near(&self, t: i64, hint: usize) -> usize {
+        let mut i = hint.min(self.steps.len() - 1);
+        for _ in 0..4 {
+            if self.steps[i].0 > t {
+                i -= 1; // the first step starts at i64::MIN: never past it
+            } else if i + 1 < self.steps.len() && self.steps[i + 1].0 <= t {
+                i += 1;
+            } else {
+                return i;
+            }
+        }
+        self.index_at(t)
+    }
+
     /// Index of a step starting exactly at `t` (inserted if needed).
     fn split(&mut self, t: i64) -> usize {
         let i = self.index_at(t);
@@ -90,8 +106,10 @@ impl Profile {
 
     /// Start of the run of steps with at least `procs` free processors that ends at `limit`
     /// (`limit` itself when the instant before it is busy), not earlier than `from`.
-    pub fn room_before(&self, from: i64, procs: i64, limit: i64) -> i64 {
-        let mut i = self.index_at(limit - 1);
+    /// `hint` is where the previous call looked, and is updated.
+    pub fn room_before(&self, from: i64, procs: i64, limit: i64, hint: &mut usize) -> i64 {
+        let mut i = self.index_near(limit - 1, *hint);
+        *hint = i;
         while self.steps[i].1 >= procs {
             if self.steps[i].0 <= from {
                 return from;

@@ -1,6 +1,7 @@
 //! The event loop shared by both algorithms and both semantics.
 
 use super::fits::Fits;
+use super::learner::{self, Learner};
 use super::order::{order_is_kept, order_queue, queue_key, Facts, QueueKey};
 use super::predict::{Correction, History};
 use super::profile::Profile;
@@ -80,12 +81,16 @@ pub struct Sim<'a> {
     /// AVE2 only: each job's user as a dense index into `history`.
     user_slot: Vec<u32>,
     history: Vec<History>,
+    /// The E-Loss predictor's model and features.
+    learner: Option<Learner>,
     /// Conservative backfilling: the plan, and each waiting job's current reservation.
     pub(super) profile: Profile,
     pub(super) reserved: Vec<Option<i64>>,
     pub(super) replan: bool,
     /// Where nothing fits, learnt by the searches of the current pass.
     pub(super) fits: Fits,
+    /// Where in the plan the previous waiting job's slot was (see `Profile::index_near`).
+    pub(super) near: usize,
     /// Give back and search again every waiting job's slot at every pass, the plain way to do it
     /// (the tests compare).
     pub(super) replan_everyone: bool,
@@ -106,10 +111,16 @@ impl<'a> Sim<'a> {
         for (rank, &i) in by_arrival.iter().enumerate() {
             arrival[i] = rank as u32;
         }
-        let (user_slot, users) = if config.predictor == Predictor::Ave2 {
-            dense_users(w.user)
-        } else {
-            (Vec::new(), 0)
+        let (user_slot, users) = match config.predictor {
+            Predictor::Ave2 | Predictor::Eloss(_) => dense_users(w.user),
+            _ => (Vec::new(), 0),
+        };
+        let learner = match config.predictor {
+            Predictor::Eloss(loss) => {
+                let pyss = config.semantics == Semantics::Pyss;
+                Some(Learner::new(loss, pyss, user_slot.clone(), users))
+            }
+            _ => None,
         };
         Sim {
             w,
@@ -138,10 +149,12 @@ impl<'a> Sim<'a> {
             next_submission: 0,
             user_slot,
             history: vec![History::default(); users],
+            learner,
             profile: Profile::new(config.machine_size),
             reserved: vec![None; n],
             replan: false,
             fits: Fits::default(),
+            near: 0,
             replan_everyone: false,
         }
     }
@@ -267,12 +280,16 @@ impl<'a> Sim<'a> {
                     .user_slot
                     .get(job)
                     .map(|&slot| &self.history[slot as usize]);
-                let p = self.config.predictor.initial(
-                    self.w.requested[job],
-                    self.run[job],
-                    column,
-                    history,
-                );
+                let facts = self.job(job);
+                let p = match &mut self.learner {
+                    Some(learner) => learner.predict(&facts, now, &self.out.start, self.w.procs),
+                    None => self.config.predictor.initial(
+                        self.w.requested[job],
+                        self.run[job],
+                        column,
+                        history,
+                    ),
+                };
                 self.predicted[job] = p;
                 self.out.initial_prediction[job] = p;
                 let procs = self.w.procs[job];
@@ -298,6 +315,10 @@ impl<'a> Sim<'a> {
                 self.running.remove(predicted_end, job);
                 if let Some(&slot) = self.user_slot.get(job) {
                     self.history[slot as usize].completed(self.run[job]);
+                }
+                let facts = self.job(job);
+                if let Some(learner) = &mut self.learner {
+                    learner.completed(&facts, now, self.run[job]);
                 }
                 if self.config.algorithm == Algorithm::Conservative && !self.replan {
                     // It ended before its planned end: give the rest of its slot back.
@@ -411,10 +432,22 @@ impl<'a> Sim<'a> {
         self.out.start[job] = now;
         self.out.end[job] = now + self.run[job];
         self.out.backfilled[job] = backfilled;
+        if let Some(learner) = &mut self.learner {
+            learner.started(job);
+        }
         self.running.insert(now + self.predicted[job], job, procs);
         self.push(now + self.run[job], Kind::Termination, job);
         if self.config.correction != Correction::None && self.run[job] > self.predicted[job] {
             self.push(now + self.predicted[job], Kind::PredictionOver, job);
+        }
+    }
+
+    fn job(&self, job: usize) -> learner::Job {
+        learner::Job {
+            index: job,
+            submit: self.w.submit[job],
+            requested: self.w.requested[job],
+            procs: self.w.procs[job],
         }
     }
 

@@ -252,3 +252,59 @@ fn conservative_keeps_slots_exactly_as_replanning_everyone() {
         "too few reservations compared: {moved_or_kept}"
     );
 }
+
+#[test]
+fn learned_predictions_stay_within_bounds_and_never_look_ahead() {
+    // On random workloads, every E-Loss variant, both semantics and both algorithms: each initial
+    // prediction is within [1 s, request], and it depends on nothing submitted after its job (the
+    // replay of the first k jobs alone gives their predictions the same values).
+    let variants = [
+        "",
+        "under=linear",
+        "over=linear,weight=one",
+        "weight=log-area,eta=10",
+        "weight=log-inverse-area,threshold=60,lambda=0",
+        "weight=log-run-procs,over-factor=1",
+    ];
+    let mut compared = 0;
+    for seed in 0..120u64 {
+        let machine = [4, 16, 64][seed as usize % 3];
+        let j = random_jobs(5000 + seed, 120, machine);
+        let loss: Loss = variants[seed as usize % variants.len()].parse().unwrap();
+        let c = Config {
+            algorithm: [Algorithm::Easy, Algorithm::Conservative][seed as usize / 3 % 2],
+            backfill: Backfill::Sjbf,
+            predictor: Predictor::Eloss(loss),
+            correction: [Correction::Requested, Correction::Incremental][seed as usize / 6 % 2],
+            semantics: [Semantics::Canonical, Semantics::Pyss][seed as usize / 12 % 2],
+            ..config(machine)
+        };
+        let full = simulate(&j.workload(), &c).expect("valid input");
+        for (i, &p) in full.initial_prediction.iter().enumerate() {
+            assert!(
+                1 <= p && p <= j.requested[i],
+                "seed {seed}: job {i} predicted {p}"
+            );
+        }
+        let k = 40 + seed as usize % 60;
+        let prefix = Jobs {
+            id: j.id[..k].to_vec(),
+            submit: j.submit[..k].to_vec(),
+            run: j.run[..k].to_vec(),
+            requested: j.requested[..k].to_vec(),
+            procs: j.procs[..k].to_vec(),
+            user: j.user[..k].to_vec(),
+        };
+        let head = simulate(&prefix.workload(), &c).expect("valid input");
+        // Jobs submitted at the k-th job's second may see each other in either semantics' order.
+        let last = j.submit[k - 1];
+        let before = (0..k).filter(|&i| j.submit[i] < last).count();
+        assert_eq!(
+            head.initial_prediction[..before],
+            full.initial_prediction[..before],
+            "seed {seed}, {c:?}"
+        );
+        compared += before;
+    }
+    assert!(compared > 4000, "too few predictions compared: {compared}");
+}
