@@ -292,6 +292,45 @@ def report_volatility(
         announce_plots(plot_volatility(result, plots))
 
 
+@report_app.command("triples")
+@clear_errors
+def report_triples(
+    campaign: Annotated[
+        str, typer.Argument(help="A campaign run with `lakehouse campaign run --preset triples`.")
+    ] = "triples",
+    lake: LakeOption = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: Annotated[
+        Path | None,
+        typer.Option(help="Write the per-log table here and the leave-one-out table to FILE-loo.EXT.", dir_okay=False),
+    ] = None,
+) -> None:
+    """The SC'15 heuristic-triple tables from a campaign's stored runs (mean bounded slowdown).
+
+    Per log: clairvoyant predictions with queue-order and SJBF backfilling, EASY, EASY++, and the best
+    and worst learned (E-Loss) triple for each backfilling order.  Then leave-one-out: for each log
+    held out, the triple with the least sum over the other logs, its value on the held-out log and its
+    reduction against EASY and EASY++.
+
+    Example: `lakehouse campaign run --preset triples --name triples --view jobs_strong --log KTH --log CTC
+    --log SDSC-SP2` then `lakehouse report triples triples`
+    """
+    from lakehouse.sim.campaign import stored_runs
+    from lakehouse.sim.triples import leave_one_out, per_log_table
+
+    target = Lake(lake)
+    if not target.exists():
+        raise LakehouseError(f"no lake at {target.root}")
+    rows = stored_runs(target, campaign)
+    if rows.is_empty():
+        known = stored_runs(target)["campaign"].unique().sort().to_list()
+        raise LakehouseError(f"no campaign named {campaign!r}; stored: {', '.join(known) or 'none yet'}")
+    emit(per_log_table(rows), fmt, output, title=f"triples of campaign {campaign}: mean bounded slowdown per log")
+    # With --output, the second table goes beside the first: FILE-loo.EXT.
+    loo_output = output.with_name(f"{output.stem}-loo{output.suffix}") if output else None
+    emit(leave_one_out(rows), fmt, loo_output, title="leave-one-out selection")
+
+
 @report_app.command("predictions")
 @clear_errors
 def report_predictions(

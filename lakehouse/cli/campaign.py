@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import os
 import tempfile
 import time
@@ -59,6 +60,14 @@ def run(
         str | None, _list_option("Seconds of wait after which a job goes first, or none.", "none")
     ] = None,
     compat: Annotated[str | None, _list_option("canonical, pyss.", "canonical")] = None,
+    preset: Annotated[
+        Preset | None,
+        typer.Option(
+            help="A study's fixed set of settings instead of a grid: triples = the SC'15 (prediction, correction, "
+            "backfilling) triples, 130 EASY replays per log (with --compat, --view and the logs; see `lakehouse "
+            "report triples`)."
+        ),
+    ] = None,
     tau: Annotated[float | None, typer.Option(help="Bound of the bounded slowdown, seconds [default: 10].")] = None,
     executor: Annotated[ExecutorKind, typer.Option(help="local (a process pool) or ray.")] = ExecutorKind.local,
     workers: Annotated[
@@ -98,6 +107,12 @@ def run(
         "compat": compat,
     }
     options = {key: parse_values(key, split_list(text)) for key, text in given.items() if text is not None}
+    explicit: tuple = ()
+    if preset is Preset.triples:
+        from lakehouse.sim.triples import triple_settings
+
+        compats = options.pop("compat", ("canonical",))
+        explicit = tuple(s for c in compats for s in triple_settings(str(c)))
     if spec is not None:
         base = grid_from_toml(spec, name)
         grid = Grid(
@@ -107,6 +122,7 @@ def run(
             machine_size=machine_size or base.machine_size,
             values={**base.values, **options},
             tau=tau if tau is not None else base.tau,
+            explicit=explicit,
         )
     else:
         grid = Grid(
@@ -116,6 +132,7 @@ def run(
             machine_size=machine_size,
             values=options,
             tau=tau if tau is not None else 10.0,
+            explicit=explicit,
         )
     cores = os.cpu_count() or 1
     chosen = make_executor(
@@ -148,6 +165,10 @@ def run(
     if outcome.failed:
         stderr.print(f"[red]{outcome.failed} run(s) failed[/]: see their error (`lakehouse campaign show {grid.name}`)")
         raise typer.Exit(min(outcome.failed, MAX_FAILED_EXIT))
+
+
+class Preset(enum.StrEnum):
+    triples = "triples"
 
 
 class _ProgressBar:

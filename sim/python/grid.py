@@ -135,6 +135,8 @@ class Grid:
     machine_size: int | None = None
     values: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     tau: float = 10.0
+    #: A preset's settings (e.g. the heuristic triples), run as they are instead of a product.
+    explicit: tuple[Settings, ...] = ()
 
     def __post_init__(self) -> None:
         if not NAME_PATTERN.fullmatch(self.name):
@@ -158,10 +160,14 @@ class Grid:
         for key, values in self.values.items():
             if not values:
                 raise GridError(f"{key}: the list of values is empty")
+        if self.explicit and self.values:
+            raise GridError(f"a preset fixes the settings: drop {', '.join(sorted(self.values))}")
 
     def settings(self) -> list[Settings]:
         """The product of every dimension's values (defaults where a dimension is not given), without
-        repeats, in the order the values were given."""
+        repeats, in the order the values were given; a preset's settings as they are."""
+        if self.explicit:
+            return list(dict.fromkeys(self.explicit))
         keys = [k for k in DIMENSIONS if k in self.values]
         combos = itertools.product(*(self.values[k] for k in keys))
         return list(dict.fromkeys(Settings(**dict(zip(keys, combo, strict=True))) for combo in combos))

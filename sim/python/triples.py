@@ -1,0 +1,135 @@
+"""The heuristic-triple study of SC'15: every (prediction, correction, backfilling) triple replayed
+with EASY on several logs, the best and worst per log, and the triple chosen by leave-one-out.
+
+A triple's prediction is `requested`, `clairvoyant`, `ave2` or one of 20 E-Loss variants (over- and
+under-prediction each linear or squared, five job weights; docs/predictions.md); its correction is
+`requested`, `incremental` or `doubling`; its backfilling order `queue` or `sjbf`.  Predictions that
+are never exceeded (the request, the actual runtime) make the correction moot: their triples are
+run once, with `requested`.  That makes 2 + 2 + 3 x 2 + 20 x 3 x 2 = 130 runs per log.
+
+`lakehouse campaign run --preset triples` runs them; `lakehouse report triples CAMPAIGN` prints the
+two tables below from the stored runs.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import polars as pl
+
+from lakehouse import _native
+from lakehouse.errors import LakehouseError
+from lakehouse.sim.campaign_report import latest
+from lakehouse.sim.grid import Settings
+
+CURVES = ("linear", "squared")
+WEIGHTS = ("one", "log-procs-run", "log-run-procs", "log-inverse-area", "log-area")
+CORRECTIONS = ("requested", "incremental", "doubling")
+BACKFILLS = ("queue", "sjbf")
+#: Predictions that are never exceeded: their triples do not depend on the correction.
+UPPER_BOUNDS = ("requested", "clairvoyant")
+METRIC = "mean_bounded_slowdown"
+
+
+def eloss_variants() -> list[str]:
+    """The 20 E-Loss variants, in their canonical spelling."""
+    return [
+        _native.predictor_spec(f"eloss:over={over},under={under},weight={weight}")
+        for over, under, weight in itertools.product(CURVES, CURVES, WEIGHTS)
+    ]
+
+
+def triple_settings(compat: str = "canonical") -> list[Settings]:
+    """Every triple once (130), EASY with FCFS queues."""
+    settings = [
+        Settings(predictor=p, correction="requested", backfill=b, compat=compat)
+        for p in UPPER_BOUNDS
+        for b in BACKFILLS
+    ]
+    settings += [
+        Settings(predictor=p, correction=c, backfill=b, compat=compat)
+        for p in ["ave2", *eloss_variants()]
+        for c in CORRECTIONS
+        for b in BACKFILLS
+    ]
+    return settings
+
+
+def _triples(rows: pl.DataFrame) -> pl.DataFrame:
+    """The runs that succeeded, one per log and triple, with the triple's name."""
+    if rows.is_empty():
+        raise LakehouseError("the campaign has no stored runs")
+    ok = latest(rows).filter(pl.col("status") == "ok", pl.col("algorithm") == "easy", pl.col("policy") == "fcfs")
+    name = (
+        pl.when(pl.col("predictor").is_in(UPPER_BOUNDS))
+        .then(pl.concat_str("predictor", "backfill", separator=" + "))
+        .otherwise(pl.concat_str("predictor", "correction", "backfill", separator=" + "))
+    )
+    return ok.with_columns(triple=name).select("log", "triple", "predictor", "correction", "backfill", METRIC)
+
+
+def _value(runs: pl.DataFrame, log: str, triple: str) -> float | None:
+    hit = runs.filter(pl.col("log") == log, pl.col("triple") == triple)
+    return hit[METRIC][0] if hit.height else None
+
+
+EASY = "requested + queue"
+EASY_PLUS_PLUS = "ave2 + incremental + sjbf"
+
+
+def per_log_table(rows: pl.DataFrame) -> pl.DataFrame:
+    """Per log, mean bounded slowdown of: clairvoyant (queue and SJBF backfilling), EASY, EASY++, and
+    the best and worst learned (E-Loss) triple for each backfilling order, with their names."""
+    runs = _triples(rows)
+    out = []
+    for log in sorted(runs["log"].unique().to_list()):
+        row: dict[str, object] = {
+            "log": log,
+            "clairvoyant_queue": _value(runs, log, "clairvoyant + queue"),
+            "clairvoyant_sjbf": _value(runs, log, "clairvoyant + sjbf"),
+            "easy": _value(runs, log, EASY),
+            "easy_plus_plus": _value(runs, log, EASY_PLUS_PLUS),
+        }
+        for backfill in BACKFILLS:
+            learned = runs.filter(
+                pl.col("log") == log, pl.col("predictor").str.starts_with("eloss"), pl.col("backfill") == backfill
+            ).sort(METRIC, "triple")
+            for which, pick in (("best", learned.head(1)), ("worst", learned.tail(1))):
+                row[f"{which}_learned_{backfill}"] = pick[METRIC][0] if pick.height else None
+                row[f"{which}_learned_{backfill}_triple"] = pick["triple"][0] if pick.height else None
+        out.append(row)
+    return pl.DataFrame(out)
+
+
+def leave_one_out(rows: pl.DataFrame) -> pl.DataFrame:
+    """For each log held out: the triple with the least sum of mean bounded slowdowns on the other logs
+    (clairvoyant triples excluded: they cannot be run; only triples that ran on every log compete),
+    its value on the held-out log, EASY's and EASY++'s there, and the reductions in percent."""
+    runs = _triples(rows).filter(pl.col("predictor") != "clairvoyant")
+    logs = sorted(runs["log"].unique().to_list())
+    if len(logs) < 2:
+        raise LakehouseError(f"leave-one-out needs at least two logs, the campaign has {len(logs)}")
+    everywhere = runs.group_by("triple").agg(pl.len().alias("n")).filter(pl.col("n") == len(logs))["triple"]
+    runs = runs.filter(pl.col("triple").is_in(everywhere.implode()))
+    out = []
+    for held in logs:
+        others = runs.filter(pl.col("log") != held).group_by("triple").agg(pl.col(METRIC).sum().alias("total"))
+        chosen = others.sort("total", "triple")["triple"][0]
+        value = _value(runs, held, chosen)
+        easy, easy_pp = _value(runs, held, EASY), _value(runs, held, EASY_PLUS_PLUS)
+
+        def reduction(base: float | None, value: float | None = value) -> float | None:
+            return None if base in (None, 0) or value is None else 100 * (1 - value / base)
+
+        out.append(
+            {
+                "held_out": held,
+                "selected": chosen,
+                "selected_bsld": value,
+                "easy": easy,
+                "easy_plus_plus": easy_pp,
+                "reduction_vs_easy_pct": reduction(easy),
+                "reduction_vs_easy_plus_plus_pct": reduction(easy_pp),
+            }
+        )
+    return pl.DataFrame(out)

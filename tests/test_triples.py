@@ -1,0 +1,97 @@
+"""The heuristic-triple study: its settings, and its tables on hand-made result rows."""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime
+
+import polars as pl
+import pytest
+from test_campaign import cli
+
+from lakehouse.errors import LakehouseError
+from lakehouse.lake import Lake
+from lakehouse.sim.campaign import write_rows
+from lakehouse.sim.grid import Grid, GridError
+from lakehouse.sim.triples import eloss_variants, leave_one_out, per_log_table, triple_settings
+
+
+def test_the_triples_are_130_distinct_settings():
+    settings = triple_settings()
+    assert len(settings) == len(set(settings)) == 2 + 2 + 3 * 2 + 20 * 3 * 2
+    assert len(set(eloss_variants())) == 20
+    # Never-exceeded predictions are run once, with the default correction.
+    assert {s.correction for s in settings if s.predictor in ("requested", "clairvoyant")} == {"requested"}
+    assert "eloss" in eloss_variants()  # the published E-Loss is one of them, in its short spelling
+    assert Grid("t", ("KTH",), explicit=tuple(settings)).settings() == settings
+    with pytest.raises(GridError, match="preset fixes the settings"):
+        Grid("t", ("KTH",), values={"policy": ("spf",)}, explicit=tuple(settings))
+
+
+def rows() -> list[dict]:
+    """Three logs; EASY, EASY++, clairvoyant and three learned triples, slowdowns chosen by hand."""
+    base = {"campaign": "tri", "view": "jobs_strong", "algorithm": "easy", "policy": "fcfs", "threshold": None,
+            "compat": "canonical", "tau": 10.0, "status": "ok", "error": None, "jobs": 10, "mean_wait": 1.0,
+            "max_wait": 5.0, "mean_response": 2.0, "makespan": 100.0, "utilization": 0.5, "engine_seconds": 0.1,
+            "engine_version": "test", "schema_version": 1, "jobs_fingerprint": "f",
+            "finished_at": datetime(2026, 1, 1, tzinfo=UTC)}  # fmt: skip
+    triples = [  # (predictor, correction, backfill)
+        ("requested", "requested", "queue"),
+        ("ave2", "incremental", "sjbf"),
+        ("clairvoyant", "requested", "sjbf"),
+        ("eloss", "requested", "sjbf"),
+        ("eloss:weight=one", "doubling", "sjbf"),
+        ("eloss:under=linear", "requested", "queue"),
+    ]
+    values = {  # per log, in the order of `triples`
+        "A": (100.0, 80.0, 10.0, 50.0, 60.0, 90.0),
+        "B": (40.0, 20.0, 5.0, 30.0, 10.0, 45.0),
+        "C": (10.0, 8.0, 1.0, 9.0, 9.5, 12.0),
+    }
+    out = []
+    for log, bslds in values.items():
+        for (predictor, correction, backfill), bsld in zip(triples, bslds, strict=True):
+            variant = f"{predictor}-{correction}-{backfill}"
+            out.append({**base, "log": log, "machine_size": 64, "backfill": backfill, "predictor": predictor,
+                        "correction": correction, "variant": variant, "run_key": log + variant,
+                        "mean_bounded_slowdown": bsld})  # fmt: skip
+    return out
+
+
+def test_per_log_table_by_hand():
+    table = per_log_table(pl.DataFrame(rows()))
+    a = table.row(0, named=True)
+    assert (a["log"], a["easy"], a["easy_plus_plus"], a["clairvoyant_sjbf"]) == ("A", 100.0, 80.0, 10.0)
+    assert a["clairvoyant_queue"] is None
+    assert (a["best_learned_sjbf"], a["best_learned_sjbf_triple"]) == (50.0, "eloss + requested + sjbf")
+    assert (a["worst_learned_sjbf"], a["worst_learned_sjbf_triple"]) == (60.0, "eloss:weight=one + doubling + sjbf")
+    assert a["best_learned_queue"] == a["worst_learned_queue"] == 90.0
+    b = table.row(1, named=True)
+    assert b["best_learned_sjbf_triple"] == "eloss:weight=one + doubling + sjbf"
+
+
+def test_leave_one_out_by_hand():
+    loo = {r["held_out"]: r for r in leave_one_out(pl.DataFrame(rows())).iter_rows(named=True)}
+    # Sums without A (clairvoyant excluded): EASY 50, EASY++ 28, eloss 39, eloss:weight=one 19.5,
+    # eloss:under=linear 57 -> eloss:weight=one; on A it scores 60 (EASY 100, EASY++ 80).
+    assert loo["A"]["selected"] == "eloss:weight=one + doubling + sjbf"
+    assert loo["A"]["selected_bsld"] == 60.0
+    assert math.isclose(loo["A"]["reduction_vs_easy_pct"], 40.0)
+    assert math.isclose(loo["A"]["reduction_vs_easy_plus_plus_pct"], 25.0)
+    # Without B: EASY 110, EASY++ 88, eloss 59, weight=one 69.5 -> eloss, which scores 30 on B.
+    assert (loo["B"]["selected"], loo["B"]["selected_bsld"]) == ("eloss + requested + sjbf", 30.0)
+    # Without C: EASY 140, EASY++ 100, eloss 80, weight=one 70 -> weight=one, 9.5 on C.
+    assert (loo["C"]["selected"], loo["C"]["selected_bsld"]) == ("eloss:weight=one + doubling + sjbf", 9.5)
+    with pytest.raises(LakehouseError, match="at least two logs"):
+        leave_one_out(pl.DataFrame([r for r in rows() if r["log"] == "A"]))
+
+
+def test_report_triples_reads_the_stored_campaign(tmp_path):
+    lake = Lake(tmp_path / "lake").init()
+    write_rows(lake, "tri", rows())
+    cli("report", "triples", "tri", "--lake", lake.root, "-f", "json", "--output", tmp_path / "t.json")
+    assert [r["log"] for r in json.loads((tmp_path / "t.json").read_text())] == ["A", "B", "C"]
+    assert len(json.loads((tmp_path / "t-loo.json").read_text())) == 3
+    missing = cli("report", "triples", "nope", "--lake", lake.root, code=1)
+    assert "no campaign named 'nope'; stored: tri" in missing.stderr
