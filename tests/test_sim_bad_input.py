@@ -70,8 +70,16 @@ def test_missing_columns_are_listed():
 def test_unknown_choices_are_explained():
     with pytest.raises(SimulationInputError, match="unknown policy 'fifo'; expected one of: fcfs, lcfs, spf"):
         simulate(GOOD, 4, policy="fifo")
-    with pytest.raises(SimulationInputError, match="expected requested, clairvoyant, ave2 or column:NAME"):
+    with pytest.raises(
+        SimulationInputError, match=r"expected requested, clairvoyant, ave2, eloss\[:KEY=VALUE,...\] or column:NAME"
+    ):
         simulate(GOOD, 4, predictor="oracle")
+    with pytest.raises(
+        SimulationInputError, match=r"unknown eloss weight \"area\"; expected one of: one, log-procs-run"
+    ):
+        simulate(GOOD, 4, predictor="eloss:weight=area")
+    with pytest.raises(SimulationInputError, match=r"eloss parameter \"eta\" is given twice"):
+        simulate(GOOD, 4, predictor="eloss:eta=1,eta=2")
     with pytest.raises(SimulationInputError, match="column:NAME"):
         simulate(GOOD, 4, predictor="column:")
 

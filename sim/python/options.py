@@ -77,10 +77,7 @@ def parse_predictor(text: str) -> tuple[str, str | None]:
         if not name:
             raise ValueError("column predictor needs a column name: column:NAME")
         return "column", name
-    try:
-        return _native.predictor_spec(text), None
-    except ValueError as exc:
-        raise ValueError(f"{exc} (or column:NAME)") from None
+    return _native.predictor_spec(text), None
 
 
 def join_predictor_parameters(pieces: list[str]) -> list[str]:

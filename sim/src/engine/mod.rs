@@ -155,7 +155,7 @@ impl FromStr for Predictor {
             "column" => Ok(Predictor::Column),
             "eloss" => Ok(Predictor::Eloss(parameters.parse()?)),
             _ => Err(format!(
-                "unknown predictor {s:?}; expected one of: requested, clairvoyant, ave2, column, eloss[:KEY=VALUE,...]"
+                "unknown predictor {s:?}; expected requested, clairvoyant, ave2, eloss[:KEY=VALUE,...] or column:NAME"
             )),
         }
     }
