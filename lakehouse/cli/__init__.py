@@ -315,16 +315,10 @@ def report_triples(
     Example: `lakehouse campaign run --preset triples --name triples --view jobs_strong --log KTH --log CTC
     --log SDSC-SP2` then `lakehouse report triples triples`
     """
-    from lakehouse.sim.campaign import stored_runs
+    from lakehouse.sim.campaign import campaign_rows
     from lakehouse.sim.triples import leave_one_out, per_log_table
 
-    target = Lake(lake)
-    if not target.exists():
-        raise LakehouseError(f"no lake at {target.root}")
-    rows = stored_runs(target, campaign)
-    if rows.is_empty():
-        known = stored_runs(target)["campaign"].unique().sort().to_list()
-        raise LakehouseError(f"no campaign named {campaign!r}; stored: {', '.join(known) or 'none yet'}")
+    rows = campaign_rows(Lake(lake), campaign)
     emit(per_log_table(rows), fmt, output, title=f"triples of campaign {campaign}: mean bounded slowdown per log")
     # With --output, the second table goes beside the first: FILE-loo.EXT.
     loo_output = output.with_name(f"{output.stem}-loo{output.suffix}") if output else None

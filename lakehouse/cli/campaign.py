@@ -215,15 +215,10 @@ class _ProgressBar:
 
 
 def _show(target: Lake, name: str, metric: Metric, plots: Path | None, fmt: OutputFormat, output: Path | None) -> None:
-    from lakehouse.sim.campaign import stored_runs
+    from lakehouse.sim.campaign import campaign_rows
     from lakehouse.sim.campaign_report import campaign_plots, campaign_table
 
-    if not target.exists():
-        raise LakehouseError(f"no lake at {target.root}")
-    rows = stored_runs(target, name)
-    if rows.is_empty():
-        known = stored_runs(target)["campaign"].unique().sort().to_list()
-        raise LakehouseError(f"no campaign named {name!r}; stored: {', '.join(known) or 'none yet'}")
+    rows = campaign_rows(target, name)
     table = campaign_table(rows, metric)
     emit(table, fmt, output, title=f"campaign {name}")
     if plots is not None:

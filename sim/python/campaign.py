@@ -188,6 +188,17 @@ def stored_runs(lake: Lake, campaign: str | None = None) -> pl.DataFrame:
         return con.sql(f"SELECT * FROM read_parquet({glob}, union_by_name = true) {where}").pl()
 
 
+def campaign_rows(lake: Lake, campaign: str) -> pl.DataFrame:
+    """A stored campaign's rows, or an error naming the campaigns there are."""
+    if not lake.exists():
+        raise LakehouseError(f"no lake at {lake.root}")
+    rows = stored_runs(lake, campaign)
+    if rows.is_empty():
+        known = stored_runs(lake)["campaign"].unique().sort().to_list()
+        raise LakehouseError(f"no campaign named {campaign!r}; stored: {', '.join(known) or 'none yet'}")
+    return rows
+
+
 def write_rows(lake: Lake, campaign: str, rows: list[dict]) -> Path:
     """A new results file of the campaign, renamed into place whole."""
     folder = runs_folder(lake)

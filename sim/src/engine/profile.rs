@@ -61,21 +61,9 @@ impl Profile {
     /// Earliest instant >= `from` at which `procs` processors are free for `duration` (>= 1) seconds.
     pub fn earliest_fit(&self, from: i64, procs: i64, duration: i64) -> i64 {
         debug_assert!(procs <= self.capacity && duration >= 1);
-        let mut candidate = from;
-        let mut i = self.index_at(from);
-        'search: loop {
-            let mut j = i;
-            while j < self.steps.len() && (j == i || self.steps[j].0 < candidate + duration) {
-                if self.steps[j].1 < procs {
-                    // Too busy here: the window can only start after this step.
-                    candidate = self.steps[j + 1].0;
-                    i = j + 1;
-                    continue 'search;
-                }
-                j += 1;
-            }
-            return candidate;
-        }
+        // The last step lasts forever with every processor free: the search always ends.
+        self.earliest_fit_within(from, procs, duration, i64::MAX)
+            .expect("the plan ends free")
     }
 
     /// Earliest instant in [from, limit) at which `procs` processors are free for `duration` seconds,
@@ -93,6 +81,7 @@ impl Profile {
             let mut j = i;
             while j < self.steps.len() && (j == i || self.steps[j].0 < candidate + duration) {
                 if self.steps[j].1 < procs {
+                    // Too busy here: the window can only start after this step.
                     candidate = self.steps[j + 1].0;
                     i = j + 1;
                     continue 'search;
