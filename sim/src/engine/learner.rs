@@ -28,7 +28,6 @@ pub struct Learner {
     /// Reproduce the published predictor's quirks (see `features`).
     pyss: bool,
     model: Nag,
-    user_slot: Vec<u32>,
     users: Vec<User>,
     /// Each job's features from its submission until it completes.
     x: Vec<Option<Box<[f64; DIM]>>>,
@@ -37,26 +36,22 @@ pub struct Learner {
 /// What the learner reads of the replay.
 pub struct Job {
     pub index: usize,
+    /// The job's user, as a dense index (the replay's own numbering of users).
+    pub user: usize,
     pub submit: i64,
     pub requested: i64,
     pub procs: i64,
 }
 
 impl Learner {
-    pub fn new(loss: Loss, pyss: bool, user_slot: Vec<u32>, users: usize) -> Self {
-        let jobs = user_slot.len();
+    pub fn new(loss: Loss, pyss: bool, jobs: usize, users: usize) -> Self {
         Learner {
             loss,
             pyss,
             model: Nag::new(DIM),
-            user_slot,
             users: vec![User::default(); users],
             x: vec![None; jobs],
         }
-    }
-
-    fn user(&self, job: usize) -> &User {
-        &self.users[self.user_slot[job] as usize]
     }
 
     /// The prediction for a job submitted now, in whole seconds within [1, requested].
@@ -70,15 +65,14 @@ impl Learner {
         (raw as i64).max(1).min(job.requested)
     }
 
-    pub fn started(&mut self, job: usize) {
-        let slot = self.user_slot[job] as usize;
-        self.users[slot].running.push(job);
+    pub fn started(&mut self, job: &Job) {
+        self.users[job.user].running.push(job.index);
     }
 
     /// A job completed at `now` after running `run` seconds: the user's history, then a step of
     /// the model on the features it had at submission.
     pub fn completed(&mut self, job: &Job, now: i64, run: i64) {
-        let user = &mut self.users[self.user_slot[job.index] as usize];
+        let user = &mut self.users[job.user];
         let at = user.running.iter().position(|&j| j == job.index);
         user.running
             .swap_remove(at.expect("a completed job was running"));
@@ -95,7 +89,7 @@ impl Learner {
     }
 
     fn features(&self, job: &Job, now: i64, start: &[i64], procs: &[i64]) -> Box<[f64; DIM]> {
-        let user = self.user(job.index);
+        let user = &self.users[job.user];
         let requested = job.requested as f64;
         let mut x = Box::new([0.0; DIM]);
         x[0] = 1.0;
@@ -173,6 +167,7 @@ mod tests {
     fn job(index: usize, submit: i64, requested: i64, procs: i64) -> Job {
         Job {
             index,
+            user: 0,
             submit,
             requested,
             procs,
@@ -181,22 +176,22 @@ mod tests {
 
     /// One user: job 0 (2 procs) runs from 10 and ends at 60 after 50 s; job 1 (4 procs) is
     /// submitted at 50 while job 0 runs; job 2 (1 proc, 1000 s requested) at 100.
-    fn replay(pyss: bool) -> Vec<Box<[f64; DIM]>> {
+    fn replay(pyss: bool) -> Vec<[f64; DIM]> {
         let procs = [2, 4, 1];
         let mut start = [-1, -1, -1];
-        let mut l = Learner::new(Loss::default(), pyss, vec![0, 0, 0], 1);
+        let mut l = Learner::new(Loss::default(), pyss, 3, 1);
         let mut seen = Vec::new();
         let j0 = job(0, 0, 100, 2);
-        seen.push(l.features(&j0, 0, &start, &procs));
+        seen.push(*l.features(&j0, 0, &start, &procs));
         l.predict(&j0, 0, &start, &procs);
         start[0] = 10;
-        l.started(0);
+        l.started(&j0);
         let j1 = job(1, 50, 200, 4);
-        seen.push(l.features(&j1, 50, &start, &procs));
+        seen.push(*l.features(&j1, 50, &start, &procs));
         l.predict(&j1, 50, &start, &procs);
         l.completed(&j0, 60, 50);
         let j2 = job(2, 100, 1000, 1);
-        seen.push(l.features(&j2, 100, &start, &procs));
+        seen.push(*l.features(&j2, 100, &start, &procs));
         seen
     }
 
@@ -247,8 +242,8 @@ mod tests {
     fn jobs_started_this_instant_do_not_count_as_running() {
         let procs = [3, 1];
         let start = [20, -1];
-        let mut l = Learner::new(Loss::default(), true, vec![0, 0], 1);
-        l.started(0);
+        let mut l = Learner::new(Loss::default(), true, 2, 1);
+        l.started(&job(0, 0, 50, 3));
         let x = l.features(&job(1, 20, 50, 1), 20, &start, &procs);
         assert_eq!(&x[10..14], &[0.0, 0.0, 0.0, 0.0]);
         let x = l.features(&job(1, 21, 50, 1), 21, &start, &procs);

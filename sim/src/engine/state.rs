@@ -118,7 +118,7 @@ impl<'a> Sim<'a> {
         let learner = match config.predictor {
             Predictor::Eloss(loss) => {
                 let pyss = config.semantics == Semantics::Pyss;
-                Some(Learner::new(loss, pyss, user_slot.clone(), users))
+                Some(Learner::new(loss, pyss, n, users))
             }
             _ => None,
         };
@@ -280,9 +280,11 @@ impl<'a> Sim<'a> {
                     .user_slot
                     .get(job)
                     .map(|&slot| &self.history[slot as usize]);
-                let facts = self.job(job);
                 let p = match &mut self.learner {
-                    Some(learner) => learner.predict(&facts, now, &self.out.start, self.w.procs),
+                    Some(learner) => {
+                        let facts = learner_job(self.w, &self.user_slot, job);
+                        learner.predict(&facts, now, &self.out.start, self.w.procs)
+                    }
                     None => self.config.predictor.initial(
                         self.w.requested[job],
                         self.run[job],
@@ -316,8 +318,8 @@ impl<'a> Sim<'a> {
                 if let Some(&slot) = self.user_slot.get(job) {
                     self.history[slot as usize].completed(self.run[job]);
                 }
-                let facts = self.job(job);
                 if let Some(learner) = &mut self.learner {
+                    let facts = learner_job(self.w, &self.user_slot, job);
                     learner.completed(&facts, now, self.run[job]);
                 }
                 if self.config.algorithm == Algorithm::Conservative && !self.replan {
@@ -433,21 +435,12 @@ impl<'a> Sim<'a> {
         self.out.end[job] = now + self.run[job];
         self.out.backfilled[job] = backfilled;
         if let Some(learner) = &mut self.learner {
-            learner.started(job);
+            learner.started(&learner_job(self.w, &self.user_slot, job));
         }
         self.running.insert(now + self.predicted[job], job, procs);
         self.push(now + self.run[job], Kind::Termination, job);
         if self.config.correction != Correction::None && self.run[job] > self.predicted[job] {
             self.push(now + self.predicted[job], Kind::PredictionOver, job);
-        }
-    }
-
-    fn job(&self, job: usize) -> learner::Job {
-        learner::Job {
-            index: job,
-            submit: self.w.submit[job],
-            requested: self.w.requested[job],
-            procs: self.w.procs[job],
         }
     }
 
@@ -480,4 +473,15 @@ fn dense_users(user: &[i64]) -> (Vec<u32>, usize) {
         .map(|u| distinct.binary_search(u).expect("present") as u32)
         .collect();
     (slots, distinct.len())
+}
+
+/// What the learner reads of a job (users are numbered densely whenever there is a learner).
+fn learner_job(w: &Workload, user_slot: &[u32], job: usize) -> learner::Job {
+    learner::Job {
+        index: job,
+        user: user_slot[job] as usize,
+        submit: w.submit[job],
+        requested: w.requested[job],
+        procs: w.procs[job],
+    }
 }
