@@ -7,7 +7,15 @@ from typing import TypeAlias, TypedDict
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["__version__", "_panic_inside_guard", "pack_tasks", "parse_swf", "predictor_spec", "simulate"]
+__all__ = [
+    "__version__",
+    "_panic_inside_guard",
+    "eloss_values",
+    "pack_tasks",
+    "parse_swf",
+    "predictor_spec",
+    "simulate",
+]
 
 __version__: str  # the crate's version
 
@@ -57,4 +65,5 @@ def pack_tasks(
     c: _Float64s, dx: _Float64s, dy: _Float64s, capacity: float, rule: str, machines: int | None = None
 ) -> _Int64s | None: ...
 def predictor_spec(text: str) -> str: ...  # canonical spelling, or ValueError naming the problem
+def eloss_values(parameters: str, predicted: _Float64s, run: _Int64s, procs: _Int64s) -> _Float64s: ...
 def _panic_inside_guard() -> None: ...

@@ -10,6 +10,10 @@ same run.
 - A campaign: the 12 policies x {queue, sjbf} x {easy, conservative} on KTH-SP2, CTC-SP2, SDSC-SP2,
   SDSC-BLUE and HPC2N (strong filter; 240 runs) with the local pool on 2 workers (target <= 60 s),
   then the same grid with `--executor ray` on a Ray instance of 2 CPUs (target <= 1.5x the pool).
+- The learned predictor: E-Loss EASY-SJBF replays of CTC-SP2 and CEA-Curie (engine alone, jobs/s),
+  each against EASY-FCFS on the same jobs (target <= 5x), and the heuristic-triple campaign
+  (`--preset triples`, 130 runs per log) on the six logs above with the local pool on 2 workers
+  (target <= 10 minutes).
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from lakehouse.sim.source import View, log_jobs, log_machine_size
 from lakehouse.sim.workload import workload_from
 
 CEA = "CEA-Curie-2011-2.1-cln"
+CTC = "CTC-SP2-1996-3.1-cln"
 CEA_SIZE = 80_640
 CAMPAIGN_LOGS = ("KTH-SP2-1996-2.1-cln", "CTC-SP2-1996-3.1-cln", "SDSC-SP2-1998-4.2-cln", "SDSC-BLUE-2000-4.2-cln",
                  "HPC2N-2002-2.2-cln")  # fmt: skip
@@ -100,39 +105,45 @@ import numpy as np
 from lakehouse import _native
 folder, size, settings, repeats = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4])
 columns = [np.load(f"{folder}/{name}.npy") for name in ("id", "submit", "run", "requested", "procs", "user")]
+options = {"algorithm": "easy", "policy": "fcfs", "backfill": "queue", "predictor": "requested",
+           "correction": "requested", "threshold": None, "semantics": "canonical", "record_reservations": False}
 best = float("inf")
 for _ in range(repeats):
     started = time.perf_counter()
-    _native.simulate(*columns, None, machine_size=size, backfill="queue", predictor="requested",
-                     correction="requested", threshold=None, semantics="canonical", record_reservations=False,
-                     **settings)
+    _native.simulate(*columns, None, machine_size=size, **{**options, **settings})
     best = min(best, time.perf_counter() - started)
 print(best)
 """
 
 
-def _engine_seconds(columns: Path, size: int, algorithm: str, policy: str, repeats: int) -> float:
+def _engine_seconds(columns: Path, size: int, repeats: int, **settings: str) -> float:
+    """Best wall time of the engine alone (a fresh process) on dumped columns; settings override EASY-FCFS."""
     import json
 
-    settings = json.dumps({"algorithm": algorithm, "policy": policy})
-    out = subprocess.run([sys.executable, "-c", ENGINE_CHILD, str(columns), str(size), settings, str(repeats)],
-                         capture_output=True, text=True, check=True)  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", ENGINE_CHILD, str(columns), str(size), json.dumps(settings),
+                          str(repeats)], capture_output=True, text=True, check=True)  # fmt: skip
     return float(out.stdout)
 
 
-def bench_engine_variants(lake: Lake, tmp: Path) -> bool:
-    workload, _ = workload_from(log_jobs(lake, CEA, View.jobs_strong), CEA_SIZE, pyss=False, prediction_column=None)
-    columns = tmp / "cea-columns"
-    columns.mkdir()
+def _dump_columns(lake: Lake, log: str, size: int, tmp: Path) -> tuple[Path, int]:
+    """The engine's input columns of a log's strong view as .npy files; returns the folder and the jobs."""
+    workload, _ = workload_from(log_jobs(lake, log, View.jobs_strong), size, pyss=False, prediction_column=None)
+    columns = tmp / f"{log}-columns"
+    columns.mkdir(exist_ok=True)
     for name, column in zip(("id", "submit", "run", "requested", "procs", "user"), workload.columns, strict=True):
         np.save(columns / f"{name}.npy", column)
-    fcfs = _engine_seconds(columns, CEA_SIZE, "easy", "fcfs", 3)
-    lexp = _engine_seconds(columns, CEA_SIZE, "easy", "lexp", 3)
-    sexp = _engine_seconds(columns, CEA_SIZE, "easy", "sexp", 3)
-    conservative = _engine_seconds(columns, CEA_SIZE, "conservative", "fcfs", 1)
+    return columns, len(workload.id)
+
+
+def bench_engine_variants(lake: Lake, tmp: Path) -> bool:
+    columns, jobs = _dump_columns(lake, CEA, CEA_SIZE, tmp)
+    fcfs = _engine_seconds(columns, CEA_SIZE, 3)
+    lexp = _engine_seconds(columns, CEA_SIZE, 3, policy="lexp")
+    sexp = _engine_seconds(columns, CEA_SIZE, 3, policy="sexp")
+    conservative = _engine_seconds(columns, CEA_SIZE, 1, algorithm="conservative")
     checks = {"conservative <= 1 s": conservative <= 1.0, "LEXP <= 0.5 s": lexp <= 0.5}
     print(
-        f"engine on {CEA} ({len(workload.id):,} jobs): EASY-FCFS {fcfs:.2f} s; EASY-LEXP {lexp:.2f} s "
+        f"engine on {CEA} ({jobs:,} jobs): EASY-FCFS {fcfs:.2f} s; EASY-LEXP {lexp:.2f} s "
         f"({lexp / fcfs:.1f}x FCFS); EASY-SEXP {sexp:.2f} s; conservative-FCFS {conservative:.2f} s "
         f"({conservative / fcfs:.0f}x FCFS)"
     )
@@ -157,6 +168,49 @@ def bench_campaign(lake: Lake) -> bool:
     return verdict({"local <= 60 s": local <= 60, "Ray <= 1.5x local": on_ray <= 1.5 * local})
 
 
+def bench_eloss(lake: Lake, tmp: Path) -> bool:
+    checks = {}
+    for log in (CTC, CEA):
+        size = CEA_SIZE if log == CEA else log_machine_size(lake, log, View.jobs_strong)
+        columns, jobs = _dump_columns(lake, log, size, tmp)
+        fcfs = _engine_seconds(columns, size, 3)
+        eloss = _engine_seconds(columns, size, 3, predictor="eloss", backfill="sjbf")
+        print(
+            f"engine on {log} ({jobs:,} jobs): E-Loss EASY-SJBF {eloss:.2f} s ({jobs / eloss:,.0f} jobs/s); "
+            f"EASY-FCFS {fcfs:.2f} s; ratio {eloss / fcfs:.1f}"
+        )
+        checks[f"{log.split('-')[0]} E-Loss <= 5x EASY"] = eloss <= 5 * fcfs
+    return verdict(checks)
+
+
+def bench_triples(lake: Lake) -> bool:
+    logs = [arg for log in (CEA, *CAMPAIGN_LOGS) for arg in ("--log", log)]
+    seconds, _ = _timed(
+        _command(
+            "campaign",
+            "run",
+            "--lake",
+            str(lake.root),
+            "--name",
+            "bench-triples",
+            "--preset",
+            "triples",
+            "--view",
+            "jobs_strong",
+            *logs,
+            "--machine-size",
+            f"{CEA}={CEA_SIZE}",
+            "--workers",
+            "2",
+            "--format",
+            "csv",
+        )  # fmt: skip
+    )
+    runs = 130 * (len(CAMPAIGN_LOGS) + 1)
+    print(f"triple campaign, {runs} runs on {len(CAMPAIGN_LOGS) + 1} logs, local pool of 2: {seconds:.0f} s")
+    return verdict({"<= 10 min": seconds <= 600})
+
+
 def bench_campaigns(folder: Path) -> bool:
     files = [folder / f"{log}.swf.gz" for log in (CEA, *CAMPAIGN_LOGS)]
     missing = [f.name for f in files if not f.exists()]
@@ -170,6 +224,8 @@ def bench_campaigns(folder: Path) -> bool:
         ok = bench_simulate_command(lake)
         ok &= bench_engine_variants(lake, Path(tmp))
         ok &= bench_campaign(lake)
+        ok &= bench_eloss(lake, Path(tmp))
+        ok &= bench_triples(lake)
         shutil.rmtree(lake.root / "analysis" / "campaign_runs", ignore_errors=True)
     return ok
 

@@ -70,7 +70,9 @@ class Lake:
             folder = dataset.directory(self.root)
             folder.mkdir(parents=True, exist_ok=True)
             schema_file = folder / SCHEMA_FILE
-            if not schema_file.exists():
+            # A dataset that gained columns (its schema's version went up) gets its new empty file, so
+            # that views naming the new columns bind in lakes made before them.
+            if not schema_file.exists() or not pq.read_schema(schema_file).equals(dataset.schema):
                 tmp = folder / f".{SCHEMA_FILE}.tmp"
                 pq.write_table(dataset.schema.empty_table(), tmp)
                 os.replace(tmp, schema_file)

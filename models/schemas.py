@@ -107,9 +107,11 @@ PREDICTION_JOBS_SCHEMA = pa.schema(
 
 #: analysis.campaign_runs, one row per replay of a campaign (`lakehouse campaign run`).  A public schema:
 #: add columns at the end and raise CAMPAIGN_RUNS_VERSION; never rename one.
-CAMPAIGN_RUNS_VERSION = 1
+CAMPAIGN_RUNS_VERSION = 2  # 2: the prediction_* columns
 CAMPAIGN_SETTINGS = ("algorithm", "policy", "backfill", "predictor", "correction")
 CAMPAIGN_METRICS = ("mean_wait", "mean_bounded_slowdown", "max_wait", "mean_response", "makespan", "utilization")
+#: How the run's initial predictions compare with the runtimes (lakehouse.sim.metrics.prediction_errors).
+PREDICTION_METRICS = ("prediction_mae", "prediction_mean_eloss", "prediction_under_share")
 CAMPAIGN_RUNS_SCHEMA = pa.schema(
     [
         *_fields(pa.string(), "campaign", "log", "view"),
@@ -125,5 +127,36 @@ CAMPAIGN_RUNS_SCHEMA = pa.schema(
         pa.field("engine_version", pa.string()),
         pa.field("schema_version", pa.int32()),
         pa.field("finished_at", pa.timestamp("us", tz="UTC")),
+        *_fields(pa.float64(), *PREDICTION_METRICS),
+    ]
+)
+
+
+#: analysis.triples, `lakehouse report triples`: per campaign and log, the mean bounded slowdown of the
+#: reference triples and of the best and worst learned triple per backfilling order (with its name).
+TRIPLE_BACKFILLS = ("queue", "sjbf")
+TRIPLES_SCHEMA = pa.schema(
+    [
+        *_fields(pa.string(), "campaign", "log"),
+        pa.field("machine_size", pa.int64()),
+        *_fields(pa.float64(), "clairvoyant_queue", "clairvoyant_sjbf", "easy", "easy_plus_plus"),
+        *[
+            field
+            for backfill in TRIPLE_BACKFILLS
+            for which in ("best", "worst")
+            for field in (
+                pa.field(f"{which}_learned_{backfill}", pa.float64()),
+                pa.field(f"{which}_learned_{backfill}_triple", pa.string()),
+            )
+        ],
+    ]
+)
+
+#: analysis.triples_loo: per campaign and held-out log, the triple leave-one-out selects and how it does.
+TRIPLES_LOO_SCHEMA = pa.schema(
+    [
+        *_fields(pa.string(), "campaign", "held_out", "selected"),
+        *_fields(pa.float64(), "selected_bsld", "easy", "easy_plus_plus"),
+        *_fields(pa.float64(), "reduction_vs_easy_pct", "reduction_vs_easy_plus_plus_pct"),
     ]
 )

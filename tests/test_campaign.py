@@ -25,7 +25,7 @@ from lakehouse.sim import simulate
 from lakehouse.sim.campaign import run_campaign, stored_runs, write_rows
 from lakehouse.sim.campaign_report import Metric, campaign_table, relative_matrix
 from lakehouse.sim.executors import ExecutorKind, local_executor, make_executor
-from lakehouse.sim.grid import Grid, GridError, Settings, grid_from_toml, parse_values, select_logs
+from lakehouse.sim.grid import Grid, GridError, Settings, grid_from_toml, parse_machine_sizes, parse_values, select_logs
 from lakehouse.sim.options import Policy
 from lakehouse.sim.source import log_jobs, log_machine_size
 from lakehouse.testing import small_log, write_swf
@@ -125,6 +125,24 @@ def test_a_toml_grid(tmp_path):
     assert len(grid.settings()) == 6
 
 
+def test_machine_sizes_for_every_log_or_per_log(tmp_path):
+    known = ["CEA-Curie-2011-2.1-cln", "KTH-SP2-1996-2.1-cln", "SDSC-SP2-1998-4.2-cln"]
+    every, per_log = parse_machine_sizes(["128", "CEA=80640", "SDSC-*=64"])
+    grid = Grid("g", ("CEA", "KTH", "SDSC-*"), machine_size=every, machine_sizes=per_log)
+    assert [grid.size_of(log, known) for log in known] == [80640, 128, 64]
+    assert Grid("g", ("KTH",), machine_sizes=per_log).size_of(known[1], known) is None  # the view's size
+    for bad, message in (("=4", "the log before '=' is missing"), ("KTH=many", "expected a number")):
+        with pytest.raises(GridError, match=message):
+            parse_machine_sizes([bad])
+    with pytest.raises(GridError, match="machine size must be from 1"):
+        Grid("g", ("KTH",), machine_sizes=(("KTH", 0),))
+    spec = tmp_path / "sizes.toml"
+    spec.write_text('logs = ["CEA", "KTH"]\nmachine_size = { CEA = 80640 }\n')
+    assert grid_from_toml(spec).size_of(known[0], known) == 80640
+    with pytest.raises(GridError, match="no log matches 'LANL'"):
+        Grid("g", ("KTH",), machine_sizes=(("LANL", 8),)).size_of(known[1], known)
+
+
 def test_logs_by_name_prefix_or_glob():
     known = ["CTC-SP2-1996-3.1-cln", "KTH-SP2-1996-2.1-cln", "SDSC-BLUE-2000-4.2-cln", "SDSC-SP2-1998-4.2-cln"]
     assert select_logs(["KTH", "SDSC-*", "KTH-SP2-1996-2.1-cln"], known) == [known[1], known[2], known[3]]
@@ -155,10 +173,17 @@ def test_a_campaign_stores_one_row_per_run_equal_to_a_direct_replay(two_logs, tm
     assert rows.height == 12 and rows["run_key"].n_unique() == 12
     row = rows.filter((pl.col("log") == KTH) & (pl.col("variant") == "easy-spf-sjbf")).row(0, named=True)
     jobs = log_jobs(two_logs, KTH)
-    direct = simulate(jobs, log_machine_size(two_logs, KTH), policy="spf", backfill="sjbf").summary
+    replay = simulate(jobs, log_machine_size(two_logs, KTH), policy="spf", backfill="sjbf")
+    direct = replay.summary
     for metric in ("jobs", "mean_wait", "mean_bounded_slowdown", "max_wait", "utilization", "makespan"):
         assert row[metric] == pytest.approx(direct[metric], rel=1e-12), metric
     assert row["machine_size"] == 100 and row["status"] == "ok" and row["error"] is None
+    # The requested times as predictions: never under, off by the mean of request - run.
+    ran = replay.jobs["end"] - replay.jobs["start"]
+    assert row["prediction_under_share"] == 0.0
+    assert row["prediction_mae"] == pytest.approx((replay.jobs["requested"] - ran).mean(), rel=1e-12)
+    errors = two_logs.query("SELECT * FROM analysis.prediction_errors WHERE campaign = 'direct'")
+    assert errors.height == 12 and errors["prediction_mean_eloss"].min() > 0
     # Running it again skips every run.
     again = run_campaign(
         two_logs, small_grid("direct"), local_executor(1, "direct", "jobs_clean", 10.0), scratch=tmp_path
@@ -359,7 +384,8 @@ def test_stored_rows_keep_their_schema(two_logs):
     """The public columns of analysis.campaign_runs, in order (add at the end, never rename)."""
     columns = two_logs.query("SELECT * FROM analysis.campaign_runs LIMIT 0").columns
     assert columns[:6] == ["campaign", "log", "view", "machine_size", "algorithm", "policy"]
-    assert columns[-4:] == ["engine_seconds", "engine_version", "schema_version", "finished_at"]
+    assert columns[-7:-3] == ["engine_seconds", "engine_version", "schema_version", "finished_at"]
+    assert columns[-3:] == ["prediction_mae", "prediction_mean_eloss", "prediction_under_share"]  # version 2
     assert Path(two_logs.root / "analysis" / "campaign_runs" / "_schema.parquet").exists()
 
 

@@ -14,6 +14,7 @@ from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.sim.campaign import write_rows
 from lakehouse.sim.grid import Grid, GridError
+from lakehouse.sim.metrics import prediction_errors
 from lakehouse.sim.triples import eloss_variants, leave_one_out, per_log_table, triple_settings
 
 
@@ -95,3 +96,31 @@ def test_report_triples_reads_the_stored_campaign(tmp_path):
     assert len(json.loads((tmp_path / "t-loo.json").read_text())) == 3
     missing = cli("report", "triples", "nope", "--lake", lake.root, code=1)
     assert "no campaign named 'nope'; stored: tri" in missing.stderr
+
+
+def test_report_triples_keeps_both_tables_in_the_lake(tmp_path):
+    lake = Lake(tmp_path / "lake").init()
+    write_rows(lake, "tri", rows())
+    cli("report", "triples", "tri", "--lake", lake.root, "-f", "json")
+    stored = lake.query("SELECT * FROM analysis.triples ORDER BY log")
+    assert stored["campaign"].to_list() == ["tri"] * 3 and stored["machine_size"].to_list() == [64] * 3
+    assert stored.filter(pl.col("log") == "A")["easy_plus_plus"].item() == 80.0
+    loo = lake.query("SELECT held_out, selected_bsld FROM analysis.triples_loo ORDER BY held_out")
+    assert loo.rows() == [("A", 60.0), ("B", 30.0), ("C", 9.5)]
+
+
+def test_a_log_at_two_machine_sizes_is_refused():
+    two = rows() + [{**r, "machine_size": 128, "run_key": r["run_key"] + "-128"} for r in rows() if r["log"] == "A"]
+    with pytest.raises(LakehouseError, match="A was replayed at 2 machine sizes"):
+        per_log_table(pl.DataFrame(two))
+
+
+def test_prediction_errors_by_hand():
+    """MAE, mean E-Loss (over squared, under linear, weight 1 + ln(q p)) and share under-predicted."""
+    jobs = pl.DataFrame({"start": [0, 10], "end": [50, 50], "initial_prediction": [100, 30], "procs": [1, 2]})
+    errors = prediction_errors(jobs)
+    assert errors["prediction_mae"] == 30.0  # |100 - 50| and |30 - 40|
+    assert errors["prediction_under_share"] == 0.5
+    over = (1 + math.log(1 * 50)) * 50**2
+    under = (1 + math.log(2 * 40)) * 10
+    assert math.isclose(errors["prediction_mean_eloss"], (over + under) / 2, rel_tol=1e-12)

@@ -302,27 +302,51 @@ def report_triples(
     fmt: FormatOption = OutputFormat.table,
     output: Annotated[
         Path | None,
-        typer.Option(help="Write the per-log table here and the leave-one-out table to FILE-loo.EXT.", dir_okay=False),
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the per-log table here and the leave-one-out table to FILE-loo.EXT.",
+            dir_okay=False,
+        ),
     ] = None,
+    plots: PlotsOption = None,
 ) -> None:
-    """The SC'15 heuristic-triple tables from a campaign's stored runs (mean bounded slowdown).
+    """The SC'15 heuristic-triple tables from a campaign's stored runs (mean bounded slowdown), kept in
+    the lake as analysis.triples and analysis.triples_loo; the initial predictions of every run are
+    scored in analysis.prediction_errors.
 
     Per log: clairvoyant predictions with queue-order and SJBF backfilling, EASY, EASY++, and the best
     and worst learned (E-Loss) triple for each backfilling order.  Then leave-one-out: for each log
     held out, the triple with the least sum over the other logs, its value on the held-out log and its
-    reduction against EASY and EASY++.
+    reduction against EASY and EASY++.  --plots replays each log with AVE2, a squared-loss regression
+    and the E-Loss (EASY-SJBF) and draws the ECDFs of their prediction errors and predicted values,
+    and a scatter of every triple's result on one log against another.
 
     Example: `lakehouse campaign run --preset triples --name triples --view jobs_strong --log KTH --log CTC
-    --log SDSC-SP2` then `lakehouse report triples triples`
+    --log SDSC-SP2 --machine-size CEA-Curie=80640` then `lakehouse report triples triples --plots figures`
     """
     from lakehouse.sim.campaign import campaign_rows
-    from lakehouse.sim.triples import leave_one_out, per_log_table
+    from lakehouse.sim.triples import leave_one_out, per_log_table, store_tables
 
-    rows = campaign_rows(Lake(lake), campaign)
-    emit(per_log_table(rows), fmt, output, title=f"triples of campaign {campaign}: mean bounded slowdown per log")
-    # With --output, the second table goes beside the first: FILE-loo.EXT.
-    loo_output = output.with_name(f"{output.stem}-loo{output.suffix}") if output else None
-    emit(leave_one_out(rows), fmt, loo_output, title="leave-one-out selection")
+    target = Lake(lake)
+    rows = campaign_rows(target, campaign)
+    per_log = per_log_table(rows)
+    emit(per_log, fmt, output, title=f"triples of campaign {campaign}: mean bounded slowdown per log")
+    if per_log.height >= 2:
+        loo = leave_one_out(rows)
+        # With --output, the second table goes beside the first: FILE-loo.EXT.
+        loo_output = output.with_name(f"{output.stem}-loo{output.suffix}") if output else None
+        emit(loo, fmt, loo_output, title="leave-one-out selection")
+    else:
+        loo = pl.DataFrame()
+        stderr.print("one log only: leave-one-out needs at least two")
+    store_tables(target, campaign, per_log, loo)
+    stderr.print("-> analysis.triples, analysis.triples_loo")
+    if plots is not None:
+        from lakehouse.sim.triples_plots import triples_plots
+
+        with stderr.status("replaying each log with three predictors for the figures..."):
+            announce_plots(triples_plots(target, rows, plots))
 
 
 @report_app.command("predictions")

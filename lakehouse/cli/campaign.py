@@ -49,7 +49,11 @@ def run(
     lake: LakeOption = None,
     view: Annotated[str | None, typer.Option(help="jobs_clean or jobs_strong [default: jobs_clean].")] = None,
     machine_size: Annotated[
-        int | None, typer.Option(help="Processors for every log [default: the size each log's view used].")
+        list[str] | None,
+        typer.Option(
+            help="Processors for every log, or LOG=N for the logs LOG names (repeat: --machine-size "
+            "CEA-Curie=80640) [default: the size each log's view used]."
+        ),
     ] = None,
     algorithm: Annotated[str | None, _list_option("easy, conservative.", "easy")] = None,
     policy: Annotated[str | None, _list_option("fcfs lcfs spf lpf sqf lqf lexp sexp lrf srf laf saf.", "fcfs")] = None,
@@ -95,7 +99,7 @@ def run(
     """
     from lakehouse.sim.campaign import run_campaign
     from lakehouse.sim.executors import make_executor
-    from lakehouse.sim.grid import Grid, grid_from_toml, parse_values, split_list
+    from lakehouse.sim.grid import Grid, grid_from_toml, parse_machine_sizes, parse_values, split_list
 
     given = {
         "algorithm": algorithm,
@@ -106,6 +110,7 @@ def run(
         "threshold": threshold,
         "compat": compat,
     }
+    every_size, log_sizes = parse_machine_sizes(machine_size or [])
     options = {key: parse_values(key, split_list(text)) for key, text in given.items() if text is not None}
     explicit: tuple = ()
     if preset is Preset.triples:
@@ -119,7 +124,8 @@ def run(
             name=base.name,
             logs=tuple(log) if log else base.logs,
             view=view or base.view,
-            machine_size=machine_size or base.machine_size,
+            machine_size=every_size if every_size is not None else base.machine_size,
+            machine_sizes=log_sizes + base.machine_sizes,
             values={**base.values, **options},
             tau=tau if tau is not None else base.tau,
             explicit=explicit,
@@ -129,7 +135,8 @@ def run(
             name=name or "default",
             logs=tuple(log or ()),
             view=view or "jobs_clean",
-            machine_size=machine_size,
+            machine_size=every_size,
+            machine_sizes=log_sizes,
             values=options,
             tau=tau if tau is not None else 10.0,
             explicit=explicit,

@@ -34,6 +34,7 @@ from lakehouse.lake import Lake, replace_atomically
 from lakehouse.models.schemas import CAMPAIGN_METRICS, CAMPAIGN_RUNS_SCHEMA, CAMPAIGN_RUNS_VERSION
 from lakehouse.sim.engine import simulate
 from lakehouse.sim.grid import Grid, GridError, Settings, run_key, select_logs
+from lakehouse.sim.metrics import prediction_errors
 from lakehouse.sim.options import Compat, parse_predictor
 from lakehouse.sim.source import View, log_jobs, log_machine_size
 from lakehouse.sim.workload import input_columns
@@ -145,6 +146,7 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
     else:
         row.update(status="ok", error=None, jobs=result.summary["jobs"])
         row.update({k: result.summary.get(k) for k in CAMPAIGN_METRICS})
+        row.update(prediction_errors(result.jobs))
         schedule = result.jobs
     row["engine_seconds"] = time.perf_counter() - started
     row["finished_at"] = datetime.now(UTC)
@@ -276,7 +278,7 @@ def plan(lake: Lake, grid: Grid, scratch: Path) -> tuple[list[Task], int]:
     with lake.reading():  # one connection for every query of the plan
         known = lake.query("SELECT log FROM swf.logs ORDER BY log")["log"].to_list()
         logs = select_logs(grid.logs, known)
-        sizes = [grid.machine_size or log_machine_size(lake, log, view) for log in logs]
+        sizes = [grid.size_of(log, known) or log_machine_size(lake, log, view) for log in logs]
         selected = [
             (log, size, log_jobs(lake, log, view, columns=columns)) for log, size in zip(logs, sizes, strict=True)
         ]

@@ -6,6 +6,7 @@ A grid comes from command-line lists (`--policy fcfs,spf`) or from a TOML file::
     logs = ["KTH-SP2-1996-2.1-cln", "CTC*"]     # names, unique prefixes or globs
     view = "jobs_strong"
     # machine_size = 128                       # default: the size each log's view was filtered with
+    # machine_size = { CEA-Curie = 80640 }     # or per log (name, prefix or glob), the rest as their view
     [grid]
     algorithm = ["easy", "conservative"]
     policy = ["fcfs", "spf", "lexp"]
@@ -133,6 +134,8 @@ class Grid:
     logs: tuple[str, ...]
     view: str = View.jobs_clean.value
     machine_size: int | None = None
+    #: Per-log sizes, (name, prefix or glob, processors), overriding `machine_size` for the logs named.
+    machine_sizes: tuple[tuple[str, int], ...] = ()
     values: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     tau: float = 10.0
     #: A preset's settings (e.g. the heuristic triples), run as they are instead of a product.
@@ -150,8 +153,9 @@ class Grid:
             View(self.view)
         except ValueError:
             raise GridError(f"unknown view {self.view!r}; expected one of: {', '.join(View)}") from None
-        if self.machine_size is not None and not 0 < self.machine_size <= MAX_MACHINE_SIZE:
-            raise GridError(f"machine size must be from 1 to {MAX_MACHINE_SIZE:,}, got {self.machine_size}")
+        for size in [self.machine_size, *(size for _, size in self.machine_sizes)]:
+            if size is not None and not 0 < size <= MAX_MACHINE_SIZE:
+                raise GridError(f"machine size must be from 1 to {MAX_MACHINE_SIZE:,}, got {size}")
         if not (self.tau > 0 and self.tau != float("inf")):
             raise GridError(f"tau must be a positive finite number of seconds, got {self.tau}")
         unknown = set(self.values) - DIMENSIONS.keys()
@@ -162,6 +166,13 @@ class Grid:
                 raise GridError(f"{key}: the list of values is empty")
         if self.explicit and self.values:
             raise GridError(f"a preset fixes the settings: drop {', '.join(sorted(self.values))}")
+
+    def size_of(self, log: str, known: Sequence[str]) -> int | None:
+        """The processors given for `log` (its own entry first, then the grid's), or None: the view's."""
+        for pattern, size in self.machine_sizes:
+            if log in select_logs([pattern], known):
+                return size
+        return self.machine_size
 
     def settings(self) -> list[Settings]:
         """The product of every dimension's values (defaults where a dimension is not given), without
@@ -187,6 +198,27 @@ def parse_values(key: str, items: Iterable[object]) -> tuple[object, ...]:
                 raise GridError(f"{key}: an empty value in {item!r}")
             parsed.append(DIMENSIONS[key](piece))
     return tuple(dict.fromkeys(parsed))
+
+
+def parse_machine_sizes(items: Iterable[object]) -> tuple[int | None, tuple[tuple[str, int], ...]]:
+    """`--machine-size` values: a number for every log, or LOG=NUMBER for the logs LOG names (a name,
+    prefix or glob); returns the number for every log (or None) and the per-log pairs."""
+    every: int | None = None
+    per_log: list[tuple[str, int]] = []
+    for item in items:
+        text = str(item).strip()
+        pattern, _, number = text.rpartition("=")
+        try:
+            size = int(number)
+        except ValueError:
+            raise GridError(f"machine size {text!r}: expected a number of processors or LOG=NUMBER") from None
+        if "=" not in text:
+            every = size
+        elif pattern.strip():
+            per_log.append((pattern.strip(), size))
+        else:
+            raise GridError(f"machine size {text!r}: the log before '=' is missing")
+    return every, tuple(per_log)
 
 
 def split_list(text: str | None) -> list[str]:
@@ -219,11 +251,17 @@ def grid_from_toml(path: Path, name: str | None = None) -> Grid:
     if isinstance(logs, str):
         logs = [logs]
     campaign = name or data.get("name") or path.stem
+    sizes = data.get("machine_size")
+    if isinstance(sizes, dict):
+        every, per_log = parse_machine_sizes(f"{log}={size}" for log, size in sizes.items())
+    else:
+        every, per_log = parse_machine_sizes([] if sizes is None else [sizes])
     return Grid(
         name=str(campaign),
         logs=tuple(str(x) for x in logs),
         view=str(data.get("view", View.jobs_clean.value)),
-        machine_size=data.get("machine_size"),
+        machine_size=every,
+        machine_sizes=per_log,
         values=values,
         tau=float(data.get("tau", 10.0)),
     )

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import polars as pl
 
+from lakehouse import _native
+
 DEFAULT_TAU = 10
+#: How initial predictions are scored: the E-Loss as the SC'15 study states it (over-predictions
+#: squared, under-predictions linear, job weight 1 + ln(q p)), in seconds; `eloss:` parameters.
+SCORING_LOSS = "over=squared,over-factor=1,under=linear,weight=log-area"
 
 
 def per_job_columns(tau: float) -> list[pl.Expr]:
@@ -40,3 +45,19 @@ def summary(jobs: pl.DataFrame, machine_size: int) -> dict[str, float | int | No
     busy, makespan = row.pop("busy"), row["makespan"]
     row["utilization"] = busy / (machine_size * makespan) if makespan else None
     return row
+
+
+def prediction_errors(jobs: pl.DataFrame) -> dict[str, float | None]:
+    """How the initial predictions compare with what each job ran (end - start): the mean absolute
+    error (s), the mean E-Loss (SCORING_LOSS; its weight counts a runtime under 1 s as 1 s) and the
+    share of under-predicted jobs."""
+    if jobs.is_empty():
+        return {"prediction_mae": None, "prediction_mean_eloss": None, "prediction_under_share": None}
+    run = (jobs["end"] - jobs["start"]).to_numpy()
+    predicted = jobs["initial_prediction"].to_numpy()
+    losses = _native.eloss_values(SCORING_LOSS, predicted.astype("float64"), run, jobs["procs"].to_numpy())
+    return {
+        "prediction_mae": float(abs(predicted - run).mean()),
+        "prediction_mean_eloss": float(losses.mean()),
+        "prediction_under_share": float((predicted < run).mean()),
+    }

@@ -19,6 +19,9 @@ import polars as pl
 
 from lakehouse import _native
 from lakehouse.errors import LakehouseError
+from lakehouse.lake import Lake
+from lakehouse.models.results import store
+from lakehouse.models.schemas import TRIPLES_LOO_SCHEMA, TRIPLES_SCHEMA
 from lakehouse.sim.campaign_report import latest
 from lakehouse.sim.grid import Settings
 
@@ -55,17 +58,26 @@ def triple_settings(compat: str = "canonical") -> list[Settings]:
     return settings
 
 
-def _triples(rows: pl.DataFrame) -> pl.DataFrame:
+def triple_runs(rows: pl.DataFrame) -> pl.DataFrame:
     """The runs that succeeded, one per log and triple, with the triple's name."""
     if rows.is_empty():
         raise LakehouseError("the campaign has no stored runs")
     ok = latest(rows).filter(pl.col("status") == "ok", pl.col("algorithm") == "easy", pl.col("policy") == "fcfs")
+    sizes = ok.group_by("log").agg(pl.col("machine_size").unique().sort()).filter(pl.col("machine_size").list.len() > 1)
+    if sizes.height:
+        log, several = sizes.row(0)
+        raise LakehouseError(
+            f"{log} was replayed at {len(several)} machine sizes ({', '.join(map(str, several))}): a triple "
+            "study compares one machine per log; run the other sizes as another campaign"
+        )
     name = (
         pl.when(pl.col("predictor").is_in(UPPER_BOUNDS))
         .then(pl.concat_str("predictor", "backfill", separator=" + "))
         .otherwise(pl.concat_str("predictor", "correction", "backfill", separator=" + "))
     )
-    return ok.with_columns(triple=name).select("log", "triple", "predictor", "correction", "backfill", METRIC)
+    return ok.with_columns(triple=name).select(
+        "log", "machine_size", "triple", "predictor", "correction", "backfill", METRIC
+    )
 
 
 def _value(runs: pl.DataFrame, log: str, triple: str) -> float | None:
@@ -80,11 +92,12 @@ EASY_PLUS_PLUS = "ave2 + incremental + sjbf"
 def per_log_table(rows: pl.DataFrame) -> pl.DataFrame:
     """Per log, mean bounded slowdown of: clairvoyant (queue and SJBF backfilling), EASY, EASY++, and
     the best and worst learned (E-Loss) triple for each backfilling order, with their names."""
-    runs = _triples(rows)
+    runs = triple_runs(rows)
     out = []
     for log in sorted(runs["log"].unique().to_list()):
         row: dict[str, object] = {
             "log": log,
+            "machine_size": runs.filter(pl.col("log") == log)["machine_size"][0],
             "clairvoyant_queue": _value(runs, log, "clairvoyant + queue"),
             "clairvoyant_sjbf": _value(runs, log, "clairvoyant + sjbf"),
             "easy": _value(runs, log, EASY),
@@ -105,7 +118,7 @@ def leave_one_out(rows: pl.DataFrame) -> pl.DataFrame:
     """For each log held out: the triple with the least sum of mean bounded slowdowns on the other logs
     (clairvoyant triples excluded: they cannot be run; only triples that ran on every log compete),
     its value on the held-out log, EASY's and EASY++'s there, and the reductions in percent."""
-    runs = _triples(rows).filter(pl.col("predictor") != "clairvoyant")
+    runs = triple_runs(rows).filter(pl.col("predictor") != "clairvoyant")
     logs = sorted(runs["log"].unique().to_list())
     if len(logs) < 2:
         raise LakehouseError(f"leave-one-out needs at least two logs, the campaign has {len(logs)}")
@@ -133,3 +146,18 @@ def leave_one_out(rows: pl.DataFrame) -> pl.DataFrame:
             }
         )
     return pl.DataFrame(out)
+
+
+def store_tables(lake: Lake, campaign: str, per_log: pl.DataFrame, loo: pl.DataFrame) -> None:
+    """Keep both tables in the lake as analysis.triples and analysis.triples_loo (one file per
+    campaign, replaced whole)."""
+    with lake.writer():
+        for dataset, frame, schema in (
+            ("analysis_triples", per_log, TRIPLES_SCHEMA),
+            ("analysis_triples_loo", loo, TRIPLES_LOO_SCHEMA),
+        ):
+            if frame.is_empty():  # e.g. no leave-one-out with one log: an empty file replaces the old one
+                framed = pl.from_arrow(schema.empty_table())
+            else:
+                framed = frame.with_columns(campaign=pl.lit(campaign)).select(schema.names)
+            store(lake, dataset, framed, schema, name=campaign)

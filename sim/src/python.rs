@@ -59,6 +59,27 @@ fn predictor_spec(text: &str) -> PyResult<String> {
     Ok(choice::<engine::Predictor>(text)?.to_string())
 }
 
+/// The E-Loss of each prediction (float64) of jobs that ran `run` seconds on `procs` processors, for
+/// the loss of `eloss:PARAMETERS` (without the learner's penalty); ValueError for bad parameters.
+#[pyfunction]
+fn eloss_values<'py>(
+    py: Python<'py>,
+    parameters: &str,
+    predicted: PyReadonlyArray1<'py, f64>,
+    run: PyReadonlyArray1<'py, i64>,
+    procs: PyReadonlyArray1<'py, i64>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    let loss: engine::Loss = choice(parameters)?;
+    let (predicted, run, procs) = (predicted.as_array(), run.as_array(), procs.as_array());
+    if predicted.len() != run.len() || run.len() != procs.len() {
+        return Err(PyValueError::new_err("predicted, run and procs must have the same length"));
+    }
+    let values: Vec<f64> = (0..run.len())
+        .map(|i| loss.value(predicted[i], procs[i], run[i]))
+        .collect();
+    Ok(values.into_pyarray(py))
+}
+
 fn slice<'a>(name: &str, array: &'a PyReadonlyArray1<'_, i64>) -> PyResult<&'a [i64]> {
     array.as_slice().map_err(|_| {
         PyValueError::new_err(format!("column {name} must be a contiguous int64 array"))
@@ -190,5 +211,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_inside_guard, m)?)?;
     m.add_function(wrap_pyfunction!(pack_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(predictor_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(eloss_values, m)?)?;
     Ok(())
 }

@@ -199,16 +199,35 @@ impl fmt::Display for Loss {
 }
 
 impl Loss {
-    /// A job's weight (q processors, p seconds of runtime); `None` when it is not positive, which
-    /// the published expressions allow (5 + ln(q/p) for a 1-processor job of more than 148 s).
+    /// A job's weight (q processors, p seconds of runtime).  It may be negative, as the published
+    /// expressions allow (5 + ln(q/p) for a 1-processor job of more than 148 s), but never infinite:
+    /// a runtime under 1 s counts as 1 s (a 0-second job would make ln infinite and the model NaN).
     pub fn weight_of(&self, procs: i64, run: i64) -> f64 {
-        let (m, r) = (procs as f64, run as f64);
+        let (m, r) = (procs.max(1) as f64, run.max(1) as f64);
         match self.weight {
             Weight::One => 1.0,
             Weight::LogProcsRun => 5.0 + (m / r).ln(),
             Weight::LogRunProcs => 5.0 + (r / m).ln(),
             Weight::LogInverseArea => 11.0 + (1.0 / (r * m)).ln(),
             Weight::LogArea => 1.0 + (m * r).ln(),
+        }
+    }
+
+    /// The loss of predicting `predicted` seconds for a job that ran `run` seconds on `procs`
+    /// processors, without the penalty (the definition above, used to score predictions).
+    pub fn value(&self, predicted: f64, procs: i64, run: i64) -> f64 {
+        let curve = |curve: Curve, e: f64| match curve {
+            Curve::Linear => e,
+            Curve::Squared => e * e,
+        };
+        let e = predicted - run as f64;
+        let weight = self.weight_of(procs, run);
+        if e > self.threshold {
+            weight * self.over_factor * curve(self.over, e - self.threshold)
+        } else if e < self.threshold {
+            weight * self.under_factor * curve(self.under, self.threshold - e)
+        } else {
+            0.0
         }
     }
 
@@ -388,6 +407,20 @@ mod tests {
         for (weight, expected) in cases {
             loss.weight = weight;
             assert_eq!(loss.weight_of(8, 100), expected);
+            assert!(loss.weight_of(1, 0).is_finite(), "{weight:?}");
+            assert_eq!(loss.weight_of(1, 0), loss.weight_of(1, 1));
         }
+    }
+
+    #[test]
+    fn loss_values_by_hand() {
+        // Over squared x 100, under linear x 2, threshold 5, weight 1 + ln(q p) with q p = e.
+        let loss: Loss = "under=linear,under-factor=2,threshold=5,weight=log-area"
+            .parse()
+            .unwrap();
+        let w = 1.0 + (1.0f64 * 3.0).ln();
+        assert!((loss.value(10.0, 1, 3) - w * 100.0 * 4.0).abs() < 1e-9); // e = 7: 2 over the threshold
+        assert!((loss.value(4.0, 1, 3) - w * 2.0 * 4.0).abs() < 1e-9); // e = 1: 4 under the threshold
+        assert_eq!(loss.value(8.0, 1, 3), 0.0); // exactly the threshold
     }
 }
