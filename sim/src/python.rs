@@ -72,7 +72,9 @@ fn eloss_values<'py>(
     let loss: engine::Loss = choice(parameters)?;
     let (predicted, run, procs) = (predicted.as_array(), run.as_array(), procs.as_array());
     if predicted.len() != run.len() || run.len() != procs.len() {
-        return Err(PyValueError::new_err("predicted, run and procs must have the same length"));
+        return Err(PyValueError::new_err(
+            "predicted, run and procs must have the same length",
+        ));
     }
     let values: Vec<f64> = (0..run.len())
         .map(|i| loss.value(predicted[i], procs[i], run[i]))

@@ -10,6 +10,8 @@ use super::eloss::{Loss, Nag};
 const BASE: usize = 19;
 const PAIRED: usize = 16;
 pub const DIM: usize = BASE + PAIRED * (PAIRED - 1) / 2 + (BASE - 1);
+// `Nag::fit` keeps one scratch value per feature on the stack, sized for the largest model.
+const _: () = assert!(DIM <= super::eloss::MAX_DIM);
 
 #[derive(Clone, Default)]
 struct User {
@@ -85,7 +87,11 @@ impl Learner {
             .take()
             .expect("features stored at submission");
         let weight = self.loss.weight_of(job.procs, run);
-        self.model.fit(&self.loss, &x[..], run as f64, weight);
+        // One NaN or infinity would poison every weight of the model for the rest of the replay;
+        // the weights and features are built finite, and this keeps it so whatever the input.
+        if weight.is_finite() && x.iter().all(|v| v.is_finite()) {
+            self.model.fit(&self.loss, &x[..], run as f64, weight);
+        }
     }
 
     fn features(&self, job: &Job, now: i64, start: &[i64], procs: &[i64]) -> Box<[f64; DIM]> {
