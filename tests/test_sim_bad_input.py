@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 import pytest
@@ -139,3 +140,18 @@ def test_runtimes_that_add_up_beyond_the_clock_are_refused():
 def test_a_machine_beyond_32_bits_is_refused():
     with pytest.raises(SimulationInputError, match="machine size 99999999999999999999 is beyond the engine's"):
         simulate(GOOD, 99999999999999999999)
+
+
+def test_the_learner_never_sees_a_job_without_a_request():
+    """A job without a request never reaches the learner: refused in canonical replays (and by the
+    engine itself), repaired as the published simulator does in pyss replays."""
+    columns = [np.array(v, dtype=np.int64) for v in ((1, 2, 3), (0, 5, 9), (10, 10, 10), (20, 0, 20), (1, 1, 1))]
+    options = dict(machine_size=4, algorithm="easy", policy="fcfs", backfill="sjbf", correction="requested",
+                   threshold=None, semantics="canonical", record_reservations=False)  # fmt: skip
+    with pytest.raises(ValueError, match=r"eloss predictor needs requested times of at least 1 s: job id 2"):
+        _native.simulate(*columns, columns[-1], None, predictor="eloss", **options)
+    _native.simulate(*columns, columns[-1], None, predictor="requested", **options)  # other predictors accept it
+    no_request = GOOD.with_columns(req_time=pl.Series([20, 20, 0]))
+    with pytest.raises(SimulationInputError, match=r"requested times of at least 1 s: job id 3 \(1 job\)"):
+        simulate(no_request, 4, predictor="eloss")
+    assert simulate(no_request, 4, predictor="eloss", compat="pyss").summary["jobs"] == 3  # pyss repairs it

@@ -95,6 +95,14 @@ pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
     )?;
     check(w, "negative runtimes", |i| w.run[i] < 0)?;
     check(w, "negative requested times", |i| w.requested[i] < 0)?;
+    if matches!(config.predictor, Predictor::Eloss(_)) {
+        // The learner's features and its [1 s, request] bounds need a request.
+        check(
+            w,
+            "the eloss predictor needs requested times of at least 1 s",
+            |i| w.requested[i] < 1,
+        )?;
+    }
     check(
         w,
         "input not sorted by submit time (first job submitted earlier than its predecessor)",
