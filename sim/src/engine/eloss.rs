@@ -507,7 +507,9 @@ mod tests {
         // `fit` takes the AVX paths where the CPU has them; `fit_anywhere` is the portable code.
         let mut state = 12345u64;
         let mut next = || {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (state >> 11) as f64 / (1u64 << 53) as f64
         };
         for over in [Curve::Linear, Curve::Squared] {
