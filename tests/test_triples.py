@@ -109,10 +109,17 @@ def test_report_triples_keeps_both_tables_in_the_lake(tmp_path):
     assert loo.rows() == [("A", 60.0), ("B", 30.0), ("C", 9.5)]
 
 
-def test_a_log_at_two_machine_sizes_is_refused():
+def test_a_log_at_two_machine_sizes_or_semantics_is_refused():
     two = rows() + [{**r, "machine_size": 128, "run_key": r["run_key"] + "-128"} for r in rows() if r["log"] == "A"]
     with pytest.raises(LakehouseError, match="A was replayed at 2 machine sizes"):
         per_log_table(pl.DataFrame(two))
+    both = rows() + [
+        {**r, "compat": "pyss", "variant": r["variant"] + "-pyss", "run_key": r["run_key"] + "-pyss"}
+        for r in rows()
+        if r["log"] == "B"
+    ]
+    with pytest.raises(LakehouseError, match=r"B was replayed at 2 semantics \(canonical, pyss\)"):
+        leave_one_out(pl.DataFrame(both))
 
 
 def test_prediction_errors_by_hand():

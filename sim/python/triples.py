@@ -63,13 +63,16 @@ def triple_runs(rows: pl.DataFrame) -> pl.DataFrame:
     if rows.is_empty():
         raise LakehouseError("the campaign has no stored runs")
     ok = latest(rows).filter(pl.col("status") == "ok", pl.col("algorithm") == "easy", pl.col("policy") == "fcfs")
-    sizes = ok.group_by("log").agg(pl.col("machine_size").unique().sort()).filter(pl.col("machine_size").list.len() > 1)
-    if sizes.height:
-        log, several = sizes.row(0)
-        raise LakehouseError(
-            f"{log} was replayed at {len(several)} machine sizes ({', '.join(map(str, several))}): a triple "
-            "study compares one machine per log; run the other sizes as another campaign"
-        )
+    # A triple's name says neither the machine nor the semantics: one of each per log, or the tables
+    # would pick one of several runs at random.
+    for column, what in (("machine_size", "machine sizes"), ("compat", "semantics")):
+        mixed = ok.group_by("log").agg(pl.col(column).unique().sort()).filter(pl.col(column).list.len() > 1)
+        if mixed.height:
+            log, several = mixed.sort("log").row(0)
+            raise LakehouseError(
+                f"{log} was replayed at {len(several)} {what} ({', '.join(map(str, several))}): a triple "
+                f"study compares one per log; run the other {what} as another campaign"
+            )
     name = (
         pl.when(pl.col("predictor").is_in(UPPER_BOUNDS))
         .then(pl.concat_str("predictor", "backfill", separator=" + "))
