@@ -5,6 +5,14 @@
 //! A job that holds a slot asks only whether an earlier one fits, without giving its slot back
 //! (`earlier_slot`), and the searches of a pass share what they learnt (`fits.rs`): most jobs keep
 //! their slot at most passes, and walking the plan to find that out was the whole cost of a replay.
+//!
+//! Better still, most waiting jobs need no search at all.  Between two searches for a job's slot,
+//! the plan only loses free processors (new reservations, time passing) except where processors are
+//! freed: by a job ending before its planned end, or by a waiting job moving to an earlier slot.
+//! Each search leaves the *shortfall* of the windows before the slot it found (`profile::Search`);
+//! no such window can fit until at least that many processors have been freed in the plan since,
+//! so a job is searched again only then (`recheck_at`, against the running total `freed`).  On
+//! CEA-Curie this leaves out nine searches in ten.
 
 use super::profile::Profile;
 use super::queue::Queue;
@@ -32,31 +40,40 @@ impl Sim<'_> {
         for &job in queue.jobs() {
             let (procs, length) = (self.w.procs[job], self.planned(job));
             let held = self.reserved[job];
-            let slot = match held {
+            let (slot, shortfall) = match held {
                 Some(slot) if slot == now => continue,
                 // (A slot in the past belongs to a job that could not start when due, as a running job
                 // outlived its prediction: it is planned afresh.)
                 Some(slot) if slot > now && !self.replan_everyone => {
+                    if self.freed < self.recheck_at[job] {
+                        continue; // too little freed since its last search for any window to fit
+                    }
                     match self.earlier_slot(now, job, slot) {
-                        Some(earlier) => {
+                        Ok(found) => {
                             self.give_back(slot, job);
-                            earlier
+                            found
                         }
-                        None => continue, // re-planning would give the same slot
+                        Err(shortfall) => {
+                            // Re-planning would give the same slot.
+                            self.recheck_at[job] = self.freed.saturating_add(shortfall);
+                            continue;
+                        }
                     }
                 }
                 _ => {
                     if let Some(slot) = held {
                         self.give_back(slot, job);
                     }
-                    let from = self.fits.lower_bound(now, procs, length);
-                    let slot = self.profile.earliest_fit(from, procs, length);
-                    self.fits.learn(procs, length, slot);
-                    slot
+                    let (from, shortfall) = self.fits.lower_bound(now, procs, length);
+                    let (slot, found) = self.profile.earliest_fit(from, procs, length);
+                    let shortfall = shortfall.min(found);
+                    self.fits.learn(procs, length, slot, shortfall);
+                    (slot, shortfall)
                 }
             };
             self.profile.add(slot, slot + length, -procs);
             self.reserved[job] = Some(slot);
+            self.recheck_at[job] = self.freed.saturating_add(shortfall);
             self.note_reservation(job, slot);
         }
         self.profile.compact();
@@ -77,27 +94,42 @@ impl Sim<'_> {
         }
     }
 
-    /// The earliest slot before `slot` where a waiting job that holds `slot` fits, if there is one:
+    /// The earliest slot before `slot` where a waiting job that holds `slot` fits, and the shortfall
+    /// of the windows before it; or, if there is none, the shortfall of every window before `slot`:
     /// what giving its slot back and searching again would find, without touching the plan.
-    fn earlier_slot(&mut self, now: i64, job: usize, slot: i64) -> Option<i64> {
+    fn earlier_slot(&mut self, now: i64, job: usize, slot: i64) -> Result<(i64, i64), i64> {
         let (procs, length) = (self.w.procs[job], self.planned(job));
         // A window starting inside the room just before its slot fits: past the slot, the job's
-        // own reservation makes room.  An earlier window must end before that room, whole.
-        let room = self.profile.room_before(now, procs, slot, &mut self.near);
+        // own reservation makes room.  An earlier window must end before that room, whole; the
+        // windows in between hold the busy instant just before the room.
+        let (room, free_before_room) = self.profile.room_before(now, procs, slot, &mut self.near);
+        let mut shortfall = if room > now {
+            procs - free_before_room
+        } else {
+            i64::MAX // no window starts before now
+        };
         let before = room - length;
         if before > now {
-            let from = self.fits.lower_bound(now, procs, length);
+            let (from, ruled_out) = self.fits.lower_bound(now, procs, length);
+            shortfall = shortfall.min(ruled_out);
             if from < before {
-                let whole = self
+                let search = self
                     .profile
                     .earliest_fit_within(from, procs, length, before);
-                self.fits.learn(procs, length, whole.unwrap_or(before));
-                if whole.is_some() {
-                    return whole;
+                let ruled_out = ruled_out.min(search.shortfall);
+                self.fits
+                    .learn(procs, length, search.slot.unwrap_or(before), ruled_out);
+                if let Some(whole) = search.slot {
+                    return Ok((whole, ruled_out));
                 }
+                shortfall = shortfall.min(search.shortfall);
             }
         }
-        (room < slot).then_some(room)
+        if room < slot {
+            Ok((room, shortfall))
+        } else {
+            Err(shortfall)
+        }
     }
 
     /// Take a waiting job's reservation out of the plan.
@@ -105,5 +137,6 @@ impl Sim<'_> {
         self.profile
             .add(slot, slot + self.planned(job), self.w.procs[job]);
         self.fits.freed(slot);
+        self.freed += self.w.procs[job];
     }
 }

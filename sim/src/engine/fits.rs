@@ -9,6 +9,9 @@
 //! own search there (often past its slot, with no search at all).  A job that moves frees its old
 //! slot, where windows that did not fit may fit now: a bound then holds only for windows that end
 //! before the freed interval begins, which `opened` records.
+//!
+//! A bound also keeps the shortfall of the windows it rules out (`profile::Search`): a larger job
+//! falls short there by at least as much, plus the processors it needs beyond the bound's shape.
 
 #[derive(Clone, Copy)]
 struct Bound {
@@ -18,6 +21,8 @@ struct Bound {
     before: i64,
     /// ...except windows reaching the earliest interval freed since the bound was found.
     opened: i64,
+    /// The windows ruled out lack at least this many processors somewhere.
+    shortfall: i64,
 }
 
 /// A few bounds cover the common job shapes of a queue (the oldest go first); more cost more to scan
@@ -35,17 +40,31 @@ impl Fits {
         self.bounds.clear();
     }
 
-    /// The earliest instant, at or after `now`, at which a window of this shape may fit whole.
-    pub fn lower_bound(&self, now: i64, procs: i64, length: i64) -> i64 {
+    /// The earliest instant, at or after `now`, at which a window of this shape may fit whole, and
+    /// the shortfall of the windows before it (`i64::MAX` when there are none).
+    pub fn lower_bound(&self, now: i64, procs: i64, length: i64) -> (i64, i64) {
         self.bounds
             .iter()
             .filter(|b| b.procs <= procs && b.length <= length)
-            .map(|b| b.before.min(b.opened.saturating_sub(length - 1)))
-            .fold(now, i64::max)
+            .map(|b| {
+                let before = b.before.min(b.opened.saturating_sub(length - 1));
+                (before, b.shortfall.saturating_add(procs - b.procs))
+            })
+            .fold(
+                (now, i64::MAX),
+                |best, found| {
+                    if found.0 > best.0 {
+                        found
+                    } else {
+                        best
+                    }
+                },
+            )
     }
 
-    /// Nothing of this shape fits whole before `before` in the plan as it is now.
-    pub fn learn(&mut self, procs: i64, length: i64, before: i64) {
+    /// Nothing of this shape fits whole before `before` in the plan as it is now: every window
+    /// before it lacks at least `shortfall` processors somewhere.
+    pub fn learn(&mut self, procs: i64, length: i64, before: i64, shortfall: i64) {
         // A bound that this one implies (same or larger shape, no later) is dropped.
         self.bounds.retain(|b| {
             !(b.procs >= procs && b.length >= length && b.before <= before && b.opened == i64::MAX)
@@ -58,6 +77,7 @@ impl Fits {
             length,
             before,
             opened: i64::MAX,
+            shortfall,
         });
     }
 

@@ -1,6 +1,16 @@
 //! Free processors over future time, as a step function: the occupancy plan of conservative
 //! backfilling (running jobs until their predicted end, and every reservation).
 
+/// What a search for a window found: the earliest one, if any, and the *shortfall* of the windows it
+/// ruled out: the fewest processors that, added to the plan, could have made one of them fit (every
+/// window it passed over holds an instant with that many fewer free processors than it needs).  Until
+/// at least that many processors have been freed in the plan, none of them can fit: this is what
+/// lets conservative backfilling leave a waiting job alone (`conservative.rs`).
+pub struct Search {
+    pub slot: Option<i64>,
+    pub shortfall: i64,
+}
+
 pub struct Profile {
     capacity: i64,
     /// (from, free processors from this instant until the next step); the first step starts at
@@ -58,54 +68,62 @@ impl Profile {
         }
     }
 
-    /// Earliest instant >= `from` at which `procs` processors are free for `duration` (>= 1) seconds.
-    pub fn earliest_fit(&self, from: i64, procs: i64, duration: i64) -> i64 {
+    /// Earliest instant >= `from` at which `procs` processors are free for `duration` (>= 1) seconds,
+    /// and the shortfall of the windows before it (see `Search`).
+    pub fn earliest_fit(&self, from: i64, procs: i64, duration: i64) -> (i64, i64) {
         debug_assert!(procs <= self.capacity && duration >= 1);
         // The last step lasts forever with every processor free: the search always ends.
-        self.earliest_fit_within(from, procs, duration, i64::MAX)
-            .expect("the plan ends free")
+        let search = self.earliest_fit_within(from, procs, duration, i64::MAX);
+        (search.slot.expect("the plan ends free"), search.shortfall)
     }
 
     /// Earliest instant in [from, limit) at which `procs` processors are free for `duration` seconds,
     /// if any (the search stops at `limit`).
-    pub fn earliest_fit_within(
-        &self,
-        from: i64,
-        procs: i64,
-        duration: i64,
-        limit: i64,
-    ) -> Option<i64> {
+    pub fn earliest_fit_within(&self, from: i64, procs: i64, duration: i64, limit: i64) -> Search {
         let mut candidate = from;
         let mut i = self.index_at(from);
+        let mut shortfall = i64::MAX;
         'search: while candidate < limit {
             let mut j = i;
             while j < self.steps.len() && (j == i || self.steps[j].0 < candidate + duration) {
                 if self.steps[j].1 < procs {
                     // Too busy here: the window can only start after this step.
+                    shortfall = shortfall.min(procs - self.steps[j].1);
                     candidate = self.steps[j + 1].0;
                     i = j + 1;
                     continue 'search;
                 }
                 j += 1;
             }
-            return Some(candidate);
+            return Search {
+                slot: Some(candidate),
+                shortfall,
+            };
         }
-        None
+        Search {
+            slot: None,
+            shortfall,
+        }
     }
 
     /// Start of the run of steps with at least `procs` free processors that ends at `limit`
-    /// (`limit` itself when the instant before it is busy), not earlier than `from`.
+    /// (`limit` itself when the instant before it is busy), not earlier than `from`, and how many
+    /// processors are free just before that start (meaningless when it is `from`).
     /// `hint` is where the previous call looked, and is updated.
-    pub fn room_before(&self, from: i64, procs: i64, limit: i64, hint: &mut usize) -> i64 {
+    pub fn room_before(&self, from: i64, procs: i64, limit: i64, hint: &mut usize) -> (i64, i64) {
         let mut i = self.index_near(limit - 1, *hint);
         *hint = i;
         while self.steps[i].1 >= procs {
             if self.steps[i].0 <= from {
-                return from;
+                return (from, self.capacity);
             }
             i -= 1;
         }
-        self.steps[i + 1].0.max(from).min(limit)
+        let room = self.steps[i + 1].0.max(from).min(limit);
+        if room == from {
+            return (from, self.capacity);
+        }
+        (room, self.steps[i].1)
     }
 
     /// Forget steps that ended before `now` (they can no longer matter).
@@ -139,16 +157,16 @@ mod tests {
         p.add(0, 10, -3);
         p.add(20, 30, -4);
         assert_eq!(p.free_at(5), 1);
-        assert_eq!(p.earliest_fit(0, 1, 20), 0); // 1 proc fits everywhere but [20, 30)...
-        assert_eq!(p.earliest_fit(0, 1, 25), 30); // ...so a 25 s window must wait for 30.
-        assert_eq!(p.earliest_fit(0, 2, 10), 10); // [10, 20) is free.
-        assert_eq!(p.earliest_fit(0, 2, 11), 30);
-        assert_eq!(p.earliest_fit(12, 4, 5), 12);
+        assert_eq!(p.earliest_fit(0, 1, 20).0, 0); // 1 proc fits everywhere but [20, 30)...
+        assert_eq!(p.earliest_fit(0, 1, 25), (30, 1)); // ...so a 25 s window must wait for 30.
+        assert_eq!(p.earliest_fit(0, 2, 10), (10, 1)); // [10, 20) is free.
+        assert_eq!(p.earliest_fit(0, 2, 11), (30, 1));
+        assert_eq!(p.earliest_fit(12, 4, 5).0, 12);
         p.add(0, 10, 3);
         p.compact();
-        assert_eq!(p.earliest_fit(0, 4, 20), 0);
+        assert_eq!(p.earliest_fit(0, 4, 20).0, 0);
         p.forget_before(25);
         assert_eq!(p.free_at(25), 0);
-        assert_eq!(p.earliest_fit(25, 1, 1), 30);
+        assert_eq!(p.earliest_fit(25, 1, 1), (30, 1));
     }
 }

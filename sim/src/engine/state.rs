@@ -87,6 +87,10 @@ pub struct Sim<'a> {
     pub(super) profile: Profile,
     pub(super) reserved: Vec<Option<i64>>,
     pub(super) replan: bool,
+    /// Processors handed back to the plan so far (summed over every interval freed), and the total
+    /// at which each waiting job's slot may have become improvable (see `conservative.rs`).
+    pub(super) freed: i64,
+    pub(super) recheck_at: Vec<i64>,
     /// Where nothing fits, learnt by the searches of the current pass.
     pub(super) fits: Fits,
     /// Where in the plan the previous waiting job's slot was (see `Profile::index_near`).
@@ -152,6 +156,9 @@ impl<'a> Sim<'a> {
             learner,
             profile: Profile::new(config.machine_size),
             reserved: vec![None; n],
+            freed: 0,
+            recheck_at: vec![0; n],
+
             replan: false,
             fits: Fits::default(),
             near: 0,
@@ -326,6 +333,7 @@ impl<'a> Sim<'a> {
                     // It ended before its planned end: give the rest of its slot back.
                     let planned_end = self.out.start[job] + self.planned(job);
                     self.profile.add(now, planned_end, self.w.procs[job]);
+                    self.freed += self.w.procs[job];
                 }
             }
             Kind::PredictionOver => {
