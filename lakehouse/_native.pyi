@@ -9,6 +9,8 @@ import numpy.typing as npt
 
 __all__ = [
     "__version__",
+    "SWF_MAX_SECONDS",
+    "SWF_MAX_PROCS",
     "_panic_inside_guard",
     "eloss_values",
     "pack_tasks",
@@ -18,6 +20,8 @@ __all__ = [
 ]
 
 __version__: str  # the crate's version
+SWF_MAX_SECONDS: int  # largest magnitude of an SWF time field or UnixStartTime accepted at ingest
+SWF_MAX_PROCS: int  # largest processor count accepted at ingest
 
 _Int64s: TypeAlias = npt.NDArray[np.int64]
 _Float64s: TypeAlias = npt.NDArray[np.float64]

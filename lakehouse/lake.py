@@ -28,7 +28,7 @@ import polars as pl
 
 from lakehouse.catalog import apply_catalog
 from lakehouse.datasets import DATASETS, SCHEMA_FILE
-from lakehouse.errors import LakeBusyError, NoLakeError
+from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError
 
 CATALOG_FILE = "lake.duckdb"
 LOCK_FILE = ".writer.lock"
@@ -40,11 +40,25 @@ def default_root() -> Path:
     return Path(os.environ.get(ENV_VAR) or "lake")
 
 
+GLOB_CHARACTERS = ("*", "?", "[", "]", "{", "}")
+
+#: Statement kinds that read only (SET and PRAGMA change settings of the session alone).
+#: (Not PREPARE: a prepared statement may be a COPY.)
+READ_ONLY_STATEMENTS = {"SELECT", "EXPLAIN", "CALL", "SET", "VARIABLE_SET", "PRAGMA", "TRANSACTION"}
+
+
 class Lake:
     """A lake rooted at a folder.  ``Lake()`` uses $LAKEHOUSE_LAKE or ./lake."""
 
     def __init__(self, root: str | os.PathLike[str] | None = None):
         self.root = Path(root if root is not None else default_root()).expanduser().absolute()
+        if any(c in GLOB_CHARACTERS for c in str(self.root)):
+            # The views read the lake's Parquet through DuckDB globs, which would take these
+            # characters as patterns and read other folders (or none).
+            raise LakehouseError(
+                f"the lake path {self.root} contains one of {' '.join(GLOB_CHARACTERS)}: DuckDB would read it "
+                "as a pattern; choose a folder without them"
+            )
         self._session: duckdb.DuckDBPyConnection | None = None
 
     def __repr__(self) -> str:
@@ -92,6 +106,27 @@ class Lake:
             return self._session.sql(sql, params=params).pl()
         with self.connect() as con:
             return con.sql(sql, params=params).pl()
+
+    def user_sql(self, sql: str, allow_writes: bool = False) -> pl.DataFrame | None:
+        """Run a user's SQL (one or more statements); the last statement's rows, or None when it
+        returns none (SET, COPY, empty input).
+
+        The catalog is opened read-only, but DuckDB could still write files (COPY ... TO, EXPORT,
+        ATTACH, INSTALL): a file written into the lake's folders would change what its views read.
+        Such statements are refused unless `allow_writes`."""
+        with self.connect() as con:
+            statements = con.extract_statements(sql)
+            if not allow_writes:
+                writers = sorted({s.type.name for s in statements} - READ_ONLY_STATEMENTS)
+                if writers:
+                    raise LakehouseError(
+                        f"refusing {', '.join(writers)}: lakehouse sql only reads (it could write files, "
+                        "even into the lake's folders); pass --allow-writes if you mean it"
+                    )
+            result = None
+            for statement in statements:
+                result = con.sql(statement.query)
+            return None if result is None else result.pl()
 
     @contextmanager
     def reading(self) -> Iterator[None]:

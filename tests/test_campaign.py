@@ -80,7 +80,8 @@ def test_the_grid_is_the_product_of_the_lists_without_repeats():
         ("algorithm", "easy,", "empty value"),
         ("predictor", "column:", "column:NAME"),
         ("threshold", "soon", "not a whole number"),
-        ("threshold", "-5", "must not be negative"),
+        ("threshold", "-5", "must be from 0 to"),
+        ("threshold", "99999999999999999999", "must be from 0 to"),
         ("queue", "fcfs", "unknown setting 'queue'; expected one of: algorithm"),
     ],
 )

@@ -190,3 +190,37 @@ def test_minus_one_is_null_in_the_jobs_view(lake, tmp_path):
     ingest_one(lake, write_swf(tmp_path / "nul.swf", [swf_job(1, 0, 10, 4, -1)], {"MaxProcs": 4}))
     row = lake.query("SELECT req_time, used_memory, procs FROM swf.jobs").row(0)
     assert row == (None, None, 4)
+
+
+def test_times_and_counts_out_of_range_are_quarantined_and_every_view_still_answers(lake, tmp_path):
+    """A submit time of 10^18 s or a start time beyond the timestamp range used to be stored, and then
+    swf.jobs (and every view and report on it) failed for all logs.  Now such lines are quarantined,
+    such header values kept as text, and every view answers."""
+    from typer.testing import CliRunner
+
+    from lakehouse.cli import app
+
+    jobs, header = small_log(6)
+    jobs[1]["submit_time"] = 999_999_999_999_999_999  # 18 digits: fits the tokenizer, not a timestamp
+    jobs[2]["run_time"] = 2**59  # 18 digits too; a run of 18 billion years
+    jobs[3]["req_procs"] = 2**40  # beyond the simulator's 32-bit processor counts
+    header["UnixStartTime"] = 99_999_999_999_999_999
+    r = ingest_one(lake, write_swf(tmp_path / "extreme.swf", jobs, header))
+    assert (r.status, r.jobs, r.quarantined) == ("ok", 3, 3)
+    reasons = [q[2] for q in quarantine(lake, "extreme")]
+    assert [reason.split(":")[0] for reason in reasons] == [
+        "field 2 is out of range",
+        "field 4 is out of range",
+        "field 8 is out of range",
+    ]
+    assert any("UnixStartTime" in w and "kept as text" in w for w in r.warnings)
+    assert_nothing_lost(lake, r)
+    assert lake.query("SELECT unix_start_time FROM swf.logs WHERE log = 'extreme'").row(0) == (None,)
+    views = lake.query("SELECT schema_name || '.' || view_name AS v FROM duckdb_views() WHERE NOT internal")["v"]
+    assert len(views) > 30
+    for view in views:
+        lake.query(f"SELECT * FROM {view}")  # none fails on what was stored
+    runner = CliRunner()
+    for command in (["logs"], ["simulate", "extreme"], ["report", "predictions", "extreme"]):
+        result = runner.invoke(app, [*command, "--lake", str(lake.root)])
+        assert result.exit_code == 0, (command, result.output)

@@ -18,6 +18,7 @@ from lakehouse.cli.common import (
     announce_plots,
     byte_progress,
     clear_errors,
+    in_existing_folder,
 )
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
@@ -78,8 +79,6 @@ def ingest_swf_command(
     from lakehouse.ingest.swf import discover, ingest_swf
 
     target = Lake(lake)
-    if machine_size is not None and machine_size <= 0:
-        raise LakehouseError(f"--machine-size must be positive, got {machine_size}")
     total = sum(p.stat().st_size for p in discover(paths))
     started = time.perf_counter()
     with byte_progress("ingest swf", total, lambda r: r.log) as advance:
@@ -507,21 +506,35 @@ def pack(
 @app.command()
 @clear_errors
 def sql(
-    query: Annotated[str, typer.Argument(help="A SQL query (DuckDB dialect) over the lake's views.")],
+    query: Annotated[
+        str,
+        typer.Argument(help="SQL (DuckDB dialect) over the lake's views; several statements may be separated by ';'."),
+    ],
     lake: LakeOption = None,
+    allow_writes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-writes",
+            help="Also run statements that write files (COPY ... TO, EXPORT, ATTACH, INSTALL). Never write "
+            "into the lake's folders: the views would read what you write there.",
+        ),
+    ] = False,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
-    """Run SQL on the lake (read-only) and print or save the result.
+    """Run SQL on the lake (read-only) and print or save the last statement's result ("ok" if it has none).
 
     Example: `lakehouse sql "select log, count(*) from swf.jobs_clean group by log" --format csv`
     """
     import duckdb
 
     try:
-        frame = Lake(lake).query(query)
+        frame = Lake(lake).user_sql(query, allow_writes=allow_writes)
     except duckdb.Error as exc:
         raise LakehouseError(str(exc).strip()) from None
+    if frame is None:
+        print("ok")
+        return
     emit(frame, fmt, output)
 
 
@@ -580,7 +593,13 @@ def simulate(
     ] = "canonical",
     tau: Annotated[float, typer.Option(help="Bound of the bounded slowdown, seconds.")] = 10,
     jobs_out: Annotated[
-        Path | None, typer.Option("--jobs-out", help="Write the per-job schedule to this Parquet file.", dir_okay=False)
+        Path | None,
+        typer.Option(
+            "--jobs-out",
+            help="Write the per-job schedule to this Parquet file.",
+            dir_okay=False,
+            callback=in_existing_folder,
+        ),
     ] = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,

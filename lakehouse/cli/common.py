@@ -19,8 +19,20 @@ LakeOption = Annotated[
     typer.Option("--lake", help=f"Lake folder [default: ${ENV_VAR}, else ./lake].", show_default=False),
 ]
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
+
+
+def in_existing_folder(path: Path | None) -> Path | None:
+    """An output file's folder must exist: found out before the work, not after it."""
+    if path is not None and not path.expanduser().absolute().parent.is_dir():
+        raise typer.BadParameter(f"folder {path.expanduser().absolute().parent} does not exist")
+    return path
+
+
 OutputOption = Annotated[
-    Path | None, typer.Option("--output", "-o", help="Write to this file instead of stdout.", dir_okay=False)
+    Path | None,
+    typer.Option(
+        "--output", "-o", help="Write to this file instead of stdout.", dir_okay=False, callback=in_existing_folder
+    ),
 ]
 
 F = TypeVar("F", bound=Callable[..., object])

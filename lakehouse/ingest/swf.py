@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lakehouse._native import parse_swf
+from lakehouse._native import SWF_MAX_PROCS, parse_swf
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.errors import BrokenFileError, LakehouseError
@@ -161,10 +161,7 @@ def parse_log(path: Path, data: bytes) -> ParsedLog:
     quarantine.sort()
     submit = columns["submit_time"]
     unsorted = int(np.count_nonzero(submit[1:] < submit[:-1]))
-    warnings = [
-        f"header {key}: {header.entries[key].splitlines()[0]!r} does not fit in 64 bits (kept as text only)"
-        for key in header.beyond_64_bits()
-    ]
+    warnings = header.out_of_range()
     if job_lines == 0:
         warnings.append("no job lines (header only)")
     if unsorted:
@@ -266,6 +263,8 @@ def ingest_swf(
     Unchanged logs (same content hash as recorded in the manifest) are skipped unless ``force``.
     ``on_file(result, size)`` is called after each file, for progress bars.
     """
+    if machine_size is not None and not 0 < machine_size <= SWF_MAX_PROCS:
+        raise LakehouseError(f"machine size must be from 1 to {SWF_MAX_PROCS:,}, got {machine_size}")
     files = discover(paths)
     if name is not None and len(files) != 1:
         raise LakehouseError(f"--name needs exactly one input file, got {len(files)}")
@@ -314,6 +313,13 @@ def ingest_swf(
                 except OSError as exc:
                     result.status, result.error = "failed", f"{result.source}: {exc.strerror or exc}"
                 result.seconds = time.perf_counter() - meta[1]
+            previous = DATASETS["swf_jobs"].file(lake.root, result.log)
+            if result.status == "failed" and previous.exists():
+                # A changed file that now fails does not take the log's earlier rows with it: say so.
+                result.error = (
+                    f"{result.error} (the log's previous version, {pq.read_metadata(previous).num_rows:,} jobs, "
+                    "stays in the lake until the file ingests)"
+                )
             writer.record(
                 dataset=DATASET,
                 name=result.log,

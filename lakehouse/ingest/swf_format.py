@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
+from lakehouse import _native
+
 
 @dataclass(frozen=True)
 class SwfField:
@@ -103,18 +105,28 @@ LOGS_SCHEMA = pa.schema(
     ]
 )
 
+# Header values the lake computes with stay within the ranges the tokenizer enforces on job lines
+# (sim/src/swf.rs): a start time beyond them would make every timestamp of the log overflow.
+HEADER_LIMITS = {
+    "UnixStartTime": _native.SWF_MAX_SECONDS,
+    "MaxRuntime": _native.SWF_MAX_SECONDS,
+    "MaxProcs": _native.SWF_MAX_PROCS,
+    "MaxNodes": _native.SWF_MAX_PROCS,
+}
+INT64_MAX = 2**63 - 1
+
 _KEY_LINE = re.compile(r"^;\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*:\s?(.*)$")
 _LEADING_INT = re.compile(r"^\s*([-+]?\d+)")
 
 
-def leading_integer(value: str) -> int | None:
+def leading_integer(value: str, limit: int = INT64_MAX) -> int | None:
     """The integer a header value starts with: "338 (batch partition; 512 total)" -> 338.  None when
-    there is none, or when it does not fit in 64 bits (the value is then kept as text only)."""
+    there is none, or when its magnitude exceeds `limit` (the value is then kept as text only)."""
     m = _LEADING_INT.match(value)
     if not m:
         return None
     number = int(m.group(1))
-    return number if -(2**63) <= number < 2**63 else None
+    return number if abs(number) <= limit else None
 
 
 @dataclass
@@ -147,14 +159,28 @@ class SwfHeader:
                     last_key = None
         return header
 
-    def beyond_64_bits(self) -> list[str]:
-        """Keys whose value starts with an integer too large for the lake's 64-bit columns."""
-        return [k for k, v in self.entries.items() if _LEADING_INT.match(v) and leading_integer(v) is None]
+    def out_of_range(self) -> list[str]:
+        """Why each value that starts with an integer is kept as text only: it does not fit in the
+        lake's 64-bit columns, or exceeds its key's limit (HEADER_LIMITS)."""
+        reasons = []
+        for key, value in self.entries.items():
+            if _LEADING_INT.match(value) and self._number(key, value) is None:
+                if leading_integer(value) is None:
+                    bound = "does not fit in 64 bits"
+                else:
+                    bound = f"exceeds {HEADER_LIMITS[key]:,} in magnitude"
+                first = value.splitlines()[0]
+                reasons.append(f"header {key}: {first!r} {bound} (kept as text only)")
+        return reasons
+
+    @staticmethod
+    def _number(key: str, value: str) -> int | None:
+        return leading_integer(value, HEADER_LIMITS.get(key, INT64_MAX))
 
     def numeric(self) -> dict[str, int]:
         out = {}
         for key, value in self.entries.items():
-            number = leading_integer(value)
+            number = self._number(key, value)
             if number is not None:
                 out[key] = number
         return out

@@ -15,7 +15,15 @@ from lakehouse.sim.options import Algorithm, Backfill, Compat, Correction, Polic
 from lakehouse.sim.workload import workload_from
 
 #: The engine counts processors in 32 bits (it compares a block of queued jobs per instruction).
-MAX_MACHINE_SIZE = 2**31 - 1
+MAX_MACHINE_SIZE = _native.SWF_MAX_PROCS  # processors are counted in 32 bits
+MAX_THRESHOLD = _native.SWF_MAX_SECONDS  # as long as any time the lake stores
+
+
+def threshold_problem(threshold: int | None) -> str | None:
+    """What is wrong with a starvation threshold, if anything (None means no threshold)."""
+    if threshold is not None and not 0 <= threshold <= MAX_THRESHOLD:
+        return f"threshold must be from 0 to {MAX_THRESHOLD:,} seconds, got {threshold}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -80,6 +88,8 @@ def simulate(
         raise SimulationInputError(str(exc)) from None
     if not (isinstance(tau, int | float) and math.isfinite(tau) and tau > 0):
         raise SimulationInputError(f"tau must be a positive finite number of seconds, got {tau!r}")
+    if problem := threshold_problem(threshold):
+        raise SimulationInputError(problem)
     if machine_size is None or machine_size <= 0:
         raise SimulationInputError(f"machine size must be positive, got {machine_size}")
     if machine_size > MAX_MACHINE_SIZE:

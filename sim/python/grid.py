@@ -28,7 +28,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from lakehouse.errors import LakehouseError
-from lakehouse.sim.engine import MAX_MACHINE_SIZE
+from lakehouse.sim.engine import MAX_MACHINE_SIZE, threshold_problem
 from lakehouse.sim.options import (
     COLUMN_PREFIX,
     Algorithm,
@@ -91,8 +91,8 @@ def _threshold(text: str | int | None) -> int | None:
         value = int(text)
     except (TypeError, ValueError):
         raise GridError(f"threshold {text!r} is not a whole number of seconds (or {NO_THRESHOLD!r})") from None
-    if value < 0:
-        raise GridError(f"threshold {value} must not be negative")
+    if problem := threshold_problem(value):
+        raise GridError(problem)
     return value
 
 

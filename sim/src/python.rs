@@ -208,6 +208,8 @@ fn pack_tasks<'py>(
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("SWF_MAX_SECONDS", crate::swf::MAX_SECONDS)?;
+    m.add("SWF_MAX_PROCS", crate::swf::MAX_PROCS)?;
     m.add_function(wrap_pyfunction!(parse_swf, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_inside_guard, m)?)?;

@@ -6,6 +6,17 @@
 //! the reasons it gives for rejected lines are what users see in the quarantine.
 
 pub const FIELDS: usize = 18;
+/// The largest magnitude, in seconds, of a time field (submit, wait, run, requested and think time)
+/// and of the header's `UnixStartTime`: about 3,000 years.  No log comes near it, and below it every
+/// sum the lake and the simulator make of times (a submit instant as a timestamp, submit + wait +
+/// run) stays far inside 64 bits and DuckDB's timestamp range, so one corrupt line cannot break the
+/// queries of every log.
+pub const MAX_SECONDS: i64 = 100_000_000_000;
+/// The largest processor count (fields 5 and 8): the simulator counts processors in 32 bits.
+pub const MAX_PROCS: i64 = i32::MAX as i64;
+/// 1-based numbers of the time fields and of the processor fields.
+const TIME_FIELDS: [usize; 5] = [2, 3, 4, 9, 18];
+const PROCS_FIELDS: [usize; 2] = [5, 8];
 /// 0-based index of field 6 (average CPU time), the one field that may be fractional.
 pub const FRACTIONAL_FIELD: usize = 5;
 
@@ -85,9 +96,23 @@ fn parse_line(text: &[u8], ints: &mut [i64; FIELDS - 1], frac: &mut f64) -> Resu
             *frac = parse_number(token)
                 .ok_or_else(|| format!("field {} is not a number: '{}'", i + 1, describe(token)))?;
         } else {
-            ints[k] = parse_int(token).ok_or_else(|| {
+            let value = parse_int(token).ok_or_else(|| {
                 format!("field {} is not an integer: '{}'", i + 1, describe(token))
             })?;
+            let limit = if TIME_FIELDS.contains(&(i + 1)) {
+                MAX_SECONDS
+            } else if PROCS_FIELDS.contains(&(i + 1)) {
+                MAX_PROCS
+            } else {
+                i64::MAX
+            };
+            if value.abs() > limit {
+                return Err(format!(
+                    "field {} is out of range: {value} (at most {limit} in magnitude)",
+                    i + 1
+                ));
+            }
+            ints[k] = value;
             k += 1;
         }
     }
@@ -197,6 +222,28 @@ mod tests {
                 "expected 18 fields, found 3",
                 "field 9 is not an integer: '6x0'",
                 "field 6 is not a number: 'nan'"
+            ]
+        );
+    }
+
+    #[test]
+    fn times_and_processor_counts_out_of_range_are_rejected() {
+        let ok = b"1 0 5 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1";
+        let late = b"2 100000000001 5 10 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1";
+        let long = b"3 0 5 -100000000001 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1";
+        let wide = b"4 0 5 10 2 -1 -1 2147483648 60 -1 1 1 1 -1 -1 -1 -1 -1";
+        let edge =
+            b"5 100000000000 5 10 2147483647 -1 999999999999999999 2 60 -1 1 1 1 -1 -1 -1 -1 -1";
+        let text = [&ok[..], late, long, wide, edge].join(&b'\n');
+        let p = parse(&text);
+        assert_eq!(p.line, vec![1, 5]);
+        let reasons: Vec<&str> = p.rejected.iter().map(|r| r.2.as_str()).collect();
+        assert_eq!(
+            reasons,
+            [
+                "field 2 is out of range: 100000000001 (at most 100000000000 in magnitude)",
+                "field 4 is out of range: -100000000001 (at most 100000000000 in magnitude)",
+                "field 8 is out of range: 2147483648 (at most 2147483647 in magnitude)",
             ]
         );
     }
