@@ -23,8 +23,9 @@ FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Outp
 
 def in_existing_folder(path: Path | None) -> Path | None:
     """An output file's folder must exist: found out before the work, not after it."""
-    if path is not None and not path.expanduser().absolute().parent.is_dir():
-        raise typer.BadParameter(f"folder {path.expanduser().absolute().parent} does not exist")
+    folder = None if path is None else path.expanduser().absolute().parent
+    if folder is not None and not folder.is_dir():
+        raise typer.BadParameter(f"folder {folder} does not exist")
     return path
 
 

@@ -12,7 +12,7 @@
 //! Each search leaves the *shortfall* of the windows before the slot it found (`profile::Search`);
 //! no such window can fit until at least that many processors have been freed in the plan since,
 //! so a job is searched again only then (`recheck_at`, against the running total `freed`).  On
-//! CEA-Curie this leaves out nine searches in ten.
+//! CEA-Curie, 45 million of the 107 million visits to a waiting job still search.
 
 use super::profile::Profile;
 use super::queue::Queue;
