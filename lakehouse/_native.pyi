@@ -44,6 +44,8 @@ class _Schedule(TypedDict):
     corrections: _Int64s
     initial_prediction: _Int64s
     reservation: _Int64s  # -1 where a job never held a reservation (or none were recorded)
+    policy: npt.NDArray[np.uint8]  # index into `policies` of the policy in force at each start
+    periods: npt.NDArray[np.uint8]  # with a selector: the policy index chosen for each period
 
 def parse_swf(data: bytes) -> _ParsedSwf: ...
 def simulate(
@@ -64,6 +66,12 @@ def simulate(
     threshold: int | None,
     semantics: str,
     record_reservations: bool,
+    selector: str | None = None,  # full, noisy or egreedy; None: `policy` throughout
+    policies: list[str] = ...,  # the selector's candidates, in tie-breaking order
+    period: int = 604800,
+    decay: float = 1.0,
+    epsilon: float = 0.3,
+    seed: int = 0,
 ) -> _Schedule: ...
 def pack_tasks(
     c: _Float64s, dx: _Float64s, dy: _Float64s, capacity: float, rule: str, machines: int | None = None

@@ -107,7 +107,7 @@ PREDICTION_JOBS_SCHEMA = pa.schema(
 
 #: analysis.campaign_runs, one row per replay of a campaign (`lakehouse campaign run`).  A public schema:
 #: add columns at the end and raise CAMPAIGN_RUNS_VERSION; never rename one.
-CAMPAIGN_RUNS_VERSION = 2  # 2: the prediction_* columns
+CAMPAIGN_RUNS_VERSION = 3  # 2: the prediction_* columns; 3: policy selection and week resamples
 CAMPAIGN_SETTINGS = ("algorithm", "policy", "backfill", "predictor", "correction")
 CAMPAIGN_METRICS = ("mean_wait", "mean_bounded_slowdown", "max_wait", "mean_response", "makespan", "utilization")
 #: How the run's initial predictions compare with the runtimes (lakehouse.sim.metrics.prediction_errors).
@@ -128,6 +128,16 @@ CAMPAIGN_RUNS_SCHEMA = pa.schema(
         pa.field("schema_version", pa.int32()),
         pa.field("finished_at", pa.timestamp("us", tz="UTC")),
         *_fields(pa.float64(), *PREDICTION_METRICS),
+        # Policy selection (null without a selector): candidates comma-separated, period in seconds.
+        *_fields(pa.string(), "selector", "policies"),
+        pa.field("period", pa.int64()),
+        *_fields(pa.float64(), "decay", "epsilon"),
+        *_fields(pa.int64(), "seed", "resample"),
+        # Runs of a selector or a resample: the policy of each period, and per week of submission
+        # (from the first) the jobs' total wait and count, for curves over time.
+        pa.field("period_policies", pa.list_(pa.string())),
+        pa.field("weekly_wait", pa.list_(pa.float64())),
+        pa.field("weekly_jobs", pa.list_(pa.int64())),
     ]
 )
 
@@ -149,6 +159,24 @@ TRIPLES_SCHEMA = pa.schema(
                 pa.field(f"{which}_learned_{backfill}_triple", pa.string()),
             )
         ],
+    ]
+)
+
+#: analysis.selection_runs, `lakehouse report selection`: per campaign, log and strategy, the ratio of
+#: the average wait to EASY-FCFS's on the same week resample, over the resamples.
+SELECTION_RUNS_SCHEMA = pa.schema(
+    [
+        *_fields(pa.string(), "campaign", "log", "strategy"),
+        pa.field("resamples", pa.int64()),
+        *_fields(pa.float64(), "mean_ratio", "p10_ratio", "p90_ratio", "mean_wait"),
+    ]
+)
+#: analysis.selection_curves: the same ratio on the jobs submitted up to the end of each week.
+SELECTION_CURVES_SCHEMA = pa.schema(
+    [
+        *_fields(pa.string(), "campaign", "log", "strategy"),
+        pa.field("week", pa.int64()),
+        *_fields(pa.float64(), "mean_ratio", "p10_ratio", "p90_ratio"),
     ]
 )
 

@@ -20,10 +20,11 @@ from lakehouse.cli.common import (
     clear_errors,
     in_existing_folder,
 )
+from lakehouse.cli.selection import report_selection
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
-from lakehouse.sim.options import PREDICTOR_HELP
+from lakehouse.sim.options import PREDICTOR_HELP, SELECTOR_HELP
 
 app = typer.Typer(
     name="lakehouse",
@@ -289,6 +290,9 @@ def report_volatility(
         from lakehouse.models.volatility_plots import plot_volatility
 
         announce_plots(plot_volatility(result, plots))
+
+
+report_app.command("selection")(clear_errors(report_selection))
 
 
 @report_app.command("triples")
@@ -592,6 +596,18 @@ def simulate(
         ),
     ] = "canonical",
     tau: Annotated[float, typer.Option(help="Bound of the bounded slowdown, seconds.")] = 10,
+    selector: Annotated[
+        str | None,
+        typer.Option(help=f"Change the queue policy of EASY every period: {SELECTOR_HELP}.", show_default=False),
+    ] = None,
+    policies: Annotated[
+        str | None,
+        typer.Option(help="The selector's candidate policies, comma-separated (ties go to the first) [default: all twelve]."),
+    ] = None,
+    period: Annotated[str, typer.Option(help="Selection period: day, week or seconds.")] = "week",
+    decay: Annotated[float, typer.Option(help="Selection: weight of each older period, in [0, 1].")] = 1.0,
+    epsilon: Annotated[float, typer.Option(help="egreedy: probability of a random policy, in [0, 1].")] = 0.3,
+    seed: Annotated[int, typer.Option(help="Selection: seed of the noise (noisy) and draws (egreedy).")] = 0,
     jobs_out: Annotated[
         Path | None,
         typer.Option(
@@ -609,7 +625,12 @@ def simulate(
     EASY++ is `--predictor ave2 --backfill sjbf --correction incremental`; the published E-Loss run is
     `--predictor eloss --backfill sjbf`.  The published SC'15 runs are `--view jobs_strong --compat pyss`.
 
+    With `--selector`, EASY changes its queue policy at every period boundary and a second table gives
+    the share of periods each candidate ran (docs/selection.md).
+
     Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --backfill sjbf --jobs-out kth.parquet`
+
+    Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --selector full --policies fcfs,spf,saf --period day`
     """
     from lakehouse.sim import simulate as replay
     from lakehouse.sim.options import Compat, choose, parse_predictor
@@ -645,10 +666,18 @@ def simulate(
             threshold=threshold,
             compat=compat,
             tau=tau,
+            selector=selector,
+            policies=None if policies is None else [p.strip() for p in policies.split(",") if p.strip()],
+            period=period,
+            decay=decay,
+            epsilon=epsilon,
+            seed=seed,
         )
     if jobs_out is not None:
         result.jobs.write_parquet(jobs_out)
     emit(result.summary_frame(log=log, machine_size=size), fmt, output)
+    if result.periods is not None and fmt is OutputFormat.table and output is None:
+        emit(result.policy_shares(), fmt, None, title="periods per policy")
     stderr.print(f"{result.summary['jobs']:,} jobs replayed in {time.perf_counter() - started:.2f} s")
 
 

@@ -7,7 +7,7 @@ import os
 import tempfile
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -18,6 +18,10 @@ from lakehouse.render import OutputFormat, emit, stderr
 from lakehouse.sim.campaign_report import Metric
 from lakehouse.sim.executors import ExecutorKind
 from lakehouse.sim.options import PREDICTOR_HELP
+
+if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the CLI starts
+    from lakehouse.sim.campaign import Outcome
+    from lakehouse.sim.grid import Grid
 
 #: The exit code counts the failed runs, up to this (codes above 125 mean "not run" or "killed" to shells).
 MAX_FAILED_EXIT = 125
@@ -97,8 +101,6 @@ def run(
 
     Example: `lakehouse campaign run study.toml --workers 2`
     """
-    from lakehouse.sim.campaign import run_campaign
-    from lakehouse.sim.executors import make_executor
     from lakehouse.sim.grid import Grid, grid_from_toml, parse_machine_sizes, parse_values, split_list
 
     given = {
@@ -141,11 +143,30 @@ def run(
             tau=tau if tau is not None else 10.0,
             explicit=explicit,
         )
+    target = Lake(lake)
+    outcome = run_with_progress(target, grid, executor, workers, ray_address, keep_schedules=jobs_out)
+    _show(target, grid.name, Metric.mean_bounded_slowdown, None, fmt, output)
+    exit_on_failures(outcome)
+
+
+def run_with_progress(
+    target: Lake,
+    grid: Grid,
+    executor: ExecutorKind,
+    workers: int | None,
+    ray_address: str | None,
+    *,
+    keep_schedules: bool = False,
+) -> Outcome:
+    """Run a campaign's missing runs with a progress bar and a closing line; Ctrl-C keeps the finished
+    runs and exits 130."""
+    from lakehouse.sim.campaign import run_campaign
+    from lakehouse.sim.executors import make_executor
+
     cores = os.cpu_count() or 1
     chosen = make_executor(
         executor, workers=workers or cores, ray_address=ray_address, campaign=grid.name, view=grid.view, tau=grid.tau
     )
-    target = Lake(lake)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="lakehouse-campaign-") as scratch, _ProgressBar(grid.name) as bar:
         try:
@@ -154,13 +175,13 @@ def run(
                 grid,
                 chosen,
                 scratch=Path(scratch),
-                keep_schedules=jobs_out,
+                keep_schedules=keep_schedules,
                 on_plan=bar.plan,
                 on_progress=bar.advance,
             )
         except KeyboardInterrupt as exc:
-            outcome = getattr(exc, "outcome", None)
-            kept = f"{outcome.ok + outcome.failed} finished runs kept" if outcome else "nothing was stored"
+            stopped = getattr(exc, "outcome", None)
+            kept = f"{stopped.ok + stopped.failed} finished runs kept" if stopped else "nothing was stored"
             bar.stop()
             stderr.print(f"interrupted: {kept}; run the same command again to resume")
             raise typer.Exit(130) from None
@@ -168,9 +189,14 @@ def run(
         f"campaign {grid.name!r}: {outcome.ok} runs ok, {outcome.failed} failed, {outcome.skipped} already stored, "
         f"in {time.perf_counter() - started:.1f} s ({executor.value} executor)"
     )
-    _show(target, grid.name, Metric.mean_bounded_slowdown, None, fmt, output)
+    return outcome
+
+
+def exit_on_failures(outcome: Outcome) -> None:
+    """Exit with the number of failed runs (at most 125), if any, after saying where to look."""
+    grid_name = outcome.name
     if outcome.failed:
-        stderr.print(f"[red]{outcome.failed} run(s) failed[/]: see their error (`lakehouse campaign show {grid.name}`)")
+        stderr.print(f"[red]{outcome.failed} run(s) failed[/]: see their error (`lakehouse campaign show {grid_name}`)")
         raise typer.Exit(min(outcome.failed, MAX_FAILED_EXIT))
 
 

@@ -35,7 +35,8 @@ from lakehouse.models.schemas import CAMPAIGN_METRICS, CAMPAIGN_RUNS_SCHEMA, CAM
 from lakehouse.sim.engine import simulate
 from lakehouse.sim.grid import Grid, GridError, Settings, run_key, select_logs
 from lakehouse.sim.metrics import prediction_errors
-from lakehouse.sim.options import Compat, parse_predictor
+from lakehouse.sim.options import WEEK, Compat, parse_predictor
+from lakehouse.sim.resample import resample_weeks
 from lakehouse.sim.source import View, log_jobs, log_machine_size
 from lakehouse.sim.workload import input_columns
 
@@ -126,20 +127,15 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
         "engine_version": _native.__version__,  # the compiled crate's version
         "schema_version": CAMPAIGN_RUNS_VERSION,
     }
+    if s.selector is not None:
+        row.update(selector=s.selector, policies=",".join(s.policies) or None, period=s.period)
+        row.update(decay=s.decay, epsilon=s.epsilon, seed=s.seed)
+    row["resample"] = s.resample
     started = time.perf_counter()
     try:
-        result = simulate(
-            jobs,
-            log.machine_size,
-            algorithm=s.algorithm,
-            policy=s.policy,
-            backfill=s.backfill,
-            predictor=s.predictor,
-            correction=s.correction,
-            threshold=s.threshold,
-            compat=s.compat,
-            tau=tau,
-        )
+        if s.resample is not None:
+            jobs = resample_weeks(jobs, s.resample, s.seed)
+        result = simulate(jobs, log.machine_size, tau=tau, **s.simulate_options())  # type: ignore[arg-type]
     except LakehouseError as exc:
         row.update(status="failed", error=str(exc), jobs=len(jobs))
         schedule = None
@@ -147,10 +143,26 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
         row.update(status="ok", error=None, jobs=result.summary["jobs"])
         row.update({k: result.summary.get(k) for k in CAMPAIGN_METRICS})
         row.update(prediction_errors(result.jobs))
+        if s.selector is not None or s.resample is not None:
+            row.update(weekly_waits(result.jobs))
+        if result.periods is not None:
+            row["period_policies"] = result.periods["policy"].to_list()
         schedule = result.jobs
     row["engine_seconds"] = time.perf_counter() - started
     row["finished_at"] = datetime.now(UTC)
     return {"row": row, "schedule": schedule}
+
+
+def weekly_waits(schedule: pl.DataFrame) -> dict[str, list]:
+    """Per week of submission from the first one: the jobs' total wait and their count (every week,
+    empty ones included)."""
+    week = ((pl.col("submit") - pl.col("submit").min()) // WEEK).alias("week")
+    per_week = schedule.group_by(week).agg(pl.col("wait").sum().cast(pl.Float64), pl.len()).sort("week")
+    weeks = int(per_week["week"].max()) + 1  # type: ignore[arg-type]
+    wait, count = [0.0] * weeks, [0] * weeks
+    for w, total, n in per_week.iter_rows():
+        wait[w], count[w] = total, n
+    return {"weekly_wait": wait, "weekly_jobs": count}
 
 
 _LOADED: dict[str, pl.DataFrame] = {}

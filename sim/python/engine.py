@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -11,7 +12,18 @@ import pyarrow as pa
 from lakehouse import _native
 from lakehouse.errors import SimulationInputError
 from lakehouse.sim.metrics import DEFAULT_TAU, per_job_columns, summary
-from lakehouse.sim.options import Algorithm, Backfill, Compat, Correction, Policy, choose, parse_predictor
+from lakehouse.sim.options import (
+    WEEK,
+    Algorithm,
+    Backfill,
+    Compat,
+    Correction,
+    Policy,
+    choose,
+    parse_period,
+    parse_predictor,
+    parse_selector,
+)
 from lakehouse.sim.workload import workload_from
 
 #: The engine counts processors in 32 bits (it compares a block of queued jobs per instruction).
@@ -28,14 +40,31 @@ def threshold_problem(threshold: int | None) -> str | None:
 
 @dataclass(frozen=True)
 class SimulationResult:
-    """`jobs`: one row per job (input order); `summary`: headline metrics; `settings`: what ran."""
+    """`jobs`: one row per job (input order); `summary`: headline metrics; `settings`: what ran;
+    `periods`: with a selector, the policy chosen for each period (period, start, policy)."""
 
     jobs: pl.DataFrame
     summary: dict[str, float | int | None]
     settings: dict[str, object] = field(default_factory=dict)
+    periods: pl.DataFrame | None = None
 
     def summary_frame(self, **labels: object) -> pl.DataFrame:
         return pl.DataFrame([{**labels, **self.summary}])
+
+    def policy_shares(self) -> pl.DataFrame:
+        """Share of the periods each candidate policy ran (every candidate listed, in order)."""
+        if self.periods is None:
+            raise ValueError("this replay ran one policy throughout (no selector)")
+        candidates = [str(p) for p in self.settings["policies"]]  # type: ignore[attr-defined]
+        counts = dict(self.periods.group_by("policy").len().iter_rows())
+        total = self.periods.height
+        return pl.DataFrame(
+            {
+                "policy": candidates,
+                "periods": [counts.get(p, 0) for p in candidates],
+                "share": [counts.get(p, 0) / total for p in candidates],
+            }
+        )
 
 
 def simulate(
@@ -51,6 +80,12 @@ def simulate(
     compat: Compat | str = Compat.canonical,
     tau: float = DEFAULT_TAU,
     record_reservations: bool = False,
+    selector: str | None = None,
+    policies: Sequence[Policy | str] | None = None,
+    period: int | str = WEEK,
+    decay: float = 1.0,
+    epsilon: float = 0.3,
+    seed: int = 0,
 ) -> SimulationResult:
     """Replay `jobs` (e.g. `lake.query("select * from swf.jobs_strong where log = '…'")`).
 
@@ -69,6 +104,17 @@ def simulate(
     - record_reservations: add a `reservation` column, each job's first reservation (EASY: when it
       first blocks the head of the queue; conservative: its first slot); null if it never had one.
 
+    - selector: change the queue policy of EASY at every period boundary t0 + k * period (t0: the
+      first submission; docs/selection.md): `fixed:P` (P throughout), `full` (replay the jobs of
+      each past period under every candidate and run the one whose decayed total wait is least),
+      `noisy` (the same, each replayed wait times U[0.85, 1.15]) or `egreedy` (with probability
+      1 - epsilon the candidate with the least mean wait of the jobs that finished while it ran,
+      untried ones first, else one drawn at random).  `policy` is then unused; `policies` are the
+      candidates (default: all twelve, in `Policy` order, which also breaks ties); `period` is
+      seconds, `day` or `week`; `decay` (lambda in [0, 1]) weighs each older period; `seed` drives
+      the noise and the draws.  The jobs gain a `policy` column (the one in force at their start)
+      and the result a `periods` frame.
+
     EASY++ is `predictor="ave2", backfill="sjbf", correction="incremental"`; the published E-Loss run
     is `predictor="eloss", backfill="sjbf", correction="requested"`.
     Raises `SimulationInputError` (a ValueError) naming the offending job ids.
@@ -84,6 +130,10 @@ def simulate(
             "compat": choose(Compat, compat),
         }
         engine_predictor, column = parse_predictor(predictor)
+        selection = _selection(selector, policies, period, decay, epsilon, seed)
+        if selection is not None and "fixed" in selection:
+            settings["policy"] = selection.pop("fixed")
+        settings.update(selection or {})
     except ValueError as exc:
         raise SimulationInputError(str(exc)) from None
     if not (isinstance(tau, int | float) and math.isfinite(tau) and tau > 0):
@@ -110,6 +160,7 @@ def simulate(
             threshold=threshold,
             semantics=str(settings["compat"]),
             record_reservations=record_reservations,
+            **_engine_selection(settings),
         )
     except ValueError as exc:
         raise SimulationInputError(str(exc)) from None
@@ -130,6 +181,64 @@ def simulate(
     if record_reservations:
         reservation = pl.Series("reservation", out["reservation"]).replace(-1, None)
         result = result.with_columns(reservation)
+    periods = None
+    if "policies" in settings:
+        candidates = pl.Series([str(p) for p in settings["policies"]])  # type: ignore[attr-defined]
+        result = result.with_columns(candidates.gather(out["policy"]).alias("policy"))
+        first, step = int(workload.submit[0]), int(settings["period"])  # type: ignore[call-overload]
+        periods = pl.DataFrame(
+            {
+                "period": range(len(out["periods"])),
+                "start": [first + k * step for k in range(len(out["periods"]))],
+                "policy": candidates.gather(out["periods"]),
+            }
+        )
+    elif selector is not None:
+        result = result.with_columns(pl.lit(str(settings["policy"])).alias("policy"))
     if "log" in frame.columns and frame["log"].n_unique() == 1:
         settings["log"] = frame["log"][0]
-    return SimulationResult(result, summary(result, machine_size), {**settings, "machine_size": machine_size})
+    return SimulationResult(
+        result, summary(result, machine_size), {**settings, "machine_size": machine_size}, periods
+    )
+
+
+def _selection(
+    selector: str | None,
+    policies: Sequence[Policy | str] | None,
+    period: int | str,
+    decay: float,
+    epsilon: float,
+    seed: int,
+) -> dict[str, object] | None:
+    """The settings of a selector (`fixed:P` gives {"fixed": P}); ValueError naming what is wrong.
+    The engine checks the ranges (one place for them)."""
+    if selector is None:
+        return None
+    chosen, fixed = parse_selector(selector)
+    if fixed is not None:
+        return {"fixed": fixed, "selector": selector}
+    candidates = list(Policy) if policies is None else [choose(Policy, str(p)) for p in policies]
+    settings: dict[str, object] = {
+        "selector": str(chosen),
+        "policies": candidates,
+        "period": parse_period(period),
+        "decay": float(decay),
+        "seed": int(seed),
+    }
+    if chosen == "egreedy":
+        settings["epsilon"] = float(epsilon)
+    return settings
+
+
+def _engine_selection(settings: dict[str, object]) -> dict[str, object]:
+    """The engine's keyword arguments for the selector in `settings` (none for a fixed policy)."""
+    if "policies" not in settings:
+        return {}
+    return {
+        "selector": settings["selector"],
+        "policies": [str(p) for p in settings["policies"]],  # type: ignore[attr-defined]
+        "period": settings["period"],
+        "decay": settings["decay"],
+        "epsilon": settings.get("epsilon", 0.3),
+        "seed": settings["seed"],
+    }

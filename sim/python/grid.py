@@ -23,7 +23,7 @@ import json
 import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -31,6 +31,8 @@ from lakehouse.errors import LakehouseError
 from lakehouse.sim.engine import MAX_MACHINE_SIZE, threshold_problem
 from lakehouse.sim.options import (
     COLUMN_PREFIX,
+    DAY,
+    WEEK,
     Algorithm,
     Backfill,
     Compat,
@@ -62,14 +64,48 @@ class Settings:
     correction: str = Correction.requested.value
     threshold: int | None = None
     compat: str = Compat.canonical.value
+    #: Policy selection (docs/selection.md): the selector, its candidates, period (s), decay, epsilon
+    #: (egreedy) and seed; `policy` is then unused.
+    selector: str | None = None
+    policies: tuple[str, ...] = ()
+    period: int | None = None
+    decay: float = 1.0
+    epsilon: float | None = None
+    seed: int = 0
+    #: Replay the `resample`-th week resample of the log (lakehouse.sim.resample, drawn with `seed`).
+    resample: int | None = None
 
     def canonical(self) -> str:
-        """A stable text of the settings (the run key hashes it)."""
-        return json.dumps(asdict(self), sort_keys=True)
+        """A stable text of the settings (the run key hashes it).  Settings at their defaults are left
+        out, so that fields added later leave the keys of stored runs as they were."""
+        given = {k: v for k, v in asdict(self).items() if k in _FIRST_FIELDS or v != _DEFAULTS[k]}
+        return json.dumps(given, sort_keys=True)
+
+    def simulate_options(self) -> dict[str, object]:
+        """The keyword arguments of `simulate` these settings give."""
+        options: dict[str, object] = {
+            k: getattr(self, k) for k in ("algorithm", "policy", "backfill", "predictor", "correction", "threshold")
+        }
+        options["compat"] = self.compat
+        if self.selector is not None:
+            options.update(selector=self.selector, policies=list(self.policies) or None, decay=self.decay)
+            options.update(seed=self.seed + (self.resample or 0))
+            if self.period is not None:
+                options["period"] = self.period
+            if self.epsilon is not None:
+                options["epsilon"] = self.epsilon
+        return options
 
     def label(self) -> str:
-        """A short name of the variant for tables: `easy-fcfs`, `conservative-spf-sjbf`, ..."""
+        """A short name of the variant for tables: `easy-fcfs`, `conservative-spf-sjbf`,
+        `easy-full-week`, `easy-fcfs-r7` (the 8th week resample), ..."""
         parts = [self.algorithm, self.policy]
+        if self.selector is not None:
+            parts = [self.algorithm, self.selector, PERIOD_LABELS.get(self.period or WEEK, f"{self.period}s")]
+            if self.epsilon is not None:
+                parts.append(f"eps={self.epsilon:g}")
+            if self.decay != 1.0:
+                parts.append(f"decay={self.decay:g}")
         if self.backfill != Backfill.queue:
             parts.append(self.backfill)
         if self.predictor != "requested":
@@ -80,7 +116,15 @@ class Settings:
             parts.append(f"thr={self.threshold}")
         if self.compat != Compat.canonical:
             parts.append(self.compat)
+        if self.resample is not None:
+            parts.append(f"r{self.resample}")
         return "-".join(parts)
+
+
+_DEFAULTS = {f.name: f.default for f in fields(Settings)}
+#: The fields every run key has hashed since campaigns began.
+_FIRST_FIELDS = ("algorithm", "policy", "backfill", "predictor", "correction", "threshold", "compat")
+PERIOD_LABELS = {DAY: "day", WEEK: "week"}
 
 
 #: The grid's dimensions, their choices and how one value is parsed.

@@ -47,6 +47,49 @@ class Compat(enum.StrEnum):
     pyss = "pyss"
 
 
+class Selector(enum.StrEnum):
+    """How the queue policy of EASY changes from period to period (docs/selection.md)."""
+
+    full = "full"  # replay each past period under every candidate; the least total wait wins
+    noisy = "noisy"  # the same, each replayed wait multiplied by U[0.85, 1.15]
+    egreedy = "egreedy"  # epsilon-greedy bandit on the waits actually observed
+
+
+FIXED_PREFIX = "fixed:"
+SELECTOR_HELP = (
+    "fixed:POLICY (one policy throughout), full (replay each past period under every candidate policy, "
+    "run the one with the least decayed total wait), noisy (full, each replayed wait times U[0.85, 1.15]) "
+    "or egreedy (epsilon-greedy bandit on the waits observed)"
+)
+DAY, WEEK = 86_400, 604_800
+PERIOD_NAMES = {"day": DAY, "week": WEEK}
+
+
+def parse_selector(text: str) -> tuple[Selector | None, Policy | None]:
+    """`fixed:P` as (None, P); a selector name as (selector, None); else a ValueError with the choices."""
+    if text.startswith(FIXED_PREFIX):
+        return None, choose(Policy, text[len(FIXED_PREFIX) :])
+    try:
+        return Selector(text), None
+    except ValueError:
+        raise ValueError(
+            f"unknown selector {text!r}; expected fixed:POLICY, {', '.join(Selector)}"
+        ) from None
+
+
+def parse_period(text: str | int) -> int:
+    """`day`, `week` or a number of seconds (positive)."""
+    if isinstance(text, str) and text.lower() in PERIOD_NAMES:
+        return PERIOD_NAMES[text.lower()]
+    try:
+        seconds = int(text)
+    except ValueError:
+        raise ValueError(f"period must be day, week or a number of seconds, got {text!r}") from None
+    if seconds <= 0:
+        raise ValueError(f"period must be positive, got {seconds} s")
+    return seconds
+
+
 E = TypeVar("E", bound=enum.StrEnum)
 
 

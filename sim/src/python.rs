@@ -93,7 +93,8 @@ fn slice<'a>(name: &str, array: &'a PyReadonlyArray1<'_, i64>) -> PyResult<&'a [
 /// internal error raises RuntimeError instead of taking the interpreter down.
 #[pyfunction]
 #[pyo3(signature = (id, submit, run, requested, procs, user, prediction, *, machine_size, algorithm,
-    policy, backfill, predictor, correction, threshold, semantics, record_reservations))]
+    policy, backfill, predictor, correction, threshold, semantics, record_reservations,
+    selector=None, policies=Vec::new(), period=604_800, decay=1.0, epsilon=0.3, seed=0))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -113,7 +114,28 @@ fn simulate<'py>(
     threshold: Option<i64>,
     semantics: &str,
     record_reservations: bool,
+    selector: Option<&str>,
+    policies: Vec<String>,
+    period: i64,
+    decay: f64,
+    epsilon: f64,
+    seed: u64,
 ) -> PyResult<Bound<'py, PyDict>> {
+    let selection = selector
+        .map(|name| -> PyResult<engine::Selection> {
+            let selector = match choice(name)? {
+                engine::Selector::Egreedy { .. } => engine::Selector::Egreedy { epsilon },
+                full => full,
+            };
+            Ok(engine::Selection {
+                selector,
+                policies: policies.iter().map(|p| choice(p)).collect::<PyResult<_>>()?,
+                period,
+                decay,
+                seed,
+            })
+        })
+        .transpose()?;
     let config = engine::Config {
         machine_size,
         algorithm: choice(algorithm)?,
@@ -124,6 +146,7 @@ fn simulate<'py>(
         threshold,
         semantics: choice(semantics)?,
         record_reservations,
+        selection,
     };
     let workload = engine::Workload {
         id: slice("id", &id)?,
@@ -170,6 +193,8 @@ fn simulate<'py>(
         outcome.initial_prediction.into_pyarray(py),
     )?;
     out.set_item("reservation", outcome.reservation.into_pyarray(py))?;
+    out.set_item("policy", outcome.policy.into_pyarray(py))?;
+    out.set_item("periods", outcome.periods.into_pyarray(py))?;
     Ok(out)
 }
 

@@ -48,7 +48,7 @@ impl Sim<'_> {
                 queue.mark_started(head);
                 if let Some(index) = by_prediction.as_deref_mut() {
                     let key = backfill_key(
-                        self.config.policy,
+                        self.policy,
                         self.w,
                         &self.out.initial_prediction,
                         &self.arrival,
@@ -80,7 +80,7 @@ impl Sim<'_> {
                 // The blocked head is in the index too, but it does not fit: free only shrinks.
                 let mut started = Vec::new();
                 self.backfill(&mut pass, index, 0, |job| started.push(job));
-                let in_queue = queue_key(self.config.policy, Facts::of(self.w, &self.arrival));
+                let in_queue = queue_key(self.policy, Facts::of(self.w, &self.arrival));
                 for job in started {
                     queue.mark_job_started(job, &in_queue);
                 }

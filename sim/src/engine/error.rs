@@ -1,6 +1,6 @@
 //! Input checks.  Every rejection names the offending job ids, so a user can find them in the lake.
 
-use super::{Algorithm, Config, Correction, Predictor, Workload};
+use super::{Algorithm, Config, Correction, Predictor, Semantics, Workload};
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,6 +86,16 @@ pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
         return Err(plain(
             "the starvation threshold must not be negative".into(),
         ));
+    }
+    if let Some(selection) = &config.selection {
+        if let Some(problem) = selection.problem() {
+            return Err(plain(problem));
+        }
+        if config.algorithm != Algorithm::Easy || config.semantics != Semantics::Canonical {
+            return Err(plain(
+                "policy selection replays EASY backfilling in canonical semantics only".into(),
+            ));
+        }
     }
     check(w, "jobs need at least one processor", |i| w.procs[i] <= 0)?;
     check(

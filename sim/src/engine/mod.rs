@@ -17,7 +17,10 @@ mod predict;
 mod profile;
 mod queue;
 mod running;
+mod selector;
 mod state;
+#[cfg(test)]
+mod selection_tests;
 #[cfg(test)]
 mod tests;
 
@@ -25,6 +28,7 @@ pub use eloss::{Curve, Loss, Weight};
 pub use error::InputError;
 pub use order::{Backfill, Policy};
 pub use predict::{Correction, Predictor};
+pub use selector::{Selection, Selector};
 
 use std::str::FromStr;
 
@@ -57,6 +61,9 @@ pub struct Config {
     pub semantics: Semantics,
     /// Record each job's first reservation (costs a walk over the running jobs per new head).
     pub record_reservations: bool,
+    /// Change the queue policy at period boundaries (EASY, canonical semantics); `policy` is then
+    /// unused.
+    pub selection: Option<Selection>,
 }
 
 impl Config {
@@ -72,6 +79,7 @@ impl Config {
             threshold: None,
             semantics: Semantics::Canonical,
             record_reservations: false,
+            selection: None,
         }
     }
 }
@@ -99,6 +107,10 @@ pub struct Outcome {
     pub initial_prediction: Vec<i64>,
     /// First reservation the job was given (-1: none, or not recorded).
     pub reservation: Vec<i64>,
+    /// Policy in force when the job started (an index into the selection's policies; 0 without one).
+    pub policy: Vec<u8>,
+    /// With a selection: the policy chosen for each period, from the first submission on.
+    pub periods: Vec<u8>,
 }
 
 /// Replay `workload` on a machine described by `config`.

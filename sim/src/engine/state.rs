@@ -6,6 +6,7 @@ use super::order::{order_is_kept, order_queue, queue_key, Facts, QueueKey};
 use super::predict::{Correction, History};
 use super::profile::Profile;
 use super::queue::Queue;
+use super::selector::Chooser;
 use super::running::Running;
 use super::{Algorithm, Backfill, Config, Outcome, Policy, Predictor, Semantics, Workload};
 use std::cmp::Reverse;
@@ -67,6 +68,9 @@ pub struct Sim<'a> {
     /// The waiting jobs in policy order; kept in order as they arrive where `order_is_kept`, else
     /// sorted at each pass.
     pub(super) queue: Queue,
+    /// The queue policy in force (the configured one, or the selector's choice for this period).
+    pub(super) policy: Policy,
+    chooser: Option<Chooser<'a>>,
     pub(super) keeps_order: bool,
     /// EASY-SJBF on a queue kept in order: the waiting jobs again, in backfill order (predicted
     /// runtime, then queue order).  A waiting job's prediction never changes, so this order too is
@@ -95,6 +99,9 @@ pub struct Sim<'a> {
     pub(super) fits: Fits,
     /// Where in the plan the previous waiting job's slot was (see `Profile::index_near`).
     pub(super) near: usize,
+    /// Never keep the queue in order, sort it at every pass (even after a policy switch): the plain
+    /// way, which the tests compare.
+    pub(super) always_sort: bool,
     /// Give back and search again every waiting job's slot at every pass, the plain way to do it
     /// (the tests compare).
     pub(super) replan_everyone: bool,
@@ -110,7 +117,12 @@ impl<'a> Sim<'a> {
         if config.semantics == Semantics::Canonical && !in_order {
             by_arrival.sort_by_key(|&i| (w.submit[i], w.id[i]));
         }
-        let keeps_order = order_is_kept(config.policy, config.threshold);
+        let chooser = config
+            .selection
+            .as_ref()
+            .map(|s| Chooser::new(s, w.submit.first().copied().unwrap_or(0)));
+        let policy = chooser.as_ref().map_or(config.policy, Chooser::policy);
+        let keeps_order = order_is_kept(policy, config.threshold);
         let mut arrival = vec![0u32; n];
         for (rank, &i) in by_arrival.iter().enumerate() {
             arrival[i] = rank as u32;
@@ -139,9 +151,13 @@ impl<'a> Sim<'a> {
                 corrections: vec![0; n],
                 initial_prediction: vec![0; n],
                 reservation: vec![NOT_YET; n],
+                policy: vec![0; n],
+                periods: Vec::new(),
             },
             free: config.machine_size,
             queue: Queue::default(),
+            policy,
+            chooser,
             keeps_order,
             by_prediction: (config.algorithm == Algorithm::Easy
                 && config.backfill == Backfill::Sjbf
@@ -163,6 +179,7 @@ impl<'a> Sim<'a> {
             fits: Fits::default(),
             near: 0,
             replan_everyone: false,
+            always_sort: false,
         }
     }
 
@@ -228,6 +245,9 @@ impl<'a> Sim<'a> {
             Semantics::Pyss => self.run_per_event(stop),
             Semantics::Canonical => self.run_per_instant(stop),
         };
+        if let Some(chooser) = self.chooser.take() {
+            self.out.periods = chooser.chosen;
+        }
         finished.then_some(self.out)
     }
 
@@ -240,6 +260,19 @@ impl<'a> Sim<'a> {
                 return false;
             }
             let now = first.time();
+            if let Some(boundary) = self.chooser.as_ref().map(|c| c.boundary) {
+                if boundary <= now {
+                    let changed = self.cross_boundary();
+                    if boundary < now {
+                        // Nothing happens at the boundary itself but the order may have changed:
+                        // a pass then, as at any instant, and on to the next boundary or event.
+                        if changed {
+                            self.pass(boundary);
+                        }
+                        continue;
+                    }
+                }
+            }
             // Same-instant arrivals take their places by arrival rank (job id): as they enter a
             // queue kept in order, or when the pass sorts the queue.
             while self.next_event().is_some_and(|e| e.time() == now) {
@@ -303,14 +336,14 @@ impl<'a> Sim<'a> {
                 self.out.initial_prediction[job] = p;
                 let procs = self.w.procs[job];
                 if self.keeps_order {
-                    let in_queue = queue_key(self.config.policy, Facts::of(self.w, &self.arrival));
+                    let in_queue = queue_key(self.policy, Facts::of(self.w, &self.arrival));
                     self.queue.insert_by(job, procs, p, in_queue);
                 } else {
                     self.queue.push(job, procs, p);
                 }
                 if let Some(index) = &mut self.by_prediction {
                     let key = backfill_key(
-                        self.config.policy,
+                        self.policy,
                         self.w,
                         &self.out.initial_prediction,
                         &self.arrival,
@@ -320,6 +353,9 @@ impl<'a> Sim<'a> {
             }
             Kind::Termination => {
                 self.free += self.w.procs[job];
+                if let Some(chooser) = &mut self.chooser {
+                    chooser.finished(self.out.start[job] - self.w.submit[job]);
+                }
                 let predicted_end = self.out.start[job] + self.predicted[job];
                 self.running.remove(predicted_end, job);
                 if let Some(&slot) = self.user_slot.get(job) {
@@ -390,7 +426,7 @@ impl<'a> Sim<'a> {
         if !self.keeps_order {
             order_queue(
                 &mut queue,
-                self.config.policy,
+                self.policy,
                 self.config.threshold,
                 &self.facts(),
                 now,
@@ -442,6 +478,9 @@ impl<'a> Sim<'a> {
         self.out.start[job] = now;
         self.out.end[job] = now + self.run[job];
         self.out.backfilled[job] = backfilled;
+        if let Some(chooser) = &self.chooser {
+            self.out.policy[job] = chooser.current as u8;
+        }
         if let Some(learner) = &mut self.learner {
             learner.started(&learner_job(self.w, &self.user_slot, job));
         }
@@ -450,6 +489,38 @@ impl<'a> Sim<'a> {
         if self.config.correction != Correction::None && self.run[job] > self.predicted[job] {
             self.push(now + self.predicted[job], Kind::PredictionOver, job);
         }
+    }
+
+    /// End the current period; the selector chooses the next one's policy.  True if it changed:
+    /// the queue is then put in the new order (and the SJBF index rebuilt for it).
+    fn cross_boundary(&mut self) -> bool {
+        let chooser = self.chooser.as_mut().expect("a selection");
+        chooser.cross(self.w, self.config);
+        let policy = chooser.policy();
+        if policy == self.policy {
+            return false;
+        }
+        self.policy = policy;
+        self.keeps_order = !self.always_sort && order_is_kept(policy, self.config.threshold);
+        self.queue.compact_all();
+        if self.keeps_order {
+            self.queue
+                .sort_by_key(queue_key(policy, Facts::of(self.w, &self.arrival)));
+        }
+        if self.config.backfill == Backfill::Sjbf {
+            // (Selections replay EASY only, where SJBF keeps this index whenever the order is kept.)
+            self.by_prediction = self.keeps_order.then(|| {
+                let key = backfill_key(policy, self.w, &self.out.initial_prediction, &self.arrival);
+                let mut waiting = self.queue.jobs().to_vec();
+                waiting.sort_by_key(|&job| key(job));
+                let mut index = Queue::default();
+                for job in waiting {
+                    index.push(job, self.w.procs[job], self.predicted[job]);
+                }
+                index
+            });
+        }
+        true
     }
 
     pub(super) fn note_reservation(&mut self, job: usize, at: i64) {

@@ -2,17 +2,17 @@
 
 use super::*;
 
-struct Jobs {
-    id: Vec<i64>,
-    submit: Vec<i64>,
-    run: Vec<i64>,
-    requested: Vec<i64>,
-    procs: Vec<i64>,
-    user: Vec<i64>,
+pub(super) struct Jobs {
+    pub(super) id: Vec<i64>,
+    pub(super) submit: Vec<i64>,
+    pub(super) run: Vec<i64>,
+    pub(super) requested: Vec<i64>,
+    pub(super) procs: Vec<i64>,
+    pub(super) user: Vec<i64>,
 }
 
 /// (submit, run, requested, procs) per job; ids 1..n, one user.
-fn jobs(rows: &[(i64, i64, i64, i64)]) -> Jobs {
+pub(super) fn jobs(rows: &[(i64, i64, i64, i64)]) -> Jobs {
     Jobs {
         id: (1..=rows.len() as i64).collect(),
         submit: rows.iter().map(|r| r.0).collect(),
@@ -23,7 +23,7 @@ fn jobs(rows: &[(i64, i64, i64, i64)]) -> Jobs {
     }
 }
 
-fn config(m: i64) -> Config {
+pub(super) fn config(m: i64) -> Config {
     Config {
         record_reservations: true,
         ..Config::easy(m)
@@ -31,7 +31,7 @@ fn config(m: i64) -> Config {
 }
 
 impl Jobs {
-    fn workload(&self) -> Workload<'_> {
+    pub(super) fn workload(&self) -> Workload<'_> {
         Workload {
             id: &self.id,
             submit: &self.submit,
@@ -113,7 +113,7 @@ fn pyss_a_zero_length_job_started_in_the_pass_counts_for_the_shadow_time() {
     assert_eq!(out.reservation[2], 10);
 }
 
-const PREDICTORS: [Predictor; 3] = [
+pub(super) const PREDICTORS: [Predictor; 3] = [
     Predictor::Requested,
     Predictor::Clairvoyant,
     Predictor::Ave2,
@@ -127,7 +127,7 @@ const CORRECTIONS: [Correction; 4] = [
     Correction::None,
 ];
 
-const POLICIES: [Policy; 12] = [
+pub(super) const POLICIES: [Policy; 12] = [
     Policy::Fcfs,
     Policy::Lcfs,
     Policy::Spf,
@@ -144,7 +144,7 @@ const POLICIES: [Policy; 12] = [
 
 /// A small random workload (a linear congruential generator: the crate has no dependencies): many
 /// same-instant arrivals, users of few jobs, runtimes often above or below the request.
-fn random_jobs(seed: u64, n: usize, machine: i64) -> Jobs {
+pub(super) fn random_jobs(seed: u64, n: usize, machine: i64) -> Jobs {
     let mut state = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
     let mut next = |bound: i64| {
         state = state

@@ -1,0 +1,97 @@
+"""`lakehouse report selection`: the online policy-selection study on week resamples of logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lakehouse.cli.campaign import exit_on_failures, run_with_progress
+from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots
+from lakehouse.errors import LakehouseError
+from lakehouse.lake import Lake
+from lakehouse.render import OutputFormat, emit, stderr
+from lakehouse.sim.executors import ExecutorKind
+
+
+def report_selection(
+    logs: Annotated[list[str], typer.Argument(help="Logs: names, unique prefixes or globs ('SDSC-*').")],
+    lake: LakeOption = None,
+    name: Annotated[str, typer.Option(help="The campaign that stores the runs (a re-run resumes it).")] = "selection",
+    view: Annotated[str, typer.Option(help="jobs_clean or jobs_strong.")] = "jobs_clean",
+    machine_size: Annotated[
+        list[str] | None,
+        typer.Option(help="Processors for every log, or LOG=N (repeat) [default: the size each log's view used]."),
+    ] = None,
+    resamples: Annotated[int, typer.Option(help="Week resamples per log.")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed of the resamples (and of the selectors' draws).")] = 0,
+    policies: Annotated[
+        str | None,
+        typer.Option(help="Candidate policies, comma-separated; fcfs must be one [default: all twelve]."),
+    ] = None,
+    periods: Annotated[str, typer.Option(help="Selection periods, comma-separated: day, week or seconds.")] = "week,day",
+    executor: Annotated[ExecutorKind, typer.Option(help="local (a process pool) or ray.")] = ExecutorKind.local,
+    workers: Annotated[int | None, typer.Option(help="Processes (local) or Ray CPUs [default: cores].")] = None,
+    ray_address: Annotated[str | None, typer.Option(help="With --executor ray: auto or HOST:PORT.")] = None,
+    plots: Annotated[
+        Path | None, typer.Option(help="Write the improvement-over-time and policy-share figures to this folder.")
+    ] = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Online policy selection for EASY, evaluated on week resamples: for each log and resample, every
+    fixed queue policy and the selectors full, noisy and egreedy (epsilon 0.3) at each period, as a
+    campaign (stored as it runs; Ctrl-C keeps the finished runs and the same command resumes).
+
+    Prints per log and strategy the ratio of its average wait to EASY-FCFS's on the same resample
+    (mean, 10th and 90th percentiles over the resamples), stored as analysis.selection_runs, and the
+    same ratio week by week as analysis.selection_curves (docs/selection.md).
+
+    Example: `lakehouse report selection KTH CTC --view jobs_strong --resamples 20 --plots figures`
+    """
+    from lakehouse.sim.grid import Grid, parse_machine_sizes, select_logs, split_list
+    from lakehouse.sim.options import Policy, choose, parse_period
+    from lakehouse.sim.resample import week_count
+    from lakehouse.sim.selection import (
+        selection_curves,
+        selection_settings,
+        selection_table,
+        store_tables,
+    )
+    from lakehouse.sim.source import View, log_jobs
+
+    try:
+        candidates = [choose(Policy, p) for p in split_list(policies)] if policies else list(Policy)
+        chosen_periods = [parse_period(p) for p in split_list(periods)]
+    except ValueError as exc:
+        raise LakehouseError(str(exc)) from None
+    if not chosen_periods:
+        raise LakehouseError("--periods needs at least one period")
+    settings = selection_settings(resamples, seed, [str(p) for p in candidates], chosen_periods)
+    every, per_log = parse_machine_sizes(machine_size or [])
+    grid = Grid(
+        name=name, logs=tuple(logs), view=view, machine_size=every, machine_sizes=per_log, explicit=tuple(settings)
+    )
+    target = Lake(lake)
+    if not target.exists():
+        raise LakehouseError(f"no lake at {target.root} (run `lakehouse ingest swf LOGS...` first)")
+    with target.reading():
+        known = target.query("SELECT log FROM swf.logs ORDER BY log")["log"].to_list()
+        for log in select_logs(grid.logs, known):
+            weeks = week_count(log_jobs(target, log, View(view), columns=["submit_time"]))
+            if weeks < 2:
+                raise LakehouseError(f"{log}: week resampling needs at least 2 weeks of jobs in swf.{view}, it has {weeks}")
+    outcome = run_with_progress(target, grid, executor, workers, ray_address)
+    from lakehouse.sim.campaign import campaign_rows
+
+    rows = campaign_rows(target, name)
+    table, curves = selection_table(rows), selection_curves(rows)
+    store_tables(target, name, table, curves)
+    emit(table, fmt, output, title=f"policy selection ({name}): average wait / EASY-FCFS's, over resamples")
+    stderr.print("-> analysis.selection_runs, analysis.selection_curves")
+    if plots is not None:
+        from lakehouse.sim.selection_plots import selection_plots
+
+        announce_plots(selection_plots(rows, curves, plots))
+    exit_on_failures(outcome)

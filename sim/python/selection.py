@@ -1,0 +1,162 @@
+"""The online policy-selection study: on many week resamples of each log, every fixed queue policy of
+EASY and the three selectors (full, noisy, egreedy; a period of a week and of a day), compared with
+EASY-FCFS on the same resample by their average wait.
+
+`lakehouse report selection LOG...` runs them as a campaign (stored, resumable) and summarizes:
+- per log and strategy, the ratio of the average wait to EASY-FCFS's over the resamples (mean, 10th
+  and 90th percentiles): analysis.selection_runs;
+- the same ratio over time, on the jobs submitted up to the end of each week: analysis.selection_curves.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import polars as pl
+
+from lakehouse.errors import LakehouseError
+from lakehouse.lake import Lake
+from lakehouse.models.results import store
+from lakehouse.models.schemas import SELECTION_CURVES_SCHEMA, SELECTION_RUNS_SCHEMA
+from lakehouse.sim.grid import Settings
+from lakehouse.sim.options import DAY, WEEK, Policy, Selector
+
+BASELINE = "easy-fcfs"
+SELECTORS = tuple(Selector)
+PERIODS = (WEEK, DAY)
+EPSILON = 0.3
+_RESAMPLE_SUFFIX = re.compile(r"-r\d+$")
+
+
+def selection_settings(
+    resamples: int, seed: int = 0, policies: Sequence[str] = tuple(Policy), periods: Sequence[int] = PERIODS
+) -> list[Settings]:
+    """Every run of the study: per resample, each fixed policy, then each selector at each period."""
+    if resamples < 1:
+        raise LakehouseError(f"--resamples must be at least 1, got {resamples}")
+    candidates = tuple(str(p) for p in policies)
+    if not candidates:
+        raise LakehouseError("the study needs at least one candidate policy")
+    if "fcfs" not in candidates:
+        raise LakehouseError("the study compares every strategy with EASY-FCFS: keep fcfs among the policies")
+    settings = []
+    for r in range(resamples):
+        settings += [Settings(policy=p, seed=seed, resample=r) for p in candidates]
+        settings += [
+            Settings(
+                selector=str(selector),
+                policies=candidates,
+                period=period,
+                epsilon=EPSILON if selector is Selector.egreedy else None,
+                seed=seed,
+                resample=r,
+            )
+            for period in periods
+            for selector in SELECTORS
+        ]
+    return settings
+
+
+def _runs(rows: pl.DataFrame) -> pl.DataFrame:
+    """The successful resampled runs, one per (log, strategy, resample), with their strategy's name."""
+    ok = rows.filter(pl.col("status") == "ok", pl.col("resample").is_not_null())
+    if ok.is_empty():
+        raise LakehouseError("the campaign has no successful resampled runs")
+    ok = ok.sort("finished_at").unique(["log", "variant", "tau"], keep="last", maintain_order=True)
+    return ok.with_columns(strategy=pl.col("variant").str.replace(_RESAMPLE_SUFFIX.pattern, ""))
+
+
+def _with_baseline(runs: pl.DataFrame) -> pl.DataFrame:
+    base = runs.filter(pl.col("strategy") == BASELINE).select(
+        "log", "resample", base_wait="mean_wait", base_weekly="weekly_wait"
+    )
+    if base.is_empty():
+        raise LakehouseError("the campaign has no EASY-FCFS runs to compare with")
+    return runs.join(base, on=["log", "resample"], how="inner")
+
+
+def _order(strategies: list[str]) -> list[str]:
+    """Selectors first (week, then day), then fixed policies in their usual order."""
+    policies = [f"easy-{p}" for p in Policy]
+
+    def key(s: str) -> tuple[int, int, str]:
+        if s in policies:
+            return (1, policies.index(s), s)
+        return (0, 0, s)
+
+    return sorted(strategies, key=key)
+
+
+def selection_table(rows: pl.DataFrame) -> pl.DataFrame:
+    """Per log and strategy: resamples, and the ratio of the average wait to EASY-FCFS's on the same
+    resample (mean, 10th and 90th percentiles), with the strategies' mean average wait."""
+    runs = _with_baseline(_runs(rows)).with_columns(ratio=pl.col("mean_wait") / pl.col("base_wait"))
+    table = runs.group_by("log", "strategy").agg(
+        resamples=pl.len(),
+        mean_ratio=pl.col("ratio").mean(),
+        p10_ratio=pl.col("ratio").quantile(0.1, "linear"),
+        p90_ratio=pl.col("ratio").quantile(0.9, "linear"),
+        mean_wait=pl.col("mean_wait").mean(),
+    )
+    order = _order(table["strategy"].unique().to_list())
+    return table.with_columns(rank=pl.col("strategy").replace_strict(order, range(len(order)))).sort(
+        "log", "rank"
+    ).drop("rank")
+
+
+def selection_curves(rows: pl.DataFrame) -> pl.DataFrame:
+    """Per log, strategy and week: the ratio of the average wait of the jobs submitted up to the end
+    of that week to EASY-FCFS's (same resample), mean and 10th/90th percentiles over resamples."""
+    runs = _with_baseline(_runs(rows))
+    out = []
+    for (log, strategy), group in runs.group_by("log", "strategy", maintain_order=True):
+        weeks = min(len(w) for w in group["weekly_wait"].to_list())
+        ratios = []
+        for mine, base in zip(group["weekly_wait"].to_list(), group["base_weekly"].to_list(), strict=True):
+            cum_mine, cum_base = np.cumsum(mine[:weeks]), np.cumsum(base[:weeks])
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratios.append(np.where(cum_base > 0, cum_mine / cum_base, np.nan))
+        matrix = np.array(ratios)
+        with np.errstate(all="ignore"):
+            mean = np.nanmean(matrix, axis=0)
+            p10, p90 = np.nanpercentile(matrix, [10, 90], axis=0)
+        out.append(
+            pl.DataFrame(
+                {
+                    "log": log,
+                    "strategy": strategy,
+                    "week": np.arange(1, weeks + 1),
+                    "mean_ratio": mean,
+                    "p10_ratio": p10,
+                    "p90_ratio": p90,
+                }
+            )
+        )
+    return pl.concat(out).fill_nan(None).sort("log", "strategy", "week")
+
+
+def policy_shares_over_time(rows: pl.DataFrame, strategy: str) -> pl.DataFrame:
+    """For one selector strategy (e.g. `easy-full-week`): per log, period and policy, the share of
+    resamples that ran that policy in that period."""
+    runs = _runs(rows).filter(pl.col("strategy") == strategy, pl.col("period_policies").is_not_null())
+    if runs.is_empty():
+        return pl.DataFrame(schema={"log": pl.String, "period": pl.Int64, "policy": pl.String, "share": pl.Float64})
+    long = runs.select("log", "resample", pl.col("period_policies").alias("policy")).explode("policy")
+    long = long.with_columns(period=pl.int_range(pl.len()).over("log", "resample"))
+    counts = long.group_by("log", "period", "policy").len()
+    totals = long.group_by("log", "period").len().rename({"len": "total"})
+    return (
+        counts.join(totals, on=["log", "period"])
+        .select("log", "period", "policy", share=pl.col("len") / pl.col("total"))
+        .sort("log", "period", "policy")
+    )
+
+
+def store_tables(lake: Lake, campaign: str, table: pl.DataFrame, curves: pl.DataFrame) -> None:
+    for dataset, frame, schema in (
+        ("analysis_selection_runs", table, SELECTION_RUNS_SCHEMA),
+        ("analysis_selection_curves", curves, SELECTION_CURVES_SCHEMA),
+    ):
+        store(lake, dataset, frame.with_columns(campaign=pl.lit(campaign)).select(schema.names), schema, campaign)
