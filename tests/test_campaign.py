@@ -385,8 +385,12 @@ def test_stored_rows_keep_their_schema(two_logs):
     """The public columns of analysis.campaign_runs, in order (add at the end, never rename)."""
     columns = two_logs.query("SELECT * FROM analysis.campaign_runs LIMIT 0").columns
     assert columns[:6] == ["campaign", "log", "view", "machine_size", "algorithm", "policy"]
-    assert columns[-7:-3] == ["engine_seconds", "engine_version", "schema_version", "finished_at"]
-    assert columns[-3:] == ["prediction_mae", "prediction_mean_eloss", "prediction_under_share"]  # version 2
+    assert columns[-17:-13] == ["engine_seconds", "engine_version", "schema_version", "finished_at"]
+    assert columns[-13:-10] == ["prediction_mae", "prediction_mean_eloss", "prediction_under_share"]  # version 2
+    assert columns[-10:] == [  # version 3: policy selection and week resamples
+        "selector", "policies", "period", "decay", "epsilon", "seed", "resample",
+        "period_policies", "weekly_wait", "weekly_jobs",
+    ]  # fmt: skip
     assert Path(two_logs.root / "analysis" / "campaign_runs" / "_schema.parquet").exists()
 
 

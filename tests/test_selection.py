@@ -1,0 +1,254 @@
+"""Online policy selection: the Python API and CLI, week resampling, and the study's tables.
+
+The engine's own hand-computed cases and its property test over 500 random workloads are in
+sim/src/engine/selection_tests.rs (cargo test); here the same three-period workload checks that the
+Python layer passes everything through and names the policies.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime
+
+import hypothesis.strategies as st
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from typer.testing import CliRunner
+
+from lakehouse.cli import app
+from lakehouse.data import sample_swf_paths
+from lakehouse.errors import LakehouseError, SimulationInputError
+from lakehouse.ingest.swf import ingest_swf
+from lakehouse.lake import Lake
+from lakehouse.sim import simulate
+from lakehouse.sim.campaign import stored_runs
+from lakehouse.sim.grid import Settings
+from lakehouse.sim.options import WEEK, Policy
+from lakehouse.sim.resample import resample_weeks, week_count
+from lakehouse.sim.selection import selection_curves, selection_settings, selection_table
+
+KTH = "KTH-SP2-1996-2.1-cln"
+runner = CliRunner()
+
+
+def cli(*args: object, code: int = 0):
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
+    return result
+
+
+def frame(rows: list[tuple[int, int, int, int]]) -> pl.DataFrame:
+    """(submit, run, requested, procs) per job; ids 1..n, one user."""
+    return pl.DataFrame(
+        {
+            "job_id": range(1, len(rows) + 1),
+            "submit_time": [r[0] for r in rows],
+            "run_time": [r[1] for r in rows],
+            "req_time": [r[2] for r in rows],
+            "procs": [r[3] for r in rows],
+            "user_id": [1] * len(rows),
+        }
+    )
+
+
+#: One processor, periods of 100 s (hand computation in selection_tests.rs): replayed alone, period 1
+#: waits 137 s under FCFS and 102 s under LCFS; period 2 127 s and 157 s.
+THREE_PERIODS = frame([(0, 50, 50, 1), (1, 40, 40, 1), (2, 5, 5, 1), (100, 60, 60, 1), (101, 10, 10, 1),
+                       (102, 40, 40, 1), (250, 1, 1, 1)])  # fmt: skip
+
+
+def test_the_full_selector_through_the_python_api():
+    result = simulate(THREE_PERIODS, 1, selector="full", policies=["fcfs", "lcfs"], period=100)
+    assert result.periods is not None
+    assert result.periods["policy"].to_list() == ["fcfs", "lcfs", "lcfs"]
+    assert result.periods["start"].to_list() == [0, 100, 200]
+    assert result.jobs["start"].to_list() == [0, 50, 90, 100, 200, 160, 250]
+    assert result.jobs["policy"].to_list() == ["fcfs"] * 3 + ["lcfs"] * 4
+    shares = result.policy_shares()
+    assert shares.rows() == [("fcfs", 1, 1 / 3), ("lcfs", 2, 2 / 3)]
+    # Decay 0: period 3 sees period 2 alone, where FCFS wins.
+    decayed = simulate(THREE_PERIODS, 1, selector="full", policies=["fcfs", "lcfs"], period=100, decay=0)
+    assert decayed.periods["policy"].to_list() == ["fcfs", "lcfs", "fcfs"]
+
+
+def test_a_fixed_selector_is_the_plain_policy_run():
+    jobs = frame([(10 * i, 30 + 7 * (i % 5), 60, 1 + i % 3) for i in range(40)])
+    for policy in ("spf", "lexp", "laf"):
+        fixed = simulate(jobs, 4, selector=f"fixed:{policy}", threshold=100)
+        plain = simulate(jobs, 4, policy=policy, threshold=100)
+        assert fixed.jobs.drop("policy").equals(plain.jobs)
+        assert set(fixed.jobs["policy"]) == {policy}
+        assert fixed.periods is None
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"selector": "greedy"}, "unknown selector 'greedy'"),
+        ({"selector": "fixed:fifo"}, "unknown policy 'fifo'"),
+        ({"selector": "full", "policies": ["fcfs", "nope"]}, "unknown policy 'nope'"),
+        ({"selector": "full", "policies": []}, "at least one candidate"),
+        ({"selector": "full", "policies": ["spf", "spf"]}, "listed twice"),
+        ({"selector": "full", "period": 0}, "period must be positive"),
+        ({"selector": "full", "period": "fortnight"}, "day, week or a number"),
+        ({"selector": "egreedy", "epsilon": 1.5}, "epsilon must be in"),
+        ({"selector": "full", "decay": -0.1}, "decay must be in"),
+        ({"selector": "full", "algorithm": "conservative"}, "EASY backfilling in canonical"),
+        ({"selector": "full", "compat": "pyss"}, "EASY backfilling in canonical"),
+    ],
+)
+def test_bad_selections_are_refused_before_the_replay(options, message):
+    with pytest.raises(SimulationInputError, match=message):
+        simulate(THREE_PERIODS, 1, **options)
+
+
+# -- resampling ------------------------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    offsets=st.lists(st.integers(0, 6 * WEEK), min_size=2, max_size=60),
+    index=st.integers(0, 50),
+    seed=st.integers(0, 3),
+)
+def test_a_resample_keeps_every_job_once_and_its_offset_within_its_week(offsets, index, seed):
+    offsets = [*offsets, 0, WEEK + 5]  # at least two weeks
+    jobs = pl.DataFrame({"job_id": range(len(offsets)), "submit_time": [1000 + o for o in offsets]})
+    out = resample_weeks(jobs, index, seed)
+    assert sorted(out["job_id"]) == sorted(jobs["job_id"])
+    assert out["submit_time"].is_sorted()
+    before = dict(zip(jobs["job_id"], jobs["submit_time"], strict=True))
+    weeks = week_count(jobs)
+    moved_to = {}
+    for job, submit in out.select("job_id", "submit_time").iter_rows():
+        original = before[job] - 1000
+        new = submit - 1000
+        assert new % WEEK == original % WEEK  # the same offset within the week
+        assert 0 <= new // WEEK < weeks
+        # All jobs of one original week move together to one new week, and no two weeks collide.
+        assert moved_to.setdefault(original // WEEK, new // WEEK) == new // WEEK
+    assert len(set(moved_to.values())) == len(moved_to)
+
+
+def test_resamples_differ_and_repeat_with_their_seed():
+    jobs = pl.DataFrame({"job_id": range(40), "submit_time": [k * WEEK // 2 for k in range(40)]})
+    first = resample_weeks(jobs, 0, seed=1)
+    assert resample_weeks(jobs, 0, seed=1).equals(first)
+    assert not resample_weeks(jobs, 1, seed=1).equals(first)
+
+
+def test_resampling_needs_two_weeks():
+    with pytest.raises(LakehouseError, match="at least 2 weeks"):
+        resample_weeks(pl.DataFrame({"job_id": [1, 2], "submit_time": [0, WEEK - 1]}), 0)
+
+
+# -- the study's tables ----------------------------------------------------------------------------
+
+
+def _row(strategy: str, resample: int, mean_wait: float, weekly: list[float]) -> dict:
+    return {
+        "campaign": "s",
+        "log": "L",
+        "variant": f"{strategy}-r{resample}",
+        "tau": 10.0,
+        "status": "ok",
+        "resample": resample,
+        "mean_wait": mean_wait,
+        "weekly_wait": weekly,
+        "period_policies": None,
+        "finished_at": datetime(2026, 1, 1, tzinfo=UTC),
+    }
+
+
+def test_ratios_to_fcfs_on_the_same_resample_by_hand():
+    # Resample 0: FCFS waits 100 on average, SPF 50 (ratio 0.5); resample 1: 200 and 300 (1.5).
+    rows = pl.DataFrame(
+        [
+            _row("easy-fcfs", 0, 100.0, [10.0, 30.0]),
+            _row("easy-spf", 0, 50.0, [20.0, 0.0]),
+            _row("easy-fcfs", 1, 200.0, [0.0, 40.0]),
+            _row("easy-spf", 1, 300.0, [0.0, 60.0]),
+        ]
+    )
+    table = selection_table(rows)
+    spf = table.filter(pl.col("strategy") == "easy-spf").row(0, named=True)
+    assert spf["resamples"] == 2
+    assert spf["mean_ratio"] == pytest.approx(1.0)
+    assert spf["p10_ratio"] == pytest.approx(0.5 + 0.1 * 1.0)  # linear interpolation between 0.5 and 1.5
+    assert spf["p90_ratio"] == pytest.approx(0.5 + 0.9 * 1.0)
+    assert spf["mean_wait"] == pytest.approx((50 + 300) / 2)
+    curves = selection_curves(rows).filter(pl.col("strategy") == "easy-spf")
+    # Week 1: resample 0 gives 20/10 = 2; resample 1 has no FCFS wait yet (no ratio).  Week 2: 20/40
+    # and 60/40.
+    assert curves["mean_ratio"].to_list() == pytest.approx([2.0, 1.0])
+    assert table.filter(pl.col("strategy") == "easy-fcfs")["mean_ratio"][0] == 1.0
+
+
+def test_the_study_runs_each_fixed_policy_and_each_selector_per_resample():
+    runs = selection_settings(3, seed=5, policies=["fcfs", "spf"], periods=[WEEK])
+    assert len(runs) == 3 * (2 + 3)
+    assert runs[0] == Settings(policy="fcfs", seed=5, resample=0)
+    assert {s.label() for s in runs if s.resample == 2} == {
+        "easy-fcfs-r2", "easy-spf-r2", "easy-full-week-r2", "easy-noisy-week-r2", "easy-egreedy-week-eps=0.3-r2",
+    }  # fmt: skip
+    with pytest.raises(LakehouseError, match="keep fcfs"):
+        selection_settings(1, policies=["spf"])
+
+
+# -- the commands ----------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def kth(tmp_path_factory) -> Lake:
+    lake = Lake(tmp_path_factory.mktemp("selection") / "lake")
+    ingest_swf(lake, [str(p) for p in sample_swf_paths()])
+    return lake
+
+
+def test_simulate_prints_the_share_of_periods_per_policy(kth):
+    out = cli("simulate", "KTH", "--lake", kth.root, "--selector", "full", "--policies", "fcfs,spf", "--period", "day")
+    assert "periods per policy" in out.stdout
+    assert "spf" in out.stdout
+    bad = cli("simulate", "KTH", "--lake", kth.root, "--selector", "full", "--decay", "2", code=1)
+    assert "decay must be in [0, 1]" in bad.stderr
+
+
+def test_report_selection_stores_resumes_and_plots(kth, tmp_path):
+    args = ["report", "selection", "KTH", "--lake", kth.root, "--resamples", "2", "--policies", "fcfs,spf",
+            "--periods", "week", "--name", "sel", "--format", "csv"]  # fmt: skip
+    first = cli(*args, "--plots", tmp_path)
+    table = pl.read_csv(first.stdout.encode())
+    assert set(table["strategy"]) == {"easy-fcfs", "easy-spf", "easy-full-week", "easy-noisy-week",
+                                      "easy-egreedy-week-eps=0.3"}  # fmt: skip
+    assert (table["resamples"] == 2).all()
+    fcfs = table.filter(pl.col("strategy") == "easy-fcfs")
+    assert fcfs["mean_ratio"][0] == 1.0
+    # The published finding holds on KTH: SPF beats FCFS on average wait.
+    assert table.filter(pl.col("strategy") == "easy-spf")["mean_ratio"][0] < 1.0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"sel_improvement_{KTH}.png", f"sel_policies_{KTH}.png"]
+    runs = stored_runs(kth, "sel")
+    assert runs.height == 2 * 5
+    assert runs.filter(pl.col("selector") == "full")["period_policies"].list.len().min() > 10
+    again = cli(*args)
+    assert "10 runs already stored" in again.stderr
+    assert stored_runs(kth, "sel").height == 10
+    stored = kth.query("SELECT * FROM analysis.selection_runs WHERE campaign = 'sel'")
+    assert stored.height == 5
+    curves = kth.query("SELECT max(week) AS weeks FROM analysis.selection_curves WHERE campaign = 'sel'")
+    assert curves["weeks"][0] == math.ceil((stored_span(kth) + 1) / WEEK)
+
+
+def stored_span(lake: Lake) -> int:
+    return lake.query(f"SELECT max(submit_time) - min(submit_time) AS s FROM swf.jobs_clean WHERE log = '{KTH}'")["s"][0]
+
+
+def test_report_selection_refuses_what_cannot_run(kth):
+    bad = cli("report", "selection", "KTH", "--lake", kth.root, "--policies", "fcfs,zzz", code=1)
+    assert "unknown policy 'zzz'" in bad.stderr
+    bad = cli("report", "selection", "nope", "--lake", kth.root, code=1)
+    assert "no log matches 'nope'" in bad.stderr
+    bad = cli("report", "selection", "KTH", "--lake", kth.root, "--resamples", "0", code=1)
+    assert "at least 1" in bad.stderr
+    bad = cli("report", "selection", "KTH", "--lake", kth.root, "--periods", "0", code=1)
+    assert "period must be positive" in bad.stderr
