@@ -14,6 +14,11 @@ same run.
   each against EASY-FCFS on the same jobs (target <= 5x), and the heuristic-triple campaign
   (`--preset triples`, 130 runs per log) on the six logs above with the local pool on 2 workers
   (target <= 10 minutes).
+- Policy selection: `lakehouse report selection` on KTH-SP2, CTC-SP2, SDSC-SP2, SDSC-BLUE and
+  CEA-Curie (strong filter, 80,640 processors) with 10 week resamples (18 runs each: 12 fixed
+  policies, and full, noisy and egreedy at a week and a day) on 2 workers, extrapolated to the
+  study's 100 resamples (target <= 2 hours); per log, the seconds per resample, and what a selector
+  run costs against a fixed-policy run of the same resample (engine time).
 """
 
 from __future__ import annotations
@@ -211,6 +216,57 @@ def bench_triples(lake: Lake) -> bool:
     return verdict({"<= 10 min": seconds <= 600})
 
 
+SELECTION_LOGS = (*CAMPAIGN_LOGS[:4], CEA)  # KTH-SP2, CTC-SP2, SDSC-SP2, SDSC-BLUE and CEA-Curie
+SELECTION_RESAMPLES = 10
+
+
+def bench_selection(lake: Lake) -> bool:
+    import polars as pl
+
+    from lakehouse.sim.campaign import stored_runs
+
+    seconds, _ = _timed(
+        _command(
+            "report",
+            "selection",
+            *SELECTION_LOGS,
+            "--lake",
+            str(lake.root),
+            "--name",
+            "bench-selection",
+            "--view",
+            "jobs_strong",
+            "--machine-size",
+            f"{CEA}={CEA_SIZE}",
+            "--resamples",
+            str(SELECTION_RESAMPLES),
+            "--workers",
+            "2",
+            "--format",
+            "csv",
+        )  # fmt: skip
+    )
+    runs = stored_runs(lake, "bench-selection")
+    per_log = (
+        runs.group_by("log")
+        .agg(
+            per_resample=pl.col("engine_seconds").sum() / SELECTION_RESAMPLES,
+            selector=pl.col("engine_seconds").filter(pl.col("selector").is_not_null()).mean(),
+            fixed=pl.col("engine_seconds").filter(pl.col("selector").is_null()).mean(),
+        )
+        .sort("log")
+    )
+    print(
+        f"policy selection, {runs.height} runs ({SELECTION_RESAMPLES} resamples x 5 logs), 2 workers: {seconds:.0f} s"
+    )
+    for log, per_resample, selector, fixed in per_log.iter_rows():
+        cost = selector / fixed
+        print(f"  {log}: {per_resample:.2f} s of engine per resample; a selector run = {cost:.1f}x a fixed one")
+    full = seconds * 100 / SELECTION_RESAMPLES
+    print(f"  extrapolated to 100 resamples: {full / 60:.0f} min")
+    return verdict({"<= 2 h": full <= 7200})
+
+
 def bench_campaigns(folder: Path) -> bool:
     files = [folder / f"{log}.swf.gz" for log in (CEA, *CAMPAIGN_LOGS)]
     missing = [f.name for f in files if not f.exists()]
@@ -226,6 +282,7 @@ def bench_campaigns(folder: Path) -> bool:
         ok &= bench_campaign(lake)
         ok &= bench_eloss(lake, Path(tmp))
         ok &= bench_triples(lake)
+        ok &= bench_selection(lake)
         shutil.rmtree(lake.root / "analysis" / "campaign_runs", ignore_errors=True)
     return ok
 

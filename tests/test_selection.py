@@ -24,7 +24,7 @@ from lakehouse.lake import Lake
 from lakehouse.sim import simulate
 from lakehouse.sim.campaign import stored_runs
 from lakehouse.sim.grid import Settings
-from lakehouse.sim.options import WEEK, Policy
+from lakehouse.sim.options import WEEK
 from lakehouse.sim.resample import resample_weeks, week_count
 from lakehouse.sim.selection import selection_curves, selection_settings, selection_table
 
@@ -240,7 +240,8 @@ def test_report_selection_stores_resumes_and_plots(kth, tmp_path):
 
 
 def stored_span(lake: Lake) -> int:
-    return lake.query(f"SELECT max(submit_time) - min(submit_time) AS s FROM swf.jobs_clean WHERE log = '{KTH}'")["s"][0]
+    span = lake.query(f"SELECT max(submit_time) - min(submit_time) AS s FROM swf.jobs_clean WHERE log = '{KTH}'")
+    return span["s"][0]
 
 
 def test_report_selection_refuses_what_cannot_run(kth):

@@ -602,7 +602,7 @@ def simulate(
     ] = None,
     policies: Annotated[
         str | None,
-        typer.Option(help="The selector's candidate policies, comma-separated (ties go to the first) [default: all twelve]."),
+        typer.Option(help="The selector's candidates, comma-separated (ties go to the first) [default: all twelve]."),
     ] = None,
     period: Annotated[str, typer.Option(help="Selection period: day, week or seconds.")] = "week",
     decay: Annotated[float, typer.Option(help="Selection: weight of each older period, in [0, 1].")] = 1.0,

@@ -30,7 +30,7 @@ def report_selection(
         str | None,
         typer.Option(help="Candidate policies, comma-separated; fcfs must be one [default: all twelve]."),
     ] = None,
-    periods: Annotated[str, typer.Option(help="Selection periods, comma-separated: day, week or seconds.")] = "week,day",
+    periods: Annotated[str, typer.Option(help="Selection periods, comma-separated: day, week, seconds.")] = "week,day",
     executor: Annotated[ExecutorKind, typer.Option(help="local (a process pool) or ray.")] = ExecutorKind.local,
     workers: Annotated[int | None, typer.Option(help="Processes (local) or Ray CPUs [default: cores].")] = None,
     ray_address: Annotated[str | None, typer.Option(help="With --executor ray: auto or HOST:PORT.")] = None,
@@ -81,7 +81,7 @@ def report_selection(
         for log in select_logs(grid.logs, known):
             weeks = week_count(log_jobs(target, log, View(view), columns=["submit_time"]))
             if weeks < 2:
-                raise LakehouseError(f"{log}: week resampling needs at least 2 weeks of jobs in swf.{view}, it has {weeks}")
+                raise LakehouseError(f"{log}: resampling needs jobs in at least 2 weeks of swf.{view}, it has {weeks}")
     outcome = run_with_progress(target, grid, executor, workers, ray_address)
     from lakehouse.sim.campaign import campaign_rows
 

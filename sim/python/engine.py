@@ -197,9 +197,7 @@ def simulate(
         result = result.with_columns(pl.lit(str(settings["policy"])).alias("policy"))
     if "log" in frame.columns and frame["log"].n_unique() == 1:
         settings["log"] = frame["log"][0]
-    return SimulationResult(
-        result, summary(result, machine_size), {**settings, "machine_size": machine_size}, periods
-    )
+    return SimulationResult(result, summary(result, machine_size), {**settings, "machine_size": machine_size}, periods)
 
 
 def _selection(

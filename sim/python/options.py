@@ -72,9 +72,7 @@ def parse_selector(text: str) -> tuple[Selector | None, Policy | None]:
     try:
         return Selector(text), None
     except ValueError:
-        raise ValueError(
-            f"unknown selector {text!r}; expected fixed:POLICY, {', '.join(Selector)}"
-        ) from None
+        raise ValueError(f"unknown selector {text!r}; expected fixed:POLICY, {', '.join(Selector)}") from None
 
 
 def parse_period(text: str | int) -> int:

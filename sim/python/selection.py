@@ -101,9 +101,11 @@ def selection_table(rows: pl.DataFrame) -> pl.DataFrame:
         mean_wait=pl.col("mean_wait").mean(),
     )
     order = _order(table["strategy"].unique().to_list())
-    return table.with_columns(rank=pl.col("strategy").replace_strict(order, range(len(order)))).sort(
-        "log", "rank"
-    ).drop("rank")
+    return (
+        table.with_columns(rank=pl.col("strategy").replace_strict(order, range(len(order))))
+        .sort("log", "rank")
+        .drop("rank")
+    )
 
 
 def selection_curves(rows: pl.DataFrame) -> pl.DataFrame:

@@ -26,7 +26,9 @@ def selection_plots(rows: pl.DataFrame, curves: pl.DataFrame, folder: Path) -> l
         selectors = sorted(s for s in mine["strategy"].unique().to_list() if s not in FIXED)
         fixed = [s for s in FIXED if s in mine["strategy"].to_list()]
         fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True)
-        colors = plt.get_cmap("tab20").colors  # twelve fixed policies: more colours than the default ten
+        # Twelve fixed policies need more colours than the default ten: tab20's dark ones, then its light.
+        palette = plt.get_cmap("tab20").colors
+        colors = palette[::2] + palette[1::2]
         for ax, strategies, title in ((left, selectors, "selectors"), (right, fixed, "fixed policies")):
             for k, strategy in enumerate(strategies):
                 curve = mine.filter(pl.col("strategy") == strategy).sort("week")

@@ -129,7 +129,10 @@ fn simulate<'py>(
             };
             Ok(engine::Selection {
                 selector,
-                policies: policies.iter().map(|p| choice(p)).collect::<PyResult<_>>()?,
+                policies: policies
+                    .iter()
+                    .map(|p| choice(p))
+                    .collect::<PyResult<_>>()?,
                 period,
                 decay,
                 seed,

@@ -17,10 +17,10 @@ mod predict;
 mod profile;
 mod queue;
 mod running;
-mod selector;
-mod state;
 #[cfg(test)]
 mod selection_tests;
+mod selector;
+mod state;
 #[cfg(test)]
 mod tests;
 

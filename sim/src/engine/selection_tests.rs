@@ -218,7 +218,10 @@ fn switching_policies_keeps_every_job_and_the_machine_sound() {
         assert_eq!(a.start, b.start, "{what}");
         assert_eq!(a.backfilled, b.backfilled, "{what}");
     }
-    assert!(switches > 2000, "too few policy switches exercised: {switches}");
+    assert!(
+        switches > 2000,
+        "too few policy switches exercised: {switches}"
+    );
 }
 
 #[test]

@@ -60,8 +60,8 @@ impl Selection {
         if self.policies.len() > 255 {
             return Some("policy selection takes at most 255 candidate policies".into());
         }
-        if let Some(twice) = (1..self.policies.len())
-            .find(|&i| self.policies[..i].contains(&self.policies[i]))
+        if let Some(twice) =
+            (1..self.policies.len()).find(|&i| self.policies[..i].contains(&self.policies[i]))
         {
             return Some(format!(
                 "policy {:?} is listed twice among the candidates",
@@ -270,7 +270,10 @@ mod tests {
         for _ in 0..60_000 {
             counts[d.below(6)] += 1;
         }
-        assert!(counts.iter().all(|&c| (9_500..10_500).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (9_500..10_500).contains(&c)),
+            "{counts:?}"
+        );
         let mean = (0..10_000).map(|_| d.unit()).sum::<f64>() / 10_000.0;
         assert!((mean - 0.5).abs() < 0.01, "{mean}");
     }
