@@ -73,7 +73,7 @@ class Lake:
 
     def init(self) -> Lake:
         """Create the folders, the schema files and the catalog (idempotent)."""
-        with self.writer():
+        with self.writer(wait=True):
             pass
         return self
 
@@ -145,18 +145,19 @@ class Lake:
 
     # -- writing ------------------------------------------------------------------------------------
     @contextmanager
-    def writer(self, commit_every: float = 2.0) -> Iterator[CatalogWriter]:
+    def writer(self, commit_every: float = 2.0, wait: bool = False) -> Iterator[CatalogWriter]:
         """The single-writer session: takes the lock, yields a catalog copy, swaps it in at the end.
 
         The swap also happens when the block raises (Ctrl-C included), so whatever was recorded as
-        done is kept and a re-run only does the rest.
+        done is kept and a re-run only does the rest.  `wait`: queue behind a running writer instead
+        of failing (`init`, which is quick).  The lake's folders and schema files are made under the
+        lock, so that writers starting together on a new lake do not race on them.
         """
         self.root.mkdir(parents=True, exist_ok=True)
-        self._ensure_layout()
         lock_path = self.root / LOCK_FILE
         with open(lock_path, "a+") as lock:
             try:
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
             except BlockingIOError:
                 lock.seek(0)
                 holder = lock.read().strip() or "unknown"
@@ -167,6 +168,7 @@ class Lake:
             lock.truncate()
             lock.write(str(os.getpid()))
             lock.flush()
+            self._ensure_layout()
             session = CatalogWriter(self, commit_every)
             try:
                 yield session

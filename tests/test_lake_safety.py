@@ -92,6 +92,28 @@ def test_two_writers_never_run_at_once(lake, tmp_path):
     ingest_swf(lake, [str(tmp_path / "in")])  # free again
 
 
+def test_writers_starting_together_on_a_new_lake_make_it_once(tmp_path):
+    """Several `init` and `ingest` at once on a lake that does not exist yet: every init succeeds, an
+    ingest either runs or says another writer is running, nobody fails on a half-made lake."""
+    make_logs(tmp_path / "in", 1)
+    lake = tmp_path / "lake"
+    cli = [sys.executable, "-m", "lakehouse.cli"]
+    commands = [[*cli, "init", "--lake", str(lake)] for _ in range(4)]
+    commands += [[*cli, "ingest", "swf", str(tmp_path / "in"), "--lake", str(lake)] for _ in range(2)]
+    children = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in commands]
+    errors = [child.communicate(timeout=120)[1] for child in children]
+    outcomes = [(child.returncode, err) for child, err in zip(children, errors, strict=True)]
+    for code, err in outcomes[:4]:
+        assert code == 0, err
+    for code, err in outcomes[4:]:
+        assert "Traceback" not in err
+        assert code == 0 or "another writer is running" in err, err
+    subprocess.run([*cli, "ingest", "swf", str(tmp_path / "in"), "--lake", str(lake)], check=True, capture_output=True)
+    from lakehouse.lake import Lake
+
+    assert counts(Lake(lake)) == {"log00": 50}
+
+
 def test_a_writer_can_swap_the_catalog_while_a_reader_is_open(lake, tmp_path):
     write_swf(tmp_path / "a.swf", [swf_job(1, 0, 1, 1, 1)], {"MaxProcs": 1})
     write_swf(tmp_path / "b.swf", [swf_job(1, 0, 1, 1, 1)], {"MaxProcs": 1})

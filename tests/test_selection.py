@@ -92,6 +92,8 @@ def test_a_fixed_selector_is_the_plain_policy_run():
         ({"selector": "full", "policies": ["spf", "spf"]}, "listed twice"),
         ({"selector": "full", "period": 0}, "period must be positive"),
         ({"selector": "full", "period": "fortnight"}, "day, week or a number"),
+        ({"selector": "full", "period": 10**20}, "period must be at most"),
+        ({"selector": "noisy", "seed": -1}, "seed must be from 0"),
         ({"selector": "egreedy", "epsilon": 1.5}, "epsilon must be in"),
         ({"selector": "full", "decay": -0.1}, "decay must be in"),
         ({"selector": "full", "algorithm": "conservative"}, "EASY backfilling in canonical"),

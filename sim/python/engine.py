@@ -213,6 +213,8 @@ def _selection(
     if selector is None:
         return None
     chosen, fixed = parse_selector(selector)
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed must be from 0 to 2^64 - 1, got {seed}")
     if fixed is not None:
         return {"fixed": fixed, "selector": selector}
     candidates = list(Policy) if policies is None else [choose(Policy, str(p)) for p in policies]

@@ -83,8 +83,9 @@ def parse_period(text: str | int) -> int:
         seconds = int(text)
     except ValueError:
         raise ValueError(f"period must be day, week or a number of seconds, got {text!r}") from None
-    if seconds <= 0:
-        raise ValueError(f"period must be positive, got {seconds} s")
+    if not 0 < seconds <= _native.SWF_MAX_SECONDS:
+        what = "positive" if seconds <= 0 else f"at most {_native.SWF_MAX_SECONDS:,} s"
+        raise ValueError(f"period must be {what}, got {seconds} s")
     return seconds
 
 
