@@ -32,6 +32,8 @@ from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError
 
 CATALOG_FILE = "lake.duckdb"
 LOCK_FILE = ".writer.lock"
+#: Where only the ingests (holding the writer lock) write.
+INGESTED_FOLDERS = ("parquet/", "quarantine/")
 ENV_VAR = "LAKEHOUSE_LAKE"
 
 
@@ -185,8 +187,15 @@ class CatalogWriter:
         self.lake = lake
         self.commit_every = commit_every
         self._tmp = lake.root / f".{CATALOG_FILE}.{os.getpid()}.tmp"
-        for stale in lake.root.glob(f".{CATALOG_FILE}.*.tmp"):
-            stale.unlink()  # left by a killed writer; we hold the lock, so nobody else owns it
+        # Left by killed writers (the catalog copy, its write-ahead log, ingest outputs not yet renamed
+        # into place); we hold the lock, so nobody else owns them.  Report and campaign outputs are
+        # written outside the lock: their folders are not swept.
+        stale = [*lake.root.glob(f".{CATALOG_FILE}.*.tmp"), *lake.root.glob(f".{CATALOG_FILE}.*.tmp.wal")]
+        for dataset in DATASETS.values():
+            if dataset.folder.startswith(INGESTED_FOLDERS):
+                stale += dataset.directory(lake.root).glob(".*.tmp")
+        for path in stale:
+            path.unlink(missing_ok=True)
         self._con: duckdb.DuckDBPyConnection | None = None
         self._last_commit = time.monotonic()
         self._dirty = True  # the views are re-applied on every session: commit at least once

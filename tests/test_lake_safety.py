@@ -92,6 +92,23 @@ def test_two_writers_never_run_at_once(lake, tmp_path):
     ingest_swf(lake, [str(tmp_path / "in")])  # free again
 
 
+def test_the_next_writer_sweeps_what_killed_writers_left(lake, tmp_path):
+    make_logs(tmp_path / "in", 1)
+    ingest_swf(lake, [str(tmp_path / "in")])
+    strays = [
+        lake.root / ".lake.duckdb.999999.tmp",
+        lake.root / ".lake.duckdb.999999.tmp.wal",
+        lake.root / "parquet" / "swf" / "jobs" / ".log07.parquet.tmp",
+        lake.root / "quarantine" / "swf" / ".log07.parquet.tmp",
+    ]
+    campaign_tmp = lake.root / "analysis" / "campaign_runs" / ".c.1.2.parquet.tmp"  # not the writer's
+    for path in [*strays, campaign_tmp]:
+        path.write_bytes(b"half-written")
+    ingest_swf(lake, [str(tmp_path / "in")])  # unchanged: nothing to do but the sweep
+    assert [p for p in strays if p.exists()] == []
+    assert campaign_tmp.exists()
+
+
 def test_writers_starting_together_on_a_new_lake_make_it_once(tmp_path):
     """Several `init` and `ingest` at once on a lake that does not exist yet: every init succeeds, an
     ingest either runs or says another writer is running, nobody fails on a half-made lake."""
