@@ -71,6 +71,9 @@ class Task:
 
     log: LogInput
     runs: tuple[Run, ...]
+    #: Send each run's per-job schedule back (else only its row: on CEA-Curie a schedule is ~30 MB
+    #: through the pool's pipe, more than the replay itself costs).
+    keep_schedules: bool = False
 
 
 @dataclass
@@ -180,7 +183,11 @@ def load_jobs(log: LogInput) -> pl.DataFrame:
 def run_task(task: Task, campaign: str, view: str, tau: float, jobs: pl.DataFrame | None = None) -> list[dict]:
     """The work of one task (a worker's entry point): its runs on its log's jobs."""
     frame = jobs if jobs is not None else load_jobs(task.log)
-    return [replay_row(frame, task.log, run, campaign, view, tau) for run in task.runs]
+    results = [replay_row(frame, task.log, run, campaign, view, tau) for run in task.runs]
+    if not task.keep_schedules:
+        for result in results:
+            result["schedule"] = None
+    return results
 
 
 # -- storage ---------------------------------------------------------------------------------------
@@ -278,7 +285,7 @@ def ensure_catalog(lake: Lake) -> None:
 # -- planning and running --------------------------------------------------------------------------
 
 
-def plan(lake: Lake, grid: Grid, scratch: Path) -> tuple[list[Task], int]:
+def plan(lake: Lake, grid: Grid, scratch: Path, keep_schedules: bool = False) -> tuple[list[Task], int]:
     """Resolve the logs, write each one's jobs once, and cut the runs not yet stored into tasks.
     Returns the tasks (largest logs first) and how many runs were skipped as stored."""
     settings = grid.settings()
@@ -306,7 +313,7 @@ def plan(lake: Lake, grid: Grid, scratch: Path) -> tuple[list[Task], int]:
         skipped += len(runs) - len(todo)
         # Conservative replays take longest: send them first so the last tasks are short ones.
         todo.sort(key=lambda r: r.settings.algorithm != "conservative")
-        tasks += [Task(log_input, (r,)) for r in todo]
+        tasks += [Task(log_input, (r,), keep_schedules) for r in todo]
     tasks.sort(key=lambda t: -t.log.jobs)
     return tasks, skipped
 
@@ -335,7 +342,7 @@ def run_campaign(
     outcome = Outcome(grid.name)
     started = time.perf_counter()
     with campaign_lock(lake, grid.name):
-        tasks, outcome.skipped = plan(lake, grid, scratch)
+        tasks, outcome.skipped = plan(lake, grid, scratch, keep_schedules)
         outcome.planned = sum(len(t.runs) for t in tasks)
         if on_plan:
             on_plan(outcome.planned, outcome.skipped)
