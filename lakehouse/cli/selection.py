@@ -50,6 +50,7 @@ def report_selection(
 
     Example: `lakehouse report selection KTH CTC --view jobs_strong --resamples 20 --plots figures`
     """
+    from lakehouse.sim.campaign import campaign_rows
     from lakehouse.sim.grid import Grid, parse_machine_sizes, select_logs, split_list
     from lakehouse.sim.options import Policy, choose, parse_period
     from lakehouse.sim.resample import week_count
@@ -83,8 +84,6 @@ def report_selection(
             if weeks < 2:
                 raise LakehouseError(f"{log}: resampling needs jobs in at least 2 weeks of swf.{view}, it has {weeks}")
     outcome = run_with_progress(target, grid, executor, workers, ray_address)
-    from lakehouse.sim.campaign import campaign_rows
-
     rows = campaign_rows(target, name)
     table, curves = selection_table(rows), selection_curves(rows)
     store_tables(target, name, table, curves)
