@@ -152,6 +152,7 @@ def _row(strategy: str, resample: int, mean_wait: float, weekly: list[float]) ->
     return {
         "campaign": "s",
         "log": "L",
+        "machine_size": 100,
         "variant": f"{strategy}-r{resample}",
         "tau": 10.0,
         "status": "ok",

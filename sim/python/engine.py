@@ -130,10 +130,7 @@ def simulate(
             "compat": choose(Compat, compat),
         }
         engine_predictor, column = parse_predictor(predictor)
-        selection = _selection(selector, policies, period, decay, epsilon, seed)
-        if selection is not None and "fixed" in selection:
-            settings["policy"] = selection.pop("fixed")
-        settings.update(selection or {})
+        settings.update(_selection(selector, policies, period, decay, epsilon, seed))
     except ValueError as exc:
         raise SimulationInputError(str(exc)) from None
     if not (isinstance(tau, int | float) and math.isfinite(tau) and tau > 0):
@@ -207,16 +204,16 @@ def _selection(
     decay: float,
     epsilon: float,
     seed: int,
-) -> dict[str, object] | None:
-    """The settings of a selector (`fixed:P` gives {"fixed": P}); ValueError naming what is wrong.
+) -> dict[str, object]:
+    """The settings a selector adds (`fixed:P` sets the policy); ValueError naming what is wrong.
     The engine checks the ranges (one place for them)."""
     if selector is None:
-        return None
+        return {}
     chosen, fixed = parse_selector(selector)
     if not 0 <= seed < 2**64:
         raise ValueError(f"seed must be from 0 to 2^64 - 1, got {seed}")
     if fixed is not None:
-        return {"fixed": fixed, "selector": selector}
+        return {"policy": fixed, "selector": selector}
     candidates = list(Policy) if policies is None else [choose(Policy, str(p)) for p in policies]
     settings: dict[str, object] = {
         "selector": str(chosen),

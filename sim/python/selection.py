@@ -20,10 +20,13 @@ from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
 from lakehouse.models.schemas import SELECTION_CURVES_SCHEMA, SELECTION_RUNS_SCHEMA
+from lakehouse.sim.campaign_report import latest
 from lakehouse.sim.grid import Settings
 from lakehouse.sim.options import DAY, WEEK, Policy, Selector
 
 BASELINE = "easy-fcfs"
+#: The fixed-policy strategies, in `Policy` order (the order of the tables and figures).
+FIXED_STRATEGIES = tuple(f"easy-{p}" for p in Policy)
 SELECTORS = tuple(Selector)
 PERIODS = (WEEK, DAY)
 EPSILON = 0.3
@@ -64,8 +67,7 @@ def _runs(rows: pl.DataFrame) -> pl.DataFrame:
     ok = rows.filter(pl.col("status") == "ok", pl.col("resample").is_not_null())
     if ok.is_empty():
         raise LakehouseError("the campaign has no successful resampled runs")
-    ok = ok.sort("finished_at").unique(["log", "variant", "tau"], keep="last", maintain_order=True)
-    return ok.with_columns(strategy=pl.col("variant").str.replace(_RESAMPLE_SUFFIX.pattern, ""))
+    return latest(ok).with_columns(strategy=pl.col("variant").str.replace(_RESAMPLE_SUFFIX.pattern, ""))
 
 
 def _with_baseline(runs: pl.DataFrame) -> pl.DataFrame:
@@ -79,11 +81,10 @@ def _with_baseline(runs: pl.DataFrame) -> pl.DataFrame:
 
 def _order(strategies: list[str]) -> list[str]:
     """Selectors first (week, then day), then fixed policies in their usual order."""
-    policies = [f"easy-{p}" for p in Policy]
 
     def key(s: str) -> tuple[int, int, str]:
-        if s in policies:
-            return (1, policies.index(s), s)
+        if s in FIXED_STRATEGIES:
+            return (1, FIXED_STRATEGIES.index(s), s)
         return (0, 0, s)
 
     return sorted(strategies, key=key)

@@ -10,9 +10,8 @@ import polars as pl
 
 from lakehouse.sim.campaign_report import short_log
 from lakehouse.sim.options import Policy
+from lakehouse.sim.selection import FIXED_STRATEGIES as FIXED
 from lakehouse.sim.selection import policy_shares_over_time
-
-FIXED = tuple(f"easy-{p}" for p in Policy)
 
 
 def selection_plots(rows: pl.DataFrame, curves: pl.DataFrame, folder: Path) -> list[Path]:
