@@ -2,12 +2,15 @@
 packing loop.  Columns cross as numpy arrays; every call releases the GIL while it works.  Checked
 against the extension by `python -m mypy.stubtest lakehouse._native` (`make lint`)."""
 
-from typing import TypeAlias, TypedDict
+from typing import TypeAlias, final
 
 import numpy as np
 import numpy.typing as npt
 
 __all__ = [
+    "InputError",
+    "ParsedSwf",
+    "Schedule",
     "__version__",
     "SWF_MAX_SECONDS",
     "SWF_MAX_PROCS",
@@ -26,7 +29,13 @@ SWF_MAX_PROCS: int  # largest processor count accepted at ingest
 _Int64s: TypeAlias = npt.NDArray[np.int64]
 _Float64s: TypeAlias = npt.NDArray[np.float64]
 
-class _ParsedSwf(TypedDict):
+class InputError(ValueError):
+    """A workload the engine refuses; `args` are (what, first offending job ids, their count)."""
+
+@final
+class ParsedSwf:
+    """A tokenized SWF log."""
+
     line: _Int64s  # line number of each job in the file
     ints: list[_Int64s]  # the 17 integer SWF fields, one column each (field 6 is `avg_cpu_time`)
     avg_cpu_time: _Float64s
@@ -37,7 +46,10 @@ class _ParsedSwf(TypedDict):
     cr_lines: int  # lines ended by a lone carriage return
     bom: bool  # the data began with a UTF-8 byte-order mark (skipped)
 
-class _Schedule(TypedDict):
+@final
+class Schedule:
+    """What a replay did with each job, in input order, and the selector's choices."""
+
     start: _Int64s
     end: _Int64s
     backfilled: npt.NDArray[np.bool_]
@@ -47,7 +59,7 @@ class _Schedule(TypedDict):
     policy: npt.NDArray[np.uint8]  # index into `policies` of the policy in force at each start
     periods: npt.NDArray[np.uint8]  # with a selector: the policy index chosen for each period
 
-def parse_swf(data: bytes) -> _ParsedSwf: ...
+def parse_swf(data: bytes) -> ParsedSwf: ...
 def simulate(
     id: _Int64s,
     submit: _Int64s,
@@ -64,7 +76,7 @@ def simulate(
     predictor: str,
     correction: str,
     threshold: int | None,
-    semantics: str,
+    compat: str,  # canonical or pyss
     record_reservations: bool,
     selector: str | None = None,  # full, noisy or egreedy; None: `policy` throughout
     policies: list[str] = ...,  # the selector's candidates, in tie-breaking order
@@ -72,7 +84,7 @@ def simulate(
     decay: float = 1.0,
     epsilon: float = 0.3,
     seed: int = 0,
-) -> _Schedule: ...
+) -> Schedule: ...
 def pack_tasks(
     c: _Float64s, dx: _Float64s, dy: _Float64s, capacity: float, rule: str, machines: int | None = None
 ) -> _Int64s | None: ...

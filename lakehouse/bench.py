@@ -116,9 +116,9 @@ best = float("inf")
 for _ in range(3):
     started = time.perf_counter()
     out = _native.simulate(*columns, None, machine_size=machine_size, algorithm="easy", policy="fcfs",
-        threshold=None, semantics="canonical", record_reservations=False, **settings)
+        threshold=None, compat="canonical", record_reservations=False, **settings)
     best = min(best, time.perf_counter() - started)
-np.save(starts, out["start"])
+np.save(starts, out.start)
 # VmHWM, not ru_maxrss: the latter keeps the high-water mark of the parent across fork and exec.
 status = open("/proc/self/status").read()
 peak_kb = int(status.split("VmHWM:")[1].split()[0])

@@ -111,7 +111,7 @@ from lakehouse import _native
 folder, size, settings, repeats = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4])
 columns = [np.load(f"{folder}/{name}.npy") for name in ("id", "submit", "run", "requested", "procs", "user")]
 options = {"algorithm": "easy", "policy": "fcfs", "backfill": "queue", "predictor": "requested",
-           "correction": "requested", "threshold": None, "semantics": "canonical", "record_reservations": False}
+           "correction": "requested", "threshold": None, "compat": "canonical", "record_reservations": False}
 best = float("inf")
 for _ in range(repeats):
     started = time.perf_counter()

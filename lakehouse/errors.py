@@ -22,5 +22,44 @@ class NoLakeError(LakehouseError):
     """The lake folder or its catalog does not exist yet."""
 
 
+class SettingsError(LakehouseError, ValueError):
+    """An option or setting the library cannot use (an unknown choice, a value out of range)."""
+
+
+class TooLittleDataError(LakehouseError, ValueError):
+    """The data is too short or too small for the analysis (the message says what is needed)."""
+
+
+class QueryError(LakehouseError):
+    """DuckDB refused or failed a query on the lake (a typo in user SQL, a view that cannot bind)."""
+
+
+class CatalogError(LakehouseError):
+    """A view of `sql/` cannot be created in the catalog (the message names its file)."""
+
+
+class RenderError(LakehouseError):
+    """A result cannot be written in the chosen format or place."""
+
+
 class SimulationInputError(LakehouseError, ValueError):
-    """A workload the simulator cannot replay (the message names the offending job ids)."""
+    """A workload or settings the simulator cannot replay.
+
+    `what` says what is wrong; `job_ids` are the first offending jobs (at most ten) out of `count`,
+    as data for a caller to look up, and in the message."""
+
+    def __init__(self, what: str, job_ids: list[int] | None = None, count: int = 0):
+        self.what = what
+        self.job_ids = list(job_ids or [])
+        self.count = count
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        if not self.count:
+            return self.what
+        more = f" and {self.count - len(self.job_ids)} more" if self.count > len(self.job_ids) else ""
+        ids = ", ".join(map(str, self.job_ids))
+        return f"{self.what}: job id {ids}{more} ({self.count} job{'s' if self.count != 1 else ''})"
+
+    def __reduce__(self) -> tuple[object, ...]:  # pickled by campaign workers: keep the ids as data
+        return (type(self), (self.what, self.job_ids, self.count))

@@ -28,13 +28,22 @@ import polars as pl
 
 from lakehouse.catalog import apply_catalog
 from lakehouse.datasets import DATASETS, SCHEMA_FILE
-from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError
+from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError
 
 CATALOG_FILE = "lake.duckdb"
 LOCK_FILE = ".writer.lock"
 #: Where only the ingests (holding the writer lock) write.
 INGESTED_FOLDERS = ("parquet/", "quarantine/")
 ENV_VAR = "LAKEHOUSE_LAKE"
+
+
+@contextmanager
+def _query_errors() -> Iterator[None]:
+    """DuckDB's errors on the lake's queries as QueryError, in one place (the CLI prints it as one line)."""
+    try:
+        yield
+    except duckdb.Error as exc:
+        raise QueryError(str(exc).strip()) from exc
 
 
 def default_root() -> Path:
@@ -103,11 +112,23 @@ class Lake:
         return con
 
     def query(self, sql: str, params: list[object] | dict[str, object] | None = None) -> pl.DataFrame:
-        """Run SQL against the catalog and return a Polars frame."""
-        if self._session is not None:
-            return self._session.sql(sql, params=params).pl()
-        with self.connect() as con:
-            return con.sql(sql, params=params).pl()
+        """Run SQL against the catalog and return a Polars frame; DuckDB's errors come out as QueryError."""
+        with _query_errors():
+            if self._session is not None:
+                return self._session.sql(sql, params=params).pl()
+            with self.connect() as con:
+                return con.sql(sql, params=params).pl()
+
+    def log_names(self) -> list[str]:
+        """The SWF logs in the lake, by name."""
+        return self.query("SELECT log FROM swf.logs ORDER BY log")["log"].to_list()
+
+    def views(self) -> pl.DataFrame:
+        """The lake's views (`schema.name`) with their descriptions."""
+        return self.query(
+            "SELECT schema_name || '.' || view_name AS view, comment FROM duckdb_views() "
+            "WHERE NOT internal AND database_name = current_database() ORDER BY view"
+        )
 
     def user_sql(self, sql: str, allow_writes: bool = False) -> pl.DataFrame | None:
         """Run a user's SQL (one or more statements); the last statement's rows, or None when it
@@ -116,7 +137,7 @@ class Lake:
         The catalog is opened read-only, but DuckDB could still write files (COPY ... TO, EXPORT,
         ATTACH, INSTALL): a file written into the lake's folders would change what its views read.
         Such statements are refused unless `allow_writes`."""
-        with self.connect() as con:
+        with self.connect() as con, _query_errors():
             statements = con.extract_statements(sql)
             if not allow_writes:
                 writers = sorted({s.type.name for s in statements} - READ_ONLY_STATEMENTS)

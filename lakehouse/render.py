@@ -15,6 +15,8 @@ import polars as pl
 from rich.console import Console
 from rich.table import Table
 
+from lakehouse.errors import RenderError
+
 stderr = Console(stderr=True)
 
 
@@ -48,15 +50,23 @@ def rich_table(frame: pl.DataFrame, title: str | None = None) -> Table:
     return table
 
 
-def emit(frame: pl.DataFrame, fmt: OutputFormat, output: Path | None = None, title: str | None = None) -> None:
-    """Write a frame in the chosen format to --output or stdout."""
+def emit(
+    frame: pl.DataFrame,
+    fmt: OutputFormat,
+    output: Path | None = None,
+    title: str | None = None,
+    console: Console | None = None,
+) -> None:
+    """Write a frame in the chosen format to --output, `console` (a table only) or stdout."""
     if fmt is OutputFormat.parquet:
         if output is None:
             if sys.stdout.isatty():
-                raise SystemExit("--format parquet writes binary data: give --output FILE or redirect stdout")
+                raise RenderError("--format parquet writes binary data: give --output FILE or redirect stdout")
             frame.write_parquet(sys.stdout.buffer)
         else:
             frame.write_parquet(output)
+    elif fmt is OutputFormat.table and console is not None:
+        console.print(rich_table(frame, title))
     elif fmt is OutputFormat.table:
         console = (
             Console(file=open(output, "w"), width=200)

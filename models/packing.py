@@ -20,6 +20,7 @@ machines gives every machine the same phasor, so the triangle inequality holds w
 
 from __future__ import annotations
 
+import enum
 import math
 from dataclasses import dataclass
 
@@ -27,11 +28,12 @@ import numpy as np
 import polars as pl
 
 from lakehouse import _native
+from lakehouse.errors import LakehouseError, TooLittleDataError
 
 EPS = 1e-9  # slack on the capacity test: sums of floats
 
 
-class PackingInputError(ValueError):
+class PackingInputError(LakehouseError, ValueError):
     """Demands that cannot be packed; the message names the rows."""
 
 
@@ -79,6 +81,15 @@ def check_jobs(jobs: pl.DataFrame, capacity: float, clip: bool = False) -> pl.Da
     )
     fail_if(pl.col("c") + pl.col("rho") > capacity + EPS, f"a task peaks above the machine capacity {capacity}")
     return jobs
+
+
+class TaskOrder(enum.StrEnum):
+    c = "c"  # decreasing level C
+    peak = "peak"  # decreasing peak C + rho
+
+
+#: What `lakehouse pack` packs by default: the fits of `lakehouse report periodicity`.
+DEFAULT_PACK_QUERY = "SELECT job_id AS job, tasks, c, rho, phi FROM analysis.job_sinusoids"
 
 
 def expand(jobs: pl.DataFrame, order: str = "c") -> Tasks:
@@ -291,3 +302,41 @@ def write_packing(lake, table: pl.DataFrame, capacity: float, jobs: pl.DataFrame
         query=pl.lit(query),
     )
     store(lake, "analysis_packing", rows, PACKING_SCHEMA)
+
+
+@dataclass(frozen=True)
+class Packed:
+    table: pl.DataFrame  # one row per heuristic (`pack_all`)
+    capacity: float
+    jobs: int
+    tasks: int
+
+
+def default_capacity(lake) -> float:
+    """The most common CPU capacity among the machines of google.machine_events."""
+    capacity = lake.query("SELECT mode(cpus) AS capacity FROM google.machine_events WHERE cpus > 0")["capacity"][0]
+    if capacity is None:
+        raise TooLittleDataError(
+            "no machine with a CPU capacity in google.machine_events: give --capacity, or ingest the trace's "
+            "machine_events"
+        )
+    return float(capacity)
+
+
+def pack_lake(
+    lake, query: str = DEFAULT_PACK_QUERY, capacity: float | None = None, order: str = "c", clip: bool = False
+) -> Packed:
+    """Pack the jobs a query over the lake returns, store the result as analysis.packing."""
+    jobs = lake.query(query)
+    if jobs.is_empty():
+        if query == DEFAULT_PACK_QUERY:
+            raise TooLittleDataError(
+                "no periodic job to pack: analysis.job_sinusoids is empty (run `lakehouse report periodicity` "
+                "on a Google lake with at least a day of task_usage)"
+            )
+        raise TooLittleDataError("the query returned no jobs")
+    capacity = default_capacity(lake) if capacity is None else float(capacity)
+    table = pack_all(jobs, capacity, order=order, clip=clip)
+    with lake.writer():
+        write_packing(lake, table, capacity, jobs, query)
+    return Packed(table, capacity, jobs.height, int(jobs["tasks"].sum()))

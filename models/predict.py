@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 
+from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
 from lakehouse.models.schemas import PREDICTION_JOBS_SCHEMA, PREDICTION_SCORES_SCHEMA
@@ -56,8 +57,8 @@ BASE_COLUMNS = ("source", "job", "user_key", "submit", "done", "walltime", "reso
 BASE_COLUMNS += ("freed_weight", "train", "user_name")
 
 
-class PredictionError(ValueError):
-    pass
+class PredictionError(LakehouseError, ValueError):
+    """Settings or data the predictions cannot work with; the message says which."""
 
 
 @dataclass(frozen=True)
@@ -492,3 +493,37 @@ def sources(lake: Lake) -> list[tuple[str, str]]:
     if lake.query("SELECT count(*) AS n FROM predict.google_targets")["n"][0]:
         pairs.append(("google", "google"))
     return pairs
+
+
+def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tuple[str, str]], list[str]]:
+    """(family, source) pairs to predict, and one line per SWF log left out with the reason.
+
+    `names`: SWF log names (or unique prefixes) and `google`; None means everything that has targets.
+    A named source without targets is an error naming what the lake has."""
+    found = sources(lake)
+    known = {name: family for family, name in found}
+    logs = lake.log_names()
+    skipped = [
+        f"{log}: no job with a positive run time and both a request and a usage of walltime, memory or processors"
+        for log in logs
+        if log not in known
+    ]
+    if not names:
+        if not found:
+            raise PredictionError(
+                "no job with both a request and a usage in the lake (ingest SWF logs or a Google trace)"
+            )
+        return found, skipped
+    chosen = []
+    for name in names:
+        full = name if name in known or name == "google" else _unique_prefix(name, logs)
+        if full not in known:
+            have = ", ".join(known) or "no source with requests"
+            raise PredictionError(f"nothing to predict for {name}: the lake has {have}")
+        chosen.append((known[full], full))
+    return chosen, []
+
+
+def _unique_prefix(name: str, logs: list[str]) -> str:
+    matches = [log for log in logs if log.startswith(name)]
+    return matches[0] if len(matches) == 1 else name

@@ -22,6 +22,8 @@ from scipy import special
 from statsmodels.stats.sandwich_covariance import S_hac_simple
 from threadpoolctl import threadpool_limits
 
+from lakehouse.errors import TooLittleDataError
+
 HOUR_S, DAY_S, WEEK_S = 3_600, 86_400, 604_800
 PERIODS = {"hourly": HOUR_S, "daily": DAY_S, "weekly": WEEK_S}  # names as in models/schemas.py
 ALPHA = 0.01  # the stated level of the significance test
@@ -52,7 +54,7 @@ def fit_periodic(t: np.ndarray, y: np.ndarray, periods: dict[str, int] = PERIODS
     t = np.asarray(t, dtype=float)
     y = np.asarray(y, dtype=float)
     if t.size != y.size or t.size < 3 + 2 * len(periods):
-        raise ValueError(f"need at least {3 + 2 * len(periods)} observed windows, got {t.size}")
+        raise TooLittleDataError(f"need at least {3 + 2 * len(periods)} observed windows, got {t.size}")
     span = max(t.max() - t.min(), 1.0)
     middle = (t.max() + t.min()) / 2
     columns = [np.ones_like(t), (t - middle) / span]

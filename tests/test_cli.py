@@ -209,13 +209,38 @@ def test_pack_synthetic_campaign_with_a_plot(tmp_path):
     assert (tmp_path / "bars.png").stat().st_size > 10_000
 
 
+def unboxed(text: str) -> str:
+    """Rich's error panel as one line of words (no borders, no wrapping)."""
+    return " ".join(text.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
+
+
 def test_simulate_errors_are_clear(cli_lake):
     assert "no log named 'nope'" in run("simulate", "nope", "--lake", cli_lake, code=1).stderr
-    bad_policy = run("simulate", "mini", "--lake", cli_lake, "--policy", "fifo", code=1)
-    assert "unknown policy 'fifo'; expected one of: fcfs" in bad_policy.stderr
+    bad_policy = run("simulate", "mini", "--lake", cli_lake, "--policy", "fifo", code=2)  # a usage error
+    assert "'fifo' is not one of 'fcfs', 'lcfs'" in unboxed(bad_policy.stderr)
     too_small = run("simulate", "mini", "--lake", cli_lake, "--machine-size", 4, code=1)
     assert "wider than the machine (4 processors): job id 5, 6" in too_small.stderr
     assert "no jobs of mini" in run("simulate", "mini", "--lake", cli_lake, "--where", "job_id > 99", code=1).stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"),
+    [
+        (["--policy", "fcfs", "--policy", "spf"], "given twice ('fcfs', then 'spf')"),
+        (["--policy=fcfs", "--backfill", "sjbf", "--policy", "spf"], "given twice ('fcfs', then 'spf')"),
+        (["--tau", "10", "--tau=60"], "given twice ('10', then '60')"),
+        (["-o", "a.csv", "--output", "b.csv"], "given twice ('a.csv', then 'b.csv')"),
+    ],
+)
+def test_a_one_value_option_given_twice_is_refused(cli_lake, args, shown):
+    result = run("simulate", "mini", "--lake", cli_lake, *args, code=2)
+    assert shown in unboxed(result.stderr)
+
+
+def test_an_option_value_that_looks_like_an_option_is_not_counted(cli_lake):
+    # `--where` takes "--policy" as its value: the one --policy after it is not a repetition.
+    result = run("simulate", "mini", "--lake", cli_lake, "--where", "--policy", "--policy", "spf", code=1)
+    assert "given twice" not in result.stderr and "cannot select the jobs" in result.stderr
 
 
 @pytest.mark.parametrize(

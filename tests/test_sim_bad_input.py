@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import pickle
 
 import numpy as np
 import polars as pl
@@ -41,7 +42,7 @@ def test_negative_runtimes_are_named():
 
 def test_nan_runtimes_are_named():
     bad = GOOD.with_columns(run_time=pl.Series([10.0, math.nan, 3.5]))
-    with pytest.raises(SimulationInputError, match=r"run_time is NaN or infinite: job id 2 \(1 jobs\)"):
+    with pytest.raises(SimulationInputError, match=r"run_time is NaN or infinite: job id 2 \(1 job\)"):
         simulate(bad, 4)
 
 
@@ -147,11 +148,30 @@ def test_the_learner_never_sees_a_job_without_a_request():
     engine itself), repaired as the published simulator does in pyss replays."""
     columns = [np.array(v, dtype=np.int64) for v in ((1, 2, 3), (0, 5, 9), (10, 10, 10), (20, 0, 20), (1, 1, 1))]
     options = dict(machine_size=4, algorithm="easy", policy="fcfs", backfill="sjbf", correction="requested",
-                   threshold=None, semantics="canonical", record_reservations=False)  # fmt: skip
-    with pytest.raises(ValueError, match=r"eloss predictor needs requested times of at least 1 s: job id 2"):
+                   threshold=None, compat="canonical", record_reservations=False)  # fmt: skip
+    with pytest.raises(_native.InputError) as caught:
         _native.simulate(*columns, columns[-1], None, predictor="eloss", **options)
+    assert caught.value.args == ("the eloss predictor needs requested times of at least 1 s", [2], 1)
     _native.simulate(*columns, columns[-1], None, predictor="requested", **options)  # other predictors accept it
     no_request = GOOD.with_columns(req_time=pl.Series([20, 20, 0]))
     with pytest.raises(SimulationInputError, match=r"requested times of at least 1 s: job id 3 \(1 job\)"):
         simulate(no_request, 4, predictor="eloss")
     assert simulate(no_request, 4, predictor="eloss", compat="pyss").summary["jobs"] == 3  # pyss repairs it
+
+
+def test_the_engine_error_carries_the_job_ids_as_data():
+    jobs = pl.DataFrame(
+        {"job_id": [7, 8, 9], "submit_time": [0, 1, 2], "run_time": [5, 5, 5], "req_time": [9, 9, 9],
+         "procs": [4, 9, 9], "user_id": [1, 1, 1]}
+    )  # fmt: skip
+    with pytest.raises(SimulationInputError) as caught:
+        simulate(jobs, 5)  # two jobs wider than the machine, found by the engine
+    assert caught.value.job_ids == [8, 9] and caught.value.count == 2
+    assert caught.value.what == "jobs wider than the machine (5 processors)"
+    assert str(caught.value) == "jobs wider than the machine (5 processors): job id 8, 9 (2 jobs)"
+
+
+def test_more_offenders_than_shown_are_counted():
+    error = SimulationInputError("negative runtimes", list(range(10)), 25)
+    assert str(error).endswith("job id 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 15 more (25 jobs)")
+    assert pickle.loads(pickle.dumps(error)).job_ids == list(range(10))  # as campaign workers send it

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, TypeVar
 
 import typer
+from typer.core import TyperGroup
 
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import ENV_VAR
@@ -36,7 +37,54 @@ OutputOption = Annotated[
     ),
 ]
 
+PlotsOption = Annotated[
+    Path | None, typer.Option("--plots", help="Also write the report's PNG figures into this folder.", file_okay=False)
+]
+
 F = TypeVar("F", bound=Callable[..., object])
+
+
+class StrictGroup(TyperGroup):
+    """A command group whose commands refuse a one-value option given twice: click would silently keep
+    the last (`--policy fcfs --policy spf` replaying SPF alone), which hides a typo in a long command."""
+
+    def resolve_command(self, ctx, args):  # type: ignore[no-untyped-def]  (typer's own click types)
+        name, command, rest = super().resolve_command(ctx, args)
+        if command is not None and not hasattr(command, "commands"):  # a command, not a group
+            refuse_repeated_options(command, rest, ctx)
+        return name, command, rest
+
+
+def refuse_repeated_options(command: object, args: list[str], ctx: object) -> None:
+    """A usage error naming the first one-value option that `args` give twice (any of its spellings).
+
+    Typer ships its own copy of click, so its classes are recognized by their attributes."""
+    single = {}
+    for param in command.params:  # type: ignore[attr-defined]
+        if param.param_type_name == "option" and not (param.multiple or param.count):
+            single.update(dict.fromkeys([*param.opts, *param.secondary_opts], param))
+    seen: dict[str, str] = {}
+    tokens = iter(args)
+    for token in tokens:
+        if token == "--":
+            break
+        spelling, value = token, None
+        if token.startswith("--") and "=" in token:
+            spelling, value = token.split("=", 1)
+        param = single.get(spelling)
+        if param is None:
+            continue
+        if not param.is_flag and value is None:
+            value = next(tokens, "")  # its value, which may look like an option
+        shown = spelling if param.is_flag else repr(value)
+        if param.name in seen:
+            raise typer.BadParameter(f"given twice ({seen[param.name]}, then {shown}); give it once", ctx, param)  # type: ignore[arg-type]
+        seen[param.name] = shown
+
+
+def command_group(help_text: str) -> typer.Typer:
+    """A sub-command group (`lakehouse ingest ...`) with the CLI's conventions."""
+    return typer.Typer(help=help_text, cls=StrictGroup, no_args_is_help=True)
 
 
 def clear_errors(func: F) -> F:
@@ -90,7 +138,10 @@ __all__ = [
     "LakeOption",
     "OutputFormat",
     "OutputOption",
+    "PlotsOption",
+    "StrictGroup",
     "announce_plots",
     "byte_progress",
     "clear_errors",
+    "command_group",
 ]

@@ -78,7 +78,7 @@ def report_selection(
     if not target.exists():
         raise LakehouseError(f"no lake at {target.root} (run `lakehouse ingest swf LOGS...` first)")
     with target.reading():
-        known = target.query("SELECT log FROM swf.logs ORDER BY log")["log"].to_list()
+        known = target.log_names()
         for log in select_logs(grid.logs, known):
             weeks = week_count(log_jobs(target, log, View(view), columns=["submit_time"]))
             if weeks < 2:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
+import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 from isal import isal_zlib
@@ -32,6 +33,7 @@ from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
+from lakehouse.ingest.status import Status
 from lakehouse.lake import Lake, fingerprint, replace_atomically
 
 PART_NAME = re.compile(r"^part-(\d{5})-of-(\d{5})\.csv\.gz$")
@@ -44,7 +46,7 @@ class PartResult:
     table: str
     part: str
     source: str
-    status: str  # ok, unchanged, failed
+    status: Status
     rows: int = 0
     quarantined: int = 0
     error: str | None = None
@@ -73,14 +75,14 @@ def discover_trace(root: Path) -> tuple[list[TracePart], list[PartResult], list[
     for folder in sorted(p for p in root.iterdir() if p.is_dir()):
         if folder.name not in known:
             why = f"{folder}: unknown table folder (the trace has {', '.join(known)})"
-            problems.append(PartResult(folder.name, "", str(folder), "failed", error=why))
+            problems.append(PartResult(folder.name, "", str(folder), Status.failed, error=why))
             continue
         numbers, totals = [], set()
         for path in sorted(folder.iterdir()):
             match = PART_NAME.match(path.name)
             if not match:
                 why = f"{path}: not a part of the trace (expected part-NNNNN-of-MMMMM.csv.gz)"
-                problems.append(PartResult(folder.name, path.name, str(path), "failed", error=why))
+                problems.append(PartResult(folder.name, path.name, str(path), Status.failed, error=why))
                 continue
             parts.append(TracePart(folder.name, path))
             numbers.append(int(match.group(1)))
@@ -204,7 +206,7 @@ def write_part(lake: Lake, part: TracePart, fast: bool = True) -> PartResult:
         raise
     replace_atomically(tmp_quarantine, quarantine)
     replace_atomically(tmp_out, out)
-    result = PartResult(part.table, part.part, str(part.path), "ok", rows=rows, quarantined=quarantined)
+    result = PartResult(part.table, part.part, str(part.path), Status.ok, rows=rows, quarantined=quarantined)
     if backwards:
         time_column = TIME_COLUMN[part.table]
         result.warnings.append(f"{backwards} row(s) earlier than the row before ({time_column} out of order)")
@@ -342,10 +344,10 @@ def ingest_google(
             dataset = f"google.{part.table}"
             if (
                 not force
-                and writer.manifest_entry(dataset, part.part) == (content_hash, "ok")
+                and writer.manifest_entry(dataset, part.part) == (content_hash, Status.ok)
                 and DATASETS[f"google_{part.table}"].file(lake.root, part.part).exists()
             ):
-                result = PartResult(part.table, part.part, str(part.path), "unchanged")
+                result = PartResult(part.table, part.part, str(part.path), Status.unchanged)
                 results.append(result)
                 if on_part is not None:
                     on_part(result, size)
@@ -356,7 +358,7 @@ def ingest_google(
             try:
                 result = future.result()
             except BrokenFileError as exc:
-                result = PartResult(part.table, part.part, str(part.path), "failed", error=str(exc))
+                result = PartResult(part.table, part.part, str(part.path), Status.failed, error=str(exc))
             result.seconds = time.perf_counter() - started
             results.append(result)
             writer.record(
@@ -368,9 +370,31 @@ def ingest_google(
                 rows_in=result.rows + result.quarantined,
                 rows_out=result.rows,
                 rows_quarantined=result.quarantined,
-                status="ok" if result.status == "ok" else "failed",
+                status=Status.ok if result.status is Status.ok else Status.failed,
                 message=result.error or ("; ".join(result.warnings) or None),
             )
             if on_part is not None:
                 on_part(result, size)
     return results, warnings
+
+
+def tables_frame(results: list[PartResult]) -> pl.DataFrame:
+    """One row per table (parts ok, unchanged and failed; rows and quarantined lines): what `lakehouse
+    ingest google` prints."""
+    parts = pl.DataFrame(
+        {
+            "table": [r.table for r in results],
+            "status": [str(r.status) for r in results],
+            "rows": [r.rows for r in results],
+            "quarantined": [r.quarantined for r in results],
+        },
+        schema={"table": pl.String, "status": pl.String, "rows": pl.Int64, "quarantined": pl.Int64},
+    )
+    return parts.group_by("table", maintain_order=True).agg(
+        parts=pl.len(),
+        ok=(pl.col("status") == Status.ok).sum(),
+        unchanged=(pl.col("status") == Status.unchanged).sum(),
+        failed=(pl.col("status") == Status.failed).sum(),
+        rows=pl.col("rows").sum(),
+        quarantined=pl.col("quarantined").sum(),
+    )

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import duckdb
 import numpy as np
+import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -27,6 +28,7 @@ from lakehouse._native import SWF_MAX_PROCS, parse_swf
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.errors import BrokenFileError, LakehouseError
+from lakehouse.ingest.status import Status
 from lakehouse.ingest.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION, SwfHeader
 from lakehouse.lake import Lake, fingerprint, replace_atomically
 
@@ -43,7 +45,7 @@ MIN_GOOD_SHARE = 0.5
 class FileResult:
     source: str
     log: str
-    status: str  # "ok", "unchanged" or "failed"
+    status: Status
     job_lines: int = 0
     jobs: int = 0
     quarantined: int = 0
@@ -127,9 +129,9 @@ class ParsedLog:
 def parse_log(path: Path, data: bytes) -> ParsedLog:
     """Tokenize (compiled, see sim/src/swf.rs), then check what needs the whole log: duplicates, order."""
     native = parse_swf(data)
-    header = SwfHeader.parse([text for _, text in native["comments"]])
-    job_lines = native["data_lines"]
-    rejected = native["rejected"]
+    header = SwfHeader.parse([text for _, text in native.comments])
+    job_lines = native.data_lines
+    rejected = native.rejected
     good = job_lines - len(rejected)
     if job_lines and good < MIN_GOOD_SHARE * job_lines:
         line, _, reason = rejected[0]
@@ -137,10 +139,10 @@ def parse_log(path: Path, data: bytes) -> ParsedLog:
             str(path),
             f"not an SWF log: only {good} of {job_lines} data lines are job lines (line {line}: {reason})",
         )
-    ints = iter(native["ints"])
-    columns = {"line": native["line"]}
+    ints = iter(native.ints)
+    columns = {"line": native.line}
     for spec in FIELDS:
-        columns[spec.name] = native["avg_cpu_time"] if spec.fractional else next(ints)
+        columns[spec.name] = native.avg_cpu_time if spec.fractional else next(ints)
     # A repeated job id keeps its first line; the later ones are quarantined, never dropped silently.
     job_id, line = columns["job_id"], columns["line"]
     order = np.argsort(job_id, kind="stable")
@@ -166,11 +168,11 @@ def parse_log(path: Path, data: bytes) -> ParsedLog:
         warnings.append("no job lines (header only)")
     if unsorted:
         warnings.append(f"submit time decreases at {unsorted} places (kept in file order)")
-    if native["crlf_lines"]:
-        warnings.append(f"{native['crlf_lines']} lines end with CRLF (accepted)")
-    if native["cr_lines"]:
-        warnings.append(f"{native['cr_lines']} lines end with a lone CR (read as line ends)")
-    if native["bom"]:
+    if native.crlf_lines:
+        warnings.append(f"{native.crlf_lines} lines end with CRLF (accepted)")
+    if native.cr_lines:
+        warnings.append(f"{native.cr_lines} lines end with a lone CR (read as line ends)")
+    if native.bom:
         warnings.append("the file begins with a UTF-8 byte-order mark (skipped)")
     if quarantine:
         warnings.append(f"{len(quarantine)} lines quarantined")
@@ -186,7 +188,7 @@ def parse_log(path: Path, data: bytes) -> ParsedLog:
         ),
         job_lines=job_lines,
         unsorted_submits=unsorted,
-        crlf_lines=native["crlf_lines"],
+        crlf_lines=native.crlf_lines,
         warnings=warnings,
     )
 
@@ -276,23 +278,23 @@ def ingest_swf(
     with lake.writer() as writer, ThreadPoolExecutor(max_workers=workers) as pool:
         pending = []
         for path, log in zip(files, names, strict=True):
-            result = FileResult(source=str(path), log=log, status="ok")
+            result = FileResult(source=str(path), log=log, status=Status.ok)
             results.append(result)
             try:
                 raw = path.read_bytes()
             except OSError as exc:
-                result.status, result.error = "failed", f"{path}: {exc.strerror or exc}"
+                result.status, result.error = Status.failed, f"{path}: {exc.strerror or exc}"
                 pending.append((result, None, 0, None))
                 continue
             content_hash = fingerprint([raw])
             jobs_file = DATASETS["swf_jobs"].file(lake.root, log)
             if (
                 not force
-                and writer.manifest_entry(DATASET, log) == (content_hash, "ok")
+                and writer.manifest_entry(DATASET, log) == (content_hash, Status.ok)
                 and jobs_file.exists()
                 and (machine_size is None or machine_size == stored_machine_size(lake, log))
             ):
-                result.status = "unchanged"
+                result.status = Status.unchanged
                 if on_file is not None:
                     on_file(result, len(raw))
                 continue
@@ -309,12 +311,12 @@ def ingest_swf(
                     result.quarantined = parsed.quarantine.num_rows
                     result.warnings = parsed.warnings
                 except BrokenFileError as exc:
-                    result.status, result.error = "failed", str(exc)
+                    result.status, result.error = Status.failed, str(exc)
                 except OSError as exc:
-                    result.status, result.error = "failed", f"{result.source}: {exc.strerror or exc}"
+                    result.status, result.error = Status.failed, f"{result.source}: {exc.strerror or exc}"
                 result.seconds = time.perf_counter() - meta[1]
             previous = DATASETS["swf_jobs"].file(lake.root, result.log)
-            if result.status == "failed" and previous.exists():
+            if result.status is Status.failed and previous.exists():
                 # A changed file that now fails does not take the log's earlier rows with it: say so.
                 result.error = (
                     f"{result.error} (the log's previous version, {pq.read_metadata(previous).num_rows:,} jobs, "
@@ -329,9 +331,31 @@ def ingest_swf(
                 rows_in=result.job_lines,
                 rows_out=result.jobs,
                 rows_quarantined=result.quarantined,
-                status="ok" if result.status == "ok" else "failed",
+                status=Status.ok if result.status is Status.ok else Status.failed,
                 message=result.error or ("; ".join(result.warnings) or None),
             )
             if on_file is not None:
                 on_file(result, size)
     return results
+
+
+def results_frame(results: list[FileResult]) -> pl.DataFrame:
+    """One row per file: what `lakehouse ingest swf` prints."""
+    return pl.DataFrame(
+        {
+            "log": [r.log for r in results],
+            "status": [str(r.status) for r in results],
+            "job_lines": [r.job_lines for r in results],
+            "jobs": [r.jobs for r in results],
+            "quarantined": [r.quarantined for r in results],
+            "note": [r.error or "; ".join(r.warnings) for r in results],
+        },
+        schema={
+            "log": pl.String,
+            "status": pl.String,
+            "job_lines": pl.Int64,
+            "jobs": pl.Int64,
+            "quarantined": pl.Int64,
+            "note": pl.String,
+        },
+    )

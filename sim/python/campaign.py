@@ -295,7 +295,7 @@ def plan(lake: Lake, grid: Grid, scratch: Path, keep_schedules: bool = False) ->
     skipped = 0
     view = View(grid.view)
     with lake.reading():  # one connection for every query of the plan
-        known = lake.query("SELECT log FROM swf.logs ORDER BY log")["log"].to_list()
+        known = lake.log_names()
         logs = select_logs(grid.logs, known)
         sizes = [grid.size_of(log, known) or log_machine_size(lake, log, view) for log in logs]
         selected = [

@@ -10,7 +10,7 @@ import polars as pl
 import pyarrow as pa
 
 from lakehouse import _native
-from lakehouse.errors import SimulationInputError
+from lakehouse.errors import SettingsError, SimulationInputError
 from lakehouse.sim.metrics import DEFAULT_TAU, per_job_columns, summary
 from lakehouse.sim.options import (
     WEEK,
@@ -54,7 +54,7 @@ class SimulationResult:
     def policy_shares(self) -> pl.DataFrame:
         """Share of the periods each candidate policy ran (every candidate listed, in order)."""
         if self.periods is None:
-            raise ValueError("this replay ran one policy throughout (no selector)")
+            raise SettingsError("this replay ran one policy throughout (no selector)")
         candidates = [str(p) for p in self.settings["policies"]]  # type: ignore[attr-defined]
         counts = dict(self.periods.group_by("policy").len().iter_rows())
         total = self.periods.height
@@ -155,39 +155,41 @@ def simulate(
             predictor=engine_predictor,
             correction=str(settings["correction"]),
             threshold=threshold,
-            semantics=str(settings["compat"]),
+            compat=str(settings["compat"]),
             record_reservations=record_reservations,
             **_engine_selection(settings),
         )
+    except _native.InputError as exc:
+        raise SimulationInputError(*exc.args) from None
     except ValueError as exc:
         raise SimulationInputError(str(exc)) from None
     result = pl.DataFrame(
         {
             "job_id": workload.id,
             "submit": workload.submit,
-            "start": out["start"],
-            "end": out["end"],
+            "start": out.start,
+            "end": out.end,
             "procs": workload.procs,
             "requested": workload.requested,
             "user_id": workload.user,
-            "backfilled": out["backfilled"],
-            "corrections": out["corrections"],
-            "initial_prediction": out["initial_prediction"],
+            "backfilled": out.backfilled,
+            "corrections": out.corrections,
+            "initial_prediction": out.initial_prediction,
         }
     ).with_columns(per_job_columns(tau))
     if record_reservations:
-        reservation = pl.Series("reservation", out["reservation"]).replace(-1, None)
+        reservation = pl.Series("reservation", out.reservation).replace(-1, None)
         result = result.with_columns(reservation)
     periods = None
     if "policies" in settings:
         candidates = pl.Series([str(p) for p in settings["policies"]])  # type: ignore[attr-defined]
-        result = result.with_columns(candidates.gather(out["policy"]).alias("policy"))
+        result = result.with_columns(candidates.gather(out.policy).alias("policy"))
         first, step = int(workload.submit[0]), int(settings["period"])  # type: ignore[call-overload]
         periods = pl.DataFrame(
             {
-                "period": range(len(out["periods"])),
-                "start": [first + k * step for k in range(len(out["periods"]))],
-                "policy": candidates.gather(out["periods"]),
+                "period": range(len(out.periods)),
+                "start": [first + k * step for k in range(len(out.periods))],
+                "policy": candidates.gather(out.periods),
             }
         )
     elif selector is not None:
@@ -211,7 +213,7 @@ def _selection(
         return {}
     chosen, fixed = parse_selector(selector)
     if not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be from 0 to 2^64 - 1, got {seed}")
+        raise SettingsError(f"seed must be from 0 to 2^64 - 1, got {seed}")
     if fixed is not None:
         return {"policy": fixed, "selector": selector}
     candidates = list(Policy) if policies is None else [choose(Policy, str(p)) for p in policies]

@@ -6,6 +6,7 @@ import enum
 from typing import TypeVar
 
 from lakehouse import _native
+from lakehouse.errors import SettingsError
 
 
 class Algorithm(enum.StrEnum):
@@ -28,6 +29,14 @@ class Policy(enum.StrEnum):
     srf = "srf"  # smallest requested / processors first
     laf = "laf"  # largest area requested x processors first
     saf = "saf"  # smallest area first
+
+
+POLICY_HELP = (
+    "Queue order, ties by submit time: fcfs (first come first), lcfs (last come first), spf/lpf (smallest/"
+    "largest requested time first), sqf/lqf (fewest/most processors first), sexp/lexp (smallest/largest "
+    "expansion factor (wait + requested) / requested first), srf/lrf (smallest/largest requested time per "
+    "processor first), saf/laf (smallest/largest area requested x processors first)"
+)
 
 
 class Backfill(enum.StrEnum):
@@ -72,7 +81,7 @@ def parse_selector(text: str) -> tuple[Selector | None, Policy | None]:
     try:
         return Selector(text), None
     except ValueError:
-        raise ValueError(f"unknown selector {text!r}; expected fixed:POLICY, {', '.join(Selector)}") from None
+        raise SettingsError(f"unknown selector {text!r}; expected fixed:POLICY, {', '.join(Selector)}") from None
 
 
 def parse_period(text: str | int) -> int:
@@ -82,10 +91,10 @@ def parse_period(text: str | int) -> int:
     try:
         seconds = int(text)
     except ValueError:
-        raise ValueError(f"period must be day, week or a number of seconds, got {text!r}") from None
+        raise SettingsError(f"period must be day, week or a number of seconds, got {text!r}") from None
     if not 0 < seconds <= _native.SWF_MAX_SECONDS:
         what = "positive" if seconds <= 0 else f"at most {_native.SWF_MAX_SECONDS:,} s"
-        raise ValueError(f"period must be {what}, got {seconds} s")
+        raise SettingsError(f"period must be {what}, got {seconds} s")
     return seconds
 
 
@@ -98,7 +107,7 @@ def choose(kind: type[E], value: str) -> E:
         return kind(value)
     except ValueError:
         choices = ", ".join(kind)
-        raise ValueError(f"unknown {kind.__name__.lower()} {value!r}; expected one of: {choices}") from None
+        raise SettingsError(f"unknown {kind.__name__.lower()} {value!r}; expected one of: {choices}") from None
 
 
 COLUMN_PREFIX = "column:"
@@ -117,7 +126,7 @@ def parse_predictor(text: str) -> tuple[str, str | None]:
     if text.startswith(COLUMN_PREFIX) or text == "column":
         name = text[len(COLUMN_PREFIX) :]
         if not name:
-            raise ValueError("column predictor needs a column name: column:NAME")
+            raise SettingsError("column predictor needs a column name: column:NAME")
         return "column", name
     return _native.predictor_spec(text), None
 

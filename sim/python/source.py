@@ -5,12 +5,11 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 
-import duckdb
 import numpy as np
 import polars as pl
 
 from lakehouse.catalog import sql_literal
-from lakehouse.errors import LakehouseError
+from lakehouse.errors import LakehouseError, QueryError
 from lakehouse.lake import Lake
 
 
@@ -32,7 +31,7 @@ PREDICTED_WALLTIME = "predicted_walltime"
 def resolve_log(lake: Lake, name: str) -> str:
     """The lake's log called `name`, or the only one whose name starts with it (`KTH` for
     `KTH-SP2-1996-2.1-cln`); otherwise an error naming the logs that exist."""
-    known = lake.query("SELECT log FROM swf.logs ORDER BY log")["log"].to_list()
+    known = lake.log_names()
     if name in known:
         return name
     matches = [log for log in known if log.startswith(name)]
@@ -77,8 +76,8 @@ def log_jobs(
         sql = f"SELECT * FROM ({selected})"
     try:
         jobs = lake.query(sql)
-    except duckdb.Error as exc:
-        raise LakehouseError(f"cannot select the jobs of {log}: {str(exc).strip()}") from None
+    except QueryError as exc:
+        raise QueryError(f"cannot select the jobs of {log}: {exc}") from None
     # Sorted here rather than by an ORDER BY: numpy's lexsort and one gather take ~10 MB on CEA-Curie,
     # where DuckDB's ORDER BY and Polars' two-key sort each take ~50 MB, a sixth of the command's peak.
     # (The cleaned views never hold a NULL submit time or line.)

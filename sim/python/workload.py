@@ -55,8 +55,7 @@ def _ids(frame: pl.DataFrame, mask: pl.Expr) -> tuple[list[int], int]:
 def _fail_if(frame: pl.DataFrame, mask: pl.Expr, what: str) -> None:
     ids, count = _ids(frame, mask)
     if count:
-        more = f" and {count - len(ids)} more" if count > len(ids) else ""
-        raise SimulationInputError(f"{what}: job id {', '.join(map(str, ids))}{more} ({count} jobs)")
+        raise SimulationInputError(what, ids, count)
 
 
 #: The largest time the simulator takes, in seconds (2^53, some 285 million years; every time is then

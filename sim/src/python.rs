@@ -1,32 +1,66 @@
 use crate::engine;
 use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyBytes;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::str::FromStr;
 
-/// Tokenize a decompressed SWF log; returns a dict of numpy columns and lists (see `swf.rs`).
+create_exception!(
+    _native,
+    InputError,
+    PyValueError,
+    "A workload the engine refuses: args are (what, first offending job ids, their count)."
+);
+
+/// A tokenized SWF log (see `swf.rs`): numpy columns, header lines and rejected lines.
+#[pyclass(frozen, get_all, module = "lakehouse._native")]
+struct ParsedSwf {
+    line: Py<PyArray1<i64>>,
+    ints: Vec<Py<PyArray1<i64>>>,
+    avg_cpu_time: Py<PyArray1<f64>>,
+    comments: Vec<(i64, String)>,
+    rejected: Vec<(i64, String, String)>,
+    data_lines: i64,
+    crlf_lines: i64,
+    cr_lines: i64,
+    bom: bool,
+}
+
+/// Tokenize a decompressed SWF log.
 #[pyfunction]
-fn parse_swf<'py>(py: Python<'py>, data: &Bound<'py, PyBytes>) -> PyResult<Bound<'py, PyDict>> {
+fn parse_swf<'py>(py: Python<'py>, data: &Bound<'py, PyBytes>) -> ParsedSwf {
     let bytes: &[u8] = data.as_bytes();
     let parsed = py.detach(|| crate::swf::parse(bytes));
-    let out = PyDict::new(py);
-    out.set_item("line", parsed.line.into_pyarray(py))?;
-    let ints: Vec<Bound<'py, PyArray1<i64>>> = parsed
-        .ints
-        .into_iter()
-        .map(|c| c.into_pyarray(py))
-        .collect();
-    out.set_item("ints", ints)?;
-    out.set_item("avg_cpu_time", parsed.avg_cpu_time.into_pyarray(py))?;
-    out.set_item("comments", parsed.comments)?;
-    out.set_item("rejected", parsed.rejected)?;
-    out.set_item("data_lines", parsed.data_lines)?;
-    out.set_item("crlf_lines", parsed.crlf_lines)?;
-    out.set_item("cr_lines", parsed.cr_lines)?;
-    out.set_item("bom", parsed.bom)?;
-    Ok(out)
+    ParsedSwf {
+        line: parsed.line.into_pyarray(py).unbind(),
+        ints: parsed
+            .ints
+            .into_iter()
+            .map(|c| c.into_pyarray(py).unbind())
+            .collect(),
+        avg_cpu_time: parsed.avg_cpu_time.into_pyarray(py).unbind(),
+        comments: parsed.comments,
+        rejected: parsed.rejected,
+        data_lines: parsed.data_lines,
+        crlf_lines: parsed.crlf_lines,
+        cr_lines: parsed.cr_lines,
+        bom: parsed.bom,
+    }
+}
+
+/// What a replay did with each job (numpy columns in input order), and the selector's choices.
+#[pyclass(frozen, get_all, module = "lakehouse._native")]
+struct Schedule {
+    start: Py<PyArray1<i64>>,
+    end: Py<PyArray1<i64>>,
+    backfilled: Py<PyArray1<bool>>,
+    corrections: Py<PyArray1<i64>>,
+    initial_prediction: Py<PyArray1<i64>>,
+    reservation: Py<PyArray1<i64>>,
+    policy: Py<PyArray1<u8>>,
+    periods: Py<PyArray1<u8>>,
 }
 
 /// Run `f`, turning a panic into a Python RuntimeError: a bug in the engine must not take the
@@ -89,11 +123,11 @@ fn slice<'a>(name: &str, array: &'a PyReadonlyArray1<'_, i64>) -> PyResult<&'a [
 }
 
 /// Replay a workload (numpy int64 columns, sorted by submit time) with the backfilling engine;
-/// returns a dict of numpy output columns.  Bad input raises ValueError naming the job ids; an
-/// internal error raises RuntimeError instead of taking the interpreter down.
+/// returns its Schedule.  Bad input raises InputError with the offending job ids; an unknown choice,
+/// ValueError; an internal error, RuntimeError instead of taking the interpreter down.
 #[pyfunction]
 #[pyo3(signature = (id, submit, run, requested, procs, user, prediction, *, machine_size, algorithm,
-    policy, backfill, predictor, correction, threshold, semantics, record_reservations,
+    policy, backfill, predictor, correction, threshold, compat, record_reservations,
     selector=None, policies=Vec::new(), period=604_800, decay=1.0, epsilon=0.3, seed=0))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
@@ -112,7 +146,7 @@ fn simulate<'py>(
     predictor: &str,
     correction: &str,
     threshold: Option<i64>,
-    semantics: &str,
+    compat: &str,
     record_reservations: bool,
     selector: Option<&str>,
     policies: Vec<String>,
@@ -120,7 +154,7 @@ fn simulate<'py>(
     decay: f64,
     epsilon: f64,
     seed: u64,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<Schedule> {
     let selection = selector
         .map(|name| -> PyResult<engine::Selection> {
             let selector = match choice(name)? {
@@ -147,7 +181,7 @@ fn simulate<'py>(
         predictor: choice(predictor)?,
         correction: choice(correction)?,
         threshold,
-        semantics: choice(semantics)?,
+        semantics: choice(compat)?,
         record_reservations,
         selection,
     };
@@ -182,23 +216,20 @@ fn simulate<'py>(
     };
     let outcome = py
         .detach(|| guarded(|| engine::simulate_until(&workload, &config, &mut stop)))?
-        .map_err(|bad_input| PyValueError::new_err(bad_input.to_string()))?;
+        .map_err(|bad| InputError::new_err((bad.what, bad.job_ids, bad.count)))?;
     let Some(outcome) = outcome else {
         return Err(interrupted.expect("a replay stops only for a signal"));
     };
-    let out = PyDict::new(py);
-    out.set_item("start", outcome.start.into_pyarray(py))?;
-    out.set_item("end", outcome.end.into_pyarray(py))?;
-    out.set_item("backfilled", outcome.backfilled.into_pyarray(py))?;
-    out.set_item("corrections", outcome.corrections.into_pyarray(py))?;
-    out.set_item(
-        "initial_prediction",
-        outcome.initial_prediction.into_pyarray(py),
-    )?;
-    out.set_item("reservation", outcome.reservation.into_pyarray(py))?;
-    out.set_item("policy", outcome.policy.into_pyarray(py))?;
-    out.set_item("periods", outcome.periods.into_pyarray(py))?;
-    Ok(out)
+    Ok(Schedule {
+        start: outcome.start.into_pyarray(py).unbind(),
+        end: outcome.end.into_pyarray(py).unbind(),
+        backfilled: outcome.backfilled.into_pyarray(py).unbind(),
+        corrections: outcome.corrections.into_pyarray(py).unbind(),
+        initial_prediction: outcome.initial_prediction.into_pyarray(py).unbind(),
+        reservation: outcome.reservation.into_pyarray(py).unbind(),
+        policy: outcome.policy.into_pyarray(py).unbind(),
+        periods: outcome.periods.into_pyarray(py).unbind(),
+    })
 }
 
 /// Place tasks (f64 columns c, rho cos phi, rho sin phi) on machines: rule "first", "best" or "least";
@@ -238,6 +269,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("SWF_MAX_SECONDS", crate::swf::MAX_SECONDS)?;
     m.add("SWF_MAX_PROCS", crate::swf::MAX_PROCS)?;
+    m.add("InputError", m.py().get_type::<InputError>())?;
+    m.add_class::<ParsedSwf>()?;
+    m.add_class::<Schedule>()?;
     m.add_function(wrap_pyfunction!(parse_swf, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_inside_guard, m)?)?;

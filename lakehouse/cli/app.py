@@ -1,0 +1,18 @@
+"""The root `lakehouse` command; each module of this package adds its commands to it."""
+
+from __future__ import annotations
+
+import typer
+
+from lakehouse.cli.common import StrictGroup
+
+app = typer.Typer(
+    name="lakehouse",
+    help="Job logs and cluster traces as a queryable DuckDB/Parquet lake, for scheduling research.\n\n"
+    "Start with `lakehouse demo`, then `lakehouse ingest swf LOGS...` and "
+    "`duckdb -readonly lake/lake.duckdb`.",
+    cls=StrictGroup,
+    no_args_is_help=True,
+    rich_markup_mode="markdown",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)

@@ -1,0 +1,62 @@
+"""`lakehouse sql`, `views` and `logs`: asking the lake questions."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from lakehouse.cli.app import app
+from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors
+from lakehouse.lake import Lake
+from lakehouse.render import OutputFormat, emit
+
+
+@app.command()
+@clear_errors
+def sql(
+    query: Annotated[
+        str,
+        typer.Argument(help="SQL (DuckDB dialect) over the lake's views; several statements may be separated by ';'."),
+    ],
+    lake: LakeOption = None,
+    allow_writes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-writes",
+            help="Also run statements that write files (COPY ... TO, EXPORT, ATTACH, INSTALL). Never write "
+            "into the lake's folders: the views would read what you write there.",
+        ),
+    ] = False,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Run SQL on the lake (read-only) and print or save the last statement's result ("ok" if it has none).
+
+    Example: `lakehouse sql "select log, count(*) from swf.jobs_clean group by log" --format csv`
+    """
+    frame = Lake(lake).user_sql(query, allow_writes=allow_writes)
+    if frame is None:
+        print("ok")
+        return
+    emit(frame, fmt, output)
+
+
+@app.command()
+@clear_errors
+def views(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output: OutputOption = None) -> None:
+    """List the lake's views with their descriptions.
+
+    Example: `lakehouse views --format csv`
+    """
+    emit(Lake(lake).views(), fmt, output)
+
+
+@app.command()
+@clear_errors
+def logs(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output: OutputOption = None) -> None:
+    """Summarize each SWF log: jobs, users, span, machine size, offered load, overruns, estimate ratio.
+
+    Example: `lakehouse logs --format json`
+    """
+    emit(Lake(lake).query("SELECT * FROM swf.log_summary"), fmt, output)

@@ -1,0 +1,233 @@
+"""`lakehouse report ...`: run a model over the lake, store its tables as analysis.*, print a summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import polars as pl
+import typer
+
+from lakehouse.cli.common import (
+    FormatOption,
+    LakeOption,
+    OutputOption,
+    PlotsOption,
+    announce_plots,
+    clear_errors,
+    command_group,
+)
+from lakehouse.cli.selection import report_selection
+from lakehouse.errors import TooLittleDataError
+from lakehouse.lake import Lake
+from lakehouse.render import OutputFormat, emit, stderr
+
+report_app = command_group("Run a model over the lake, store its result as analysis.* and print a summary.")
+
+
+@report_app.command("periodicity")
+@clear_errors
+def report_periodicity(
+    lake: LakeOption = None,
+    plots: PlotsOption = None,
+    noise_trials: Annotated[
+        int, typer.Option(help="Pure-noise series fitted to measure the test's false-positive rate (0: skip).")
+    ] = 200,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Fit hourly, daily and weekly cycles to every long-running job of the Google lake.
+
+    Each job's CPU demand per task at 5-minute resolution (google.job_demand_5min, observed windows
+    only) is fitted by least squares with a level, a linear trend and a sine/cosine pair per period;
+    a component is significant when the Wald test (HAC covariance) rejects at 1 %.  Stores one row per
+    job in analysis.job_sinusoids (level c, daily amplitude rho and phase phi per task: the input of
+    `lakehouse pack`) and prints, per component: the distribution of amplitude ratios over jobs, the
+    share of jobs where it is significant, the test's false-positive rate measured on pure-noise series
+    with the jobs' own gaps, and how spread the peaks of the significant jobs are (mean resultant
+    length; circular standard deviation in hours).
+
+    `--plots DIR` writes boxplots of the ratios, a polar plot of the daily peaks and three jobs' demand
+    overlaid with their fits.
+
+    Example: `lakehouse report periodicity --plots figures/`
+    """
+    from lakehouse.models.job_sinusoids import periodicity, summary
+
+    with stderr.status(f"fitting long-running jobs, then {noise_trials} pure-noise series..."):
+        result = periodicity(Lake(lake), noise_trials)
+    fits, series, rates = result.fits, result.series, result.false_positive
+    emit(summary(fits, false_positive=rates), fmt, output)
+    stderr.print(f"{fits.height:,} long-running jobs fitted -> analysis.job_sinusoids")
+    if fits.is_empty():
+        stderr.print(
+            "[yellow]no long-running job (google.tasks_long_running) has a day of usage windows: nothing to fit "
+            "(a slice of the trace shorter than a day, or task_events not ingested)[/]"
+        )
+    elif plots is not None:
+        from lakehouse.models.periodicity_plots import plot_periodicity
+
+        announce_plots(plot_periodicity(fits, series, plots))
+
+
+@report_app.command("volatility")
+@clear_errors
+def report_volatility(
+    lake: LakeOption = None,
+    plots: PlotsOption = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """How far 1-second CPU samples (mu1s) stray from the 5-minute means (mu5m) of the Google trace.
+
+    Only tasks of mu1s-measured jobs count (google.job_sampling: jobs whose samples were never recorded
+    are left out), in three columns: all of them, the high-SLO ones (scheduling class 2-3) and the
+    long-running ones.  Rows: tasks with all-zero and with exactly 1-4 non-zero samples, median samples
+    per task, median coefficients of variation (sd / mean, and the robust MAD / median) of mu1s and
+    mu5m, the median of the per-task mean |d| with d = (mu5m - mu1s) / mu5m, then over all windows the
+    share with mu1s = 0, mean d, mean |d| and quantiles of d.  Stores analysis.task_volatility,
+    analysis.volatility_summary and analysis.volatility_histogram.
+
+    `--plots DIR` writes ECDFs of both CVs, a histogram of per-task mean |d|, the ECDF of d, a
+    log-count heatmap of mu5m/request vs mu1s/request and a scatter of per-task mean mu5m vs mu1s.
+
+    Example: `lakehouse report volatility --plots figures/ --format csv`
+    """
+    from lakehouse.models.volatility import write_volatility
+
+    target = Lake(lake)
+    with target.writer(), stderr.status("measuring volatility over the usage windows..."):
+        result = write_volatility(target)
+    if result.tasks.is_empty():
+        raise TooLittleDataError("no usage windows of mu1s-measured jobs in the lake (ingest task_usage first)")
+    emit(result.summary, fmt, output)
+    stderr.print(f"{result.tasks.height:,} tasks of measured jobs -> analysis.task_volatility")
+    if plots is not None:
+        from lakehouse.models.volatility_plots import plot_volatility
+
+        announce_plots(plot_volatility(result, plots))
+
+
+report_app.command("selection")(clear_errors(report_selection))
+
+
+@report_app.command("triples")
+@clear_errors
+def report_triples(
+    campaign: Annotated[
+        str, typer.Argument(help="A campaign run with `lakehouse campaign run --preset triples`.")
+    ] = "triples",
+    lake: LakeOption = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write the per-log table here and the leave-one-out table to FILE-loo.EXT.",
+            dir_okay=False,
+        ),
+    ] = None,
+    plots: PlotsOption = None,
+) -> None:
+    """The SC'15 heuristic-triple tables from a campaign's stored runs (mean bounded slowdown), kept in
+    the lake as analysis.triples and analysis.triples_loo; the initial predictions of every run are
+    scored in analysis.prediction_errors.
+
+    Per log: clairvoyant predictions with queue-order and SJBF backfilling, EASY, EASY++, and the best
+    and worst learned (E-Loss) triple for each backfilling order.  Then leave-one-out: for each log
+    held out, the triple with the least sum over the other logs, its value on the held-out log and its
+    reduction against EASY and EASY++.  --plots replays each log with AVE2, a squared-loss regression
+    and the E-Loss (EASY-SJBF) and draws the ECDFs of their prediction errors and predicted values,
+    and a scatter of every triple's result on one log against another.
+
+    Example: `lakehouse campaign run --preset triples --name triples --view jobs_strong --log KTH --log CTC
+    --log SDSC-SP2 --machine-size CEA-Curie=80640` then `lakehouse report triples triples --plots figures`
+    """
+    from lakehouse.sim.campaign import campaign_rows
+    from lakehouse.sim.triples import leave_one_out, per_log_table, store_tables
+
+    target = Lake(lake)
+    rows = campaign_rows(target, campaign)
+    per_log = per_log_table(rows)
+    emit(per_log, fmt, output, title=f"triples of campaign {campaign}: mean bounded slowdown per log")
+    if per_log.height >= 2:
+        loo = leave_one_out(rows)
+        # With --output, the second table goes beside the first: FILE-loo.EXT.
+        loo_output = output.with_name(f"{output.stem}-loo{output.suffix}") if output else None
+        emit(loo, fmt, loo_output, title="leave-one-out selection")
+    else:
+        loo = pl.DataFrame()
+        stderr.print("one log only: leave-one-out needs at least two")
+    store_tables(target, campaign, per_log, loo)
+    stderr.print("-> analysis.triples, analysis.triples_loo")
+    if plots is not None:
+        from lakehouse.sim.triples_plots import triples_plots
+
+        with stderr.status("replaying each log with three predictors for the figures..."):
+            announce_plots(triples_plots(target, rows, plots))
+
+
+@report_app.command("predictions")
+@clear_errors
+def report_predictions(
+    sources: Annotated[
+        list[str] | None,
+        typer.Argument(help="SWF log names, or `google` [default: every log in the lake, and google if ingested]."),
+    ] = None,
+    lake: LakeOption = None,
+    grouping: Annotated[
+        str | None,
+        typer.Option(
+            help="Workflow grouping of the sliding-window scenarios (SWF: user, user+group, application, queue, "
+            "request signature; Google: job, user, logical name, request signature) [default: the one with the "
+            "least loss among the 'max of all history' rows]."
+        ),
+    ] = None,
+    window: Annotated[
+        int | None, typer.Option(help="Window of k completed jobs [default: chosen per user on their first 80 %].")
+    ] = None,
+    local_profile: Annotated[bool, typer.Option(help="Cold start from the user's used/requested ratio.")] = True,
+    global_profile: Annotated[bool, typer.Option(help="Cold start from everyone's used/requested ratio.")] = True,
+    under: Annotated[float, typer.Option(help="Loss weight of an under-estimate.")] = 1.0,
+    over: Annotated[float, typer.Option(help="Loss weight of an over-estimate.")] = 0.5,
+    plots: PlotsOption = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Predict each job's walltime, memory and processors (Google: CPU and memory, mean and peak) from
+    the jobs of its workflow that had completed before it was submitted, and score the predictions
+    against the users' own requests.
+
+    Scenarios: the users' requests; each workflow grouping with the maximum of its whole history; then
+    for one grouping a sliding window over the last k completed jobs (k chosen per user and resource on
+    the first 80 % of the user's jobs), + cold-start profiles, and the mean, median, 90 % quantile and
+    mean of the last two over the same window for comparison.  Scores, on the last 20 % of each user's
+    jobs: loss = sum of w |predicted - used| x walltime (resource units x hours; w: --under, --over),
+    the loss relative to the requests, accuracy min(p, u) / max(p, u), the share under-estimated and
+    the share of reserved resource-time freed.  Stored as analysis.predictions_scores and
+    analysis.predictions_jobs; `lakehouse simulate LOG --predictor column:predicted_walltime` schedules
+    with the walltime predictions.
+
+    Example: `lakehouse report predictions HPC2N-2002-2.2-cln --plots figures/`
+    """
+    from lakehouse.models.predict import Settings, choose_sources, report, write_report
+
+    target = Lake(lake)
+    found, skipped = choose_sources(target, sources)
+    for reason in skipped:
+        stderr.print(f"skipped {reason}", highlight=False)
+    settings = Settings(under, over, window, local_profile, global_profile, grouping)
+    tables = []
+    for family, name in found:
+        with stderr.status(f"predicting {name}..."):
+            result = report(target, family, name, settings)
+            with target.writer():
+                write_report(target, result)
+        tables.append(result.table)
+        stderr.print(f"{name}: sliding windows over the {result.grouping!r} grouping")
+        if plots is not None:
+            from lakehouse.models.predictions_plots import plot_predictions
+
+            announce_plots(plot_predictions(result.jobs, name, plots))
+    emit(pl.concat(tables), fmt, output)

@@ -1,0 +1,135 @@
+"""`lakehouse simulate`: replay one log with the backfilling simulator."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lakehouse.cli.app import app
+from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, in_existing_folder
+from lakehouse.errors import TooLittleDataError
+from lakehouse.lake import Lake
+from lakehouse.render import OutputFormat, emit, stderr
+from lakehouse.sim.options import (
+    POLICY_HELP,
+    PREDICTOR_HELP,
+    SELECTOR_HELP,
+    Algorithm,
+    Backfill,
+    Compat,
+    Correction,
+    Policy,
+)
+from lakehouse.sim.source import View
+
+
+@app.command()
+@clear_errors
+def simulate(
+    log: Annotated[str, typer.Argument(help="A log name in the lake (see `lakehouse logs`).")],
+    lake: LakeOption = None,
+    view: Annotated[View, typer.Option(help="Cleaned jobs to replay.")] = View.jobs_clean,
+    where: Annotated[
+        str | None, typer.Option(help='Extra SQL condition on the jobs, e.g. "submit_time < 86400*30".')
+    ] = None,
+    machine_size: Annotated[
+        int | None, typer.Option(help="Processors [default: the size the view was filtered with].")
+    ] = None,
+    algorithm: Annotated[
+        Algorithm, typer.Option(help="easy (one reservation) or conservative (one per job).")
+    ] = Algorithm.easy,
+    policy: Annotated[Policy, typer.Option(help=POLICY_HELP + ".")] = Policy.fcfs,
+    backfill: Annotated[
+        Backfill, typer.Option(help="Backfill order: queue, or sjbf (shortest predicted first).")
+    ] = Backfill.queue,
+    predictor: Annotated[str, typer.Option(help=PREDICTOR_HELP + ".")] = "requested",
+    correction: Annotated[
+        Correction, typer.Option(help="What a job that outlives its prediction is predicted next.")
+    ] = Correction.requested,
+    threshold: Annotated[int | None, typer.Option(help="Jobs waiting longer than this many seconds go first.")] = None,
+    compat: Annotated[
+        Compat,
+        typer.Option(
+            help="canonical (at one instant: all completions, then all submissions, then one pass) or pyss "
+            "(the published SC'15 simulator: one event at a time, a pass after each; docs/simulator.md)."
+        ),
+    ] = Compat.canonical,
+    tau: Annotated[float, typer.Option(help="Bound of the bounded slowdown, seconds.")] = 10,
+    selector: Annotated[
+        str | None,
+        typer.Option(help=f"Change the queue policy of EASY every period: {SELECTOR_HELP}.", show_default=False),
+    ] = None,
+    policies: Annotated[
+        str | None,
+        typer.Option(help="The selector's candidates, comma-separated (ties go to the first) [default: all twelve]."),
+    ] = None,
+    period: Annotated[str, typer.Option(help="Selection period: day, week or seconds.")] = "week",
+    decay: Annotated[float, typer.Option(help="Selection: weight of each older period, in [0, 1].")] = 1.0,
+    epsilon: Annotated[float, typer.Option(help="egreedy: probability of a random policy, in [0, 1].")] = 0.3,
+    seed: Annotated[int, typer.Option(help="Selection: seed of the noise (noisy) and draws (egreedy).")] = 0,
+    jobs_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--jobs-out",
+            help="Write the per-job schedule to this Parquet file.",
+            dir_okay=False,
+            callback=in_existing_folder,
+        ),
+    ] = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Replay a log with the backfilling simulator and print its metrics.
+
+    EASY++ is `--predictor ave2 --backfill sjbf --correction incremental`; the published E-Loss run is
+    `--predictor eloss --backfill sjbf`.  The published SC'15 runs are `--view jobs_strong --compat pyss`.
+
+    With `--selector`, EASY changes its queue policy at every period boundary and a second table gives
+    the share of periods each candidate ran (docs/selection.md).
+
+    Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --backfill sjbf --jobs-out kth.parquet`
+
+    Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --selector full --policies fcfs,spf,saf --period day`
+    """
+    from lakehouse.sim import simulate as replay
+    from lakehouse.sim.options import parse_predictor
+    from lakehouse.sim.source import log_jobs, log_machine_size, resolve_log
+    from lakehouse.sim.workload import input_columns
+
+    target = Lake(lake)
+    columns = input_columns(pyss=compat is Compat.pyss, prediction_column=parse_predictor(predictor)[1])
+    started = time.perf_counter()
+    with target.reading():
+        log = resolve_log(target, log)
+        size = machine_size if machine_size is not None else log_machine_size(target, log, view)
+        jobs = log_jobs(target, log, view, where, columns)
+    with stderr.status(f"replaying {log}..."):
+        if jobs.is_empty():
+            raise TooLittleDataError(f"no jobs of {log} in swf.{view}" + (f" where {where}" if where else ""))
+        result = replay(
+            jobs,
+            size,
+            algorithm=algorithm,
+            policy=policy,
+            backfill=backfill,
+            predictor=predictor,
+            correction=correction,
+            threshold=threshold,
+            compat=compat,
+            tau=tau,
+            selector=selector,
+            policies=None if policies is None else [p.strip() for p in policies.split(",") if p.strip()],
+            period=period,
+            decay=decay,
+            epsilon=epsilon,
+            seed=seed,
+        )
+    if jobs_out is not None:
+        result.jobs.write_parquet(jobs_out)
+    emit(result.summary_frame(log=log, machine_size=size), fmt, output)
+    if result.periods is not None and fmt is OutputFormat.table and output is None:
+        emit(result.policy_shares(), fmt, None, title="periods per policy")
+    stderr.print(f"{result.summary['jobs']:,} jobs replayed in {time.perf_counter() - started:.2f} s")
