@@ -28,12 +28,14 @@ test: $(STAMP) rust-test
 test-fast: $(STAMP)
 	$(PYTHON) -m pytest -q -n 2 -m "not slow"
 
+# Benchmarks measure on real logs: DATA holds swf/ (Parallel Workloads Archive logs as published).
+DATA ?= ../shared/data
 bench: $(STAMP)
-	$(PYTHON) -m lakehouse.bench
+	LAKEHOUSE_SHARED_DATA=$(DATA) $(PYTHON) -m benchmarks.bench
 
 lint:
-	$(PYTHON) -m ruff check lakehouse sql models sim/python tests
-	$(PYTHON) -m ruff format --check lakehouse models sim/python tests
+	$(PYTHON) -m ruff check lakehouse sql models sim/python tests benchmarks
+	$(PYTHON) -m ruff format --check lakehouse models sim/python tests benchmarks
 	$(PYTHON) -m mypy.stubtest lakehouse._native --mypy-config-file pyproject.toml
 	cd sim && cargo fmt --check && cargo clippy --quiet --no-default-features -- -D warnings
 

@@ -1,5 +1,5 @@
 //! What the examples share: reading an int64 column file (PREFIX.<name>.bin, as
-//! `lakehouse.bench.dump_columns` writes them).
+//! `benchmarks.bench.dump_columns` writes them).
 
 pub fn column(prefix: &str, name: &str) -> Vec<i64> {
     let bytes = std::fs::read(format!("{prefix}.{name}.bin")).expect("column file");

@@ -25,11 +25,11 @@ Parquet, the CSV path being the ingest's benchmark), each as seconds per 10 M us
 multiple of one plain DuckDB pass over the same rows.  Target: both over the full trace (1.3 G rows)
 in < 15 minutes by linear extrapolation.
 
-Campaigns and whole `simulate` commands: see `lakehouse.bench_campaign`.
+Campaigns and whole `simulate` commands: see `benchmarks.bench_campaign`.
 
-SWF ingest: all logs of a folder (default: the shared PWA logs beside the repository, or
-$LAKEHOUSE_SHARED_DATA/swf) from scratch into a fresh lake, including Parquet and the catalog.
-Target: < 10 s for the 19 shared logs (about 2.4 M jobs), i.e. >= 200 k jobs/s on 2 cores.
+SWF ingest: all logs of $LAKEHOUSE_SHARED_DATA/swf (`make bench DATA=...`) from scratch into a fresh
+lake, including Parquet and the catalog.
+Target: < 10 s for the 19 logs of the data folder (about 2.4 M jobs), i.e. >= 200 k jobs/s on 2 cores.
 Baseline: DuckDB reading the same gzip files as raw lines and writing them to Parquet, the least any
 DuckDB pipeline must do (no splitting, no typing, no checks).
 """
@@ -50,18 +50,20 @@ from pathlib import Path
 import duckdb
 import numpy as np
 
-from lakehouse.bench_campaign import bench_campaigns
+from benchmarks.bench_campaign import bench_campaigns
 from lakehouse.catalog import sql_literal
 from lakehouse.ingest.swf import discover, ingest_swf
 from lakehouse.lake import Lake
 from lakehouse.sim.source import View, log_jobs, log_machine_size
 from lakehouse.sim.workload import workload_from
 
-REPO = Path(__file__).resolve().parents[1]
-
 
 def shared_swf_dir() -> Path:
-    return Path(os.environ.get("LAKEHOUSE_SHARED_DATA", REPO.parent / "shared" / "data")) / "swf"
+    """The folder of SWF logs to measure on: $LAKEHOUSE_SHARED_DATA/swf (`make bench DATA=...` sets it)."""
+    data = os.environ.get("LAKEHOUSE_SHARED_DATA")
+    if not data:
+        raise SystemExit("set LAKEHOUSE_SHARED_DATA to a folder holding swf/ (the Parallel Workloads Archive logs)")
+    return Path(data) / "swf"
 
 
 def bare_duckdb_lines(files: list[Path], out: Path) -> float:
@@ -238,7 +240,7 @@ def bench_google(gigabytes: float) -> bool:
         # Measured before the baseline runs in this process (the generator ran in child processes).
         peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         columns = ", ".join(f"{sql_literal(c.name)}: {sql_literal(c.duckdb_type)}" for c in tables()["task_usage"])
-        bare, bare_mb = {}, {}  # the issue's baseline (default Parquet settings) and DuckDB's zstd one
+        bare, bare_mb = {}, {}  # the plain baseline (DuckDB's default Parquet settings) and DuckDB's zstd one
         written = (lake.root / "parquet" / "google" / "task_usage").glob("*.parquet")
         ours_mb = sum(f.stat().st_size for f in written) / 1e6
         for name, options in (("default", "FORMAT parquet"), ("zstd", "FORMAT parquet, COMPRESSION zstd")):

@@ -288,6 +288,6 @@ def bench_campaigns(folder: Path) -> bool:
 
 
 if __name__ == "__main__":
-    from lakehouse.bench import shared_swf_dir
+    from benchmarks.bench import shared_swf_dir
 
     sys.exit(0 if bench_campaigns(shared_swf_dir()) else 1)
