@@ -5,7 +5,7 @@ Layout under the root::
     lake.duckdb                 the catalog (views + meta.manifest); open it with duckdb -readonly
     parquet/<dataset>/...       typed Parquet, one file per source file
     quarantine/<dataset>/...    every rejected line with its file, line number and reason
-    .writer.lock                held by the one writer (ingest, nightly) while it runs
+    .writer.lock                held by the one writer (an ingest, a report storing its tables) while it runs
 
 DuckDB lets one process write a database file *or* many read it.  So a writer never opens
 ``lake.duckdb`` itself: it works on a private copy and atomically renames it over the catalog at each

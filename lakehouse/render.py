@@ -7,6 +7,7 @@ captures only data.
 from __future__ import annotations
 
 import enum
+import json
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -41,13 +42,50 @@ def _cell(value: object) -> str:
     return str(value)
 
 
+#: Columns that name things (a log, a view, a campaign): never wrapped, whatever the terminal's width.
+NAME_COLUMNS = {"log", "source", "view", "audit", "campaign", "table"}
+
+
 def rich_table(frame: pl.DataFrame, title: str | None = None) -> Table:
+    """Numbers and names are never broken across lines: their columns are as wide as their widest cell
+    and header, and only free text (notes, dates) folds; `print_table` widens what still does not fit."""
     table = Table(title=title, header_style="bold", show_lines=False)
-    for name, dtype in frame.schema.items():
-        table.add_column(name, justify="right" if dtype.is_numeric() else "left", overflow="fold")
-    for row in frame.iter_rows():
-        table.add_row(*(_cell(v) for v in row))
+    rows = [[_cell(v) for v in row] for row in frame.iter_rows()]
+    for i, (name, dtype) in enumerate(frame.schema.items()):
+        if dtype.is_numeric() or name in NAME_COLUMNS:
+            width = max([len(name), *(len(row[i]) for row in rows)])
+            justify = "right" if dtype.is_numeric() else "left"
+            table.add_column(name, justify=justify, no_wrap=True, min_width=width)
+        else:
+            widest = max([len(name), *(len(row[i]) for row in rows)])
+            table.add_column(name, overflow="fold", min_width=min(widest, max(len(name), FOLDED_MIN_WIDTH)))
+    for row in rows:
+        table.add_row(*row)
     return table
+
+
+#: The narrowest a column of free text gets before the table is printed wider than the terminal.
+FOLDED_MIN_WIDTH = 24
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Print on `console`; a table whose fixed columns do not fit its width is printed as wide as
+    they need (the terminal then wraps whole lines, which a pager can scroll) rather than cutting a
+    number or a log name."""
+    needed = sum(column.min_width or 0 for column in table.columns) + 3 * len(table.columns) + 1
+    if needed > console.width:
+        console.print(table, width=needed, crop=False)
+    else:
+        console.print(table)
+
+
+def flat(frame: pl.DataFrame) -> pl.DataFrame:
+    """CSV has no nested values: list and struct columns are written as JSON text in their cell."""
+    nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
+    return frame.with_columns(
+        pl.Series(name, [None if v is None else json.dumps(v, default=str) for v in frame[name].to_list()], pl.String)
+        for name in nested
+    )
 
 
 def emit(
@@ -66,18 +104,18 @@ def emit(
         else:
             frame.write_parquet(output)
     elif fmt is OutputFormat.table and console is not None:
-        console.print(rich_table(frame, title))
+        print_table(console, rich_table(frame, title))
     elif fmt is OutputFormat.table:
         console = (
             Console(file=open(output, "w"), width=200)
             if output
             else Console(width=None if sys.stdout.isatty() else 160)
         )
-        console.print(rich_table(frame, title))
+        print_table(console, rich_table(frame, title))
         if output:
             console.file.close()
     else:
-        text = frame.write_csv() if fmt is OutputFormat.csv else frame.write_json()
+        text = flat(frame).write_csv() if fmt is OutputFormat.csv else frame.write_json()
         if output is None:
             sys.stdout.write(text if fmt is OutputFormat.csv else text + "\n")
         else:

@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 from threadpoolctl import threadpool_limits
 
+from lakehouse.errors import TooLittleDataError
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
 from lakehouse.models.schemas import JOB_SINUSOIDS_SCHEMA
@@ -107,8 +108,27 @@ def periodicity(lake: Lake, noise_trials: int = 200) -> Periodicity:
     with lake.writer():
         series = list(demand_series(lake))
         fits = write_job_sinusoids(lake, series)
+    if fits.is_empty():
+        raise TooLittleDataError(f"nothing to fit: {_what_the_trace_covers(lake)}")
     rates = false_positive_rates([s.t for s in series], noise_trials) if noise_trials > 0 and series else None
     return Periodicity(fits, series, rates)
+
+
+def _what_the_trace_covers(lake: Lake) -> str:
+    """Why no job could be fitted, in terms of what was ingested and what to ingest."""
+    row = lake.query(
+        "SELECT (SELECT count(*) FROM google.tasks_long_running) AS long_running, "
+        "(SELECT (max(end_s) - min(start_s)) / 3600 FROM google.task_usage) AS usage_hours"
+    ).row(0, named=True)
+    hours = row["usage_hours"] or 0.0
+    if not row["long_running"]:
+        return (
+            "no long-running task in google.tasks_long_running (ingest the trace's task_events, from its first part on)"
+        )
+    return (
+        f"{row['long_running']:,} long-running tasks, but task_usage covers {hours:,.1f} hours and a fit needs a "
+        "day of 5-minute windows (ingest more task_usage parts)"
+    )
 
 
 def summary(fits: pl.DataFrame, alpha: float = ALPHA, false_positive: dict[str, float] | None = None) -> pl.DataFrame:

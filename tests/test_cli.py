@@ -262,3 +262,8 @@ def test_tables_never_print_counts_or_times_in_scientific_notation():
     text = console.export_text()
     assert "e+" not in text
     assert "262,194" in text and "8,715,136" in text and "13,580" in text and "0.6971" in text
+
+
+def test_csv_writes_nested_values_as_json_text(cli_lake):
+    query = "select 1 as job, [1, 2] as xs, {'a': 'b'} as s, NULL::INT[] as none"
+    assert run("sql", query, "--lake", cli_lake, "-f", "csv").stdout == 'job,xs,s,none\n1,"[1, 2]","{""a"": ""b""}",\n'

@@ -119,7 +119,7 @@ def test_job_sampling_splits_measured_and_unmeasured_jobs(google_lake):
 
 def test_both_reports_run_on_the_real_sample(google_lake):
     # The task_usage sample is one 5-minute instant: volatility has numbers (no CV: one window per task),
-    # periodicity has no job with a day of windows and says so instead of failing.
+    # periodicity has no job with a day of windows: one line says so and what to ingest, no empty table.
     lake, _, _ = google_lake
     runner = CliRunner()
     run = runner.invoke(app, ["report", "volatility", "--lake", str(lake.root), "--format", "json"])
@@ -132,8 +132,9 @@ def test_both_reports_run_on_the_real_sample(google_lake):
     assert measured > 0 and summary["tasks"] == tasks
     assert summary["median_samples_per_task"] == 1 and summary["median_cv_mu1s"] is None
     run = runner.invoke(app, ["report", "periodicity", "--lake", str(lake.root), "--format", "csv"])
-    assert run.exit_code == 0, run.output
-    assert "no long-running job" in run.stderr
+    assert run.exit_code == 1 and run.stdout == ""
+    message = " ".join(run.stderr.split())
+    assert "a fit needs a day of 5-minute windows (ingest more task_usage parts)" in message, message
     assert lake.query("SELECT count(*) AS n FROM analysis.job_sinusoids")["n"][0] == 0
 
 

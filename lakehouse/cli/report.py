@@ -59,12 +59,7 @@ def report_periodicity(
     fits, series, rates = result.fits, result.series, result.false_positive
     emit(summary(fits, false_positive=rates), fmt, output)
     stderr.print(f"{fits.height:,} long-running jobs fitted -> analysis.job_sinusoids")
-    if fits.is_empty():
-        stderr.print(
-            "[yellow]no long-running job (google.tasks_long_running) has a day of usage windows: nothing to fit "
-            "(a slice of the trace shorter than a day, or task_events not ingested)[/]"
-        )
-    elif plots is not None:
+    if plots is not None:
         from lakehouse.models.periodicity_plots import plot_periodicity
 
         announce_plots(plot_periodicity(fits, series, plots))
@@ -86,7 +81,8 @@ def report_volatility(
     per task, median coefficients of variation (sd / mean, and the robust MAD / median) of mu1s and
     mu5m, the median of the per-task mean |d| with d = (mu5m - mu1s) / mu5m, then over all windows the
     share with mu1s = 0, mean d, mean |d| and quantiles of d.  Stores analysis.task_volatility,
-    analysis.volatility_summary and analysis.volatility_histogram.
+    analysis.volatility_summary, analysis.volatility_d_histogram (d binned) and
+    analysis.volatility_rate_histogram (mu5m and mu1s per request, binned).
 
     `--plots DIR` writes ECDFs of both CVs, a histogram of per-task mean |d|, the ECDF of d, a
     log-count heatmap of mu5m/request vs mu1s/request and a scatter of per-task mean mu5m vs mu1s.

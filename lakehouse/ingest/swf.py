@@ -1,8 +1,10 @@
 """Ingest SWF job logs into a lake: one Parquet file per log, rejected lines to the quarantine.
 
-DuckDB does the heavy lifting: the file's lines go in as one Arrow column, a single regular expression
-accepts well-formed job lines and casts their fields, and COPY writes zstd Parquet.  Python only reads
-the bytes, parses the (short) header and explains the few rejected lines.
+The compiled tokenizer (`sim/src/swf.rs`) splits the decompressed bytes into the 18 SWF fields,
+range-checks them and gives each rejected line its reason; Python parses the (short) header, sends a
+repeated job id's later lines to the quarantine, and DuckDB's COPY writes zstd Parquet aside before
+each output is renamed into place.  Several files are tokenized at once (the tokenizer releases the
+GIL).
 """
 
 from __future__ import annotations
@@ -193,6 +195,21 @@ def parse_log(path: Path, data: bytes) -> ParsedLog:
     )
 
 
+def choose_machine_size(
+    max_procs: int | None, max_nodes: int | None, given: int | None
+) -> tuple[int | None, str | None]:
+    """The machine size stored with a log, and a warning when the header does not give MaxProcs: the
+    size given (--machine-size) wins, then MaxProcs, then MaxNodes (a node is then one processor)."""
+    if given is not None or max_procs is not None:
+        return (given if given is not None else max_procs), None
+    if max_nodes is not None:
+        return max_nodes, f"no MaxProcs in the header: machine size {max_nodes:,} taken from MaxNodes"
+    return None, (
+        "no MaxProcs or MaxNodes in the header: the log has no machine size "
+        "(re-ingest with --machine-size N, or give --machine-size to simulate it)"
+    )
+
+
 def write_log(
     lake: Lake, parsed: ParsedLog, log: str, source: str, content_hash: str, machine_size: int | None
 ) -> None:
@@ -228,7 +245,7 @@ def write_log(
         quarantined=parsed.quarantine.num_rows,
         unsorted_submits=parsed.unsorted_submits,
         crlf_lines=parsed.crlf_lines,
-        machine_size=machine_size if machine_size is not None else row["max_procs"],
+        machine_size=choose_machine_size(row["max_procs"], row["max_nodes"], machine_size)[0],
         ingested_at=datetime.now(UTC),
     )
     pq.write_table(pa.Table.from_pylist([row], schema=LOGS_SCHEMA), tmp[logs_final])
@@ -248,6 +265,10 @@ def _process(lake: Lake, path: Path, raw: bytes, log: str, content_hash: str, ma
     """Parse and write one log (runs in a worker thread: the tokenizer, zlib and DuckDB release the GIL)."""
     parsed = parse_log(path, decompress(path, raw))
     write_log(lake, parsed, log, str(path), content_hash, machine_size)
+    header = parsed.header.row()
+    note = choose_machine_size(header["max_procs"], header["max_nodes"], machine_size)[1]
+    if note:
+        parsed.warnings.append(note)
     return parsed
 
 

@@ -1,0 +1,96 @@
+"""What a new user trips over first: a log without a machine size, tables in a narrow terminal, reports
+on too little data, logs a report leaves out."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from lakehouse.cli import app
+from lakehouse.render import print_table, rich_table
+from lakehouse.testing import small_log, write_swf
+
+runner = CliRunner()
+
+
+def run(*args: object, code: int = 0):
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
+    return result
+
+
+def words(text: str) -> str:
+    return " ".join(text.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
+
+
+@pytest.mark.parametrize(
+    ("header", "size", "warning"),
+    [
+        ({"MaxProcs": 8, "MaxNodes": 4}, 8, None),
+        ({"MaxNodes": 6}, 6, "no MaxProcs in the header: machine size 6 taken from MaxNodes"),
+        (
+            {},
+            None,
+            "no MaxProcs or MaxNodes in the header: the log has no machine size (re-ingest with --machine-size N",
+        ),
+    ],
+)
+def test_ingest_says_where_the_machine_size_comes_from(tmp_path, header, size, warning):
+    jobs, _ = small_log(4, max_procs=4)
+    write_swf(tmp_path / "x.swf", jobs, header)
+    result = run("ingest", "swf", tmp_path / "x.swf", "--lake", tmp_path / "l", "--format", "json")
+    note = json.loads(result.stdout)[0]["note"]
+    assert (warning in note) if warning else note == ""
+    logs = run("sql", "select machine_size from swf.logs", "--lake", tmp_path / "l", "-f", "json").stdout
+    assert json.loads(logs) == [{"machine_size": size}]
+
+
+def test_a_log_without_a_machine_size_asks_for_one_when_simulated(tmp_path):
+    jobs, _ = small_log(4, max_procs=4)
+    write_swf(tmp_path / "x.swf", jobs, {})
+    run("ingest", "swf", tmp_path / "x.swf", "--lake", tmp_path / "l")
+    assert "give --machine-size" in words(run("simulate", "x", "--lake", tmp_path / "l", code=1).stderr)
+    assert json.loads(run("simulate", "x", "--lake", tmp_path / "l", "--machine-size", 4, "-f", "json").stdout)
+
+
+def test_log_names_and_counts_are_never_broken_in_an_80_column_terminal():
+    long_name = "LLNL-Thunder-2007-1.1-cln"
+    frame = pl.DataFrame(
+        {"log": [long_name, "KTH-SP2-1996-2.1-cln"], "jobs": [1_234_567, 28_476], "mean_wait": [262194.0, 13.5]}
+        | {f"metric_{i}": [1.0, 2.0] for i in range(8)}  # far too wide for 80 columns
+        | {"note": ["a long free-text note that may fold over several lines of the table", ""]}
+    )
+    console = Console(width=80, record=True)
+    print_table(console, rich_table(frame))
+    text = console.export_text()
+    lines = [line for line in text.splitlines() if long_name in line]
+    assert len(lines) == 1 and "1,234,567" in lines[0] and "262,194" in lines[0]
+    assert "e+" not in text
+    narrow = Console(width=80, record=True)  # a table that fits folds only its free text
+    print_table(narrow, rich_table(frame.select("log", "jobs", "note")))
+    assert all(len(line) <= 80 for line in narrow.export_text().splitlines())
+
+
+def test_pack_without_periodic_jobs_says_what_to_run(tmp_path):
+    run("init", "--lake", tmp_path / "l")
+    result = run("pack", "--lake", tmp_path / "l", code=1)
+    assert result.stdout == ""
+    assert "no periodic job to pack: analysis.job_sinusoids is empty (run `lakehouse report periodicity`" in words(
+        result.stderr
+    )
+
+
+def test_report_predictions_names_the_logs_it_skips(tmp_path):
+    jobs, header = small_log(30)
+    write_swf(tmp_path / "with.swf", jobs, header)
+    for job in jobs:
+        job["req_time"] = job["req_procs"] = job["req_memory"] = -1  # nothing requested: nothing to predict
+    write_swf(tmp_path / "without.swf", jobs, header)
+    run("ingest", "swf", tmp_path / "with.swf", tmp_path / "without.swf", "--lake", tmp_path / "l")
+    result = run("report", "predictions", "--lake", tmp_path / "l", "-f", "json")
+    assert {row["source"] for row in json.loads(result.stdout)} == {"with"}
+    assert "skipped without: no job with a positive run time and both a request and a usage" in words(result.stderr)
