@@ -74,7 +74,8 @@ def audit(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, outpu
     cleaned job replayable on its machine, the manifest and swf.logs in agreement, the Google trace's
     reused job ids split into instances and its unsampled jobs kept out of the volatility study.
 
-    Example: `lakehouse audit --lake demo-lake`
+    Example: `lakehouse audit` (the lake in ./lake), or after `lakehouse demo --lake demo-lake`:
+    `lakehouse audit --lake demo-lake`
     """
     from lakehouse.audit import run_audits, summary
 

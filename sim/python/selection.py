@@ -11,6 +11,7 @@ EASY-FCFS on the same resample by their average wait.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -122,7 +123,10 @@ def selection_curves(rows: pl.DataFrame) -> pl.DataFrame:
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratios.append(np.where(cum_base > 0, cum_mine / cum_base, np.nan))
         matrix = np.array(ratios)
-        with np.errstate(all="ignore"):
+        # A week in which no resample's EASY-FCFS has waited yet has no ratio: NaN, without numpy's
+        # "empty slice" warnings.
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
             mean = np.nanmean(matrix, axis=0)
             p10, p90 = np.nanpercentile(matrix, [10, 90], axis=0)
         out.append(

@@ -1,0 +1,195 @@
+"""Every documented CLI example runs: the `Example:` lines of every `--help` page and the `sh` blocks of
+the README, each in a small world of its own.
+
+The world is a working folder with `./lake` holding the logs the examples name (the first 3,000 jobs
+of the embedded real KTH-SP2 log, small generated logs under the names of the other published logs)
+and a generated two-day Google trace, beside the input files the examples read (`../logs/`,
+`path/to/...`, `~/traces/...`, `RICC.swf.gz`, `study.toml`, `services.csv`). The examples run as
+written, except where the list SCALED_DOWN says otherwise, and why.
+"""
+
+from __future__ import annotations
+
+import gzip
+import inspect
+import os
+import re
+import shlex
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from lakehouse.cli import app
+from lakehouse.data import sample_google_trace, sample_swf_paths
+from lakehouse.lake import Lake
+from lakehouse.testing import small_log, swf_job, write_swf
+
+REPO = Path(__file__).resolve().parents[1]
+WEEK = 604_800
+CODE_SPAN = re.compile(r"`([^`]+)`")
+#: Generated logs under the names of the published logs the examples use, with their machine sizes.
+NAMED_LOGS = {
+    "CTC-SP2-1996-3.1-cln": 338,
+    "SDSC-SP2-1998-4.2-cln": 128,
+    "SDSC-BLUE-2000-4.2-cln": 1152,
+    "HPC2N-2002-2.2-cln": 240,
+    "CEA-Curie-2011-2.1-cln": 93312,
+}
+#: Options changed so that a test does in seconds what the example does in minutes or on a cluster.
+SCALED_DOWN = [
+    # 100 resamples of five logs is the whole published study (half an hour); two show it runs.
+    (re.compile(r"--resamples \d+"), "--resamples 2"),
+    # `auto` joins a running Ray cluster; without one, the Ray executor starts a local Ray.
+    (re.compile(r" --ray-address auto"), ""),
+]
+#: README lines that are not ours to run here: the test suite itself and the install step.
+NOT_RUN = ("make demo", "make test")
+
+
+def help_examples() -> list[tuple[str, list[str]]]:
+    """(command, its example's command lines) for every `Example:` of every --help page."""
+    found = []
+    for path, command in _commands(typer.main.get_group(app), ()):
+        text = " ".join(inspect.cleandoc(command.help or "").split())
+        for example in text.split("Example:")[1:]:
+            lines = [line.strip() for span in CODE_SPAN.findall(example) for line in span.split("&&")]
+            found.append((" ".join(path), [line for line in lines if line.split()[0] in ("lakehouse", "mv")]))
+    return found
+
+
+def _commands(group: object, prefix: tuple[str, ...]) -> list[tuple[tuple[str, ...], object]]:
+    found = []
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        if hasattr(command, "commands"):
+            found += _commands(command, (*prefix, name))
+        else:
+            found.append(((*prefix, name), command))
+    return found
+
+
+def readme_blocks() -> list[tuple[str, list[str]]]:
+    """(first line, its command lines) for every `sh` block of the README, continuations joined and
+    comments dropped."""
+    blocks = re.findall(r"^```sh\n(.*?)^```", (REPO / "README.md").read_text(), re.M | re.S)
+    found = []
+    for block in blocks:
+        lines = [re.sub(r"\s+#\s.*$", "", line).strip() for line in block.replace("\\\n", " ").splitlines()]
+        lines = [line for line in lines if line and not line.startswith(NOT_RUN)]
+        if lines:
+            found.append((lines[0][:60], lines))
+    return found
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The world every example starts from (copied for each, since examples write to it)."""
+    root = tmp_path_factory.mktemp("world")
+    work, home = root / "work", root / "home"
+    for folder in (work, home / "traces", root / "logs", work / "path" / "to" / "logs", root / "data"):
+        folder.mkdir(parents=True)
+    kth = _first_jobs(sample_swf_paths()[0], 3000, root / "logs" / "KTH-SP2-1996-2.1-cln.swf.gz")
+    logs = [kth]
+    for i, (name, size) in enumerate(NAMED_LOGS.items()):
+        logs.append(write_swf(root / "logs" / f"{name}.swf.gz", three_weeks(300 + 50 * i), {"MaxProcs": size}))
+    jobs, header = small_log(60)
+    write_swf(work / "path" / "to" / "logs" / "example.swf", jobs, header)
+    write_swf(work / "RICC.swf.gz", jobs, {})  # no header: the example gives --machine-size
+    for place in (home / "traces" / "clusterdata-2011-2", work / "path" / "to" / "clusterdata-2011-2"):
+        shutil.copytree(sample_google_trace(), place)
+    (work / "study.toml").write_text(
+        'name = "study"\nlogs = ["KTH", "SDSC-*"]\n[grid]\npolicy = ["fcfs", "spf"]\nbackfill = ["queue", "sjbf"]\n'
+    )
+    (work / "services.csv").write_text("job,tasks,c,rho,phi\n1,3,4.0,2.0,0.0\n2,2,5.0,3.0,3.1\n3,4,2.0,1.0,1.5\n")
+    lake = str(work / "lake")
+    _lakehouse(["ingest", "swf", *map(str, logs), "--lake", lake])
+    _lakehouse(["generate", "google", str(root / "gen"), "--days", "2", "--machines", "6", "--services", "3"])
+    _lakehouse(["ingest", "google", str(root / "gen" / "trace"), "--lake", lake])
+    _lakehouse(["campaign", "run", "--name", "policies", "--log", "KTH", "--policy", "fcfs,spf", "--lake", lake])
+    return root
+
+
+def three_weeks(jobs: int) -> list[dict]:
+    """Jobs over three weeks (week resampling needs two), on up to 64 processors."""
+    return [
+        swf_job(i + 1, submit=i * 3 * WEEK // jobs, run=600 + 97 * (i % 40), procs=1 + (7 * i) % 64, req_time=4000)
+        for i in range(jobs)
+    ]
+
+
+def _first_jobs(source: Path, jobs: int, target: Path) -> Path:
+    """The header and the first `jobs` job lines of a real log."""
+    kept, count = [], 0
+    for line in gzip.decompress(source.read_bytes()).decode().splitlines(keepends=True):
+        count += not line.startswith(";")
+        if count > jobs:
+            break
+        kept.append(line)
+    target.write_bytes(gzip.compress("".join(kept).encode(), mtime=0))
+    return target
+
+
+def _lakehouse(args: list[str]) -> None:
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, (args, result.stdout, result.stderr, result.exception)
+
+
+@pytest.fixture
+def world(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "world"
+    shutil.copytree(template, root, symlinks=True)
+    Lake(root / "work" / "lake").init()  # the copied catalog still names the template's files
+    monkeypatch.chdir(root / "work")
+    monkeypatch.setenv("HOME", str(root / "home"))
+    monkeypatch.delenv("LAKEHOUSE_LAKE", raising=False)
+    return root
+
+
+def run_line(line: str, world: Path) -> None:
+    """One documented command line, as a shell would run it in the world."""
+    for pattern, replacement in SCALED_DOWN:
+        line = pattern.sub(replacement, line)
+    if line.startswith("D "):  # a query typed in the duckdb shell the line before opened
+        with duckdb.connect("lake/lake.duckdb", read_only=True) as con:
+            con.sql(line[2:]).fetchall()
+        return
+    words = [_in_world(os.path.expanduser(word), world) for word in shlex.split(line)]
+    if words[0] == "duckdb":
+        return  # the shell itself; its query is the next line
+    if words[0] == "mv":
+        shutil.move(words[1], words[2])
+        return
+    assert words[0] == "lakehouse", line
+    if "--executor" in words and "ray" in words:
+        pytest.importorskip("ray")
+    result = CliRunner().invoke(app, words[1:])
+    assert result.exit_code == 0, (line, result.stdout, result.stderr, result.exception)
+
+
+def _in_world(word: str, world: Path) -> str:
+    """Absolute paths of the examples (`/data/lake`) land inside the world."""
+    return str(world / word.lstrip("/")) if word.startswith("/data") else word
+
+
+HELP_EXAMPLES = help_examples()
+README_BLOCKS = readme_blocks()
+
+
+def test_the_examples_are_found():
+    assert len(HELP_EXAMPLES) >= 20 and all(lines for _, lines in HELP_EXAMPLES)
+    assert len(README_BLOCKS) >= 5 and sum(len(lines) for _, lines in README_BLOCKS) >= 20
+
+
+@pytest.mark.parametrize(("command", "lines"), HELP_EXAMPLES, ids=[c for c, _ in HELP_EXAMPLES])
+def test_help_example_runs(world, command, lines):
+    for line in lines:
+        run_line(line, world)
+
+
+@pytest.mark.parametrize(("first", "lines"), README_BLOCKS, ids=[f for f, _ in README_BLOCKS])
+def test_readme_block_runs(world, first, lines):
+    for line in lines:
+        run_line(line, world)
