@@ -23,10 +23,10 @@ rust-test:
 	cd sim && cargo test --release --quiet --no-default-features
 
 test: $(STAMP) rust-test
-	$(PYTHON) -m pytest -q -n 2
+	$(PYTHON) -m pytest -q -n 2 --dist loadgroup
 
 test-fast: $(STAMP)
-	$(PYTHON) -m pytest -q -n 2 -m "not slow"
+	$(PYTHON) -m pytest -q -n 2 --dist loadgroup -m "not slow"
 
 # Benchmarks measure on real logs: DATA holds swf/ (Parallel Workloads Archive logs as published).
 DATA ?= ../shared/data

@@ -12,3 +12,15 @@ CREATE OR REPLACE MACRO google.missing_info_name(m) AS
     ['SNAPSHOT_BUT_NO_TRANSITION', 'NO_SNAPSHOT_OR_TRANSITION', 'EXISTS_BUT_NO_CREATION'][m + 1];
 -- Volatility: the normalized deviation of a window's 1-second sample from its 5-minute mean.
 CREATE OR REPLACE MACRO google.deviation(mu5m, mu1s) AS (mu5m - mu1s) / nullif(mu5m, 0);
+-- Job and task events share their derived columns: the time in seconds and as an instant, flags for
+-- the special times, and the names of the event type and of the missing information.
+CREATE OR REPLACE MACRO google.named_events(files) AS TABLE
+    SELECT
+        *,
+        google.seconds(time) AS time_s,
+        google.instant(time) AS time_at,
+        time = 0 AS before_trace,
+        time = 9223372036854775807 AS after_trace,
+        google.event_name(event_type) AS event,
+        google.missing_info_name(missing_info) AS missing
+    FROM read_parquet(files);

@@ -178,18 +178,27 @@ HELP_EXAMPLES = help_examples()
 README_BLOCKS = readme_blocks()
 
 
+def _params(examples: list[tuple[str, list[str]]]) -> list[object]:
+    """One test per example; those that start Ray share one xdist group (`make test` runs with
+    --dist loadgroup), since two Ray instances starting at once on two cores time out."""
+    return [
+        pytest.param(name, lines, id=name, marks=[pytest.mark.xdist_group("ray")] if "ray" in " ".join(lines) else [])
+        for name, lines in examples
+    ]
+
+
 def test_the_examples_are_found():
     assert len(HELP_EXAMPLES) >= 20 and all(lines for _, lines in HELP_EXAMPLES)
     assert len(README_BLOCKS) >= 5 and sum(len(lines) for _, lines in README_BLOCKS) >= 20
 
 
-@pytest.mark.parametrize(("command", "lines"), HELP_EXAMPLES, ids=[c for c, _ in HELP_EXAMPLES])
+@pytest.mark.parametrize(("command", "lines"), _params(HELP_EXAMPLES))
 def test_help_example_runs(world, command, lines):
     for line in lines:
         run_line(line, world)
 
 
-@pytest.mark.parametrize(("first", "lines"), README_BLOCKS, ids=[f for f, _ in README_BLOCKS])
+@pytest.mark.parametrize(("first", "lines"), _params(README_BLOCKS))
 def test_readme_block_runs(world, first, lines):
     for line in lines:
         run_line(line, world)

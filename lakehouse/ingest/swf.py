@@ -12,10 +12,8 @@ from __future__ import annotations
 import glob as globlib
 import gzip
 import re
-import time
 import zlib
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,6 +28,7 @@ from lakehouse._native import SWF_MAX_PROCS, parse_swf
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.errors import BrokenFileError, LakehouseError
+from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status
 from lakehouse.ingest.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION, SwfHeader
 from lakehouse.lake import Lake, fingerprint, replace_atomically
@@ -45,6 +44,8 @@ MIN_GOOD_SHARE = 0.5
 
 @dataclass
 class FileResult:
+    """What became of one SWF file (the pipeline's outcome, in the words of a log)."""
+
     source: str
     log: str
     status: Status
@@ -54,6 +55,20 @@ class FileResult:
     warnings: list[str] = field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+
+    @classmethod
+    def of(cls, task: Task, outcome: Outcome) -> FileResult:
+        return cls(
+            str(task.path),
+            task.name,
+            outcome.status,
+            outcome.rows_in,
+            outcome.rows_out,
+            outcome.quarantined,
+            outcome.warnings,
+            outcome.error,
+            outcome.seconds,
+        )
 
 
 def log_name_for(path: Path) -> str:
@@ -261,15 +276,47 @@ def stored_machine_size(lake: Lake, log: str) -> int | None:
     return pq.read_table(path, columns=["machine_size"]).column(0)[0].as_py()
 
 
-def _process(lake: Lake, path: Path, raw: bytes, log: str, content_hash: str, machine_size: int | None):
-    """Parse and write one log (runs in a worker thread: the tokenizer, zlib and DuckDB release the GIL)."""
-    parsed = parse_log(path, decompress(path, raw))
-    write_log(lake, parsed, log, str(path), content_hash, machine_size)
-    header = parsed.header.row()
-    note = choose_machine_size(header["max_procs"], header["max_nodes"], machine_size)[1]
-    if note:
-        parsed.warnings.append(note)
-    return parsed
+class SwfSource:
+    """How the pipeline reads SWF logs: each file is read once, its bytes hashed, then parsed."""
+
+    def __init__(self, lake: Lake, machine_size: int | None):
+        self.lake, self.machine_size = lake, machine_size
+        self.raw: dict[str, tuple[bytes, str]] = {}  # read, not yet parsed: the bytes and their hash
+
+    def fingerprint(self, task: Task) -> tuple[str, int]:
+        raw = task.path.read_bytes()
+        self.raw[task.name] = raw, fingerprint([raw])
+        return self.raw[task.name][1], len(raw)
+
+    def committed(self, task: Task) -> bool:
+        self.raw.pop(task.name, None)
+        return DATASETS["swf_jobs"].file(self.lake.root, task.name).exists() and (
+            self.machine_size is None or self.machine_size == stored_machine_size(self.lake, task.name)
+        )
+
+    def process(self, task: Task) -> Outcome:
+        """Parse and write one log (runs in a worker thread: the tokenizer, zlib and DuckDB release the GIL)."""
+        raw, content_hash = self.raw.pop(task.name)
+        parsed = parse_log(task.path, decompress(task.path, raw))
+        write_log(self.lake, parsed, task.name, str(task.path), content_hash, self.machine_size)
+        header = parsed.header.row()
+        note = choose_machine_size(header["max_procs"], header["max_nodes"], self.machine_size)[1]
+        return Outcome(
+            rows_in=parsed.job_lines,
+            rows_out=parsed.jobs.num_rows,
+            quarantined=parsed.quarantine.num_rows,
+            warnings=[*parsed.warnings, *([note] if note else [])],
+        )
+
+    def failed(self, task: Task, outcome: Outcome) -> None:
+        self.raw.pop(task.name, None)
+        previous = DATASETS["swf_jobs"].file(self.lake.root, task.name)
+        if previous.exists():
+            # A changed file that now fails does not take the log's earlier rows with it: say so.
+            outcome.error = (
+                f"{outcome.error} (the log's previous version, {pq.read_metadata(previous).num_rows:,} jobs, "
+                "stays in the lake until the file ingests)"
+            )
 
 
 def ingest_swf(
@@ -295,69 +342,14 @@ def ingest_swf(
     clashes = sorted({n for n in names if names.count(n) > 1})
     if clashes:
         raise LakehouseError(f"two input files would become the same log: {', '.join(clashes)}")
-    results: list[FileResult] = []
-    with lake.writer() as writer, ThreadPoolExecutor(max_workers=workers) as pool:
-        pending = []
-        for path, log in zip(files, names, strict=True):
-            result = FileResult(source=str(path), log=log, status=Status.ok)
-            results.append(result)
-            try:
-                raw = path.read_bytes()
-            except OSError as exc:
-                result.status, result.error = Status.failed, f"{path}: {exc.strerror or exc}"
-                pending.append((result, None, 0, None))
-                continue
-            content_hash = fingerprint([raw])
-            jobs_file = DATASETS["swf_jobs"].file(lake.root, log)
-            if (
-                not force
-                and writer.manifest_entry(DATASET, log) == (content_hash, Status.ok)
-                and jobs_file.exists()
-                and (machine_size is None or machine_size == stored_machine_size(lake, log))
-            ):
-                result.status = Status.unchanged
-                if on_file is not None:
-                    on_file(result, len(raw))
-                continue
-            started = time.perf_counter()
-            future = pool.submit(_process, lake, path, raw, log, content_hash, machine_size)
-            pending.append((result, future, len(raw), (content_hash, started)))
-        # Record in submission order; a Ctrl-C here still commits what was recorded (see Lake.writer).
-        for result, future, size, meta in pending:
-            content_hash = meta[0] if meta else None
-            if future is not None:
-                try:
-                    parsed = future.result()
-                    result.job_lines, result.jobs = parsed.job_lines, parsed.jobs.num_rows
-                    result.quarantined = parsed.quarantine.num_rows
-                    result.warnings = parsed.warnings
-                except BrokenFileError as exc:
-                    result.status, result.error = Status.failed, str(exc)
-                except OSError as exc:
-                    result.status, result.error = Status.failed, f"{result.source}: {exc.strerror or exc}"
-                result.seconds = time.perf_counter() - meta[1]
-            previous = DATASETS["swf_jobs"].file(lake.root, result.log)
-            if result.status is Status.failed and previous.exists():
-                # A changed file that now fails does not take the log's earlier rows with it: say so.
-                result.error = (
-                    f"{result.error} (the log's previous version, {pq.read_metadata(previous).num_rows:,} jobs, "
-                    "stays in the lake until the file ingests)"
-                )
-            writer.record(
-                dataset=DATASET,
-                name=result.log,
-                source=result.source,
-                size=size,
-                content_hash=content_hash,
-                rows_in=result.job_lines,
-                rows_out=result.jobs,
-                rows_quarantined=result.quarantined,
-                status=Status.ok if result.status is Status.ok else Status.failed,
-                message=result.error or ("; ".join(result.warnings) or None),
-            )
-            if on_file is not None:
-                on_file(result, size)
-    return results
+    tasks = [Task(DATASET, log, path) for path, log in zip(files, names, strict=True)]
+
+    def done(task: Task, outcome: Outcome) -> None:
+        if on_file is not None:
+            on_file(FileResult.of(task, outcome), outcome.size)
+
+    outcomes = ingest_files(lake, tasks, SwfSource(lake, machine_size), force=force, workers=workers, on_done=done)
+    return [FileResult.of(task, outcome) for task, outcome in outcomes]
 
 
 def results_frame(results: list[FileResult]) -> pl.DataFrame:

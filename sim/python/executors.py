@@ -84,7 +84,11 @@ def ray_executor(address: str | None, workers: int | None, campaign: str, view: 
         started_here = not ray.is_initialized()
         if started_here:
             options = {"address": address} if address else {"num_cpus": workers}
-            ray.init(**options, include_dashboard=False, log_to_driver=False, configure_logging=False)
+            try:
+                ray.init(**options, include_dashboard=False, log_to_driver=False, configure_logging=False)
+            except (ConnectionError, RuntimeError, TimeoutError) as exc:  # what Ray raises when it cannot start or join
+                where = f"the Ray cluster at {address}" if address else "a local Ray instance"
+                raise LakehouseError(f"could not start or join {where}: {exc}") from None
         try:
             remote = ray.remote(num_cpus=1)(_ray_task)
             shipped: dict[str, object] = {}

@@ -38,6 +38,8 @@ pub fn place(
     place_with_any_cpu(c, dx, dy, capacity, rule, machines)
 }
 
+// The same signature as `place` on purpose: `target_feature` applies to a whole function, so the
+// AVX2 build of the loop needs an item of its own that the dispatch above can call.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn place_avx2(
