@@ -15,6 +15,7 @@ may only use views of earlier files (a test checks this).  Dataset placeholders 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -25,7 +26,7 @@ import duckdb
 from lakehouse.datasets import DATASETS
 from lakehouse.errors import CatalogError
 
-_HEADER = re.compile(r"^--\s*(name|grain|description|setup|audit)\s*:\s*(.*)$")
+_HEADER = re.compile(r"^--\s*(name|grain|description|setup|audit|query)\s*:\s*(.*)$")
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,17 @@ def setup_files() -> list[SetupFile]:
 def view_files() -> list[ViewFile]:
     """Every view of the package, in the order it must be created."""
     return [parse_view_file(name, text) for name, text in _sql_files() if "setup" not in parse_header(name, text)[0]]
+
+
+@functools.cache
+def named_query(name: str) -> str:
+    """The SQL of `sql/queries/<name>.sql`: the fixed queries of the package live there, not in Python
+    strings (Python builds SQL only from what a user gives: a log name, a condition, a grouping)."""
+    path = resources.files("lakehouse.sql").joinpath("queries", f"{name}.sql")
+    meta, body = parse_header(f"queries/{name}.sql", path.read_text(encoding="utf-8"))
+    if "query" not in meta or not body:
+        raise CatalogError(f"sql/queries/{name}.sql: needs a `-- query:` line, then the query")
+    return body.rstrip().rstrip(";")
 
 
 def apply_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import polars as pl
 
+from lakehouse.catalog import named_query
 from lakehouse.data import sample_google_trace, sample_swf_paths
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.swf import FileResult, ingest_swf
@@ -16,13 +17,6 @@ from lakehouse.sim import simulate
 from lakehouse.sim.source import log_jobs, log_machine_size
 from lakehouse.synth.google_trace import Settings, generate
 
-SAMPLING_SUMMARY = (
-    "SELECT count(*) AS jobs, count(*) FILTER (measured) AS measured, "
-    "count(*) FILTER (NOT measured) AS samples_never_recorded, "
-    "count(*) FILTER (NOT consistent) AS inconsistent FROM google.job_sampling"
-)
-
-
 #: The demo's generated trace: long enough (8 days) for the daily and weekly fits.
 DEMO_TRACE = Settings(machines=10, days=8, seed=1, services=6, batch_jobs_per_hour=4)
 GENERATED_FOLDER = "demo-generated"  # inside the demo lake: trace/, truth/ and its own lake/
@@ -32,19 +26,15 @@ def google_part(lake: Lake) -> dict[str, pl.DataFrame]:
     """The embedded Google slice in the demo lake, and a small generated trace (in its own lake next
     to it) checked against its planted truth and run through both Google reports."""
     ingest_google(lake, sample_google_trace())
-    counts = lake.query(
-        "SELECT 'job_events' AS table_name, count(*) AS rows FROM google.job_events "
-        "UNION ALL SELECT 'machine_events', count(*) FROM google.machine_events "
-        "UNION ALL SELECT 'task_usage', count(*) FROM google.task_usage"
-    )
-    sampling = lake.query(SAMPLING_SUMMARY).with_columns(trace=pl.lit("real slice"))
+    counts = lake.query(named_query("demo_google_counts"))
+    sampling = lake.query(named_query("demo_sampling")).with_columns(trace=pl.lit("real slice"))
     folder = generated_folder(lake)
     if not (folder / "truth" / "summary.json").exists():
         generate(folder, DEMO_TRACE)
     generated = Lake(folder / "lake")
     ingest_google(generated, folder / "trace")
     planted = pl.read_parquet(folder / "truth" / "jobs.parquet")
-    found = generated.query(SAMPLING_SUMMARY).with_columns(
+    found = generated.query(named_query("demo_sampling")).with_columns(
         trace=pl.lit("generated"), planted_measured=pl.lit(int(planted["measured"].sum()))
     )
     sampling = pl.concat([sampling, found], how="diagonal").select(
@@ -80,18 +70,9 @@ def run_demo(lake: Lake) -> dict[str, pl.DataFrame]:
     """Ingest the embedded logs and return the frames the demo prints, by title."""
     results: list[FileResult] = ingest_swf(lake, [str(p) for p in sample_swf_paths()])
     logs = [r.log for r in results]
-    summary = lake.query("SELECT * FROM swf.log_summary WHERE list_contains(?, log)", [logs])
-    cleaning = lake.query(
-        "SELECT log, filter, step, rule, action, jobs FROM swf.clean_report "
-        "WHERE list_contains(?, log) AND jobs > 0 ORDER BY log, filter, step",
-        [logs],
-    )
-    kept = lake.query(
-        "SELECT log, (SELECT count(*) FROM swf.jobs_clean c WHERE c.log = l.log) AS jobs_clean, "
-        "(SELECT count(*) FROM swf.jobs_strong s WHERE s.log = l.log) AS jobs_strong "
-        "FROM swf.logs l WHERE list_contains(?, log) ORDER BY log",
-        [logs],
-    )
+    summary = lake.query(named_query("demo_log_summary"), [logs])
+    cleaning = lake.query(named_query("demo_cleaning"), [logs])
+    kept = lake.query(named_query("demo_kept_jobs"), [logs])
     return {
         "Embedded sample logs": summary,
         "Cleaning rules that fired": cleaning,

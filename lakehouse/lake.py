@@ -26,7 +26,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from lakehouse.catalog import apply_catalog
+from lakehouse.catalog import apply_catalog, named_query
 from lakehouse.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError
 
@@ -121,14 +121,11 @@ class Lake:
 
     def log_names(self) -> list[str]:
         """The SWF logs in the lake, by name."""
-        return self.query("SELECT log FROM swf.logs ORDER BY log")["log"].to_list()
+        return self.query(named_query("log_names"))["log"].to_list()
 
     def views(self) -> pl.DataFrame:
         """The lake's views (`schema.name`) with their descriptions."""
-        return self.query(
-            "SELECT schema_name || '.' || view_name AS view, comment FROM duckdb_views() "
-            "WHERE NOT internal AND database_name = current_database() ORDER BY view"
-        )
+        return self.query(named_query("lake_views"))
 
     def user_sql(self, sql: str, allow_writes: bool = False) -> pl.DataFrame | None:
         """Run a user's SQL (one or more statements); the last statement's rows, or None when it
@@ -245,10 +242,10 @@ class CatalogWriter:
         message: str | None,
     ) -> None:
         """Write one manifest row (replacing the output's previous row)."""
-        self.con.execute("DELETE FROM meta.manifest WHERE dataset = ? AND name = ?", [dataset, name])
+        self.con.execute(named_query("manifest_forget"), [dataset, name])
         self.con.execute(
-            "INSERT INTO meta.manifest VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now())",
-            [dataset, name, source, size, content_hash, rows_in, rows_out, rows_quarantined, status, message],
+            named_query("manifest_record"),
+            [dataset, name, source, size, content_hash, rows_in, rows_out, rows_quarantined, str(status), message],
         )
         self._dirty = True
         if time.monotonic() - self._last_commit >= self.commit_every:
@@ -256,9 +253,7 @@ class CatalogWriter:
 
     def manifest_entry(self, dataset: str, name: str) -> tuple[str, str] | None:
         """(content_hash, status) of an output, if the manifest has it."""
-        row = self.con.execute(
-            "SELECT content_hash, status FROM meta.manifest WHERE dataset = ? AND name = ?", [dataset, name]
-        ).fetchone()
+        row = self.con.execute(named_query("manifest_entry"), [dataset, name]).fetchone()
         return (row[0], row[1]) if row else None
 
     def commit(self) -> None:

@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 from threadpoolctl import threadpool_limits
 
+from lakehouse.catalog import named_query
 from lakehouse.errors import TooLittleDataError
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
@@ -40,7 +41,7 @@ def demand_series(lake: Lake) -> Iterator[DemandSeries]:
     """The long-running jobs' demand series with at least MIN_WINDOWS windows."""
     # The job ids as a literal list: DuckDB pushes a constant IN filter into the Parquet scan, below
     # the aggregation of the demand view, where a join with the long-running tasks would come after it.
-    long_running = lake.query("SELECT job_id, count(*) AS tasks FROM google.tasks_long_running GROUP BY job_id")
+    long_running = lake.query(named_query("long_running_jobs"))
     wanted = set(long_running["job_id"].to_list())
     if not wanted:
         return
@@ -116,10 +117,7 @@ def periodicity(lake: Lake, noise_trials: int = 200) -> Periodicity:
 
 def _what_the_trace_covers(lake: Lake) -> str:
     """Why no job could be fitted, in terms of what was ingested and what to ingest."""
-    row = lake.query(
-        "SELECT (SELECT count(*) FROM google.tasks_long_running) AS long_running, "
-        "(SELECT (max(end_s) - min(start_s)) / 3600 FROM google.task_usage) AS usage_hours"
-    ).row(0, named=True)
+    row = lake.query(named_query("trace_coverage")).row(0, named=True)
     hours = row["usage_hours"] or 0.0
     if not row["long_running"]:
         return (

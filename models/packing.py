@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from lakehouse import _native
+from lakehouse.catalog import named_query
 from lakehouse.errors import LakehouseError, TooLittleDataError
 
 EPS = 1e-9  # slack on the capacity test: sums of floats
@@ -314,7 +315,7 @@ class Packed:
 
 def default_capacity(lake) -> float:
     """The most common CPU capacity among the machines of google.machine_events."""
-    capacity = lake.query("SELECT mode(cpus) AS capacity FROM google.machine_events WHERE cpus > 0")["capacity"][0]
+    capacity = lake.query(named_query("machine_capacity"))["capacity"][0]
     if capacity is None:
         raise TooLittleDataError(
             "no machine with a CPU capacity in google.machine_events: give --capacity, or ingest the trace's "

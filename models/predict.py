@@ -13,6 +13,8 @@ resource: submit, done, walltime, used, requested, workflow keys), as window fun
   request), then to the global profile (the same ratio over every user), then to the request itself;
   each layer can be switched off;
 - predictions never exceed the request: a job is killed at its request, so predicting more gains nothing;
+- the SQL is built here, not kept in sql/queries/: its columns, windows and losses come from the
+  settings a user gives (grouping, window, the --under/--over weights);
 - window size: chosen per user and resource among WINDOWS (1 job to all), the one with the least loss on the first
   80 % of that user's jobs (by submit time); every score is measured on the remaining 20 %, which the
   choice never sees.  Or fixed by the caller.
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 import duckdb
 import polars as pl
 
+from lakehouse.catalog import named_query
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
@@ -488,9 +491,9 @@ def write_report(lake: Lake, result: Report) -> None:
 
 def sources(lake: Lake) -> list[tuple[str, str]]:
     """(family, source) of everything in the lake with targets: every SWF log, then 'google'."""
-    found = lake.query("SELECT DISTINCT source FROM predict.swf_targets ORDER BY source")["source"].to_list()
+    found = lake.query(named_query("prediction_sources"))["source"].to_list()
     pairs = [("swf", name) for name in found]
-    if lake.query("SELECT count(*) AS n FROM predict.google_targets")["n"][0]:
+    if lake.query(named_query("google_prediction_targets"))["n"][0]:
         pairs.append(("google", "google"))
     return pairs
 

@@ -52,6 +52,8 @@ class Volatility:
         return rows.group_by("mu5m_bin", "mu1s_bin").agg(pl.col("windows").sum()).sort("mu5m_bin", "mu1s_bin")
 
 
+# The volatility queries are built here rather than kept in sql/queries/: their bins and the counts of
+# non-zero samples are the same constants the plots and the tests use (D_BIN, D_LOWEST, RATE_*).
 TASK_METRICS = (
     "count(*) AS tasks, count(*) FILTER (nonzero_samples = 0) AS tasks_with_all_zero_samples, "
     + "".join(f"count(*) FILTER (nonzero_samples = {k}) AS tasks_with_{k}_nonzero_samples, " for k in range(1, 5))

@@ -42,3 +42,19 @@ def test_views_carry_their_comment(pwa_lake):
     )
     for v in view_files():
         assert comments[v.name].startswith(v.description[:30])
+
+
+def test_every_named_query_loads_and_binds_on_a_lake(tmp_path):
+    """sql/queries/ holds the package's fixed queries: each has its header and binds on a new lake."""
+    from importlib import resources
+
+    from lakehouse.catalog import named_query
+    from lakehouse.lake import Lake
+
+    lake = Lake(tmp_path / "lake").init()
+    names = sorted(p.name.removesuffix(".sql") for p in resources.files("lakehouse.sql").joinpath("queries").iterdir())
+    assert len(names) >= 15
+    with lake.connect() as con:
+        for name in names:
+            con.execute(f"PREPARE q AS {named_query(name)}")  # binds every name and type, runs nothing
+            con.execute("DEALLOCATE q")

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from lakehouse.catalog import named_query
 from lakehouse.cli.app import app
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors
 from lakehouse.lake import Lake
@@ -59,4 +60,4 @@ def logs(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output
 
     Example: `lakehouse logs --format json`
     """
-    emit(Lake(lake).query("SELECT * FROM swf.log_summary"), fmt, output)
+    emit(Lake(lake).query(named_query("log_summary")), fmt, output)
