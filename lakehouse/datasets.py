@@ -54,6 +54,22 @@ class Dataset:
         return (self.directory(root) / "*.parquet").as_posix()
 
 
+ANALYSIS_TABLES = {
+    "campaign_runs": CAMPAIGN_RUNS_SCHEMA,
+    "job_sinusoids": JOB_SINUSOIDS_SCHEMA,
+    "packing": PACKING_SCHEMA,
+    "predictions_scores": PREDICTION_SCORES_SCHEMA,
+    "predictions_jobs": PREDICTION_JOBS_SCHEMA,
+    "triples": TRIPLES_SCHEMA,
+    "triples_loo": TRIPLES_LOO_SCHEMA,
+    "selection_runs": SELECTION_RUNS_SCHEMA,
+    "selection_curves": SELECTION_CURVES_SCHEMA,
+    "task_volatility": TASK_VOLATILITY_SCHEMA,
+    "volatility_summary": VOLATILITY_SUMMARY_SCHEMA,
+    "volatility_d_histogram": VOLATILITY_D_HISTOGRAM_SCHEMA,
+    "volatility_rate_histogram": VOLATILITY_RATE_HISTOGRAM_SCHEMA,
+}
+
 DATASETS: dict[str, Dataset] = {
     d.key: d
     for d in (
@@ -66,22 +82,8 @@ DATASETS: dict[str, Dataset] = {
             for table in google_format.tables()
         ),
         Dataset("google_quarantine", "quarantine/google", google_format.QUARANTINE_SCHEMA),
-        # Results of the models, each rewritten whole by its report.
-        # Campaign results: many files per campaign, one per flush of finished runs.
-        Dataset("analysis_campaign_runs", "analysis/campaign_runs", CAMPAIGN_RUNS_SCHEMA),
-        Dataset("analysis_job_sinusoids", "analysis/job_sinusoids", JOB_SINUSOIDS_SCHEMA),
-        Dataset("analysis_packing", "analysis/packing", PACKING_SCHEMA),
-        Dataset("analysis_predictions_scores", "analysis/predictions_scores", PREDICTION_SCORES_SCHEMA),
-        Dataset("analysis_predictions_jobs", "analysis/predictions_jobs", PREDICTION_JOBS_SCHEMA),
-        Dataset("analysis_triples", "analysis/triples", TRIPLES_SCHEMA),
-        Dataset("analysis_triples_loo", "analysis/triples_loo", TRIPLES_LOO_SCHEMA),
-        Dataset("analysis_selection_runs", "analysis/selection_runs", SELECTION_RUNS_SCHEMA),
-        Dataset("analysis_selection_curves", "analysis/selection_curves", SELECTION_CURVES_SCHEMA),
-        Dataset("analysis_task_volatility", "analysis/task_volatility", TASK_VOLATILITY_SCHEMA),
-        Dataset("analysis_volatility_summary", "analysis/volatility_summary", VOLATILITY_SUMMARY_SCHEMA),
-        Dataset("analysis_volatility_d_histogram", "analysis/volatility_d_histogram", VOLATILITY_D_HISTOGRAM_SCHEMA),
-        Dataset(
-            "analysis_volatility_rate_histogram", "analysis/volatility_rate_histogram", VOLATILITY_RATE_HISTOGRAM_SCHEMA
-        ),
+        # Results of the models (each rewritten whole by its report) and of campaigns (many files per
+        # campaign, one per flush of finished runs): analysis/<table>, read by the view analysis.<table>.
+        *(Dataset(f"analysis_{table}", f"analysis/{table}", schema) for table, schema in ANALYSIS_TABLES.items()),
     )
 }

@@ -18,6 +18,7 @@ from lakehouse.render import OutputFormat, emit, stderr
 from lakehouse.sim.campaign_report import Metric
 from lakehouse.sim.executors import ExecutorKind
 from lakehouse.sim.options import PREDICTOR_HELP
+from lakehouse.sim.source import View
 
 if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the CLI starts
     from lakehouse.sim.campaign import Outcome
@@ -51,7 +52,10 @@ def run(
         list[str] | None, typer.Option("--log", help="A log: name, unique prefix or glob ('SDSC-*'). Repeat for more.")
     ] = None,
     lake: LakeOption = None,
-    view: Annotated[str | None, typer.Option(help="jobs_clean or jobs_strong [default: jobs_clean].")] = None,
+    view: Annotated[
+        View | None,
+        typer.Option(help="Cleaned jobs to replay [default: the TOML's, else jobs_clean].", show_default=False),
+    ] = None,
     machine_size: Annotated[
         list[str] | None,
         typer.Option(
@@ -125,7 +129,7 @@ def run(
         grid = Grid(
             name=base.name,
             logs=tuple(log) if log else base.logs,
-            view=view or base.view,
+            view=str(view) if view else base.view,
             machine_size=every_size if every_size is not None else base.machine_size,
             machine_sizes=log_sizes + base.machine_sizes,
             values={**base.values, **options},
@@ -136,7 +140,7 @@ def run(
         grid = Grid(
             name=name or "default",
             logs=tuple(log or ()),
-            view=view or "jobs_clean",
+            view=str(view) if view else "jobs_clean",
             machine_size=every_size,
             machine_sizes=log_sizes,
             values=options,

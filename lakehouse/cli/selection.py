@@ -13,13 +13,14 @@ from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
 from lakehouse.sim.executors import ExecutorKind
+from lakehouse.sim.source import View
 
 
 def report_selection(
     logs: Annotated[list[str], typer.Argument(help="Logs: names, unique prefixes or globs ('SDSC-*').")],
     lake: LakeOption = None,
     name: Annotated[str, typer.Option(help="The campaign that stores the runs (a re-run resumes it).")] = "selection",
-    view: Annotated[str, typer.Option(help="jobs_clean or jobs_strong.")] = "jobs_clean",
+    view: Annotated[View, typer.Option(help="Cleaned jobs to replay.")] = View.jobs_clean,
     machine_size: Annotated[
         list[str] | None,
         typer.Option(help="Processors for every log, or LOG=N (repeat) [default: the size each log's view used]."),
@@ -72,7 +73,7 @@ def report_selection(
     settings = selection_settings(resamples, seed, [str(p) for p in candidates], chosen_periods)
     every, per_log = parse_machine_sizes(machine_size or [])
     grid = Grid(
-        name=name, logs=tuple(logs), view=view, machine_size=every, machine_sizes=per_log, explicit=tuple(settings)
+        name=name, logs=tuple(logs), view=str(view), machine_size=every, machine_sizes=per_log, explicit=tuple(settings)
     )
     target = Lake(lake)
     if not target.exists():

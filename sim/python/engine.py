@@ -12,6 +12,8 @@ import pyarrow as pa
 from lakehouse import _native
 from lakehouse.errors import SettingsError, SimulationInputError
 from lakehouse.sim.metrics import DEFAULT_TAU, per_job_columns, summary
+
+# The settings' kinds, as grid.py imports them too: both take settings as text and check them here.
 from lakehouse.sim.options import (
     WEEK,
     Algorithm,
