@@ -272,7 +272,7 @@ def test_ray_is_optional_with_a_clear_message(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("ray")  # one Ray at a time (see test_examples)
+@pytest.mark.xdist_group("ray")  # one local Ray at a time: two starting together time out on 2 cores
 def test_ray_gives_the_same_rows_as_the_local_pool(two_logs, tmp_path):
     pytest.importorskip("ray", reason="Ray is optional: pip install 'lakehouse[ray]'")
     grid = small_grid("on-ray")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, TypeVar
@@ -88,7 +90,8 @@ def command_group(help_text: str) -> typer.Typer:
 
 
 def clear_errors(func: F) -> F:
-    """Turn our errors into one red line on stderr and exit code 1 (no traceback)."""
+    """Turn our errors into one red line on stderr and exit code 1 (no traceback), and Ctrl-C into one
+    line and exit code 130 (what a shell reports for SIGINT)."""
 
     @functools.wraps(func)
     def wrapper(*args: object, **kwargs: object) -> object:
@@ -97,8 +100,18 @@ def clear_errors(func: F) -> F:
         except LakehouseError as exc:
             stderr.print(f"[bold red]error:[/] {exc}", highlight=False)
             raise typer.Exit(1) from None
+        except KeyboardInterrupt:
+            # What was committed stays; the work in flight (a file being parsed, a replay) only wrote
+            # aside and is dropped.  Waiting for it is the one delay left: a second Ctrl-C ends at once.
+            signal.signal(signal.SIGINT, lambda *_: os._exit(INTERRUPTED))
+            stderr.print("interrupted: what was done is kept; run the same command again to finish", highlight=False)
+            raise typer.Exit(INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+#: The exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED = 130
 
 
 def announce_plots(paths: Iterable[Path]) -> None:

@@ -33,7 +33,7 @@ from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status
-from lakehouse.lake import Lake, fingerprint, replace_atomically
+from lakehouse.lake import Lake, fingerprint
 
 PART_NAME = re.compile(r"^part-(\d{5})-of-(\d{5})\.csv\.gz$")
 HASH_CHUNK = 1 << 22
@@ -195,7 +195,8 @@ def _text_buffer() -> mmap.mmap:
 
 
 def write_part(lake: Lake, part: TracePart, fast: bool = True) -> Outcome:
-    """Read one part, write its rows and its rejected lines, each renamed into place.
+    """Read one part, write its rows and its rejected lines aside; the outcome lists the renames that
+    commit them (`commit_outputs`, done by the pipeline before it records the part).
 
     The fast path parses the part with Arrow, strictly, and writes it with pyarrow; any line it does not
     take as is (wrong column count, a value that does not parse, blank lines) sends the whole part
@@ -221,9 +222,12 @@ def write_part(lake: Lake, part: TracePart, fast: bool = True) -> Outcome:
         tmp_out.unlink(missing_ok=True)
         tmp_quarantine.unlink(missing_ok=True)
         raise
-    replace_atomically(tmp_quarantine, quarantine)
-    replace_atomically(tmp_out, out)
-    result = Outcome(rows_in=rows + quarantined, rows_out=rows, quarantined=quarantined)
+    result = Outcome(
+        rows_in=rows + quarantined,
+        rows_out=rows,
+        quarantined=quarantined,
+        renames=[(tmp_quarantine, quarantine), (tmp_out, out)],
+    )
     if backwards:
         time_column = TIME_COLUMN[part.table]
         result.warnings.append(f"{backwards} row(s) earlier than the row before ({time_column} out of order)")

@@ -1,7 +1,11 @@
 """The one shape of every ingest: fingerprint each input file, skip it when the manifest says it is
-committed unchanged, otherwise parse it and write its outputs aside (worker threads), rename them
-into place, and record it in the manifest — all inside the lake's single-writer session, so that a
-crash or Ctrl-C keeps exactly what was recorded and a re-run does the rest.
+committed unchanged, otherwise parse it and write its outputs aside (worker threads); then, in the
+main thread, rename them into place and record the file in the manifest — all inside the lake's
+single-writer session, so that a crash or Ctrl-C keeps exactly what was recorded, no output is in
+place without its manifest row, and a re-run does the rest.
+
+Ctrl-C: the files not started are dropped, the ones being parsed are left to finish writing aside
+(the next writer removes what they wrote), and what was recorded is committed.
 
 An ingest (SWF logs, Google trace parts) says only what differs: how a file is fingerprinted, whether
 its committed output is still in place, and how it is parsed and written (`Source`).
@@ -10,15 +14,16 @@ its committed output is still in place, and how it is parsed and written (`Sourc
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from lakehouse.errors import BrokenFileError
 from lakehouse.ingest.status import Status
-from lakehouse.lake import CatalogWriter, Lake
+from lakehouse.lake import CatalogWriter, Lake, replace_atomically
 
 
 @dataclass
@@ -34,6 +39,7 @@ class Outcome:
     seconds: float = 0.0
     size: int = 0  # bytes of the input file
     content_hash: str | None = None
+    renames: list[tuple[Path, Path]] = field(default_factory=list)  # (written aside, final), in order
 
     def fail(self, error: str) -> Outcome:
         self.status, self.error = Status.failed, error
@@ -80,7 +86,7 @@ def ingest_files(
 ) -> list[tuple[Task, Outcome]]:
     """Run the ingest of `tasks` in order; one outcome per task, recorded as it finishes."""
     done: list[tuple[Task, Outcome]] = []
-    with lake.writer() as writer, ThreadPoolExecutor(max_workers=workers) as pool:
+    with lake.writer() as writer, _workers(workers) as pool:
         pending: list[tuple[Task, Outcome, Future[Outcome] | None, float]] = []
         for task in tasks:
             outcome = Outcome()
@@ -102,12 +108,32 @@ def ingest_files(
             if future is not None:
                 outcome = _result(task, outcome, future)
                 outcome.seconds = time.perf_counter() - started
+                if outcome.status is Status.ok:
+                    commit_outputs(outcome)
             if outcome.status is Status.failed:
                 source.failed(task, outcome)
             if task.problem is None:
                 _record(writer, task, outcome)
             _finish(done, task, outcome, on_done)
     return done
+
+
+@contextmanager
+def _workers(count: int) -> Iterator[ThreadPoolExecutor]:
+    """A thread pool that, on Ctrl-C, drops the files not started instead of parsing them all first."""
+    pool = ThreadPoolExecutor(max_workers=count)
+    try:
+        yield pool
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def commit_outputs(outcome: Outcome) -> None:
+    """Rename a file's outputs into place, in order."""
+    for written, final in outcome.renames:
+        replace_atomically(written, final)
 
 
 def _unchanged(writer: CatalogWriter, task: Task, outcome: Outcome, source: Source) -> bool:

@@ -31,7 +31,7 @@ from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status
 from lakehouse.ingest.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION, SwfHeader
-from lakehouse.lake import Lake, fingerprint, replace_atomically
+from lakehouse.lake import Lake, fingerprint
 
 DATASET = "swf"
 SUFFIXES = (".swf.gz", ".swf")
@@ -227,8 +227,9 @@ def choose_machine_size(
 
 def write_log(
     lake: Lake, parsed: ParsedLog, log: str, source: str, content_hash: str, machine_size: int | None
-) -> None:
-    """Write the three outputs of a log aside, then rename each into place."""
+) -> list[tuple[Path, Path]]:
+    """Write the three outputs of a log aside; returns the renames (written, final) that commit them,
+    in the order a reader needs (`lakehouse.ingest.pipeline` does them, then records the log)."""
     root = lake.root
     jobs_final = DATASETS["swf_jobs"].file(root, log)
     logs_final = DATASETS["swf_logs"].file(root, log)
@@ -265,8 +266,7 @@ def write_log(
     )
     pq.write_table(pa.Table.from_pylist([row], schema=LOGS_SCHEMA), tmp[logs_final])
     # Jobs last: a reader that sees a log's jobs also sees its header and quarantine.
-    for final in (quarantine_final, logs_final, jobs_final):
-        replace_atomically(tmp[final], final)
+    return [(tmp[final], final) for final in (quarantine_final, logs_final, jobs_final)]
 
 
 def stored_machine_size(lake: Lake, log: str) -> int | None:
@@ -298,7 +298,7 @@ class SwfSource:
         """Parse and write one log (runs in a worker thread: the tokenizer, zlib and DuckDB release the GIL)."""
         raw, content_hash = self.raw.pop(task.name)
         parsed = parse_log(task.path, decompress(task.path, raw))
-        write_log(self.lake, parsed, task.name, str(task.path), content_hash, self.machine_size)
+        renames = write_log(self.lake, parsed, task.name, str(task.path), content_hash, self.machine_size)
         header = parsed.header.row()
         note = choose_machine_size(header["max_procs"], header["max_nodes"], self.machine_size)[1]
         return Outcome(
@@ -306,6 +306,7 @@ class SwfSource:
             rows_out=parsed.jobs.num_rows,
             quarantined=parsed.quarantine.num_rows,
             warnings=[*parsed.warnings, *([note] if note else [])],
+            renames=renames,
         )
 
     def failed(self, task: Task, outcome: Outcome) -> None:
