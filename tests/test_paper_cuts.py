@@ -94,3 +94,13 @@ def test_report_predictions_names_the_logs_it_skips(tmp_path):
     result = run("report", "predictions", "--lake", tmp_path / "l", "-f", "json")
     assert {row["source"] for row in json.loads(result.stdout)} == {"with"}
     assert "skipped without: no job with a positive run time and both a request and a usage" in words(result.stderr)
+
+
+def test_periodicity_on_the_embedded_google_sample_says_what_to_ingest(tmp_path):
+    from lakehouse.data import sample_google_trace
+
+    run("ingest", "google", sample_google_trace(), "--lake", tmp_path / "l")
+    result = run("report", "periodicity", "--lake", tmp_path / "l", "--noise-trials", 5, code=1)
+    assert result.stdout == ""  # no empty table
+    message = words(result.stderr)
+    assert "nothing to fit: no long-running task in google.tasks_long_running (ingest the trace's task_events" in message
