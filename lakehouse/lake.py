@@ -18,6 +18,8 @@ import fcntl
 import hashlib
 import os
 import shutil
+import signal
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,11 +41,35 @@ ENV_VAR = "LAKEHOUSE_LAKE"
 
 @contextmanager
 def _query_errors() -> Iterator[None]:
-    """DuckDB's errors on the lake's queries as QueryError, in one place (the CLI prints it as one line)."""
+    """DuckDB's errors on the lake's queries as QueryError, in one place (the CLI prints it as one line);
+    a query DuckDB stopped for Ctrl-C is the KeyboardInterrupt it is."""
     try:
         yield
+    except duckdb.InterruptException:
+        raise KeyboardInterrupt from None
     except duckdb.Error as exc:
         raise QueryError(str(exc).strip()) from exc
+    except RuntimeError as exc:  # how DuckDB reports a query it stopped for a pending SIGINT
+        if str(exc) == "Query interrupted":
+            raise KeyboardInterrupt from None
+        raise
+
+
+@contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Steps that must happen together (outputs renamed into place and their manifest row; the
+    catalog's swap): a Ctrl-C that arrives inside the block takes effect when it ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only
+        return
+    received: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: received.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
 
 
 def default_root() -> Path:
@@ -221,10 +247,14 @@ class CatalogWriter:
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
         if self._con is None:
-            if self.lake.catalog_path.exists():
-                shutil.copyfile(self.lake.catalog_path, self._tmp)
-            self._con = duckdb.connect(str(self._tmp))
-            apply_catalog(self._con, self.lake.root)
+            # Whole or not at all: a catalog copy interrupted halfway through its views would be swapped
+            # in by close() with views missing.
+            with interrupts_deferred():
+                if self.lake.catalog_path.exists():
+                    shutil.copyfile(self.lake.catalog_path, self._tmp)
+                con = duckdb.connect(str(self._tmp))
+                apply_catalog(con, self.lake.root)
+                self._con = con
         return self._con
 
     def record(
@@ -253,7 +283,8 @@ class CatalogWriter:
 
     def manifest_entry(self, dataset: str, name: str) -> tuple[str, str] | None:
         """(content_hash, status) of an output, if the manifest has it."""
-        row = self.con.execute(named_query("manifest_entry"), [dataset, name]).fetchone()
+        with _query_errors():
+            row = self.con.execute(named_query("manifest_entry"), [dataset, name]).fetchone()
         return (row[0], row[1]) if row else None
 
     def commit(self) -> None:
@@ -269,7 +300,8 @@ class CatalogWriter:
 
     def close(self) -> None:
         try:
-            self.commit()
+            with interrupts_deferred():
+                self.commit()
         finally:
             if self._con is not None:
                 self._con.close()

@@ -118,8 +118,59 @@ def test_simulate_prints_metrics_and_writes_the_schedule(cli_lake, tmp_path):
     assert summary["jobs"] == 6 and summary["machine_size"] == 8 and summary["max_wait"] == 268
     assert summary["mean_wait"] == pytest.approx(523 / 6)
     schedule = pl.read_parquet(tmp_path / "s.parquet").sort("job_id")
-    assert schedule["start"].to_list() == [0, 10, 20, 111, 214, 318]
+    assert schedule["start_time"].to_list() == [0, 10, 20, 111, 214, 318]
+    assert schedule["wait"].to_list() == [0, 0, 0, 81, 174, 268] and schedule["run"].to_list() == [
+        100,
+        101,
+        102,
+        103,
+        104,
+        105,
+    ]
     assert "6 jobs replayed" in out.stderr
+
+
+def test_a_schedule_in_each_format_and_its_provenance(cli_lake, tmp_path):
+    from lakehouse.sim.schedule_io import SCHEDULE_VERSION, read_provenance
+
+    args = ("simulate", "mini", "--lake", cli_lake, "--backfill", "sjbf", "--where", "job_id < 6")
+    run(*args, "--jobs-out", tmp_path / "s.parquet")
+    about = read_provenance(tmp_path / "s.parquet")
+    assert about["schedule_version"] == SCHEDULE_VERSION and about["log"] == "mini" and about["view"] == "jobs_clean"
+    assert about["where"] == "job_id < 6" and about["settings"]["backfill"] == "sjbf"
+    assert about["settings"]["machine_size"] == 8
+    run(*args, "--jobs-out", tmp_path / "s.csv")
+    assert pl.read_csv(tmp_path / "s.csv").equals(pl.read_parquet(tmp_path / "s.parquet"))
+    # SWF: a log the lake reads back, the simulated wait and run in place of the recorded ones.
+    run(*args, "--jobs-out", tmp_path / "s.swf")
+    run("ingest", "swf", tmp_path / "s.swf", "--name", "replayed", "--lake", cli_lake)
+    back = json.loads(
+        run(
+            "sql",
+            "select job_id, submit_time, wait_time, run_time, procs, req_time from swf.jobs "
+            "where log = 'replayed' order by 1",
+            "--lake",
+            cli_lake,
+            "-f",
+            "json",
+        ).stdout
+    )
+    schedule = pl.read_parquet(tmp_path / "s.parquet").sort("job_id")
+    assert (
+        back
+        == schedule.select(
+            "job_id", "submit_time", wait_time="wait", run_time="run", procs="procs", req_time="req_time"
+        ).to_dicts()
+    )
+    logs = json.loads(
+        run("sql", "select machine_size from swf.logs where log = 'replayed'", "--lake", cli_lake, "-f", "json").stdout
+    )
+    assert logs == [{"machine_size": 8}]
+
+
+def test_a_schedule_in_another_format_is_refused_before_the_replay(cli_lake, tmp_path):
+    result = run("simulate", "mini", "--lake", cli_lake, "--jobs-out", tmp_path / "s.txt", code=2)
+    assert "a schedule is written as .parquet, .csv, .swf (by extension), not '.txt'" in unboxed(result.stderr)
 
 
 def test_ingest_google_summarizes_per_table_and_fails_on_broken_parts(tmp_path):
@@ -267,3 +318,8 @@ def test_tables_never_print_counts_or_times_in_scientific_notation():
 def test_csv_writes_nested_values_as_json_text(cli_lake):
     query = "select 1 as job, [1, 2] as xs, {'a': 'b'} as s, NULL::INT[] as none"
     assert run("sql", query, "--lake", cli_lake, "-f", "csv").stdout == 'job,xs,s,none\n1,"[1, 2]","{""a"": ""b""}",\n'
+
+
+def test_the_stored_predictions_must_exist_to_be_used(cli_lake):
+    result = run("simulate", "mini", "--lake", cli_lake, "--predictor", "column:predicted_walltime", code=1)
+    assert "run `lakehouse report predictions LOG` first" in unboxed(result.stderr)

@@ -175,3 +175,19 @@ def test_more_offenders_than_shown_are_counted():
     error = SimulationInputError("negative runtimes", list(range(10)), 25)
     assert str(error).endswith("job id 0, 1, 2, 3, 4, 5, 6, 7, 8, 9 and 15 more (25 jobs)")
     assert pickle.loads(pickle.dumps(error)).job_ids == list(range(10))  # as campaign workers send it
+
+
+def test_a_prediction_column_with_nothing_in_it_is_refused_with_what_to_run():
+    empty = GOOD.with_columns(predicted_walltime=pl.Series([None, None, None], dtype=pl.Int64))
+    with pytest.raises(SimulationInputError, match=r"run `lakehouse report predictions LOG` first"):
+        simulate(empty, 4, predictor="column:predicted_walltime")
+    with pytest.raises(SimulationInputError, match=r"column mine holds no prediction for any of the 3 jobs$"):
+        simulate(GOOD.with_columns(mine=pl.lit(None, pl.Int64)), 4, predictor="column:mine")
+
+
+def test_missing_predictions_fall_back_to_the_request_and_are_counted():
+    partial = GOOD.with_columns(p=pl.Series([5, None, 7]))
+    result = simulate(partial, 4, predictor="column:p", backfill="sjbf")
+    assert result.warnings == ["1 of 3 jobs have no p: they use their requested time"]
+    filled = simulate(GOOD.with_columns(p=pl.Series([5, 20, 7])), 4, predictor="column:p", backfill="sjbf")
+    assert result.jobs.equals(filled.jobs) and filled.warnings == []

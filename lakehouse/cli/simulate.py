@@ -10,7 +10,7 @@ import typer
 
 from lakehouse.cli.app import app
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, in_existing_folder
-from lakehouse.errors import TooLittleDataError
+from lakehouse.errors import SettingsError, TooLittleDataError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
 from lakehouse.sim.options import (
@@ -24,6 +24,18 @@ from lakehouse.sim.options import (
     Policy,
 )
 from lakehouse.sim.source import View
+
+
+def schedule_path(path: Path | None) -> Path | None:
+    """--jobs-out: its folder exists and its extension names a format, found out before the replay."""
+    from lakehouse.sim.schedule_io import check_schedule_path
+
+    if path is None:
+        return None
+    try:
+        return check_schedule_path(in_existing_folder(path))  # type: ignore[arg-type]
+    except SettingsError as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 @app.command()
@@ -74,9 +86,10 @@ def simulate(
         Path | None,
         typer.Option(
             "--jobs-out",
-            help="Write the per-job schedule to this Parquet file.",
+            help="Write the per-job schedule to this file: .parquet (what produced it in its metadata), .csv, or "
+            ".swf (a log `lakehouse ingest swf` reads back).",
             dir_okay=False,
-            callback=in_existing_folder,
+            callback=schedule_path,
         ),
     ] = None,
     fmt: FormatOption = OutputFormat.table,
@@ -128,8 +141,13 @@ def simulate(
             seed=seed,
         )
     if jobs_out is not None:
-        result.jobs.write_parquet(jobs_out)
+        from lakehouse.sim.schedule_io import write_schedule
+
+        write_schedule(result, jobs_out, log=log, view=str(view), where=where)
+        stderr.print(f"schedule -> {jobs_out}")
     emit(result.summary_frame(log=log, machine_size=size), fmt, output)
     if result.periods is not None and fmt is OutputFormat.table and output is None:
         emit(result.policy_shares(), fmt, None, title="periods per policy")
+    for warning in result.warnings:
+        stderr.print(f"[yellow]warning:[/] {warning}", highlight=False)
     stderr.print(f"{result.summary['jobs']:,} jobs replayed in {time.perf_counter() - started:.2f} s")

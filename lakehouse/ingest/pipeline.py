@@ -23,7 +23,7 @@ from typing import Protocol
 
 from lakehouse.errors import BrokenFileError
 from lakehouse.ingest.status import Status
-from lakehouse.lake import CatalogWriter, Lake, replace_atomically
+from lakehouse.lake import CatalogWriter, Lake, interrupts_deferred, replace_atomically
 
 
 @dataclass
@@ -108,12 +108,13 @@ def ingest_files(
             if future is not None:
                 outcome = _result(task, outcome, future)
                 outcome.seconds = time.perf_counter() - started
-                if outcome.status is Status.ok:
-                    commit_outputs(outcome)
             if outcome.status is Status.failed:
                 source.failed(task, outcome)
-            if task.problem is None:
-                _record(writer, task, outcome)
+            with interrupts_deferred():  # an output in place always has its manifest row
+                if outcome.status is Status.ok:
+                    commit_outputs(outcome)
+                if task.problem is None:
+                    _record(writer, task, outcome)
             _finish(done, task, outcome, on_done)
     return done
 

@@ -49,6 +49,7 @@ class SimulationResult:
     summary: dict[str, float | int | None]
     settings: dict[str, object] = field(default_factory=dict)
     periods: pl.DataFrame | None = None
+    warnings: list[str] = field(default_factory=list)  # what was repaired in the input (e.g. missing predictions)
 
     def summary_frame(self, **labels: object) -> pl.DataFrame:
         return pl.DataFrame([{**labels, **self.summary}])
@@ -198,7 +199,9 @@ def simulate(
         result = result.with_columns(pl.lit(str(settings["policy"])).alias("policy"))
     if "log" in frame.columns and frame["log"].n_unique() == 1:
         settings["log"] = frame["log"][0]
-    return SimulationResult(result, summary(result, machine_size), {**settings, "machine_size": machine_size}, periods)
+    return SimulationResult(
+        result, summary(result, machine_size), {**settings, "machine_size": machine_size}, periods, workload.warnings
+    )
 
 
 def _selection(

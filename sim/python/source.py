@@ -11,6 +11,7 @@ import polars as pl
 from lakehouse.catalog import sql_literal
 from lakehouse.errors import LakehouseError, QueryError
 from lakehouse.lake import Lake
+from lakehouse.sim.workload import PREDICTED_WALLTIME
 
 
 class View(enum.StrEnum):
@@ -23,9 +24,6 @@ MACHINE_SIZE_SQL = {
     View.jobs_clean: "coalesce(machine_size, max_procs)",
     View.jobs_strong: "coalesce(max_procs, machine_size)",
 }
-
-#: The column of stored walltime predictions (`lakehouse report predictions`), joined on demand.
-PREDICTED_WALLTIME = "predicted_walltime"
 
 
 def resolve_log(lake: Lake, name: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
@@ -10,6 +10,8 @@ import pyarrow as pa
 
 from lakehouse.errors import SimulationInputError
 
+#: The column of walltime predictions `lakehouse report predictions` stores (joined on demand).
+PREDICTED_WALLTIME = "predicted_walltime"
 #: Columns the simulator reads, as the lake's swf.jobs* views name them.
 REQUIRED = ("job_id", "submit_time", "run_time", "req_time", "procs", "user_id")
 SHOWN_IDS = 10
@@ -26,6 +28,7 @@ class Workload:
     procs: np.ndarray
     user: np.ndarray
     prediction: np.ndarray | None
+    warnings: list[str] = field(default_factory=list)  # what the input repaired, for the user to read
 
     @property
     def columns(self) -> tuple[np.ndarray, ...]:
@@ -139,11 +142,28 @@ def workload_from(
             f"the last submit time ({last_submit} s) plus the jobs' runtimes ({work} s) exceed 2^62 s: "
             "the simulated clock could overflow"
         )
-    prediction = None
+    prediction, warnings = None, []
     if prediction_column:
-        # Missing predictions fall back to the requested time.
+        missing_predictions = frame[prediction_column].null_count()
+        if frame.height and missing_predictions == frame.height:
+            hint = (
+                f": run `lakehouse report predictions LOG` first, which stores {PREDICTED_WALLTIME}"
+                if prediction_column == PREDICTED_WALLTIME
+                else ""
+            )
+            raise SimulationInputError(
+                f"column {prediction_column} holds no prediction for any of the {frame.height:,} jobs{hint}"
+            )
+        if missing_predictions:
+            warnings.append(
+                f"{missing_predictions:,} of {frame.height:,} jobs have no {prediction_column}: they use their "
+                "requested time"
+            )
+        # Missing predictions fall back to the requested time (counted in the warning above).
         predicted = pl.coalesce(_integral(frame, prediction_column), typed["req_time"])
         prediction = frame.select(predicted).to_series().to_numpy()
     arrays = [np.ascontiguousarray(typed[c].to_numpy(), dtype=np.int64) for c in typed.columns]
-    workload = Workload(*arrays, prediction=None if prediction is None else np.ascontiguousarray(prediction))
+    workload = Workload(
+        *arrays, prediction=None if prediction is None else np.ascontiguousarray(prediction), warnings=warnings
+    )
     return workload, frame
