@@ -172,3 +172,14 @@ def test_a_writer_can_swap_the_catalog_while_a_reader_is_open(lake, tmp_path):
         ingest_swf(lake, [str(tmp_path / "b.swf")])
         assert reader.execute("SELECT count(*) FROM swf.logs").fetchone()[0] >= 1
     assert lake.query("SELECT count(*) AS n FROM swf.logs")["n"][0] == 2
+
+
+def test_an_unchanged_file_is_ingested_again_when_its_output_is_gone_or_its_machine_size_changes(lake, tmp_path):
+    expected = make_logs(tmp_path / "in", 2)
+    ingest_swf(lake, [str(tmp_path / "in")])
+    (lake.root / "parquet/swf/jobs/log00.parquet").unlink()
+    assert {r.log: r.status for r in ingest_swf(lake, [str(tmp_path / "in")])} == {"log00": "ok", "log01": "unchanged"}
+    results = ingest_swf(lake, [str(tmp_path / "in" / "log01.swf.gz")], machine_size=16)
+    assert [(r.log, r.status) for r in results] == [("log01", "ok")]
+    assert counts(lake) == expected
+    assert lake.query("SELECT machine_size FROM swf.logs WHERE log = 'log01'")["machine_size"][0] == 16

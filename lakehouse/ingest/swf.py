@@ -289,10 +289,12 @@ class SwfSource:
         return self.raw[task.name][1], len(raw)
 
     def committed(self, task: Task) -> bool:
-        self.raw.pop(task.name, None)
-        return DATASETS["swf_jobs"].file(self.lake.root, task.name).exists() and (
+        same = DATASETS["swf_jobs"].file(self.lake.root, task.name).exists() and (
             self.machine_size is None or self.machine_size == stored_machine_size(self.lake, task.name)
         )
+        if same:
+            del self.raw[task.name]  # skipped: its bytes are not needed
+        return same
 
     def process(self, task: Task) -> Outcome:
         """Parse and write one log (runs in a worker thread: the tokenizer, zlib and DuckDB release the GIL)."""
