@@ -6,6 +6,7 @@ import contextlib
 import functools
 import os
 import signal
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, TypeVar
@@ -95,6 +96,7 @@ def clear_errors(func: F) -> F:
 
     @functools.wraps(func)
     def wrapper(*args: object, **kwargs: object) -> object:
+        _second_interrupt_exits()
         try:
             return func(*args, **kwargs)
         except LakehouseError as exc:
@@ -112,6 +114,24 @@ def clear_errors(func: F) -> F:
 
 #: The exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it).
 INTERRUPTED = 130
+
+
+def _second_interrupt_exits() -> None:
+    """The first Ctrl-C stops the command cleanly (KeyboardInterrupt); a second one while it winds
+    down (waiting for a file being parsed, committing) ends the process at once.  What it leaves
+    is written aside, and the next writer removes it."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    received = 0
+
+    def on_interrupt(number: int, frame: object) -> None:
+        nonlocal received
+        received += 1
+        if received > 1:
+            os._exit(INTERRUPTED)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, on_interrupt)
 
 
 def announce_plots(paths: Iterable[Path]) -> None:

@@ -6,8 +6,8 @@ import time
 
 import typer
 
-from lakehouse.cli.app import app
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, command_group
+from lakehouse.cli.root import app
 from lakehouse.errors import NoLakeError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr

@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from lakehouse.cli.app import app
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors
+from lakehouse.cli.root import app
 from lakehouse.errors import SettingsError
 from lakehouse.lake import Lake
 from lakehouse.models.packing import DEFAULT_PACK_QUERY, TaskOrder

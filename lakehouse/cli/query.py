@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from lakehouse.catalog import named_query
-from lakehouse.cli.app import app
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors
+from lakehouse.cli.root import app
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit
 

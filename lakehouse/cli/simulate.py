@@ -8,8 +8,8 @@ from typing import Annotated
 
 import typer
 
-from lakehouse.cli.app import app
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, in_existing_folder
+from lakehouse.cli.root import app
 from lakehouse.errors import SettingsError, TooLittleDataError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr

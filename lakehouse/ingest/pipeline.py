@@ -86,8 +86,8 @@ def ingest_files(
 ) -> list[tuple[Task, Outcome]]:
     """Run the ingest of `tasks` in order; one outcome per task, recorded as it finishes."""
     done: list[tuple[Task, Outcome]] = []
-    with lake.writer() as writer, _workers(workers) as pool:
-        pending: list[tuple[Task, Outcome, Future[Outcome] | None, float]] = []
+    pending: list[tuple[Task, Outcome, Future[Outcome] | None, float]] = []
+    with lake.writer() as writer, _workers(workers, pending) as pool:
         for task in tasks:
             outcome = Outcome()
             if task.problem is not None:
@@ -113,20 +113,30 @@ def ingest_files(
             with interrupts_deferred():  # an output in place always has its manifest row
                 if outcome.status is Status.ok:
                     commit_outputs(outcome)
+                    outcome.renames = []
                 if task.problem is None:
                     _record(writer, task, outcome)
             _finish(done, task, outcome, on_done)
-    return done
+    order = {id(task): i for i, task in enumerate(tasks)}
+    return sorted(done, key=lambda pair: order[id(pair[0])])
 
 
 @contextmanager
-def _workers(count: int) -> Iterator[ThreadPoolExecutor]:
-    """A thread pool that, on Ctrl-C, drops the files not started instead of parsing them all first."""
+def _workers(
+    count: int, pending: list[tuple[Task, Outcome, Future[Outcome] | None, float]]
+) -> Iterator[ThreadPoolExecutor]:
+    """A thread pool that, on Ctrl-C (or any error), drops the files not started, waits for the ones
+    being parsed (they only write aside: at most a file's time) and removes what they wrote and
+    nobody committed, so that no thread of this ingest outlives it."""
     pool = ThreadPoolExecutor(max_workers=count)
     try:
         yield pool
     except BaseException:
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=True, cancel_futures=True)
+        for _, _, future, _ in pending:
+            if future is not None and not future.cancelled() and future.exception() is None:
+                for written, _ in future.result().renames:
+                    written.unlink(missing_ok=True)
         raise
     pool.shutdown(wait=True)
 

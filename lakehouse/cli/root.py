@@ -1,4 +1,4 @@
-"""The root `lakehouse` command; each module of this package adds its commands to it."""
+"""The root `lakehouse` command; each module of this package adds its commands to it (`commands` assembles them)."""
 
 from __future__ import annotations
 
