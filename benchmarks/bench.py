@@ -25,7 +25,8 @@ Parquet, the CSV path being the ingest's benchmark), each as seconds per 10 M us
 multiple of one plain DuckDB pass over the same rows.  Target: both over the full trace (1.3 G rows)
 in < 15 minutes by linear extrapolation.
 
-Campaigns and whole `simulate` commands: see `benchmarks.bench_campaign`.
+Campaigns and whole `simulate` commands: see `benchmarks.bench_campaign`; the research models (locality,
+the workload HMM): `benchmarks.bench_research`.
 
 SWF ingest: all logs of $LAKEHOUSE_SHARED_DATA/swf (`make bench DATA=...`) from scratch into a fresh
 lake, including Parquet and the catalog.
@@ -51,6 +52,7 @@ import duckdb
 import numpy as np
 
 from benchmarks.bench_campaign import bench_campaigns
+from benchmarks.bench_research import bench_research
 from lakehouse.catalog import sql_literal
 from lakehouse.ingest.swf import discover, ingest_swf
 from lakehouse.lake import Lake
@@ -446,6 +448,7 @@ def main() -> int:
     ok &= bench_google(float(os.environ.get("LAKEHOUSE_BENCH_GOOGLE_GB", "5")))
     ok &= bench_reports(int(os.environ.get("LAKEHOUSE_BENCH_SERVICES", "2000")))
     ok &= bench_predictions(folder)
+    ok &= bench_research(folder)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (this process): {peak_mb:,.0f} MB")
     return 0 if ok else 1

@@ -17,6 +17,7 @@ from lakehouse.ingest.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCH
 from lakehouse.models.schemas import (
     CAMPAIGN_RUNS_SCHEMA,
     JOB_SINUSOIDS_SCHEMA,
+    LOCALITY_SCHEMA,
     PACKING_SCHEMA,
     PREDICTION_JOBS_SCHEMA,
     PREDICTION_SCORES_SCHEMA,
@@ -57,6 +58,7 @@ class Dataset:
 ANALYSIS_TABLES = {
     "campaign_runs": CAMPAIGN_RUNS_SCHEMA,
     "job_sinusoids": JOB_SINUSOIDS_SCHEMA,
+    "locality": LOCALITY_SCHEMA,
     "packing": PACKING_SCHEMA,
     "predictions_scores": PREDICTION_SCORES_SCHEMA,
     "predictions_jobs": PREDICTION_JOBS_SCHEMA,

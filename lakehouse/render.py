@@ -6,6 +6,7 @@ captures only data.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 import sys
@@ -122,3 +123,13 @@ def emit(
             Path(output).write_text(text)
     if output is not None:
         stderr.print(f"wrote {frame.height:,} rows to {output}")
+
+
+def emit_tables(tables: list[tuple[pl.DataFrame, str]], output: Path | None = None) -> None:
+    """Several titled tables, one after the other, to stdout or into one text file."""
+    with open(output, "w") if output else contextlib.nullcontext() as file:
+        console = Console(file=file, width=200) if file else Console(width=None if sys.stdout.isatty() else 160)
+        for frame, title in tables:
+            print_table(console, rich_table(frame, title))
+    if output is not None:
+        stderr.print(f"wrote {len(tables)} tables to {output}")

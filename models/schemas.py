@@ -188,3 +188,14 @@ TRIPLES_LOO_SCHEMA = pa.schema(
         *_fields(pa.float64(), "reduction_vs_easy_pct", "reduction_vs_easy_plus_plus_pct"),
     ]
 )
+
+LOCALITY_SCHEMA = pa.schema(  # as lakehouse.models.locality.GRID_SCHEMA
+    [
+        *_fields(pa.string(), "log", "variant"),
+        *_fields(pa.float64(), "t_s", "t_r"),
+        pa.field("jobs", pa.int64()),
+        *_fields(pa.float64(), "mi", "shuffled_mi", "shuffled_sd", "locality"),
+        pa.field("best", pa.bool_()),
+        *_fields(pa.int64(), "shuffles", "seed"),
+    ]
+)

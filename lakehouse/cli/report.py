@@ -20,7 +20,7 @@ from lakehouse.cli.common import (
 from lakehouse.cli.selection import report_selection
 from lakehouse.errors import TooLittleDataError
 from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, stderr
+from lakehouse.render import OutputFormat, emit, emit_tables, stderr
 
 report_app = command_group("Run a model over the lake, store its result as analysis.* and print a summary.")
 
@@ -227,3 +227,103 @@ def report_predictions(
 
             announce_plots(plot_predictions(result.jobs, name, plots))
     emit(pl.concat(tables), fmt, output)
+
+
+@report_app.command("locality")
+@clear_errors
+def report_locality(
+    logs: Annotated[
+        list[str] | None,
+        typer.Argument(help="SWF logs: names, unique prefixes or globs ('SDSC-*') [default: every log in the lake]."),
+    ] = None,
+    lake: LakeOption = None,
+    submit_bins: Annotated[
+        str,
+        typer.Option(help="Submit-time bin widths t_s, comma-separated: seconds or with a unit (s, min, h, d, w)."),
+    ] = "10min,20min,40min,1h,2h,6h,12h,1d",
+    runtime_ratios: Annotated[
+        str, typer.Option(help="Run-time bin ratios t_r (> 1), comma-separated.")
+    ] = "1.1,1.2,1.3,1.49,1.8,2.5",
+    variant: Annotated[
+        str, typer.Option(help="Comma-separated: time (S = submit bin), user (S = user), time+user (S = the pair).")
+    ] = "time,user,time+user",
+    shuffles: Annotated[int, typer.Option(min=0, help="Shuffles of the run-time bins whose mean is subtracted.")] = 10,
+    seed: Annotated[int, typer.Option(help="Seed of the shuffles.")] = 0,
+    plots: PlotsOption = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """How much a job's submit time (or its user) tells about its run time: the runtime locality
+    f = I(S; R) - mean over shuffles of I(S; R shuffled), in bits.
+
+    R = floor(ln(max(run time, 1)) / ln(t_r)) is the job's run-time bin (run times below 1.5 s share the
+    bin of 1 s); S is its submit bin floor(submit / t_s) (variant time), its user (user) or both
+    (time+user).  I is the plug-in mutual information over the non-empty cells; the shuffles permute R
+    over the jobs (the same permutations for every cell of a log) and measure what I would be by chance
+    with this many bins, so f is the information beyond that.  Every cell of the grid t_s x t_r is
+    measured; the table shows f per cell for the time variant and each variant's best cell.  Jobs count
+    when their submit time, run time and one processor count (allocated or requested) are known; the
+    user variants also need the user.  Stored as analysis.locality (the full grid, per log).
+
+    `--plots DIR` writes a heatmap of f per log.  `--format csv|json|parquet` prints the full grid.
+
+    Example: `lakehouse report locality SDSC-SP2 CTC-SP2 --plots figures/`
+
+    Example: `lakehouse report locality SDSC-SP2 --variant user --runtime-ratios 1.057,1.1,1.2`
+    """
+    from lakehouse.models.locality import Settings, Variant, best_cells, measure, pivot, write_locality
+    from lakehouse.sim.grid import select_logs, split_list
+    from lakehouse.units import parse_duration
+
+    try:
+        ratios = [float(x) for x in split_list(runtime_ratios)]
+    except ValueError:
+        raise typer.BadParameter(
+            f"{runtime_ratios!r}: give numbers above 1, e.g. 1.2,1.49", param_hint="--runtime-ratios"
+        ) from None
+    try:
+        variants = [Variant(v) for v in split_list(variant)]
+    except ValueError:
+        raise typer.BadParameter(f"{variant!r}: choose among time, user, time+user", param_hint="--variant") from None
+    settings = Settings(
+        submit_bins=[parse_duration(x) for x in split_list(submit_bins)],
+        runtime_ratios=ratios,
+        variants=variants or list(Variant),
+        shuffles=shuffles,
+        seed=seed,
+    )
+    target = Lake(lake)
+    chosen = select_logs(logs, target.log_names()) if logs else target.log_names()
+    if not chosen:
+        raise TooLittleDataError("no SWF log in the lake (run `lakehouse ingest swf FILE` first)")
+    grids = []
+    for log in chosen:
+        with stderr.status(f"measuring locality of {log}..."):
+            jobs, frame = measure(target, log, settings)
+            with target.writer():
+                write_locality(target, log, frame)
+        c = jobs.counts
+        dropped = ", ".join(
+            f"{c[k]:,} {k.replace('_', ' ')}" for k in ("no_submit_time", "no_run_time", "no_processors") if c[k]
+        )
+        stderr.print(
+            f"{log}: {c['kept']:,} of {c['in_log']:,} jobs used" + (f" (left out: {dropped})" if dropped else "")
+        )
+        if c["unknown_user"] and any(v is not Variant.time for v in settings.variants):
+            stderr.print(f"{log}: {c['unknown_user']:,} jobs of unknown user left out of the user variants")
+        grids.append(frame)
+    frame = pl.concat(grids)
+    if fmt is OutputFormat.table:
+        tables = [
+            (pivot(frame, log, Variant.time), f"{log}: f (bits) by t_s and t_r")
+            for log in (chosen if Variant.time in settings.variants else [])
+        ]
+        tables.append((best_cells(frame), "best cell of each log and variant"))
+        emit_tables(tables, output)
+    else:
+        emit(frame, fmt, output)
+    stderr.print(f"{frame.height:,} cells -> analysis.locality")
+    if plots is not None:
+        from lakehouse.models.locality_plots import plot_locality
+
+        announce_plots(plot_locality(frame, plots))
