@@ -4,6 +4,11 @@ Locality: the full grid of `report locality` (8 submit bins x 6 run-time ratios 
 variant) on SDSC-BLUE (about 233 k jobs), jobs already loaded; target <= 10 s.  Baseline, in the same
 run: one plug-in mutual information of one cell computed the plain way (np.unique over the (S, R)
 pairs); the grid is 48 x 11 = 528 of them.
+
+Workload HMM: `report hmm` training of 16 states on the first half of SDSC-SP2 (15-minute bins, t_r
+1.8), the time per Baum-Welch round and the rounds to convergence; baseline in the same run: one
+Baum-Welch round of hmmlearn's MultinomialHMM (a test dependency, compiled forward-backward) from the
+same initial values.  No target: shown so that its cost stays in sight.
 """
 
 from __future__ import annotations
@@ -60,5 +65,43 @@ def bench_locality(folder: Path) -> bool:
     return ok
 
 
+def bench_hmm(folder: Path) -> bool:
+    import logging
+
+    from lakehouse.models import hmm, locality
+
+    log = "SDSC-SP2-1998-4.2-cln"
+    with tempfile.TemporaryDirectory() as tmp:
+        lake = Lake(Path(tmp) / "lake")
+        ingest_swf(lake, [str(folder / f"{log}.swf.gz")])
+        jobs = locality.log_jobs(lake, log).jobs
+    settings = hmm.Settings(states=16)
+    started = time.perf_counter()
+    result = hmm.study(jobs["submit_time"].to_numpy(), jobs["run_time"].to_numpy(), settings)
+    elapsed = time.perf_counter() - started
+    fit = result.fit
+    line = (
+        f"workload HMM: {log}, 16 states, {result.train.counts.shape[0]:,} training bins of "
+        f"{result.train.jobs:,} jobs: {fit.rounds} rounds at {fit.seconds_per_round * 1000:.1f} ms "
+        f"(whole study {elapsed:.1f} s), held-out gain {result.gain_bits_per_job:.3f} bits/job"
+    )
+    try:
+        from hmmlearn.hmm import MultinomialHMM
+    except ImportError:
+        print(line + "; hmmlearn not installed, no baseline")
+        return True
+    logging.getLogger("hmmlearn").setLevel(logging.ERROR)
+    start = hmm.initial_params(result.train, settings)
+    model = MultinomialHMM(16, n_trials=result.train.totals, init_params="", params="ste", n_iter=1)
+    model.startprob_, model.transmat_, model.emissionprob_ = start.start, start.transitions, start.emissions
+    started = time.perf_counter()
+    model.fit(result.train.counts)
+    theirs = time.perf_counter() - started
+    print(f"{line}; hmmlearn round {theirs * 1000:.0f} ms (ratio {theirs / fit.seconds_per_round:.1f}x)")
+    return True
+
+
 def bench_research(folder: Path) -> bool:
-    return bench_locality(folder)
+    ok = bench_locality(folder)
+    ok &= bench_hmm(folder)
+    return ok

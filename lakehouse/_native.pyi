@@ -16,6 +16,9 @@ __all__ = [
     "SWF_MAX_PROCS",
     "_panic_inside_guard",
     "eloss_values",
+    "hmm_forward_backward",
+    "hmm_score",
+    "hmm_viterbi",
     "pack_tasks",
     "parse_swf",
     "predictor_spec",
@@ -91,3 +94,12 @@ def pack_tasks(
 def predictor_spec(text: str) -> str: ...  # canonical spelling, or ValueError naming the problem
 def eloss_values(parameters: str, predicted: _Float64s, run: _Int64s, procs: _Int64s) -> _Float64s: ...
 def _panic_inside_guard() -> None: ...
+
+_Float64Matrix: TypeAlias = npt.NDArray[np.float64]
+
+# HMM passes: log emissions (steps x states), start (states), transitions (states x states), float64.
+def hmm_forward_backward(
+    log_b: _Float64Matrix, start: _Float64s, trans: _Float64Matrix
+) -> tuple[float, _Float64Matrix, _Float64Matrix]: ...  # ln P, gamma (steps x states), xi summed (states x states)
+def hmm_score(log_b: _Float64Matrix, start: _Float64s, trans: _Float64Matrix) -> tuple[float, _Float64s]: ...
+def hmm_viterbi(log_b: _Float64Matrix, start: _Float64s, trans: _Float64Matrix) -> tuple[_Int64s, float]: ...

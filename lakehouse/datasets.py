@@ -16,6 +16,8 @@ from lakehouse.ingest import google_format
 from lakehouse.ingest.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
 from lakehouse.models.schemas import (
     CAMPAIGN_RUNS_SCHEMA,
+    HMM_FITS_SCHEMA,
+    HMM_STATES_SCHEMA,
     JOB_SINUSOIDS_SCHEMA,
     LOCALITY_SCHEMA,
     PACKING_SCHEMA,
@@ -57,6 +59,8 @@ class Dataset:
 
 ANALYSIS_TABLES = {
     "campaign_runs": CAMPAIGN_RUNS_SCHEMA,
+    "hmm_fits": HMM_FITS_SCHEMA,
+    "hmm_states": HMM_STATES_SCHEMA,
     "job_sinusoids": JOB_SINUSOIDS_SCHEMA,
     "locality": LOCALITY_SCHEMA,
     "packing": PACKING_SCHEMA,

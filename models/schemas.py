@@ -199,3 +199,27 @@ LOCALITY_SCHEMA = pa.schema(  # as lakehouse.models.locality.GRID_SCHEMA
         *_fields(pa.int64(), "shuffles", "seed"),
     ]
 )
+
+HMM_FITS_SCHEMA = pa.schema(  # as lakehouse.models.hmm.Study.summary
+    [
+        *_fields(pa.string(), "log"),
+        pa.field("states", pa.int64()),
+        pa.field("init", pa.string()),
+        pa.field("poisson", pa.bool_()),
+        *_fields(pa.float64(), "t_s", "t_r"),
+        *_fields(pa.int64(), "train_jobs", "valid_jobs", "valid_removed", "rounds"),
+        pa.field("converged", pa.bool_()),
+        *_fields(pa.float64(), "train_bits_per_job", "gain_bits_per_job", "seconds_per_round"),
+    ]
+)
+
+HMM_STATES_SCHEMA = pa.schema(  # as lakehouse.models.hmm.Study.states_table
+    [
+        pa.field("log", pa.string()),
+        *_fields(pa.int64(), "states", "state"),
+        *_fields(pa.float64(), "share", "mean_jobs_per_bin", "median_runtime", "self_transition"),
+        *_fields(pa.list_(pa.float64()), "emissions", "transitions"),
+        pa.field("stays", pa.int64()),
+        *_fields(pa.float64(), "mean_stay", "geometric_p", "model_p"),
+    ]
+)

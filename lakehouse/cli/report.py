@@ -327,3 +327,115 @@ def report_locality(
         from lakehouse.models.locality_plots import plot_locality
 
         announce_plots(plot_locality(frame, plots))
+
+
+@report_app.command("hmm")
+@clear_errors
+def report_hmm(
+    log: Annotated[str, typer.Argument(help="An SWF log: name or unique prefix.")],
+    lake: LakeOption = None,
+    states: Annotated[
+        str, typer.Option(help="Numbers of hidden states, comma-separated: one model per number.")
+    ] = "1,2,4,8,16",
+    submit_bin: Annotated[
+        str, typer.Option(help="Submit-time bin t_s: seconds or with a unit (s, min, h, d, w).")
+    ] = "15min",
+    runtime_ratio: Annotated[float, typer.Option(help="Run-time bin ratio t_r (> 1).")] = 1.8,
+    init: Annotated[
+        str, typer.Option(help="Initial values: static (uniform, each state its band of run times) or kmeans.")
+    ] = "static",
+    stop: Annotated[
+        str,
+        typer.Option(help="linf or l1: stop when the parameters move less than epsilon/sqrt(jobs); rounds: run all."),
+    ] = "linf",
+    rounds: Annotated[int, typer.Option(help="At most this many Baum-Welch rounds.")] = 200,
+    epsilon: Annotated[float, typer.Option(help="Convergence threshold, times 1/sqrt(training jobs).")] = 1.0,
+    poisson: Annotated[bool, typer.Option("--poisson", help="Also model each bin's load (Poisson per state).")] = False,
+    seed: Annotated[int, typer.Option(help="Seed of k-means.")] = 0,
+    plots: PlotsOption = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Model the workload as a hidden Markov model over submit-time bins and measure what it predicts
+    about run times on jobs it has not seen.
+
+    Each bin of t_s seconds is one step; its observation is the count of its jobs per run-time bin
+    floor(ln(max(run time, 1)) / ln(t_r)) (empty bins included), emitted by the hidden state with a
+    multinomial law (and, with --poisson, a Poisson number of jobs).  Baum-Welch fits the model to the
+    first half of the jobs in submit order; the second half is scored from the state the training
+    ended in, without its jobs in run-time bins the training never saw.  The table shows, per number of
+    states, the held-out gain over the single-state model (the training's run-time mix alone) in bits
+    per job, the training log-likelihood per job, the rounds and the time per round.  Jobs count when
+    their submit time, run time and a processor count are known.  Stored as analysis.hmm_fits and
+    analysis.hmm_states (each state's share, load, median run time, emissions, transitions and its
+    stays on the Viterbi path against a geometric law).
+
+    `--plots DIR` writes the transition matrix of the largest model, its states' stays against their
+    geometric fits and the gain against the number of states.
+
+    Example: `lakehouse report hmm SDSC-SP2 --states 1,4,16 --plots figures/`
+
+    Example: `lakehouse report hmm KTH --states 8 --init kmeans --poisson --submit-bin 1h`
+    """
+    from lakehouse.models.hmm import Init, Settings, Stop, study, write_hmm
+    from lakehouse.models.locality import log_jobs
+    from lakehouse.sim.grid import split_list
+    from lakehouse.sim.source import resolve_log
+    from lakehouse.units import parse_duration
+
+    try:
+        counts = [int(x) for x in split_list(states)]
+    except ValueError:
+        raise typer.BadParameter(f"{states!r}: give whole numbers, e.g. 1,4,16", param_hint="--states") from None
+    if not counts:
+        raise typer.BadParameter("give at least one number of states", param_hint="--states")
+    try:
+        chosen_init, chosen_stop = Init(init), Stop(stop)
+    except ValueError:
+        raise typer.BadParameter(
+            f"--init is static or kmeans (not {init!r}); --stop is linf, l1 or rounds (not {stop!r})"
+        ) from None
+    base = dict(
+        submit_bin=parse_duration(submit_bin),
+        runtime_ratio=runtime_ratio,
+        init=chosen_init,
+        stop=chosen_stop,
+        rounds=rounds,
+        epsilon=epsilon,
+        poisson=poisson,
+        seed=seed,
+    )
+    settings = [Settings(states=n, **base) for n in counts]  # every setting checked before any work
+    target = Lake(lake)
+    name = resolve_log(target, log)
+    jobs = log_jobs(target, name)
+    c = jobs.counts
+    stderr.print(f"{name}: {c['kept']:,} of {c['in_log']:,} jobs have a submit time, run time and processor count")
+    submit, runtime = jobs.jobs["submit_time"].to_numpy(), jobs.jobs["run_time"].to_numpy()
+    fitted = []
+    for one in settings:
+        with stderr.status(f"fitting {one.states} state(s) to {name}..."):
+            fitted.append(study(submit, runtime, one))
+    fits = pl.DataFrame([s.summary(name) for s in fitted])
+    table = fits.select(
+        "states",
+        pl.col("gain_bits_per_job").round(4).alias("held-out gain (bits/job)"),
+        pl.col("train_bits_per_job").round(3).alias("train log-lik (bits/job)"),
+        "rounds",
+        "converged",
+        (pl.col("seconds_per_round") * 1000).round(1).alias("ms/round"),
+        "valid_jobs",
+        "valid_removed",
+    )
+    states_frame = pl.concat([s.states_table(name) for s in fitted], how="vertical_relaxed")
+    with target.writer():
+        write_hmm(target, name, fits, states_frame)
+    if fmt is OutputFormat.table:
+        emit(table, fmt, output, title=f"{name}: workload HMM, t_s {submit_bin}, t_r {runtime_ratio}")
+    else:
+        emit(fits, fmt, output)
+    stderr.print(f"{fits.height} model(s) -> analysis.hmm_fits, analysis.hmm_states")
+    if plots is not None:
+        from lakehouse.models.hmm_plots import plot_hmm
+
+        announce_plots(plot_hmm(name, fitted, plots))

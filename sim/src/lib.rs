@@ -1,7 +1,8 @@
-//! The compiled hot loops of lakehouse: the backfilling simulator, the SWF tokenizer and the packing
-//! heuristics.
+//! The compiled hot loops of lakehouse: the backfilling simulator, the SWF tokenizer, the packing
+//! heuristics and the passes of the workload HMM.
 //! Pure Rust (tested with `cargo test --no-default-features`); `python.rs` is the thin PyO3 layer.
 pub mod engine;
+pub mod hmm;
 pub mod packing;
 #[cfg(feature = "python")]
 mod python;

@@ -1,5 +1,8 @@
 use crate::engine;
-use numpy::{IntoPyArray, PyArray1, PyReadonlyArray1};
+use numpy::{
+    IntoPyArray, PyArray1, PyArray2, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyUntypedArrayMethods,
+};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -264,6 +267,81 @@ fn pack_tasks<'py>(
     Ok(placed.map(|where_| where_.into_pyarray(py)))
 }
 
+/// The contiguous arrays of an HMM pass: log emissions (steps x states), start, transitions.
+fn hmm_inputs<'a>(
+    log_b: &'a PyReadonlyArray2<'_, f64>,
+    start: &'a PyReadonlyArray1<'_, f64>,
+    trans: &'a PyReadonlyArray2<'_, f64>,
+) -> PyResult<(&'a [f64], usize, usize, &'a [f64], &'a [f64])> {
+    let shape = log_b.shape();
+    let (steps, states) = (shape[0], shape[1]);
+    let contiguous = |_| PyValueError::new_err("HMM arrays must be C-contiguous float64");
+    Ok((
+        log_b.as_slice().map_err(contiguous)?,
+        steps,
+        states,
+        start.as_slice().map_err(contiguous)?,
+        trans.as_slice().map_err(contiguous)?,
+    ))
+}
+
+fn hmm_error(error: crate::hmm::HmmError) -> PyErr {
+    match error {
+        crate::hmm::HmmError::Shape(what) => PyValueError::new_err(what),
+        crate::hmm::HmmError::Impossible(step) => PyValueError::new_err(format!(
+            "the observation of step {step} has probability zero under every reachable state"
+        )),
+    }
+}
+
+/// One scaled forward-backward pass: (ln P(observations), gamma steps x states, xi states x states).
+#[pyfunction]
+fn hmm_forward_backward<'py>(
+    py: Python<'py>,
+    log_b: PyReadonlyArray2<'py, f64>,
+    start: PyReadonlyArray1<'py, f64>,
+    trans: PyReadonlyArray2<'py, f64>,
+) -> PyResult<(f64, Bound<'py, PyArray2<f64>>, Bound<'py, PyArray2<f64>>)> {
+    let (b, steps, states, s, a) = hmm_inputs(&log_b, &start, &trans)?;
+    let pass = py
+        .detach(|| guarded(|| crate::hmm::forward_backward(b, steps, states, s, a)))?
+        .map_err(hmm_error)?;
+    let gamma = pass.gamma.into_pyarray(py).reshape([steps, states])?;
+    let xi = pass.xi.into_pyarray(py).reshape([states, states])?;
+    Ok((pass.log_likelihood, gamma, xi))
+}
+
+/// ln P(observations) and the filtered state distribution after the last step.
+#[pyfunction]
+fn hmm_score<'py>(
+    py: Python<'py>,
+    log_b: PyReadonlyArray2<'py, f64>,
+    start: PyReadonlyArray1<'py, f64>,
+    trans: PyReadonlyArray2<'py, f64>,
+) -> PyResult<(f64, Bound<'py, PyArray1<f64>>)> {
+    let (b, steps, states, s, a) = hmm_inputs(&log_b, &start, &trans)?;
+    let (log_likelihood, last) = py
+        .detach(|| guarded(|| crate::hmm::score(b, steps, states, s, a)))?
+        .map_err(hmm_error)?;
+    Ok((log_likelihood, last.into_pyarray(py)))
+}
+
+/// The Viterbi path (int64 state per step) and its log-probability.
+#[pyfunction]
+fn hmm_viterbi<'py>(
+    py: Python<'py>,
+    log_b: PyReadonlyArray2<'py, f64>,
+    start: PyReadonlyArray1<'py, f64>,
+    trans: PyReadonlyArray2<'py, f64>,
+) -> PyResult<(Bound<'py, PyArray1<i64>>, f64)> {
+    let (b, steps, states, s, a) = hmm_inputs(&log_b, &start, &trans)?;
+    let (path, best) = py
+        .detach(|| guarded(|| crate::hmm::viterbi(b, steps, states, s, a)))?
+        .map_err(hmm_error)?;
+    let path: Vec<i64> = path.into_iter().map(|state| state as i64).collect();
+    Ok((path.into_pyarray(py), best))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -278,5 +356,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pack_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(predictor_spec, m)?)?;
     m.add_function(wrap_pyfunction!(eloss_values, m)?)?;
+    m.add_function(wrap_pyfunction!(hmm_forward_backward, m)?)?;
+    m.add_function(wrap_pyfunction!(hmm_score, m)?)?;
+    m.add_function(wrap_pyfunction!(hmm_viterbi, m)?)?;
     Ok(())
 }

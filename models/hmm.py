@@ -1,0 +1,426 @@
+"""A hidden Markov model of a workload: hidden states over submit-time bins that emit run-time bins.
+
+Time is cut into submit bins of t_s seconds (15 minutes by default); the observation of a bin is the
+vector x_t of its jobs' counts per run-time bin R = floor(ln(max(runtime, 1)) / ln(t_r)) (t_r = 1.8 by
+default, the same bins as `lakehouse.models.locality`).  State j emits x_t with the multinomial
+probability n_t! / Π_k x_tk! · Π_k θ_jk^x_tk (n_t = Σ_k x_tk; an empty bin is an observation too, of
+probability 1), optionally times a Poisson probability of the load n_t with a rate λ_j per state.
+
+Baum-Welch fits the start, transition and emission probabilities; its forward-backward and Viterbi
+passes are compiled (`lakehouse._native`, scaled so that no likelihood underflows on long logs).  Initial
+values are static (uniform start and transitions, each state's emission favouring its own band of
+run-time bins) or from k-means over the non-empty bins' run-time mixes.  Training stops after a fixed
+number of rounds or when no parameter moves by more than ε/√n (L∞; or the sum of the moves, L1), n the
+number of training jobs: the estimates' own sampling error is of order 1/√n, so smaller moves change
+nothing a user could measure.
+
+The held-out test follows the published protocol: fit on the first half of the jobs in submit order,
+score the second half (its jobs in run-time bins never seen in training removed), and report the gain
+in log-likelihood over the single-state model (which knows only the training mix of run times) in bits
+per validation job.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import polars as pl
+from scipy.special import gammaln
+
+from lakehouse import _native
+from lakehouse.errors import LakehouseError, TooLittleDataError
+from lakehouse.lake import Lake
+from lakehouse.models.locality import check_bins, runtime_bins
+
+SUBMIT_BIN = 900.0
+RUNTIME_RATIO = 1.8
+STATES = 16
+ROUNDS = 200
+EPSILON = 1.0
+
+
+class HmmError(LakehouseError):
+    """Settings or inputs the workload HMM cannot use."""
+
+
+class Init(enum.StrEnum):
+    static = "static"
+    kmeans = "kmeans"
+
+
+class Stop(enum.StrEnum):
+    rounds = "rounds"  # exactly `rounds` rounds
+    l1 = "l1"
+    linf = "linf"
+
+
+@dataclass(frozen=True)
+class Settings:
+    states: int = STATES
+    submit_bin: float = SUBMIT_BIN
+    runtime_ratio: float = RUNTIME_RATIO
+    init: Init = Init.static
+    stop: Stop = Stop.linf
+    rounds: int = ROUNDS
+    epsilon: float = EPSILON
+    poisson: bool = False
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        check_bins([self.submit_bin], [self.runtime_ratio])
+        if self.states < 1:
+            raise HmmError(f"an HMM needs at least one state, not {self.states}")
+        if self.rounds < 1:
+            raise HmmError(f"Baum-Welch needs at least one round, not {self.rounds}")
+        if not (math.isfinite(self.epsilon) and self.epsilon > 0):
+            raise HmmError(f"epsilon must be a positive number, not {self.epsilon}")
+
+
+# -- observations ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Observations:
+    """Job counts per submit bin (rows, consecutive from `first_bin`) and run-time bin (columns)."""
+
+    counts: np.ndarray  # int64, steps x columns
+    columns: np.ndarray  # the run-time bin R of each column
+    first_bin: int
+    dropped: int = 0  # jobs in run-time bins outside `columns`
+
+    @property
+    def jobs(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def totals(self) -> np.ndarray:
+        return self.counts.sum(axis=1)
+
+
+def observations(
+    submit: np.ndarray,
+    runtime: np.ndarray,
+    submit_bin: float,
+    runtime_ratio: float,
+    columns: np.ndarray | None = None,
+) -> Observations:
+    """The count matrix of some jobs, one row per submit bin from their first to their last (empty bins
+    included).  `columns`: the run-time bins to keep (those of the training jobs); jobs in others are
+    dropped and counted."""
+    if len(submit) == 0:
+        raise TooLittleDataError("no jobs to build observations from")
+    s = np.floor(np.asarray(submit, dtype=np.float64) / submit_bin).astype(np.int64)
+    r = runtime_bins(runtime, runtime_ratio)
+    if columns is None:
+        columns = np.unique(r)
+    index = np.searchsorted(columns, r)
+    known = (index < columns.size) & (columns[np.minimum(index, columns.size - 1)] == r)
+    first = int(s.min())
+    steps = int(s.max()) - first + 1
+    counts = np.zeros((steps, columns.size), dtype=np.int64)
+    np.add.at(counts, (s[known] - first, index[known]), 1)
+    return Observations(counts, columns, first, int((~known).sum()))
+
+
+# -- the model -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Params:
+    start: np.ndarray  # states
+    transitions: np.ndarray  # states x states, rows sum to 1
+    emissions: np.ndarray  # states x columns, rows sum to 1
+    rates: np.ndarray | None = None  # Poisson load rate per state, or None
+
+    @property
+    def states(self) -> int:
+        return self.start.size
+
+    def vector(self) -> np.ndarray:
+        parts = [self.start, self.transitions.ravel(), self.emissions.ravel()]
+        return np.concatenate(parts + ([self.rates] if self.rates is not None else []))
+
+    def log_emissions(self, obs: Observations) -> np.ndarray:
+        """ln P(x_t | state j), steps x states, with the multinomial coefficient (and the Poisson load)."""
+        counts = obs.counts.astype(np.float64)
+        theta = self.emissions
+        log_theta = np.log(np.where(theta > 0, theta, 1.0))
+        log_b = counts @ log_theta.T
+        # A count in a column a state never emits: probability zero (not 0 x -inf = nan).
+        impossible = (obs.counts > 0).astype(np.float64) @ (theta <= 0).T.astype(np.float64) > 0
+        log_b[impossible] = -np.inf
+        totals = obs.totals.astype(np.float64)
+        log_b += (gammaln(totals + 1) - gammaln(counts + 1).sum(axis=1))[:, None]
+        if self.rates is not None:
+            rates = np.maximum(self.rates, 1e-300)
+            log_b += totals[:, None] * np.log(rates)[None, :] - rates[None, :] - gammaln(totals + 1)[:, None]
+        return np.ascontiguousarray(log_b)
+
+
+def static_init(states: int, columns: int, poisson_rate: float | None = None) -> Params:
+    """Uniform start and transitions; state j's emission four times as likely on its own band of
+    run-time bins (the columns cut into `states` consecutive bands) as elsewhere."""
+    weights = np.ones((states, columns))
+    for j in range(states):
+        low = j * columns // states
+        high = max((j + 1) * columns // states, low + 1)
+        weights[j, low:high] = 4.0
+    return Params(
+        np.full(states, 1.0 / states),
+        np.full((states, states), 1.0 / states),
+        weights / weights.sum(axis=1, keepdims=True),
+        None if poisson_rate is None else np.full(states, poisson_rate),
+    )
+
+
+def kmeans_init(obs: Observations, states: int, seed: int, poisson: bool) -> Params:
+    """Emissions from k-means over the run-time mixes of the non-empty bins (a little of the overall mix
+    mixed in, so no run-time bin starts impossible), transitions counted along the clusters' sequence
+    (plus one everywhere), uniform start; Poisson rates from each cluster's mean load."""
+    from scipy.cluster.vq import kmeans2
+
+    busy = obs.totals > 0
+    mixes = obs.counts[busy] / obs.totals[busy, None]
+    overall = obs.counts.sum(axis=0) / obs.jobs
+    if busy.sum() < states:
+        raise TooLittleDataError(f"k-means needs at least {states} non-empty submit bins, the data have {busy.sum()}")
+    centroids, labels = kmeans2(mixes, states, seed=seed, minit="++")
+    emissions = 0.95 * np.clip(centroids, 0, None) + 0.05 * overall
+    emissions /= emissions.sum(axis=1, keepdims=True)
+    transitions = np.ones((states, states))
+    np.add.at(transitions, (labels[:-1], labels[1:]), 1)
+    transitions /= transitions.sum(axis=1, keepdims=True)
+    rates = None
+    if poisson:
+        load = obs.totals[busy].astype(np.float64)
+        rates = np.array([load[labels == j].mean() if (labels == j).any() else load.mean() for j in range(states)])
+    return Params(np.full(states, 1.0 / states), transitions, emissions, rates)
+
+
+def initial_params(obs: Observations, settings: Settings) -> Params:
+    if settings.init is Init.kmeans and settings.states > 1:
+        return kmeans_init(obs, settings.states, settings.seed, settings.poisson)
+    mean_load = float(obs.totals.mean()) if settings.poisson else None
+    return static_init(settings.states, obs.columns.size, mean_load)
+
+
+def e_step(params: Params, obs: Observations) -> tuple[float, np.ndarray, np.ndarray]:
+    """ln P(observations), the state posteriors (steps x states) and the summed transition posteriors."""
+    try:
+        return _native.hmm_forward_backward(
+            params.log_emissions(obs), np.ascontiguousarray(params.start), np.ascontiguousarray(params.transitions)
+        )
+    except ValueError as exc:
+        raise HmmError(f"the model cannot explain the observations: {exc}") from None
+
+
+def m_step(params: Params, obs: Observations, gamma: np.ndarray, xi: np.ndarray) -> Params:
+    """The maximum-likelihood parameters given the posteriors (Baum-Welch's re-estimation)."""
+    start = gamma[0] / gamma[0].sum()
+    rows = xi.sum(axis=1, keepdims=True)
+    # A state never left (no mass on any transition out of it) keeps its old row.
+    transitions = np.where(rows > 0, xi / np.where(rows > 0, rows, 1), params.transitions)
+    expected = gamma.T @ obs.counts.astype(np.float64)
+    totals = expected.sum(axis=1, keepdims=True)
+    emissions = np.where(totals > 0, expected / np.where(totals > 0, totals, 1), params.emissions)
+    rates = None
+    if params.rates is not None:
+        weight = gamma.sum(axis=0)
+        rates = np.where(weight > 0, gamma.T @ obs.totals.astype(np.float64) / np.where(weight > 0, weight, 1), 0)
+    return Params(start, transitions, emissions, rates)
+
+
+@dataclass(frozen=True)
+class Fit:
+    params: Params
+    log_likelihoods: list[float]  # of the training data before each round's update, then after the last
+    rounds: int
+    converged: bool
+    seconds_per_round: float
+
+    @property
+    def log_likelihood(self) -> float:
+        return self.log_likelihoods[-1]
+
+
+def baum_welch(obs: Observations, settings: Settings, params: Params | None = None) -> Fit:
+    """Fit by Baum-Welch from `params` (default: the settings' initial values)."""
+    params = params if params is not None else initial_params(obs, settings)
+    tolerance = settings.epsilon / math.sqrt(max(obs.jobs, 1))
+    history = []
+    converged = False
+    started = time.perf_counter()
+    rounds = 0
+    while rounds < settings.rounds:
+        rounds += 1
+        log_likelihood, gamma, xi = e_step(params, obs)
+        history.append(log_likelihood)
+        updated = m_step(params, obs, gamma, xi)
+        change = np.abs(updated.vector() - params.vector())
+        params = updated
+        moved = change.sum() if settings.stop is Stop.l1 else change.max()
+        if settings.stop is not Stop.rounds and moved < tolerance:
+            converged = True
+            break
+    elapsed = time.perf_counter() - started
+    history.append(score(params, obs))
+    return Fit(params, history, rounds, converged, elapsed / max(rounds, 1))
+
+
+def score(params: Params, obs: Observations, start: np.ndarray | None = None) -> float:
+    """ln P(observations) under the model, from `start` (default: the model's start distribution)."""
+    first = params.start if start is None else start
+    try:
+        log_likelihood, _ = _native.hmm_score(
+            params.log_emissions(obs), np.ascontiguousarray(first), np.ascontiguousarray(params.transitions)
+        )
+    except ValueError as exc:
+        raise HmmError(f"the model cannot explain the observations: {exc}") from None
+    return log_likelihood
+
+
+def filtered_end(params: Params, obs: Observations) -> np.ndarray:
+    """P(state at the last step | observations)."""
+    _, last = _native.hmm_score(
+        params.log_emissions(obs), np.ascontiguousarray(params.start), np.ascontiguousarray(params.transitions)
+    )
+    return last
+
+
+def viterbi(params: Params, obs: Observations) -> np.ndarray:
+    path, _ = _native.hmm_viterbi(
+        params.log_emissions(obs), np.ascontiguousarray(params.start), np.ascontiguousarray(params.transitions)
+    )
+    return path
+
+
+def single_state(obs: Observations, poisson: bool) -> Params:
+    """The one-state model: the training mix of run times (and mean load)."""
+    mix = obs.counts.sum(axis=0) / obs.jobs
+    rates = np.array([obs.totals.mean()]) if poisson else None
+    return Params(np.ones(1), np.ones((1, 1)), mix[None, :], rates)
+
+
+# -- durations -------------------------------------------------------------------------------------------
+
+
+def durations(path: np.ndarray) -> pl.DataFrame:
+    """The runs of the Viterbi path: one row per stay in a state (state, bins)."""
+    change = np.flatnonzero(np.diff(path)) + 1
+    starts = np.concatenate(([0], change))
+    lengths = np.diff(np.concatenate((starts, [path.size])))
+    return pl.DataFrame({"state": path[starts].astype(np.int64), "bins": lengths.astype(np.int64)})
+
+
+# -- the held-out test -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Study:
+    """One log's fit and held-out test."""
+
+    settings: Settings
+    fit: Fit
+    train: Observations
+    valid: Observations
+    gain_bits_per_job: float
+    valid_log_likelihood: float
+    baseline_log_likelihood: float
+    stays: pl.DataFrame = field(repr=False)
+
+    def summary(self, log: str) -> dict[str, object]:
+        s, f = self.settings, self.fit
+        return {
+            "log": log,
+            "states": s.states,
+            "init": str(s.init),
+            "poisson": s.poisson,
+            "t_s": s.submit_bin,
+            "t_r": s.runtime_ratio,
+            "train_jobs": self.train.jobs,
+            "valid_jobs": self.valid.jobs,
+            "valid_removed": self.valid.dropped,
+            "rounds": f.rounds,
+            "converged": f.converged,
+            "train_bits_per_job": f.log_likelihood / math.log(2) / self.train.jobs,
+            "gain_bits_per_job": self.gain_bits_per_job,
+            "seconds_per_round": f.seconds_per_round,
+        }
+
+    def states_table(self, log: str) -> pl.DataFrame:
+        """Per state: its share of the bins, mean load, median run time, self-transition and stays."""
+        p = self.fit.params
+        gamma = e_step(p, self.train)[1]
+        share = gamma.mean(axis=0)
+        load = (gamma * self.train.totals[:, None]).sum(axis=0) / np.maximum(gamma.sum(axis=0), 1e-300)
+        cumulative = np.cumsum(p.emissions, axis=1)
+        median_bin = self.train.columns[np.argmax(cumulative >= 0.5, axis=1)]
+        stays = self.stays.group_by("state").agg(pl.len().alias("stays"), pl.col("bins").mean().alias("mean_stay"))
+        frame = pl.DataFrame(
+            {
+                "log": log,
+                "states": p.states,
+                "state": np.arange(p.states, dtype=np.int64),
+                "share": share,
+                "mean_jobs_per_bin": load,
+                "median_runtime": self.settings.runtime_ratio ** median_bin.astype(np.float64),
+                "self_transition": np.diag(p.transitions).copy(),
+                "emissions": [list(row) for row in p.emissions],
+                "transitions": [list(row) for row in p.transitions],
+            }
+        )
+        frame = frame.join(stays, on="state", how="left").with_columns(
+            pl.col("stays").fill_null(0).cast(pl.Int64),
+            # The geometric law that fits the stays by maximum likelihood has p = 1 / mean stay; the
+            # model's own implied law has p = 1 - a_jj.
+            (1 / pl.col("mean_stay")).alias("geometric_p"),
+            (1 - pl.col("self_transition")).alias("model_p"),
+        )
+        return frame
+
+
+def study(submit: np.ndarray, runtime: np.ndarray, settings: Settings) -> Study:
+    """Fit on the first half of the jobs (in submit order), test on the second half."""
+    order = np.argsort(submit, kind="stable")
+    submit, runtime = np.asarray(submit)[order], np.asarray(runtime)[order]
+    half = submit.size // 2
+    if half < max(settings.states, 2):
+        raise TooLittleDataError(
+            f"{submit.size} jobs: too few to train {settings.states} states on half of them and test on the rest"
+        )
+    train = observations(submit[:half], runtime[:half], settings.submit_bin, settings.runtime_ratio)
+    valid = observations(submit[half:], runtime[half:], settings.submit_bin, settings.runtime_ratio, train.columns)
+    if valid.jobs == 0:
+        raise TooLittleDataError("no validation job falls in a run-time bin seen in training")
+    fit = baum_welch(train, settings)
+    # The validation bins follow the training ones: start from the state distribution filtered at the
+    # end of training, carried over the bins between the two halves.
+    gap = valid.first_bin - (train.first_bin + train.counts.shape[0] - 1)
+    carried = filtered_end(fit.params, train) @ np.linalg.matrix_power(fit.params.transitions, max(gap, 0))
+    valid_ll = score(fit.params, valid, carried / carried.sum())
+    base = single_state(train, settings.poisson)
+    base_ll = score(base, valid)
+    gain = (valid_ll - base_ll) / math.log(2) / valid.jobs
+    stays = durations(viterbi(fit.params, train))
+    return Study(settings, fit, train, valid, gain, valid_ll, base_ll, stays)
+
+
+def studies(submit: np.ndarray, runtime: np.ndarray, settings: Settings, states: Sequence[int]) -> list[Study]:
+    return [study(submit, runtime, replace(settings, states=n)) for n in states]
+
+
+# -- the lake --------------------------------------------------------------------------------------------
+
+
+def write_hmm(lake: Lake, log: str, fits: pl.DataFrame, states: pl.DataFrame) -> None:
+    """Store one log's fits and states where analysis.hmm_fits and analysis.hmm_states read them."""
+    from lakehouse.models.results import store
+    from lakehouse.models.schemas import HMM_FITS_SCHEMA, HMM_STATES_SCHEMA
+
+    store(lake, "analysis_hmm_fits", fits, HMM_FITS_SCHEMA, name=log)
+    store(lake, "analysis_hmm_states", states, HMM_STATES_SCHEMA, name=log)
