@@ -9,6 +9,11 @@ Workload HMM: `report hmm` training of 16 states on the first half of SDSC-SP2 (
 1.8), the time per Baum-Welch round and the rounds to convergence; baseline in the same run: one
 Baum-Welch round of hmmlearn's MultinomialHMM (a test dependency, compiled forward-backward) from the
 same initial values.  No target: shown so that its cost stays in sight.
+
+EASY with distributions: `simulate --predictor hmm` (online workload HMM, confidence 0.05) of SDSC-BLUE
+after the strong filter, jobs per second and the ratio to plain EASY on the same jobs in the same run,
+and `requested-law` (the same backfilling rule with one event at each request, which schedules as EASY)
+to show the rule's own cost.  No target.
 """
 
 from __future__ import annotations
@@ -101,7 +106,32 @@ def bench_hmm(folder: Path) -> bool:
     return True
 
 
+def bench_hmm_backfilling(folder: Path) -> bool:
+    from lakehouse.sim import simulate
+    from lakehouse.sim.source import log_jobs, log_machine_size
+
+    log = "SDSC-BLUE-2000-4.2-cln"
+    with tempfile.TemporaryDirectory() as tmp:
+        lake = Lake(Path(tmp) / "lake")
+        ingest_swf(lake, [str(folder / f"{log}.swf.gz")])
+        jobs = log_jobs(lake, log, "jobs_strong")
+        size = log_machine_size(lake, log, "jobs_strong")
+    timed = {}
+    for predictor in ("requested", "requested-law", "hmm"):
+        started = time.perf_counter()
+        result = simulate(jobs, size, predictor=predictor)
+        timed[predictor] = (time.perf_counter() - started, result.summary)
+    easy = timed["requested"][0]
+    parts = [
+        f"{p}: {t:.2f} s = {jobs.height / t:,.0f} jobs/s ({t / easy:.0f}x EASY), mean wait {s['mean_wait']:,.0f} s"
+        for p, (t, s) in timed.items()
+    ]
+    print(f"EASY with distributions, {log} ({jobs.height:,} jobs, {size} processors): " + "; ".join(parts))
+    return True
+
+
 def bench_research(folder: Path) -> bool:
     ok = bench_locality(folder)
     ok &= bench_hmm(folder)
+    ok &= bench_hmm_backfilling(folder)
     return ok

@@ -107,7 +107,7 @@ PREDICTION_JOBS_SCHEMA = pa.schema(
 
 #: analysis.campaign_runs, one row per replay of a campaign (`lakehouse campaign run`).  A public schema:
 #: add columns at the end and raise CAMPAIGN_RUNS_VERSION; never rename one.
-CAMPAIGN_RUNS_VERSION = 3  # 2: the prediction_* columns; 3: policy selection and week resamples
+CAMPAIGN_RUNS_VERSION = 4  # 2: the prediction_* columns; 3: policy selection and week resamples; 4: backfill_confidence
 CAMPAIGN_SETTINGS = ("algorithm", "policy", "backfill", "predictor", "correction")
 CAMPAIGN_METRICS = ("mean_wait", "mean_bounded_slowdown", "max_wait", "mean_response", "makespan", "utilization")
 #: How the run's initial predictions compare with the runtimes (lakehouse.sim.metrics.prediction_errors).
@@ -138,6 +138,8 @@ CAMPAIGN_RUNS_SCHEMA = pa.schema(
         pa.field("period_policies", pa.list_(pa.string())),
         pa.field("weekly_wait", pa.list_(pa.float64())),
         pa.field("weekly_jobs", pa.list_(pa.int64())),
+        # Distribution predictors (hmm, requested-law): the confidence of their backfilling; else null.
+        pa.field("backfill_confidence", pa.float64()),
     ]
 )
 

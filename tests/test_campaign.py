@@ -386,12 +386,13 @@ def test_stored_rows_keep_their_schema(two_logs):
     """The public columns of analysis.campaign_runs, in order (add at the end, never rename)."""
     columns = two_logs.query("SELECT * FROM analysis.campaign_runs LIMIT 0").columns
     assert columns[:6] == ["campaign", "log", "view", "machine_size", "algorithm", "policy"]
-    assert columns[-17:-13] == ["engine_seconds", "engine_version", "schema_version", "finished_at"]
-    assert columns[-13:-10] == ["prediction_mae", "prediction_mean_eloss", "prediction_under_share"]  # version 2
-    assert columns[-10:] == [  # version 3: policy selection and week resamples
+    assert columns[-18:-14] == ["engine_seconds", "engine_version", "schema_version", "finished_at"]
+    assert columns[-14:-11] == ["prediction_mae", "prediction_mean_eloss", "prediction_under_share"]  # version 2
+    assert columns[-11:-1] == [  # version 3: policy selection and week resamples
         "selector", "policies", "period", "decay", "epsilon", "seed", "resample",
         "period_policies", "weekly_wait", "weekly_jobs",
     ]  # fmt: skip
+    assert columns[-1:] == ["backfill_confidence"]  # version 4: distribution predictors
     assert Path(two_logs.root / "analysis" / "campaign_runs" / "_schema.parquet").exists()
 
 
@@ -418,3 +419,24 @@ def test_jobs_out_keeps_each_runs_schedule(two_logs, tmp_path):
     schedule = pl.read_parquet(files[0])
     assert {"job_id", "submit", "start", "end", "wait", "bounded_slowdown"} <= set(schedule.columns)
     assert schedule.height == 6
+
+
+def test_a_confidence_applies_to_distribution_predictors_only():
+    grid = Grid(
+        "conf",
+        ("mini",),
+        values={
+            "predictor": parse_values("predictor", ["requested,hmm:states=4,requested-law"]),
+            "backfill_confidence": parse_values("backfill_confidence", ["0.05,0.2"]),
+        },
+    )
+    labels = [s.label() for s in grid.settings()]
+    assert labels == [
+        "easy-fcfs",
+        "easy-fcfs-hmm:states=4,bin=900,ratio=1.8,rounds=5,update=86400,window=2592000-conf=0.05",
+        "easy-fcfs-hmm:states=4,bin=900,ratio=1.8,rounds=5,update=86400,window=2592000-conf=0.2",
+        "easy-fcfs-requested-law-conf=0.05",
+        "easy-fcfs-requested-law-conf=0.2",
+    ]
+    with pytest.raises(GridError, match=r"in \(0, 1\)"):
+        parse_values("backfill_confidence", ["1.5"])

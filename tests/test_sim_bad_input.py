@@ -73,7 +73,8 @@ def test_unknown_choices_are_explained():
     with pytest.raises(SimulationInputError, match="unknown policy 'fifo'; expected one of: fcfs, lcfs, spf"):
         simulate(GOOD, 4, policy="fifo")
     with pytest.raises(
-        SimulationInputError, match=r"expected requested, clairvoyant, ave2, eloss\[:KEY=VALUE,...\] or column:NAME"
+        SimulationInputError,
+        match=r"expected requested, clairvoyant, ave2, eloss\[:KEY=VALUE,...\], hmm\[:KEY=VALUE,...\], requested-law or column:NAME",
     ):
         simulate(GOOD, 4, predictor="oracle")
     with pytest.raises(

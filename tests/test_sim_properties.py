@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 from lakehouse.sim import simulate
 from lakehouse.sim.options import Backfill, Correction, Policy
 
+from sim_workloads import peak_use
+
 MACHINE = 8
 EXAMPLES = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -55,19 +57,6 @@ def valid(config: dict) -> bool:
     """Conservative backfilling refuses predictions that may be exceeded without a correction."""
     underpredicts = config["predictor"] in ("ave2", "column:guess")
     return not (config["algorithm"] == "conservative" and config["correction"] == "none" and underpredicts)
-
-
-def peak_use(result: pl.DataFrame) -> int:
-    """Most processors in use at any instant (a job occupies [start, end); ends free first)."""
-    events = sorted(
-        [(e, -p) for e, p in zip(result["end"], result["procs"], strict=True)]
-        + [(s, p) for s, p, e in zip(result["start"], result["procs"], result["end"], strict=True) if e > s]
-    )
-    use = peak = 0
-    for _, delta in events:
-        use += delta
-        peak = max(peak, use)
-    return peak
 
 
 @EXAMPLES

@@ -72,6 +72,10 @@ def run(
         str | None, _list_option("Seconds of wait after which a job goes first, or none.", "none")
     ] = None,
     compat: Annotated[str | None, _list_option("canonical, pyss.", "canonical")] = None,
+    backfill_confidence: Annotated[
+        str | None,
+        _list_option("With --predictor hmm or requested-law: backfill iff P(delaying the head) < this.", "0.05"),
+    ] = None,
     preset: Annotated[
         Preset | None,
         typer.Option(
@@ -115,6 +119,7 @@ def run(
         "correction": correction,
         "threshold": threshold,
         "compat": compat,
+        "backfill_confidence": backfill_confidence,
     }
     every_size, log_sizes = parse_machine_sizes(machine_size or [])
     options = {key: parse_values(key, split_list(text)) for key, text in given.items() if text is not None}

@@ -82,6 +82,13 @@ def simulate(
     decay: Annotated[float, typer.Option(help="Selection: weight of each older period, in [0, 1].")] = 1.0,
     epsilon: Annotated[float, typer.Option(help="egreedy: probability of a random policy, in [0, 1].")] = 0.3,
     seed: Annotated[int, typer.Option(help="Selection: seed of the noise (noisy) and draws (egreedy).")] = 0,
+    backfill_confidence: Annotated[
+        float,
+        typer.Option(
+            help="With --predictor hmm or requested-law: backfill a job only if the probability that it delays "
+            "the head of the queue is below this, in (0, 1).",
+        ),
+    ] = 0.05,
     jobs_out: Annotated[
         Path | None,
         typer.Option(
@@ -103,9 +110,15 @@ def simulate(
     With `--selector`, EASY changes its queue policy at every period boundary and a second table gives
     the share of periods each candidate ran (docs/selection.md).
 
+    With `--predictor hmm`, a workload HMM trained during the replay gives each job a run-time
+    distribution and EASY backfills a job only if it delays the head of the queue with probability
+    below `--backfill-confidence` (docs/hmm.md).
+
     Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --backfill sjbf --jobs-out kth.parquet`
 
     Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --selector full --policies fcfs,spf,saf --period day`
+
+    Example: `lakehouse simulate KTH --view jobs_strong --predictor hmm:states=8 --backfill-confidence 0.1`
     """
     from lakehouse.sim import simulate as replay
     from lakehouse.sim.options import parse_predictor
@@ -139,6 +152,7 @@ def simulate(
             decay=decay,
             epsilon=epsilon,
             seed=seed,
+            backfill_confidence=backfill_confidence,
         )
     if jobs_out is not None:
         from lakehouse.sim.schedule_io import write_schedule

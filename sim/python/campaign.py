@@ -134,6 +134,7 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
         row.update(selector=s.selector, policies=",".join(s.policies) or None, period=s.period)
         row.update(decay=s.decay, epsilon=s.epsilon, seed=s.seed)
     row["resample"] = s.resample
+    row["backfill_confidence"] = s.backfill_confidence
     started = time.perf_counter()
     try:
         if s.resample is not None:

@@ -15,6 +15,8 @@ from lakehouse.sim.metrics import DEFAULT_TAU, per_job_columns, summary
 
 # The settings' kinds, as grid.py imports them too: both take settings as text and check them here.
 from lakehouse.sim.options import (
+    BACKFILL_CONFIDENCE,
+    DISTRIBUTION_PREDICTORS,
     WEEK,
     Algorithm,
     Backfill,
@@ -89,6 +91,7 @@ def simulate(
     decay: float = 1.0,
     epsilon: float = 0.3,
     seed: int = 0,
+    backfill_confidence: float = BACKFILL_CONFIDENCE,
 ) -> SimulationResult:
     """Replay `jobs` (e.g. `lake.query("select * from swf.jobs_strong where log = '…'")`).
 
@@ -99,7 +102,11 @@ def simulate(
     - policy: primary queue order (see `Policy`); backfill: `queue` order or `sjbf`.
     - predictor: `requested`, `clairvoyant`, `ave2`, `eloss[:KEY=VALUE,...]` (learned online during
       the replay, docs/predictions.md) or `column:NAME` (a column of the jobs; nulls fall back to
-      the request); correction: what happens when a running job outlives its prediction.
+      the request), `hmm[:KEY=VALUE,...]` (run-time distributions from a workload HMM trained online;
+      docs/hmm.md) or `requested-law` (each job one event at its request: EASY, as distributions);
+      correction: what happens when a running job outlives its prediction.
+    - backfill_confidence: with `hmm` or `requested-law`, a waiting job is backfilled only if the
+      probability that it delays the head of the queue is below this (in (0, 1)).
     - threshold: jobs that waited longer than this many seconds go first, in submit order.
     - compat: `canonical` (at one instant all completions, then all submissions, then one pass) or
       `pyss` (the published SC'15 simulator, job for job); docs/simulator.md has the details.
@@ -134,6 +141,7 @@ def simulate(
         }
         engine_predictor, column = parse_predictor(predictor)
         settings.update(_selection(selector, policies, period, decay, epsilon, seed))
+        settings.update(_confidence(engine_predictor, backfill_confidence))
     except ValueError as exc:
         raise SimulationInputError(str(exc)) from None
     if not (isinstance(tau, int | float) and math.isfinite(tau) and tau > 0):
@@ -160,6 +168,7 @@ def simulate(
             threshold=threshold,
             compat=str(settings["compat"]),
             record_reservations=record_reservations,
+            backfill_confidence=float(settings.get("backfill_confidence", BACKFILL_CONFIDENCE)),
             **_engine_selection(settings),
         )
     except _native.InputError as exc:
@@ -202,6 +211,16 @@ def simulate(
     return SimulationResult(
         result, summary(result, machine_size), {**settings, "machine_size": machine_size}, periods, workload.warnings
     )
+
+
+def _confidence(predictor: str, confidence: float) -> dict[str, object]:
+    """The confidence setting of a distribution predictor (none for the others, whose schedules it
+    does not change); SettingsError unless it is in (0, 1)."""
+    if not (isinstance(confidence, int | float) and 0 < confidence < 1):
+        raise SettingsError(f"the backfill confidence must be a number in (0, 1), got {confidence!r}")
+    if predictor.split(":")[0] in DISTRIBUTION_PREDICTORS:
+        return {"backfill_confidence": float(confidence)}
+    return {}
 
 
 def _selection(

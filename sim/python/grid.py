@@ -23,7 +23,7 @@ import json
 import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
 
@@ -32,6 +32,7 @@ from lakehouse.sim.engine import MAX_MACHINE_SIZE, threshold_problem
 from lakehouse.sim.options import (
     COLUMN_PREFIX,
     DAY,
+    DISTRIBUTION_PREDICTORS,
     WEEK,
     Algorithm,
     Backfill,
@@ -74,6 +75,8 @@ class Settings:
     seed: int = 0
     #: Replay the `resample`-th week resample of the log (lakehouse.sim.resample, drawn with `seed`).
     resample: int | None = None
+    #: Distribution predictors (hmm, requested-law): backfill iff P(delaying the head) is below this.
+    backfill_confidence: float | None = None
 
     def canonical(self) -> str:
         """A stable text of the settings (the run key hashes it).  Settings at their defaults are left
@@ -94,6 +97,8 @@ class Settings:
                 options["period"] = self.period
             if self.epsilon is not None:
                 options["epsilon"] = self.epsilon
+        if self.backfill_confidence is not None:
+            options["backfill_confidence"] = self.backfill_confidence
         return options
 
     def label(self) -> str:
@@ -116,6 +121,8 @@ class Settings:
             parts.append(f"thr={self.threshold}")
         if self.compat != Compat.canonical:
             parts.append(self.compat)
+        if self.backfill_confidence is not None:
+            parts.append(f"conf={self.backfill_confidence:g}")
         if self.resample is not None:
             parts.append(f"r{self.resample}")
         return "-".join(parts)
@@ -148,6 +155,16 @@ def _predictor(text: str) -> str:
     return f"{COLUMN_PREFIX}{column}" if column else spec
 
 
+def _confidence(text: str | float) -> float:
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise GridError(f"backfill confidence {text!r} is not a number") from None
+    if not 0 < value < 1:
+        raise GridError(f"backfill confidence must be in (0, 1), got {value:g}")
+    return value
+
+
 def _choice(kind: type) -> object:
     def parse(text: str) -> str:
         try:
@@ -166,6 +183,7 @@ DIMENSIONS = {
     "correction": _choice(Correction),
     "threshold": _threshold,
     "compat": _choice(Compat),
+    "backfill_confidence": _confidence,
 }
 
 
@@ -225,7 +243,15 @@ class Grid:
             return list(dict.fromkeys(self.explicit))
         keys = [k for k in DIMENSIONS if k in self.values]
         combos = itertools.product(*(self.values[k] for k in keys))
-        return list(dict.fromkeys(Settings(**dict(zip(keys, combo, strict=True))) for combo in combos))
+        return list(dict.fromkeys(_meaningful(Settings(**dict(zip(keys, combo, strict=True)))) for combo in combos))
+
+
+def _meaningful(settings: Settings) -> Settings:
+    """The settings without a confidence its predictor ignores (so the product has no repeats)."""
+    uses_confidence = settings.predictor.split(":")[0] in DISTRIBUTION_PREDICTORS
+    if settings.backfill_confidence is not None and not uses_confidence:
+        return replace(settings, backfill_confidence=None)
+    return settings
 
 
 def parse_values(key: str, items: Iterable[object]) -> tuple[object, ...]:

@@ -114,8 +114,14 @@ COLUMN_PREFIX = "column:"
 ELOSS = "eloss"
 PREDICTOR_HELP = (
     "requested, clairvoyant, ave2 (mean of the user's last two runtimes), eloss[:KEY=VALUE,...] (learned "
-    "online with an E-Loss; docs/predictions.md) or column:NAME"
+    "online with an E-Loss; docs/predictions.md), column:NAME, hmm[:KEY=VALUE,...] (run-time distributions "
+    "from a workload HMM trained online, with --backfill-confidence; docs/hmm.md) or requested-law (one "
+    "event at each request: EASY written as distributions)"
 )
+#: Predictors that give each job a run-time distribution (EASY backfills by the probability of delay).
+DISTRIBUTION_PREDICTORS = ("hmm", "requested-law")
+#: The default of `--backfill-confidence`: a job is backfilled if it delays the head with probability < this.
+BACKFILL_CONFIDENCE = 0.05
 
 
 def parse_predictor(text: str) -> tuple[str, str | None]:
@@ -128,15 +134,19 @@ def parse_predictor(text: str) -> tuple[str, str | None]:
         if not name:
             raise SettingsError("column predictor needs a column name: column:NAME")
         return "column", name
-    return _native.predictor_spec(text), None
+    try:
+        return _native.predictor_spec(text), None
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
 
 
 def join_predictor_parameters(pieces: list[str]) -> list[str]:
     """Undo a split on commas inside `eloss:over=linear,under=linear`: a `key=value` piece belongs to
-    the E-Loss before it (so `--predictor ave2,eloss:over=linear,weight=one` is two predictors)."""
+    the E-Loss (or HMM) before it (so `--predictor ave2,eloss:over=linear,weight=one` is two predictors)."""
     joined: list[str] = []
     for piece in pieces:
-        if "=" in piece and ":" not in piece and joined and joined[-1].startswith(ELOSS + ":"):
+        with_parameters = joined and joined[-1].startswith((ELOSS + ":", "hmm:"))
+        if "=" in piece and ":" not in piece and with_parameters:
             joined[-1] += "," + piece
         else:
             joined.append(piece)

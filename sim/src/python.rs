@@ -131,7 +131,8 @@ fn slice<'a>(name: &str, array: &'a PyReadonlyArray1<'_, i64>) -> PyResult<&'a [
 #[pyfunction]
 #[pyo3(signature = (id, submit, run, requested, procs, user, prediction, *, machine_size, algorithm,
     policy, backfill, predictor, correction, threshold, compat, record_reservations,
-    selector=None, policies=Vec::new(), period=604_800, decay=1.0, epsilon=0.3, seed=0))]
+    selector=None, policies=Vec::new(), period=604_800, decay=1.0, epsilon=0.3, seed=0,
+    backfill_confidence=0.05))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -157,6 +158,7 @@ fn simulate<'py>(
     decay: f64,
     epsilon: f64,
     seed: u64,
+    backfill_confidence: f64,
 ) -> PyResult<Schedule> {
     let selection = selector
         .map(|name| -> PyResult<engine::Selection> {
@@ -187,6 +189,7 @@ fn simulate<'py>(
         semantics: choice(compat)?,
         record_reservations,
         selection,
+        confidence: backfill_confidence,
     };
     let workload = engine::Workload {
         id: slice("id", &id)?,

@@ -1,5 +1,6 @@
 //! EASY backfilling: one reservation, for the first job of the queue that does not fit.
 
+use super::distribution::Outlook;
 use super::order::{queue_key, Facts};
 use super::queue::Queue;
 use super::state::{backfill_key, Sim};
@@ -14,6 +15,9 @@ struct BackfillPass {
     blocked: usize,
     /// Its shadow time and the extra processors, computed once some job fits now.
     reservation: Option<(i64, i64)>,
+    /// Distribution predictors: the running jobs' outlook, computed once some job fits now and
+    /// again after each backfilled job (which joins the running jobs).
+    outlook: Option<Outlook>,
 }
 
 impl Sim<'_> {
@@ -72,7 +76,14 @@ impl Sim<'_> {
             now,
             free,
             blocked,
-            reservation,
+            // With distributions a job longer than the shadow time and wider than the extra
+            // processors may still backfill: the reservation must not filter the candidates.
+            reservation: if self.laws.is_some() {
+                None
+            } else {
+                reservation
+            },
+            outlook: None,
         };
         match (self.config.backfill, by_prediction) {
             (Backfill::Queue, _) => self.backfill(&mut pass, queue, head + 1, |_| {}),
@@ -139,6 +150,9 @@ impl Sim<'_> {
     /// Start `job` (which fits in `pass.free`) if it ends, as predicted, by the shadow time, or only
     /// uses processors the reservation does not need (which it then consumes).
     fn try_backfill(&mut self, pass: &mut BackfillPass, job: usize) -> bool {
+        if self.laws.is_some() {
+            return self.try_backfill_by_distribution(pass, job);
+        }
         let procs = self.w.procs[job];
         let (now, blocked) = (pass.now, pass.blocked);
         // The reservation is only needed once some job fits now, which skips most passes.
@@ -154,6 +168,38 @@ impl Sim<'_> {
         }
         pass.free -= procs;
         self.start(job, now, true);
+        true
+    }
+
+    /// Start `job` (which fits in `pass.free`) if the probability that it delays the blocked head is
+    /// below the confidence (see `distribution.rs`).
+    fn try_backfill_by_distribution(&mut self, pass: &mut BackfillPass, job: usize) -> bool {
+        let procs = self.w.procs[job];
+        let head = self.w.procs[pass.blocked];
+        // Processors the head still needs released: without the candidate, and with it.
+        let c0 = head - self.free;
+        let c = c0 + procs;
+        let laws = self.laws.as_ref().expect("distribution predictor");
+        let rebuild = pass.outlook.as_ref().is_none_or(|o| procs % o.unit() != 0);
+        if rebuild {
+            let counts = self
+                .running
+                .iter()
+                .map(|&(_, _, p)| p)
+                .chain([head, self.free, procs]);
+            let unit = Outlook::unit_of(counts);
+            pass.outlook = Some(laws.outlook(pass.now, &self.running, &self.out.start, head, unit));
+        }
+        let outlook = pass.outlook.as_mut().expect("built");
+        let law = laws.law(job, self.w);
+        let tau = self.config.confidence;
+        if outlook.delay(c0, c, &law.ends(), tau) >= tau {
+            return false;
+        }
+        // It joins the running jobs the outlook looks at.
+        outlook.add(procs, &law);
+        pass.free -= procs;
+        self.start(job, pass.now, true);
         true
     }
 

@@ -105,6 +105,25 @@ pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
     )?;
     check(w, "negative runtimes", |i| w.run[i] < 0)?;
     check(w, "negative requested times", |i| w.requested[i] < 0)?;
+    if config.predictor.uses_distributions() {
+        if config.algorithm != Algorithm::Easy || config.semantics != Semantics::Canonical {
+            return Err(plain(
+                "distribution predictors (hmm, requested-law) replay EASY backfilling in canonical semantics only"
+                    .into(),
+            ));
+        }
+        if !(config.confidence > 0.0 && config.confidence < 1.0) {
+            return Err(plain(format!(
+                "the backfill confidence must be in (0, 1), not {}",
+                config.confidence
+            )));
+        }
+        check(
+            w,
+            "distribution predictors need requested times of at least 1 s",
+            |i| w.requested[i] < 1,
+        )?;
+    }
     if matches!(config.predictor, Predictor::Eloss(_)) {
         // The learner's features and its [1 s, request] bounds need a request.
         check(

@@ -7,10 +7,13 @@
 //! in seconds.  Everything around the loop (reading the lake, metrics, reports) stays in Python.
 
 mod conservative;
+mod distribution;
 mod easy;
 mod eloss;
 mod error;
 mod fits;
+mod hmm_online;
+mod laws;
 mod learner;
 mod order;
 mod predict;
@@ -26,6 +29,7 @@ mod tests;
 
 pub use eloss::{Curve, Loss, Weight};
 pub use error::InputError;
+pub use hmm_online::HmmParams;
 pub use order::{Backfill, Policy};
 pub use predict::{Correction, Predictor};
 pub use selector::{Selection, Selector};
@@ -64,6 +68,9 @@ pub struct Config {
     /// Change the queue policy at period boundaries (EASY, canonical semantics); `policy` is then
     /// unused.
     pub selection: Option<Selection>,
+    /// With a distribution predictor: a job is backfilled only if the probability that it delays the
+    /// head of the queue is below this (τ, in (0, 1)).
+    pub confidence: f64,
 }
 
 impl Config {
@@ -80,6 +87,7 @@ impl Config {
             semantics: Semantics::Canonical,
             record_reservations: false,
             selection: None,
+            confidence: 0.05,
         }
     }
 }
@@ -166,8 +174,11 @@ impl FromStr for Predictor {
             "ave2" => Ok(Predictor::Ave2),
             "column" => Ok(Predictor::Column),
             "eloss" => Ok(Predictor::Eloss(parameters.parse()?)),
+            "hmm" => Ok(Predictor::Hmm(parameters.parse()?)),
+            "requested-law" if parameters.is_empty() => Ok(Predictor::RequestedLaw),
             _ => Err(format!(
-                "unknown predictor {s:?}; expected requested, clairvoyant, ave2, eloss[:KEY=VALUE,...] or column:NAME"
+                "unknown predictor {s:?}; expected requested, clairvoyant, ave2, eloss[:KEY=VALUE,...], \
+                 hmm[:KEY=VALUE,...], requested-law or column:NAME"
             )),
         }
     }
@@ -183,6 +194,9 @@ impl std::fmt::Display for Predictor {
             Predictor::Column => write!(f, "column"),
             Predictor::Eloss(loss) if *loss == Loss::default() => write!(f, "eloss"),
             Predictor::Eloss(loss) => write!(f, "eloss:{loss}"),
+            Predictor::Hmm(params) if *params == HmmParams::default() => write!(f, "hmm"),
+            Predictor::Hmm(params) => write!(f, "hmm:{params}"),
+            Predictor::RequestedLaw => write!(f, "requested-law"),
         }
     }
 }

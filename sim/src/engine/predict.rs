@@ -2,6 +2,7 @@
 //! job outlives its prediction.
 
 use super::eloss::Loss;
+use super::hmm_online::HmmParams;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Predictor {
@@ -15,6 +16,19 @@ pub enum Predictor {
     Column,
     /// Learned online during the replay with an E-Loss (see `eloss.rs`, `learner.rs`).
     Eloss(Loss),
+    /// Run-time distributions from a workload HMM trained online (see `hmm_online.rs`), for EASY
+    /// backfilling with a confidence (see `distribution.rs`); reservations use the requests.
+    Hmm(HmmParams),
+    /// Every job's law is one event at its request: EASY's own assumption written as distributions
+    /// (the control of a confidence study; it schedules exactly as EASY).
+    RequestedLaw,
+}
+
+impl Predictor {
+    /// Whether jobs are backfilled by the probability that they delay the head (`distribution.rs`).
+    pub fn uses_distributions(self) -> bool {
+        matches!(self, Predictor::Hmm(_) | Predictor::RequestedLaw)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +71,7 @@ impl Predictor {
         history: Option<&History>,
     ) -> i64 {
         match self {
-            Predictor::Requested => requested,
+            Predictor::Requested | Predictor::Hmm(_) | Predictor::RequestedLaw => requested,
             Predictor::Clairvoyant => run,
             Predictor::Column => column.unwrap_or(requested),
             Predictor::Eloss(_) => unreachable!("the learner predicts"),

@@ -1,6 +1,7 @@
 //! The event loop shared by both algorithms and both semantics.
 
 use super::fits::Fits;
+use super::laws::Laws;
 use super::learner::{self, Learner};
 use super::order::{order_is_kept, order_queue, queue_key, Facts, QueueKey};
 use super::predict::{Correction, History};
@@ -87,6 +88,8 @@ pub struct Sim<'a> {
     history: Vec<History>,
     /// The E-Loss predictor's model and features.
     learner: Option<Learner>,
+    /// Distribution predictors: the laws of the waiting and running jobs.
+    pub(super) laws: Option<Laws>,
     /// Conservative backfilling: the plan, and each waiting job's current reservation.
     pub(super) profile: Profile,
     pub(super) reserved: Vec<Option<i64>>,
@@ -138,9 +141,15 @@ impl<'a> Sim<'a> {
             }
             _ => None,
         };
+        let laws = match config.predictor {
+            Predictor::Hmm(params) => Some(Laws::new(w, Some(params))),
+            Predictor::RequestedLaw => Some(Laws::new(w, None)),
+            _ => None,
+        };
         Sim {
             w,
             config,
+            laws,
             run,
             arrival,
             predicted: vec![0; n],
@@ -365,6 +374,9 @@ impl<'a> Sim<'a> {
                     let facts = learner_job(self.w, &self.user_slot, job);
                     learner.completed(&facts, now, self.run[job]);
                 }
+                if let Some(laws) = &mut self.laws {
+                    laws.completed(job, self.run[job]);
+                }
                 if self.config.algorithm == Algorithm::Conservative && !self.replan {
                     // It ended before its planned end: give the rest of its slot back.
                     let planned_end = self.out.start[job] + self.planned(job);
@@ -410,6 +422,9 @@ impl<'a> Sim<'a> {
     }
 
     fn pass(&mut self, now: i64) {
+        if let Some(laws) = &mut self.laws {
+            laws.before_pass(now, self.w, &self.out.start);
+        }
         if self.queue.is_empty() {
             return;
         }
@@ -483,6 +498,9 @@ impl<'a> Sim<'a> {
         }
         if let Some(learner) = &mut self.learner {
             learner.started(&learner_job(self.w, &self.user_slot, job));
+        }
+        if let Some(laws) = &mut self.laws {
+            laws.started(job, self.w);
         }
         self.running.insert(now + self.predicted[job], job, procs);
         self.push(now + self.run[job], Kind::Termination, job);

@@ -308,3 +308,128 @@ fn learned_predictions_stay_within_bounds_and_never_look_ahead() {
     }
     assert!(compared > 4000, "too few predictions compared: {compared}");
 }
+
+#[test]
+fn one_event_at_each_request_schedules_exactly_as_easy() {
+    // The distribution rule with every law a point at the job's request is EASY's rule (see
+    // distribution.rs): the same starts and backfills on random workloads, every policy and both
+    // backfill orders, whatever the confidence in (0, 1).
+    let mut backfilled = 0;
+    for seed in 0..300u64 {
+        let machine = [4, 16, 64][seed as usize % 3];
+        let j = random_jobs(7000 + seed, 150, machine);
+        let mut rows = j.requested.clone();
+        rows.iter_mut().for_each(|r| *r = (*r).max(1));
+        let j = Jobs {
+            requested: rows,
+            ..j
+        };
+        let w = j.workload();
+        let policy = POLICIES[seed as usize % POLICIES.len()];
+        let backfill = [Backfill::Queue, Backfill::Sjbf][seed as usize / 12 % 2];
+        let easy = Config {
+            policy,
+            backfill,
+            record_reservations: false,
+            ..config(machine)
+        };
+        let laws = Config {
+            predictor: Predictor::RequestedLaw,
+            confidence: [0.05, 0.5, 0.999][seed as usize % 3],
+            ..easy.clone()
+        };
+        let (a, b) = (simulate(&w, &easy).unwrap(), simulate(&w, &laws).unwrap());
+        assert_eq!(a.start, b.start, "seed {seed}, {laws:?}");
+        assert_eq!(a.backfilled, b.backfilled, "seed {seed}, {laws:?}");
+        backfilled += a.backfilled.iter().filter(|&&x| x).count();
+    }
+    assert!(
+        backfilled > 5_000,
+        "too few backfills compared: {backfilled}"
+    );
+}
+
+#[test]
+fn hmm_replays_keep_capacity_and_order_and_use_the_model() {
+    // Long enough for several daily updates: every job starts once, after its submission, without
+    // exceeding the machine; a strict confidence backfills less than a loose one.
+    let mut rows = Vec::new();
+    let mut state = 42u64;
+    let mut next = |bound: i64| {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 33) % bound as u64) as i64
+    };
+    let mut submit = 0;
+    for _ in 0..3000 {
+        submit += next(600);
+        let requested = 60 + next(20_000);
+        let run = if (submit / 86_400) % 2 == 0 {
+            next(120)
+        } else {
+            next(requested)
+        };
+        rows.push((submit, run, requested, 1 + next(32)));
+    }
+    let j = jobs(&rows);
+    let w = j.workload();
+    let params: HmmParams = "states=2,update=21600".parse().unwrap();
+    let mut counts = Vec::new();
+    for confidence in [0.01, 0.5] {
+        let c = Config {
+            predictor: Predictor::Hmm(params),
+            confidence,
+            record_reservations: false,
+            ..config(64)
+        };
+        let out = simulate(&w, &c).unwrap();
+        let mut events: Vec<(i64, i64)> = Vec::new();
+        for i in 0..rows.len() {
+            assert!(out.start[i] >= j.submit[i]);
+            events.push((out.start[i], j.procs[i]));
+            events.push((out.end[i], -j.procs[i]));
+        }
+        events.sort_by_key(|&(t, d)| (t, d));
+        let mut used = 0;
+        for (_, d) in events {
+            used += d;
+            assert!(used <= 64);
+        }
+        counts.push(out.backfilled.iter().filter(|&&b| b).count());
+    }
+    assert!(
+        counts[0] < counts[1],
+        "backfills at tau 0.01 and 0.5: {counts:?}"
+    );
+}
+
+#[test]
+fn distribution_predictors_refuse_what_they_cannot_replay() {
+    let j = jobs(&[(0, 10, 10, 1)]);
+    let w = j.workload();
+    for c in [
+        Config {
+            predictor: Predictor::RequestedLaw,
+            confidence: 1.0,
+            ..config(4)
+        },
+        Config {
+            predictor: Predictor::RequestedLaw,
+            confidence: 0.0,
+            ..config(4)
+        },
+        Config {
+            predictor: Predictor::RequestedLaw,
+            algorithm: Algorithm::Conservative,
+            ..config(4)
+        },
+        Config {
+            predictor: Predictor::RequestedLaw,
+            semantics: Semantics::Pyss,
+            ..config(4)
+        },
+    ] {
+        assert!(simulate(&w, &c).is_err(), "{c:?}");
+    }
+}

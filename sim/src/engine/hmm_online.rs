@@ -1,0 +1,446 @@
+//! The workload HMM trained online during a replay: each waiting job's run-time law.
+//!
+//! The model is the one of `lakehouse report hmm` (states over submit bins of `bin` seconds emitting
+//! the counts of jobs per run-time bin of ratio `ratio`), trained on what the scheduler knows at the
+//! time: every `update` seconds, a few Baum-Welch rounds over the last `window` seconds of submit bins,
+//! where a completed job is an observation of its run-time bin and a running job one of "ran at least
+//! this long" (its survival: any bin from the one of its elapsed time up), and waiting jobs say
+//! nothing yet.  The rounds start from the previous parameters, or from the initial values again
+//! (with four times the rounds) each time the completed jobs have doubled since the last restart:
+//! uniform start, each state's emission favouring its own band of run-time bins, transitions that
+//! stay put with probability 0.9 (see `sticky`).  A waiting job's law is its state posterior at its submit bin (carried forward by the
+//! transitions past the last update) times the states' emissions, capped at its requested time.
+//! Before the first update a job's law is one event at its request, as in EASY.
+
+use super::distribution::Law;
+use crate::hmm::forward_backward;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HmmParams {
+    pub states: usize,
+    /// Submit bin, seconds.
+    pub bin: i64,
+    /// Run-time bin ratio.
+    pub ratio: f64,
+    /// Baum-Welch rounds per update (four times as many at a restart).
+    pub rounds: usize,
+    /// Seconds between updates.
+    pub update: i64,
+    /// Seconds of submit bins each update trains on.
+    pub window: i64,
+}
+
+impl Default for HmmParams {
+    fn default() -> Self {
+        HmmParams {
+            states: 8,
+            bin: 900,
+            ratio: 1.8,
+            rounds: 5,
+            update: 86_400,
+            window: 30 * 86_400,
+        }
+    }
+}
+
+const KEYS: [&str; 6] = ["states", "bin", "ratio", "rounds", "update", "window"];
+
+impl std::str::FromStr for HmmParams {
+    type Err = String;
+
+    /// `key=value` pairs separated by commas (keys: states, bin, ratio, rounds, update, window).
+    fn from_str(text: &str) -> Result<Self, String> {
+        let mut p = HmmParams::default();
+        let mut seen: Vec<&str> = Vec::new();
+        for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
+            let (key, value) = pair
+                .split_once('=')
+                .map(|(k, v)| (k.trim(), v.trim()))
+                .ok_or_else(|| format!("hmm parameter {pair:?} is not key=value"))?;
+            if !KEYS.contains(&key) {
+                return Err(format!(
+                    "unknown hmm parameter {key:?}; expected one of: {}",
+                    KEYS.join(", ")
+                ));
+            }
+            if seen.contains(&key) {
+                return Err(format!("hmm parameter {key:?} is given twice"));
+            }
+            seen.push(key);
+            let whole = || -> Result<i64, String> {
+                value
+                    .parse::<i64>()
+                    .ok()
+                    .filter(|&v| v >= 1)
+                    .ok_or_else(|| {
+                        format!("hmm parameter {key} must be a whole number >= 1, not {value:?}")
+                    })
+            };
+            match key {
+                "states" => p.states = whole()? as usize,
+                "bin" => p.bin = whole()?,
+                "rounds" => p.rounds = whole()? as usize,
+                "update" => p.update = whole()?,
+                "window" => p.window = whole()?,
+                _ => {
+                    p.ratio = value
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|r| r.is_finite() && *r > 1.0)
+                        .ok_or_else(|| {
+                            format!("hmm parameter ratio must be a number above 1, not {value:?}")
+                        })?
+                }
+            }
+        }
+        if p.states > 64 {
+            return Err(format!(
+                "hmm parameter states is at most 64, not {}",
+                p.states
+            ));
+        }
+        Ok(p)
+    }
+}
+
+impl std::fmt::Display for HmmParams {
+    /// Every parameter, in a fixed order (the canonical spelling).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "states={},bin={},ratio={},rounds={},update={},window={}",
+            self.states, self.bin, self.ratio, self.rounds, self.update, self.window
+        )
+    }
+}
+
+/// Initial transitions that stay put with probability 0.9.  Uniform transitions (the offline model's
+/// static start) are a fixed point of Baum-Welch whenever consecutive bins are rarely both busy, as in
+/// the sparse windows of an online update: the posteriors of neighbouring bins are then independent,
+/// so the re-estimated rows stay equal and the model never learns that regimes last.
+fn sticky(n: usize) -> Vec<f64> {
+    if n == 1 {
+        return vec![1.0];
+    }
+    let other = 0.1 / (n - 1) as f64;
+    (0..n * n)
+        .map(|k| if k / n == k % n { 0.9 } else { other })
+        .collect()
+}
+
+/// Run-time bin of a duration: floor(ln(max(d, 1)) / ln(ratio)), below 1.5 s in the bin of 1 s.
+pub fn runtime_bin(d: f64, ratio: f64) -> usize {
+    if d < 1.5 {
+        return 0;
+    }
+    // The nudge keeps exact powers of the ratio in their own bin despite rounding.
+    (d.ln() / ratio.ln() + 1e-9).floor().max(0.0) as usize
+}
+
+struct Model {
+    start: Vec<f64>,
+    trans: Vec<f64>,
+    /// states x columns
+    emis: Vec<f64>,
+    /// Submit bin of the first step trained on, and of the last.
+    first: i64,
+    last: i64,
+    /// State posteriors of the trained steps, steps x states.
+    gamma: Vec<f64>,
+}
+
+pub struct OnlineHmm {
+    p: HmmParams,
+    /// Run-time bins: enough for the longest request.
+    columns: usize,
+    model: Option<Model>,
+    next_update: i64,
+    completed: usize,
+    completed_at_restart: usize,
+    /// Run-time bin of each completed job.
+    done_bin: Vec<Option<u16>>,
+}
+
+/// What the model needs to know about the jobs at an update.
+pub struct Known<'a> {
+    pub submit: &'a [i64],
+    /// Start time of each job (negative: not started).
+    pub start: &'a [i64],
+}
+
+impl OnlineHmm {
+    pub fn new(p: HmmParams, jobs: usize, longest_request: i64, first_submit: i64) -> OnlineHmm {
+        let columns = runtime_bin(longest_request.max(1) as f64, p.ratio) + 1;
+        OnlineHmm {
+            p,
+            columns,
+            model: None,
+            next_update: first_submit + p.update,
+            completed: 0,
+            completed_at_restart: 0,
+            done_bin: vec![None; jobs],
+        }
+    }
+
+    pub fn completed(&mut self, job: usize, run: i64) {
+        let k = runtime_bin(run as f64, self.p.ratio).min(self.columns - 1);
+        self.done_bin[job] = Some(k as u16);
+        self.completed += 1;
+    }
+
+    /// Train if an update is due at `now`.
+    pub fn maybe_update(&mut self, now: i64, known: &Known) {
+        if now < self.next_update {
+            return;
+        }
+        while self.next_update <= now {
+            self.next_update += self.p.update;
+        }
+        if self.completed == 0 {
+            return;
+        }
+        let restart =
+            self.model.is_none() || self.completed >= 2 * self.completed_at_restart.max(1);
+        if restart {
+            self.completed_at_restart = self.completed;
+        }
+        self.train(now, known, restart);
+    }
+
+    fn static_emissions(&self) -> Vec<f64> {
+        let (n, k) = (self.p.states, self.columns);
+        let mut emis = vec![1.0; n * k];
+        for s in 0..n {
+            let lo = s * k / n;
+            let hi = ((s + 1) * k / n).max(lo + 1).min(k);
+            for c in lo..hi {
+                emis[s * k + c] = 4.0;
+            }
+            let sum: f64 = emis[s * k..(s + 1) * k].iter().sum();
+            emis[s * k..(s + 1) * k].iter_mut().for_each(|e| *e /= sum);
+        }
+        emis
+    }
+
+    fn train(&mut self, now: i64, known: &Known, restart: bool) {
+        let (n, k, bin) = (self.p.states, self.columns, self.p.bin);
+        let last = now.div_euclid(bin);
+        let first = (now - self.p.window)
+            .div_euclid(bin)
+            .max(known.submit.first().map_or(last, |s| s.div_euclid(bin)));
+        let steps = (last - first + 1) as usize;
+        // Jobs submitted in the window (the workload is in submit order) up to now.
+        let lo = known.submit.partition_point(|&s| s.div_euclid(bin) < first);
+        let hi = known.submit.partition_point(|&s| s <= now);
+        let mut counts = vec![0.0; steps * k];
+        let mut censored: Vec<(usize, usize)> = Vec::new(); // (step, lowest possible bin)
+        for job in lo..hi {
+            let step = (known.submit[job].div_euclid(bin) - first) as usize;
+            if let Some(b) = self.done_bin[job] {
+                counts[step * k + b as usize] += 1.0;
+            } else if known.start[job] >= 0 {
+                let elapsed = (now - known.start[job]) as f64;
+                censored.push((step, runtime_bin(elapsed, self.p.ratio).min(k - 1)));
+            }
+        }
+        let (mut start, mut trans, mut emis) = match (&self.model, restart) {
+            (Some(m), false) => (m.start.clone(), m.trans.clone(), m.emis.clone()),
+            _ => (vec![1.0 / n as f64; n], sticky(n), self.static_emissions()),
+        };
+        let rounds = if restart {
+            4 * self.p.rounds
+        } else {
+            self.p.rounds
+        };
+        let mut gamma = Vec::new();
+        for _ in 0..rounds {
+            // Survival of each state from each bin: S_s(b) = Σ_{c >= b} θ_sc.
+            let mut survival = vec![0.0; n * (k + 1)];
+            for s in 0..n {
+                for c in (0..k).rev() {
+                    survival[s * (k + 1) + c] = survival[s * (k + 1) + c + 1] + emis[s * k + c];
+                }
+            }
+            let log_emis: Vec<f64> = emis.iter().map(|e| e.ln()).collect();
+            let mut log_b = vec![0.0; steps * n];
+            for t in 0..steps {
+                let row = &counts[t * k..(t + 1) * k];
+                for s in 0..n {
+                    let mut v = 0.0;
+                    for (c, &x) in row.iter().enumerate() {
+                        if x > 0.0 {
+                            v += x * log_emis[s * k + c];
+                        }
+                    }
+                    log_b[t * n + s] = v;
+                }
+            }
+            for &(t, b) in &censored {
+                for s in 0..n {
+                    log_b[t * n + s] += survival[s * (k + 1) + b].ln();
+                }
+            }
+            let Ok(pass) = forward_backward(&log_b, steps, n, &start, &trans) else {
+                return; // keep the previous model (cannot happen with floored emissions)
+            };
+            // M step: expected counts, with each censored job spread over the bins it may end in.
+            let mut expected = vec![0.0; n * k];
+            for t in 0..steps {
+                for s in 0..n {
+                    let g = pass.gamma[t * n + s];
+                    if g == 0.0 {
+                        continue;
+                    }
+                    for c in 0..k {
+                        expected[s * k + c] += g * counts[t * k + c];
+                    }
+                }
+            }
+            for &(t, b) in &censored {
+                for s in 0..n {
+                    let g = pass.gamma[t * n + s] / survival[s * (k + 1) + b];
+                    for c in b..k {
+                        expected[s * k + c] += g * emis[s * k + c];
+                    }
+                }
+            }
+            for s in 0..n {
+                let row = &mut expected[s * k..(s + 1) * k];
+                let total: f64 = row.iter().sum();
+                // A floor keeps every bin possible in every state: a job in a bin never seen yet must
+                // not make the observations impossible.
+                for (c, e) in row.iter().enumerate() {
+                    let theta = if total > 0.0 {
+                        e / total
+                    } else {
+                        emis[s * k + c]
+                    };
+                    emis[s * k + c] = 0.999 * theta + 0.001 / k as f64;
+                }
+                let out: f64 = pass.xi[s * n..(s + 1) * n].iter().sum();
+                if out > 0.0 {
+                    for j in 0..n {
+                        trans[s * n + j] = pass.xi[s * n + j] / out;
+                    }
+                }
+            }
+            start.copy_from_slice(&pass.gamma[..n]);
+            gamma = pass.gamma;
+        }
+        self.model = Some(Model {
+            start,
+            trans,
+            emis,
+            first,
+            last,
+            gamma,
+        });
+    }
+
+    /// The run-time law of a job submitted at `submit` that may run `requested` seconds.
+    pub fn law(&self, submit: i64, requested: i64) -> Law {
+        let Some(m) = &self.model else {
+            return Law::Point(requested);
+        };
+        let (n, k) = (self.p.states, self.columns);
+        let s = submit.div_euclid(self.p.bin);
+        let mut state: Vec<f64> = if s >= m.first && s <= m.last {
+            m.gamma[((s - m.first) as usize) * n..((s - m.first) as usize + 1) * n].to_vec()
+        } else {
+            m.gamma[((m.last - m.first) as usize) * n..].to_vec()
+        };
+        // Past the last trained bin: carried forward by the transitions (a few steps suffice to
+        // reach the stationary mix; more would only cost time).
+        let ahead = (s - m.last).clamp(0, 96);
+        for _ in 0..ahead {
+            let mut next = vec![0.0; n];
+            for (&w, row) in state.iter().zip(m.trans.chunks_exact(n)) {
+                for (to, &a) in next.iter_mut().zip(row) {
+                    *to += w * a;
+                }
+            }
+            state = next;
+        }
+        let mut probs = vec![0.0; k];
+        for (&w, row) in state.iter().zip(m.emis.chunks_exact(k)) {
+            for (p, &e) in probs.iter_mut().zip(row) {
+                *p += w * e;
+            }
+        }
+        let total: f64 = probs.iter().sum();
+        probs.iter_mut().for_each(|p| *p /= total);
+        Law::binned(probs, self.p.ratio, requested)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parameters_parse_and_print_canonically() {
+        let p: HmmParams = "states=4, ratio=2".parse().unwrap();
+        assert_eq!(p.states, 4);
+        assert_eq!(
+            p.to_string(),
+            "states=4,bin=900,ratio=2,rounds=5,update=86400,window=2592000"
+        );
+        assert!("states=0".parse::<HmmParams>().is_err());
+        assert!("ratio=1".parse::<HmmParams>().is_err());
+        assert!("color=red".parse::<HmmParams>().is_err());
+        assert!("states=2,states=3".parse::<HmmParams>().is_err());
+    }
+
+    #[test]
+    fn learns_the_regime_of_the_current_day() {
+        // Days alternate between 60-second and 5-hour jobs, 40 a day; after two weeks the law of a
+        // job submitted on a short day puts most mass on short bins.
+        let (day, per_day, days) = (86_400i64, 40i64, 14i64);
+        let mut submit = Vec::new();
+        let mut run = Vec::new();
+        for d in 0..days {
+            for i in 0..per_day {
+                submit.push(d * day + i * (day / per_day));
+                run.push(if d % 2 == 0 { 60 } else { 18_000 });
+            }
+        }
+        let n = submit.len();
+        let p = HmmParams {
+            states: 2,
+            rounds: 10,
+            ..HmmParams::default()
+        };
+        let mut hmm = OnlineHmm::new(p, n, 86_400, 0);
+        let start: Vec<i64> = submit.clone();
+        for j in 0..n {
+            hmm.completed(j, run[j]);
+        }
+        let now = days * day - 1;
+        hmm.next_update = now;
+        hmm.maybe_update(
+            now,
+            &Known {
+                submit: &submit,
+                start: &start,
+            },
+        );
+        let short_day = (days - 2) * day + 100;
+        let long_day = (days - 1) * day + 100;
+        let short_bin = runtime_bin(60.0, 1.8);
+        let long_bin = runtime_bin(18_000.0, 1.8);
+        let Law::Binned { probs: short, .. } = hmm.law(short_day, 86_400) else {
+            panic!()
+        };
+        let Law::Binned { probs: long, .. } = hmm.law(long_day, 86_400) else {
+            panic!()
+        };
+        let m = hmm.model.as_ref().unwrap();
+        assert!(
+            short[short_bin] > 0.9,
+            "{short:?} trans {:?} emis {:?}",
+            m.trans,
+            m.emis
+        );
+        assert!(long[long_bin] > 0.9, "{long:?}");
+    }
+}
