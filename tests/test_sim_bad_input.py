@@ -74,7 +74,8 @@ def test_unknown_choices_are_explained():
         simulate(GOOD, 4, policy="fifo")
     with pytest.raises(
         SimulationInputError,
-        match=r"expected requested, clairvoyant, ave2, eloss\[:KEY=VALUE,...\], hmm\[:KEY=VALUE,...\], requested-law or column:NAME",
+        match=r"expected requested, clairvoyant, ave2, eloss\[:KEY=VALUE,...\], hmm\[:KEY=VALUE,...\], "
+        r"requested-law or column:NAME",
     ):
         simulate(GOOD, 4, predictor="oracle")
     with pytest.raises(

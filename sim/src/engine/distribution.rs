@@ -185,10 +185,9 @@ pub fn at_least(jobs: &[(f64, i64)], cap: usize) -> Vec<f64> {
         // loops: this is the replay's innermost loop).
         let split = cap.saturating_sub(p).max(base);
         let mut into_cap = 0.0;
-        for c in split..=reach {
-            let mass = dist[c];
-            into_cap += mass * q;
-            dist[c] = mass * (1.0 - q);
+        for cell in dist.iter_mut().take(reach + 1).skip(split) {
+            into_cap += *cell * q;
+            *cell *= 1.0 - q;
         }
         dist[cap] += into_cap;
         for c in (base..split.min(reach + 1)).rev() {
