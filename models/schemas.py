@@ -107,9 +107,17 @@ PREDICTION_JOBS_SCHEMA = pa.schema(
 
 #: analysis.campaign_runs, one row per replay of a campaign (`lakehouse campaign run`).  A public schema:
 #: add columns at the end and raise CAMPAIGN_RUNS_VERSION; never rename one.
-CAMPAIGN_RUNS_VERSION = 4  # 2: the prediction_* columns; 3: policy selection and week resamples; 4: backfill_confidence
+# 2: the prediction_* columns; 3: policy selection and week resamples; 4: backfill_confidence;
+# 5: the distribution metrics (geometric mean wait, percentiles).
+CAMPAIGN_RUNS_VERSION = 5
 CAMPAIGN_SETTINGS = ("algorithm", "policy", "backfill", "predictor", "correction")
 CAMPAIGN_METRICS = ("mean_wait", "mean_bounded_slowdown", "max_wait", "mean_response", "makespan", "utilization")
+#: The percentiles of wait and bounded slowdown a replay's summary gives (lakehouse.sim.metrics).
+PERCENTILES = (50, 90, 99)
+#: Summary metrics of the waits' distribution, added later (campaign_runs version 5, at the end).
+DISTRIBUTION_METRICS = ("geomean_wait",) + tuple(
+    f"p{q}_{metric}" for metric in ("wait", "bounded_slowdown") for q in PERCENTILES
+)
 #: How the run's initial predictions compare with the runtimes (lakehouse.sim.metrics.prediction_errors).
 PREDICTION_METRICS = ("prediction_mae", "prediction_mean_eloss", "prediction_under_share")
 CAMPAIGN_RUNS_SCHEMA = pa.schema(
@@ -140,6 +148,7 @@ CAMPAIGN_RUNS_SCHEMA = pa.schema(
         pa.field("weekly_jobs", pa.list_(pa.int64())),
         # Distribution predictors (hmm, requested-law): the confidence of their backfilling; else null.
         pa.field("backfill_confidence", pa.float64()),
+        *_fields(pa.float64(), *DISTRIBUTION_METRICS),
     ]
 )
 

@@ -130,3 +130,24 @@ def test_what_the_engine_cannot_replay_is_refused(options, message):
     settings_ = {"predictor": "hmm", **options}
     with pytest.raises(SimulationInputError, match=message.replace("(", r"\(").replace(")", r"\)")):
         simulate(jobs, 64, **settings_)
+
+
+def test_the_study_command_stores_a_campaign_and_compares_with_the_published_figures(tmp_path):
+    from typer.testing import CliRunner
+
+    from lakehouse.cli import app
+
+    lake = Lake(tmp_path / "lake")
+    ingest_swf(lake, [str(p) for p in sample_swf_paths()])
+    args = ["report", "hmm-backfilling", "--lake", str(lake.root), "--plots", str(tmp_path / "fig"), "-f", "csv"]
+    run = CliRunner().invoke(app, args)
+    assert run.exit_code == 0, run.output
+    table = pl.read_csv(run.stdout.encode())
+    assert table["variant"].to_list() == ["easy-fcfs", "easy-fcfs-hmm-conf=0.05"]
+    easy = table.row(0, named=True)
+    # The published EASY on KTH-SP2 (strong filter): 114 min mean wait, 181 s geometric mean.
+    assert easy["published mean (min)"] == 114 and easy["mean wait (min)"] == pytest.approx(114, abs=1)
+    assert easy["geo. mean wait (s)"] == pytest.approx(181, rel=0.03)
+    assert len(list((tmp_path / "fig").glob("*.png"))) == 1
+    again = CliRunner().invoke(app, args)  # the runs are stored: nothing is replayed again
+    assert again.exit_code == 0 and "2 already stored" in again.stderr

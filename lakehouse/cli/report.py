@@ -439,3 +439,64 @@ def report_hmm(
         from lakehouse.models.hmm_plots import plot_hmm
 
         announce_plots(plot_hmm(name, fitted, plots))
+
+
+@report_app.command("hmm-backfilling")
+@clear_errors
+def report_hmm_backfilling(
+    logs: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="SWF logs: names, unique prefixes or globs [default: KTH-SP2, CTC-SP2, SDSC-SP2, SDSC-BLUE]."
+        ),
+    ] = None,
+    lake: LakeOption = None,
+    view: Annotated[str, typer.Option(help="Cleaned jobs to replay: jobs_clean or jobs_strong.")] = "jobs_strong",
+    predictor: Annotated[
+        str, typer.Option(help="The distribution predictor: hmm or hmm:KEY=VALUE,... (docs/hmm.md).")
+    ] = "hmm",
+    backfill_confidence: Annotated[
+        str, typer.Option(help="Confidences to replay it with, comma-separated, each in (0, 1).")
+    ] = "0.05",
+    name: Annotated[str, typer.Option(help="The campaign that keeps the runs (re-runs skip stored ones).")] = (
+        "hmm-backfilling"
+    ),
+    workers: Annotated[int | None, typer.Option(help="Processes [default: cores].")] = None,
+    plots: PlotsOption = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """EASY against EASY with run-time distributions from the online workload HMM, on the published
+    study's logs: mean wait, geometric mean wait (waits below 10 s counted as 10 s) and mean bounded
+    slowdown, each with its change against EASY on the same log, and the published figures beside.
+
+    The runs are a campaign (stored in analysis.campaign_runs under --name, with their schedules, so a
+    second call only prints); `--plots DIR` draws each log's CDF of waits.
+
+    Example: `lakehouse report hmm-backfilling KTH CTC-SP2 --backfill-confidence 0.05,0.2 --plots figures/`
+    """
+    from lakehouse.cli.campaign import ExecutorKind, exit_on_failures, run_with_progress
+    from lakehouse.sim.campaign import JOBS_FOLDER, campaign_rows
+    from lakehouse.sim.grid import select_logs, split_list
+    from lakehouse.sim.hmm_backfilling import STUDY_LOGS, study_grid, study_table
+
+    target = Lake(lake)
+    known = target.log_names()
+    if logs:
+        chosen = select_logs(logs, known)
+    else:
+        chosen = [log for prefix in STUDY_LOGS for log in known if log.startswith(prefix)]
+        if not chosen:
+            raise TooLittleDataError(
+                "none of the study's logs (KTH-SP2, CTC-SP2, SDSC-SP2, SDSC-BLUE) is in the lake: "
+                "ingest them with `lakehouse ingest swf FILE...`, or name the logs to replay"
+            )
+    grid = study_grid(name, chosen, view, predictor, split_list(backfill_confidence))
+    outcome = run_with_progress(target, grid, ExecutorKind.local, workers, None, keep_schedules=True)
+    rows = campaign_rows(target, grid.name).filter(pl.col("log").is_in(chosen))
+    emit(study_table(rows), fmt, output, title=f"EASY vs EASY+HMM ({view})")
+    if plots is not None:
+        from lakehouse.sim.hmm_backfilling import wait_cdfs
+
+        announce_plots(wait_cdfs(target, rows, plots, target.root / JOBS_FOLDER / grid.name))
+    exit_on_failures(outcome)

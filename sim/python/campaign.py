@@ -31,7 +31,12 @@ from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake, replace_atomically
-from lakehouse.models.schemas import CAMPAIGN_METRICS, CAMPAIGN_RUNS_SCHEMA, CAMPAIGN_RUNS_VERSION
+from lakehouse.models.schemas import (
+    CAMPAIGN_METRICS,
+    CAMPAIGN_RUNS_SCHEMA,
+    CAMPAIGN_RUNS_VERSION,
+    DISTRIBUTION_METRICS,
+)
 from lakehouse.sim.engine import simulate
 from lakehouse.sim.grid import Grid, GridError, Settings, run_key, select_logs
 from lakehouse.sim.metrics import prediction_errors
@@ -145,7 +150,7 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
         schedule = None
     else:
         row.update(status="ok", error=None, jobs=result.summary["jobs"])
-        row.update({k: result.summary.get(k) for k in CAMPAIGN_METRICS})
+        row.update({k: result.summary.get(k) for k in (*CAMPAIGN_METRICS, *DISTRIBUTION_METRICS)})
         row.update(prediction_errors(result.jobs))
         if s.selector is not None or s.resample is not None:
             row.update(weekly_waits(result.jobs))

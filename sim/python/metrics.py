@@ -4,6 +4,9 @@
   (min(runtime, requested)).
 - bounded slowdown = max(response / max(run, tau), 1), tau = 10 s by default.
 - utilization = sum(run x procs) / (machine size x makespan); makespan = last end - first submit.
+- geomean_wait = exp(mean(ln(max(wait, 10 s)))): the geometric mean, waits below 10 s counted as 10 s
+  (a zero wait would make it zero); p50/p90/p99 of wait and bounded slowdown: linear interpolation
+  between the order statistics (numpy's default).
 """
 
 from __future__ import annotations
@@ -11,8 +14,12 @@ from __future__ import annotations
 import polars as pl
 
 from lakehouse import _native
+from lakehouse.models.schemas import DISTRIBUTION_METRICS, PERCENTILES
 
 DEFAULT_TAU = 10
+#: Waits below this count as this in the geometric mean.
+GEOMEAN_FLOOR = 10
+
 #: How initial predictions are scored: the E-Loss as the SC'15 study states it (over-predictions
 #: squared, under-predictions linear, job weight 1 + ln(q p)), in seconds; `eloss:` parameters.
 SCORING_LOSS = "over=squared,over-factor=1,under=linear,weight=log-area"
@@ -31,7 +38,8 @@ def summary(jobs: pl.DataFrame, machine_size: int) -> dict[str, float | int | No
     """One row of headline numbers; mean_response is pyss's avg (w + r), for comparison."""
     if jobs.is_empty():
         return {"jobs": 0, "mean_wait": None, "mean_bounded_slowdown": None, "max_wait": None,
-                "mean_response": None, "utilization": None, "makespan": None}  # fmt: skip
+                "mean_response": None, "utilization": None, "makespan": None,
+                **dict.fromkeys(DISTRIBUTION_METRICS)}  # fmt: skip
     run = pl.col("end") - pl.col("start")
     row = jobs.select(
         jobs=pl.len(),
@@ -41,6 +49,12 @@ def summary(jobs: pl.DataFrame, machine_size: int) -> dict[str, float | int | No
         mean_response=(pl.col("wait") + run).mean(),
         busy=(run * pl.col("procs")).sum(),
         makespan=pl.col("end").max() - pl.col("submit").min(),
+        geomean_wait=pl.col("wait").clip(lower_bound=GEOMEAN_FLOOR).cast(pl.Float64).log().mean().exp(),
+        **{
+            f"p{q}_{metric}": pl.col(metric).quantile(q / 100, interpolation="linear")
+            for metric in ("wait", "bounded_slowdown")
+            for q in PERCENTILES
+        },
     ).row(0, named=True)
     busy, makespan = row.pop("busy"), row["makespan"]
     row["utilization"] = busy / (machine_size * makespan) if makespan else None

@@ -1,0 +1,122 @@
+"""The EASY vs EASY+HMM study: each log replayed with EASY and with the HMM's run-time distributions
+(`--predictor hmm`) at one or more confidences, as a campaign; the table compares the mean and
+geometric mean waits and the mean bounded slowdown with the published figures (Nissimov and
+Feitelson), and the figures draw each log's CDF of waits."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from lakehouse.errors import LakehouseError
+from lakehouse.lake import Lake
+from lakehouse.sim.campaign_report import latest
+from lakehouse.sim.grid import Grid, parse_values
+
+#: Logs of the published study, by the prefix of their archive name.
+STUDY_LOGS = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE")
+#: Published mean wait (minutes) and geometric mean wait (seconds), EASY then EASY+HMM.
+PUBLISHED = {
+    "KTH-SP2": (114, 113, 181, 147),
+    "CTC-SP2": (21.3, 18.1, 28.2, 25.3),
+    "SDSC-SP2": (364, 373, 639, 635),
+    "SDSC-BLUE": (131, 105, 203, 135),
+}
+EASY = "requested"
+
+
+def study_grid(name: str, logs: Sequence[str], view: str, predictor: str, confidences: Sequence[float]) -> Grid:
+    """EASY and EASY with the predictor at each confidence, on every log."""
+    return Grid(
+        name=name,
+        logs=tuple(logs),
+        view=view,
+        values={
+            "predictor": parse_values("predictor", [EASY, predictor]),
+            "backfill_confidence": parse_values("backfill_confidence", [str(c) for c in confidences]),
+        },
+    )
+
+
+def published(log: str) -> tuple[float, float, float, float] | None:
+    return next((v for prefix, v in PUBLISHED.items() if log.startswith(prefix)), None)
+
+
+def study_table(rows: pl.DataFrame) -> pl.DataFrame:
+    """Per log and variant: mean wait (min), geometric mean wait (s), mean bounded slowdown, and the
+    change of each against EASY on the same log; the published EASY and EASY+HMM values beside."""
+    if rows.is_empty():
+        raise LakehouseError("the study has no stored runs")
+    failed = rows.filter(pl.col("status") != "ok")
+    if failed.height:
+        raise LakehouseError(f"{failed.height} run(s) failed: {failed['error'][0]}")
+    runs = latest(rows).with_columns(
+        (pl.col("mean_wait") / 60).alias("mean wait (min)"),
+        pl.col("geomean_wait").alias("geo. mean wait (s)"),
+        pl.col("mean_bounded_slowdown").alias("mean bsld"),
+        pl.col("predictor").eq(EASY).alias("is_easy"),
+    )
+    easy = runs.filter("is_easy").select(
+        "log",
+        pl.col("mean_wait").alias("easy_mean"),
+        pl.col("geomean_wait").alias("easy_geo"),
+    )
+    table = runs.join(easy, on="log", how="left").with_columns(
+        (pl.col("mean_wait") / pl.col("easy_mean") - 1).alias("mean vs EASY"),
+        (pl.col("geomean_wait") / pl.col("easy_geo") - 1).alias("geo. vs EASY"),
+    )
+    published_values = [published(log) for log in table["log"]]
+    pub_mean = [
+        None if p is None else (p[0] if easy_row else p[1])
+        for p, easy_row in zip(published_values, table["is_easy"], strict=True)
+    ]
+    pub_geo = [
+        None if p is None else (p[2] if easy_row else p[3])
+        for p, easy_row in zip(published_values, table["is_easy"], strict=True)
+    ]
+    return (
+        table.with_columns(
+            pl.Series("published mean (min)", pub_mean, dtype=pl.Float64),
+            pl.Series("published geo. (s)", pub_geo, dtype=pl.Float64),
+        )
+        .sort("log", "is_easy", "variant", descending=[False, True, False])
+        .select(
+            "log",
+            "variant",
+            pl.col("mean wait (min)").round(1),
+            pl.col("mean vs EASY").round(3),
+            pl.col("geo. mean wait (s)").round(1),
+            pl.col("geo. vs EASY").round(3),
+            pl.col("mean bsld").round(2),
+            "published mean (min)",
+            "published geo. (s)",
+        )
+    )
+
+
+def wait_cdfs(lake: Lake, rows: pl.DataFrame, folder: Path, schedules: Path) -> list[Path]:
+    """One PNG per log: the CDF of the waits of each variant (log scale, waits below 1 s at 1 s)."""
+    from lakehouse.models.figures import pyplot, save
+
+    plt = pyplot()
+    paths = []
+    runs = latest(rows)
+    for log in runs["log"].unique(maintain_order=True):
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        for run in runs.filter(log=log).iter_rows(named=True):
+            file = schedules / f"{run['run_key']}.parquet"
+            if not file.exists():
+                continue
+            waits = np.sort(np.maximum(pl.read_parquet(file, columns=["wait"])["wait"].to_numpy(), 1))
+            share = np.arange(1, waits.size + 1) / waits.size
+            ax.step(waits, share, where="post", label=run["variant"])
+        ax.set_xscale("log")
+        ax.set_xlabel("wait (s, below 1 s shown at 1 s)")
+        ax.set_ylabel("share of jobs")
+        ax.set_title(f"{log}: waits under EASY and EASY+HMM")
+        ax.legend(fontsize=7)
+        paths.append(save(fig, folder / f"hmm-backfilling-waits-{log}.png"))
+    return paths
