@@ -87,7 +87,7 @@ def simulate(
     decay: float = 1.0,
     epsilon: float = 0.3,
     seed: int = 0,
-    backfill_confidence: float = 0.05,  # hmm and requested-law: backfill iff P(delaying the head) < this
+    backfill_confidence: float = 0.05,  # hmm, requested-law: also backfill if P(delaying the head) < this
 ) -> Schedule: ...
 def pack_tasks(
     c: _Float64s, dx: _Float64s, dy: _Float64s, capacity: float, rule: str, machines: int | None = None

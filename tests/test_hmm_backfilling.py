@@ -106,7 +106,7 @@ def test_a_planted_regime_is_learnt_and_shortens_the_waits():
     jobs = regime_workload()
     easy = simulate(jobs, 64).summary["mean_wait"]
     hmm = simulate(jobs, 64, predictor="hmm").summary["mean_wait"]
-    # Measured: EASY 30,924 s, EASY+HMM 24,712 s (tau 0.05); looser confidence backfills more.
+    # Measured: EASY 30,924 s, EASY+HMM 21,117 s (tau 0.05); looser confidence backfills more.
     assert hmm < 0.9 * easy
     looser = simulate(jobs, 64, predictor="hmm", backfill_confidence=0.2).jobs["backfilled"].sum()
     assert looser > simulate(jobs, 64, predictor="hmm").jobs["backfilled"].sum()

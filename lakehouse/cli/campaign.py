@@ -74,7 +74,7 @@ def run(
     compat: Annotated[str | None, _list_option("canonical, pyss.", "canonical")] = None,
     backfill_confidence: Annotated[
         str | None,
-        _list_option("With --predictor hmm or requested-law: backfill iff P(delaying the head) < this.", "0.05"),
+        _list_option("With --predictor hmm or requested-law: also backfill if P(delaying the head) < this.", "0.05"),
     ] = None,
     preset: Annotated[
         Preset | None,

@@ -466,8 +466,9 @@ def report_hmm_backfilling(
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
-    """EASY against EASY with run-time distributions from the online workload HMM, on the published
-    study's logs: mean wait, geometric mean wait (waits below 10 s counted as 10 s) and mean bounded
+    """EASY against EASY with run-time distributions from the online workload HMM (which also
+    backfills jobs EASY refuses when they delay the head with probability below the confidence), on the
+    published study's logs: mean wait, geometric mean wait (waits below 10 s counted as 10 s) and mean bounded
     slowdown, each with its change against EASY on the same log, and the published figures beside.
 
     The runs are a campaign (stored in analysis.campaign_runs under --name, with their schedules, so a

@@ -85,8 +85,8 @@ def simulate(
     backfill_confidence: Annotated[
         float,
         typer.Option(
-            help="With --predictor hmm or requested-law: backfill a job only if the probability that it delays "
-            "the head of the queue is below this, in (0, 1).",
+            help="With --predictor hmm or requested-law: also backfill a job EASY would refuse if the "
+            "probability that it delays the head of the queue is below this, in (0, 1).",
         ),
     ] = 0.05,
     jobs_out: Annotated[
@@ -111,8 +111,8 @@ def simulate(
     the share of periods each candidate ran (docs/selection.md).
 
     With `--predictor hmm`, a workload HMM trained during the replay gives each job a run-time
-    distribution and EASY backfills a job only if it delays the head of the queue with probability
-    below `--backfill-confidence` (docs/hmm.md).
+    distribution, and EASY also backfills a job it would refuse if it delays the head of the queue with
+    probability below `--backfill-confidence` (docs/hmm.md).
 
     Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --backfill sjbf --jobs-out kth.parquet`
 

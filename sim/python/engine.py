@@ -105,8 +105,8 @@ def simulate(
       the request), `hmm[:KEY=VALUE,...]` (run-time distributions from a workload HMM trained online;
       docs/hmm.md) or `requested-law` (each job one event at its request: EASY, as distributions);
       correction: what happens when a running job outlives its prediction.
-    - backfill_confidence: with `hmm` or `requested-law`, a waiting job is backfilled only if the
-      probability that it delays the head of the queue is below this (in (0, 1)).
+    - backfill_confidence: with `hmm` or `requested-law`, a waiting job EASY would refuse is backfilled
+      all the same if the probability that it delays the head of the queue is below this (in (0, 1)).
     - threshold: jobs that waited longer than this many seconds go first, in submit order.
     - compat: `canonical` (at one instant all completions, then all submissions, then one pass) or
       `pyss` (the published SC'15 simulator, job for job); docs/simulator.md has the details.

@@ -120,7 +120,8 @@ PREDICTOR_HELP = (
 )
 #: Predictors that give each job a run-time distribution (EASY backfills by the probability of delay).
 DISTRIBUTION_PREDICTORS = ("hmm", "requested-law")
-#: The default of `--backfill-confidence`: a job is backfilled if it delays the head with probability < this.
+#: The default of `--backfill-confidence`: a job EASY refuses is backfilled if it delays the head with
+#: probability below this.
 BACKFILL_CONFIDENCE = 0.05
 
 

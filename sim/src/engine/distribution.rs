@@ -1,5 +1,6 @@
-//! EASY backfilling with run-time *distributions*: a waiting job is backfilled only if the probability
-//! that it delays the head of the queue is below a confidence τ.
+//! EASY backfilling with run-time *distributions*: the head of the queue keeps EASY's reservation by
+//! the requests, and a waiting job EASY would refuse is backfilled all the same if the probability that
+//! it delays the head is below a confidence τ.
 //!
 //! Each job has a law of its run time (`Law`).  With c0 the processors the blocked head still needs
 //! released (its width minus the processors free now) and c those it needs if the candidate runs too
@@ -13,9 +14,8 @@
 //!
 //! (after t_e it has given its processors back).  M_t comes from a dynamic program over the running
 //! jobs, each releasing its processors by t with the probability its law gives, conditioned on the time
-//! it has already run.  When every law is one event at the job's estimate, M_t is 0 or 1 and the rule
-//! is exactly EASY's: backfill iff the candidate ends by the shadow time or fits in the extra
-//! processors (tested against the EASY engine).
+//! it has already run.  When every law is one event at the job's estimate, M_t is 0 or 1, the
+//! probability is 1 for every job EASY refuses, and the schedule is EASY's (tested against the engine).
 
 /// The law of a job's run time.
 #[derive(Clone, Debug, PartialEq)]

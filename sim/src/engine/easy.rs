@@ -128,8 +128,9 @@ impl Sim<'_> {
     ) {
         while pass.free > 0 {
             // Skip in bulk the jobs that cannot start: too wide now, or (once the reservation is
-            // known) wider than the extra processors and too long.
-            let next = match pass.reservation {
+            // known) wider than the extra processors and too long; with distributions those may
+            // still be backfilled, so only the width counts.
+            let next = match pass.reservation.filter(|_| self.laws.is_none()) {
                 None => candidates.next_fitting(position, pass.free),
                 Some((shadow, extra)) => {
                     candidates.next_backfill(position, pass.free, extra, shadow - pass.now)
@@ -171,35 +172,58 @@ impl Sim<'_> {
         true
     }
 
-    /// Start `job` (which fits in `pass.free`) if the probability that it delays the blocked head is
+    /// Start `job` (which fits in `pass.free`) if EASY would, by the requests (the head's reservation
+    /// holds whatever the running jobs do), or else if the probability that it delays the head is
     /// below the confidence (see `distribution.rs`).
     fn try_backfill_by_distribution(&mut self, pass: &mut BackfillPass, job: usize) -> bool {
         let procs = self.w.procs[job];
-        let head = self.w.procs[pass.blocked];
-        // Processors the head still needs released: without the candidate, and with it.
-        let c0 = head - self.free;
-        let c = c0 + procs;
-        let laws = self.laws.as_ref().expect("distribution predictor");
-        let rebuild = pass.outlook.as_ref().is_none_or(|o| procs % o.unit() != 0);
-        if rebuild {
-            let counts = self
-                .running
-                .iter()
-                .map(|&(_, _, p)| p)
-                .chain([head, self.free, procs]);
-            let unit = Outlook::unit_of(counts);
-            pass.outlook = Some(laws.outlook(pass.now, &self.running, &self.out.start, head, unit));
-        }
-        let outlook = pass.outlook.as_mut().expect("built");
-        let law = laws.law(job, self.w);
-        let tau = self.config.confidence;
-        if outlook.delay(c0, c, &law.ends(), tau) >= tau {
-            return false;
+        let (now, blocked) = (pass.now, pass.blocked);
+        let (shadow, extra) = *pass
+            .reservation
+            .get_or_insert_with(|| self.shadow(blocked, now));
+        let ends_in_time = now + self.w.requested[job] <= shadow;
+        let law = self
+            .laws
+            .as_ref()
+            .expect("distribution predictor")
+            .law(job, self.w);
+        if ends_in_time || procs <= extra {
+            if !ends_in_time {
+                pass.reservation = Some((shadow, extra - procs));
+            }
+        } else {
+            let head = self.w.procs[blocked];
+            // Processors the head still needs released: without the candidate, and with it.
+            let c0 = head - self.free;
+            let c = c0 + procs;
+            if pass.outlook.as_ref().is_none_or(|o| procs % o.unit() != 0) {
+                let counts = self
+                    .running
+                    .iter()
+                    .map(|&(_, _, p)| p)
+                    .chain([head, self.free, procs]);
+                let unit = Outlook::unit_of(counts);
+                let laws = self.laws.as_ref().expect("distribution predictor");
+                pass.outlook = Some(laws.outlook(now, &self.running, &self.out.start, head, unit));
+            }
+            let outlook = pass.outlook.as_mut().expect("built");
+            let tau = self.config.confidence;
+            if outlook.delay(c0, c, &law.ends(), tau) >= tau {
+                return false;
+            }
+            // The head's reservation by the requests no longer holds: find it again when needed.
+            pass.reservation = None;
         }
         // It joins the running jobs the outlook looks at.
-        outlook.add(procs, &law);
+        if let Some(outlook) = pass.outlook.as_mut() {
+            if procs % outlook.unit() == 0 {
+                outlook.add(procs, &law);
+            } else {
+                pass.outlook = None;
+            }
+        }
         pass.free -= procs;
-        self.start(job, pass.now, true);
+        self.start(job, now, true);
         true
     }
 
