@@ -580,6 +580,46 @@ mod tests {
             // max_t D(t) bounds the probability that *some* t has released in [c0, c): equal when the
             // released count passes [c0, c) at one instant only, which holds for a single running job;
             // with more, the maximum is a lower bound of the union (the published rule).
+            // The rule itself by enumeration: D(t) = P(c0 <= released by t < c) over every
+            // combination of end times, its maximum before each end of the candidate, weighted.
+            let d_at = |t: i64| -> f64 {
+                let mut total = 0.0;
+                let mut index = vec![0usize; running.len()];
+                loop {
+                    let mut p = 1.0;
+                    let mut released = 0;
+                    for (j, (procs, law)) in running.iter().enumerate() {
+                        let (end, q) = law[index[j]];
+                        p *= q;
+                        if end <= t {
+                            released += procs;
+                        }
+                    }
+                    if released >= c0 && released < c {
+                        total += p;
+                    }
+                    let mut j = 0;
+                    loop {
+                        if j == running.len() {
+                            return total;
+                        }
+                        index[j] += 1;
+                        if index[j] < running[j].1.len() {
+                            break;
+                        }
+                        index[j] = 0;
+                        j += 1;
+                    }
+                }
+            };
+            let rule: f64 = cand
+                .iter()
+                .map(|&(e, p)| p * (0..e).map(d_at).fold(0.0, f64::max))
+                .sum();
+            assert!(
+                (got - rule).abs() < 1e-12,
+                "{running:?} c0 {c0} c {c} {cand:?}: {got} vs {rule}"
+            );
             if jobs == 1 {
                 assert!(
                     (got - expected).abs() < 1e-12,
