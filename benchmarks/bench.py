@@ -52,7 +52,7 @@ import duckdb
 import numpy as np
 
 from benchmarks.bench_campaign import bench_campaigns
-from benchmarks.bench_research import bench_research
+from benchmarks.bench_research import bench_research, one_log_lake
 from lakehouse.catalog import sql_literal
 from lakehouse.ingest.swf import discover, ingest_swf
 from lakehouse.lake import Lake
@@ -386,9 +386,7 @@ def _time_predictions(root: Path, log: str) -> dict[str, object]:
 def bench_predictions(folder: Path) -> bool:
     """The full scenario table of `report predictions` for HPC2N (about 203 k jobs), in a fresh process."""
     log = "HPC2N-2002-2.2-cln"
-    with tempfile.TemporaryDirectory() as tmp:
-        lake = Lake(Path(tmp) / "lake")
-        ingest_swf(lake, [str(folder / f"{log}.swf.gz")])
+    with one_log_lake(folder, log) as lake:
         timed = _in_fresh_process(_time_predictions, lake.root, log)
     best, baseline = timed["best"], timed["baseline"]
     ok = best < 10

@@ -18,14 +18,25 @@ to show the rule's own cost.  No target.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake
+
+
+@contextlib.contextmanager
+def one_log_lake(folder: Path, log: str) -> Iterator[Lake]:
+    """A fresh lake holding one shared log, removed afterwards."""
+    with tempfile.TemporaryDirectory() as tmp:
+        lake = Lake(Path(tmp) / "lake")
+        ingest_swf(lake, [str(folder / f"{log}.swf.gz")])
+        yield lake
 
 
 def _plain_mutual_information(s: np.ndarray, r: np.ndarray) -> float:
@@ -44,9 +55,7 @@ def bench_locality(folder: Path) -> bool:
     from lakehouse.models import locality
 
     log = "SDSC-BLUE-2000-4.2-cln"
-    with tempfile.TemporaryDirectory() as tmp:
-        lake = Lake(Path(tmp) / "lake")
-        ingest_swf(lake, [str(folder / f"{log}.swf.gz")])
+    with one_log_lake(folder, log) as lake:
         jobs = locality.log_jobs(lake, log).jobs
     settings = locality.Settings(variants=[locality.Variant.time])
     started = time.perf_counter()
@@ -76,9 +85,7 @@ def bench_hmm(folder: Path) -> bool:
     from lakehouse.models import hmm, locality
 
     log = "SDSC-SP2-1998-4.2-cln"
-    with tempfile.TemporaryDirectory() as tmp:
-        lake = Lake(Path(tmp) / "lake")
-        ingest_swf(lake, [str(folder / f"{log}.swf.gz")])
+    with one_log_lake(folder, log) as lake:
         jobs = locality.log_jobs(lake, log).jobs
     settings = hmm.Settings(states=16)
     started = time.perf_counter()
@@ -111,9 +118,7 @@ def bench_hmm_backfilling(folder: Path) -> bool:
     from lakehouse.sim.source import log_jobs, log_machine_size
 
     log = "SDSC-BLUE-2000-4.2-cln"
-    with tempfile.TemporaryDirectory() as tmp:
-        lake = Lake(Path(tmp) / "lake")
-        ingest_swf(lake, [str(folder / f"{log}.swf.gz")])
+    with one_log_lake(folder, log) as lake:
         jobs = log_jobs(lake, log, "jobs_strong")
         size = log_machine_size(lake, log, "jobs_strong")
     timed = {}

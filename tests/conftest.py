@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake
+from lakehouse.testing import swf_job, write_swf
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("LAKEHOUSE_SHARED_DATA", REPO.parent / "shared" / "data"))
@@ -41,3 +43,20 @@ def pwa_lake(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, list]:
     lake = Lake(tmp_path_factory.mktemp("pwa") / "lake")
     results = ingest_swf(lake, [str(SWF_DIR)])
     return lake, results
+
+
+@pytest.fixture(scope="session")
+def kth_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
+    """The embedded KTH-SP2 sample, ingested once per test session (tests add analysis results only)."""
+    lake = Lake(tmp_path_factory.mktemp("kth") / "lake")
+    ingest_swf(lake, [str(p) for p in sample_swf_paths()])
+    return lake
+
+
+@pytest.fixture
+def no_runtime_lake(tmp_path: Path) -> Lake:
+    """A lake with one log, `norun`, whose jobs never recorded a run time."""
+    lake = Lake(tmp_path / "lake")
+    jobs = [swf_job(i, 60 * i, 100, 4, 600, run_time=-1) for i in range(1, 20)]
+    ingest_swf(lake, [str(write_swf(tmp_path / "norun.swf", jobs))])
+    return lake

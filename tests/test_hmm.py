@@ -16,11 +16,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from lakehouse.cli import app
-from lakehouse.data import sample_swf_paths
-from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake
 from lakehouse.models import hmm
-from lakehouse.testing import swf_job, write_swf
 
 hmmlearn = pytest.importorskip("hmmlearn.hmm")
 # hmmlearn logs a notice about its MultinomialHMM's history at every construction.
@@ -156,13 +152,6 @@ def test_too_few_jobs_for_the_states_is_a_clear_error():
 # -- the command ------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def kth_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
-    lake = Lake(tmp_path_factory.mktemp("hmm") / "lake")
-    ingest_swf(lake, [str(p) for p in sample_swf_paths()])
-    return lake
-
-
 def test_report_stores_fits_and_states_and_draws_them(kth_lake, tmp_path: Path):
     run = CliRunner().invoke(
         app, ["report", "hmm", "KTH", "--states", "1,4", "--lake", str(kth_lake.root), "--plots", str(tmp_path)]
@@ -196,10 +185,8 @@ def test_bad_options_get_one_clear_line(kth_lake, options, message):
     assert run.exit_code in (1, 2) and message in run.output and "Traceback" not in run.output
 
 
-def test_a_log_without_run_times_is_a_clear_error(tmp_path: Path):
-    lake = Lake(tmp_path / "lake")
-    jobs = [swf_job(i, 60 * i, 100, 4, 600, run_time=-1) for i in range(1, 20)]
-    ingest_swf(lake, [str(write_swf(tmp_path / "norun.swf", jobs))])
+def test_a_log_without_run_times_is_a_clear_error(no_runtime_lake):
+    lake = no_runtime_lake
     run = CliRunner().invoke(app, ["report", "hmm", "norun", "--lake", str(lake.root)])
     assert run.exit_code == 1 and "no job has a known submit time, run time and processor count" in run.output
 

@@ -10,10 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lakehouse.data import sample_swf_paths
 from lakehouse.errors import SimulationInputError
-from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake
 from lakehouse.sim import simulate
 from lakehouse.sim.options import Backfill, Policy
 from lakehouse.sim.source import log_jobs, log_machine_size
@@ -75,9 +72,8 @@ def test_one_event_at_each_request_schedules_exactly_as_easy(workload, config):
     assert laws["backfilled"].to_list() == easy["backfilled"].to_list()
 
 
-def test_one_event_at_each_request_is_easy_on_a_real_log(tmp_path):
-    lake = Lake(tmp_path / "lake")
-    ingest_swf(lake, [str(p) for p in sample_swf_paths()])
+def test_one_event_at_each_request_is_easy_on_a_real_log(kth_lake):
+    lake = kth_lake
     log = lake.log_names()[0]
     jobs = log_jobs(lake, log, "jobs_strong")
     size = log_machine_size(lake, log, "jobs_strong")
@@ -132,13 +128,12 @@ def test_what_the_engine_cannot_replay_is_refused(options, message):
         simulate(jobs, 64, **settings_)
 
 
-def test_the_study_command_stores_a_campaign_and_compares_with_the_published_figures(tmp_path):
+def test_the_study_command_stores_a_campaign_and_compares_with_the_published_figures(kth_lake, tmp_path):
     from typer.testing import CliRunner
 
     from lakehouse.cli import app
 
-    lake = Lake(tmp_path / "lake")
-    ingest_swf(lake, [str(p) for p in sample_swf_paths()])
+    lake = kth_lake
     args = ["report", "hmm-backfilling", "--lake", str(lake.root), "--plots", str(tmp_path / "fig"), "-f", "csv"]
     run = CliRunner().invoke(app, args)
     assert run.exit_code == 0, run.output

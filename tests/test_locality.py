@@ -19,7 +19,6 @@ from lakehouse.cli import app
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake
 from lakehouse.models import locality
-from lakehouse.testing import swf_job, write_swf
 
 from conftest import SWF_DIR, shared_or_skip
 
@@ -179,9 +178,7 @@ def test_bad_options_get_one_clear_line(published_lake, options, message):
     assert "Traceback" not in run.output
 
 
-def test_a_log_without_run_times_is_a_clear_error(tmp_path: Path):
-    lake = Lake(tmp_path / "lake")
-    jobs = [swf_job(i, 60 * i, 100, 4, 600, run_time=-1) for i in range(1, 20)]
-    ingest_swf(lake, [str(write_swf(tmp_path / "norun.swf", jobs))])
+def test_a_log_without_run_times_is_a_clear_error(no_runtime_lake):
+    lake = no_runtime_lake
     run = CliRunner().invoke(app, ["report", "locality", "norun", "--lake", str(lake.root)])
     assert run.exit_code == 1 and "no job has a known submit time, run time and processor count" in run.output

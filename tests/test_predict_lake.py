@@ -10,9 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lakehouse.cli import app
-from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.google import ingest_google
-from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake
 from lakehouse.models.predict import report
 from lakehouse.sim.source import log_jobs
@@ -38,13 +36,6 @@ WITH_REQUESTED_TIMES = [
     "Sandia-Ross-2001-1.1-cln",
 ]
 MEMORY_TOO = {"HPC2N-2002-2.2-cln", "LANL-CM5-1994-4.1-cln"}
-
-
-@pytest.fixture(scope="module")
-def kth_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
-    lake = Lake(tmp_path_factory.mktemp("predict") / "lake")
-    ingest_swf(lake, [str(p) for p in sample_swf_paths()])
-    return lake
 
 
 def test_report_stores_the_table_and_the_simulator_schedules_with_it(kth_lake, tmp_path: Path):

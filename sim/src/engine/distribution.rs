@@ -376,6 +376,36 @@ impl Outlook {
 mod tests {
     use super::*;
 
+    /// A xorshift generator (the crate has no dependencies).
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
+    /// Call `f` with every combination of one index per list (lists of the given lengths).
+    fn for_each_combination(lengths: &[usize], mut f: impl FnMut(&[usize])) {
+        let mut index = vec![0usize; lengths.len()];
+        loop {
+            f(&index);
+            let mut j = 0;
+            loop {
+                if j == lengths.len() {
+                    return;
+                }
+                index[j] += 1;
+                if index[j] < lengths[j] {
+                    break;
+                }
+                index[j] = 0;
+                j += 1;
+            }
+        }
+    }
+
     #[test]
     fn at_least_by_hand_with_three_jobs() {
         // Jobs of 2, 3 and 4 processors ending with probabilities 0.5, 0.25 and 0.8.
@@ -407,13 +437,7 @@ mod tests {
 
     #[test]
     fn at_least_equals_the_enumeration_of_every_termination_combination() {
-        let mut seed = 987654321u64;
-        let mut rand = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rand = xorshift(987_654_321);
         for _ in 0..500 {
             let n = 1 + (rand() % 6) as usize;
             let jobs: Vec<(f64, i64)> = (0..n)
@@ -471,9 +495,9 @@ mod tests {
         c: i64,
         cand: &[(i64, f64)],
     ) -> f64 {
+        let lengths: Vec<usize> = running.iter().map(|r| r.1.len()).collect();
         let mut total = 0.0;
-        let mut index = vec![0usize; running.len()];
-        loop {
+        for_each_combination(&lengths, |index| {
             let mut p = 1.0;
             let mut ends: Vec<(i64, i64)> = Vec::new();
             for (j, (procs, law)) in running.iter().enumerate() {
@@ -494,20 +518,8 @@ mod tests {
                     total += p * pc;
                 }
             }
-            // Next combination.
-            let mut j = 0;
-            loop {
-                if j == running.len() {
-                    return total;
-                }
-                index[j] += 1;
-                if index[j] < running[j].1.len() {
-                    break;
-                }
-                index[j] = 0;
-                j += 1;
-            }
-        }
+        });
+        total
     }
 
     #[test]
@@ -515,13 +527,7 @@ mod tests {
         // Laws with a few point masses, written as binned laws whose bins are single instants would
         // be awkward; a mixture of point laws is what the enumeration needs, so the outlook is built
         // per combination's marginals: each running job's CDF at every instant is its mixture's.
-        let mut seed = 12345u64;
-        let mut rand = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rand = xorshift(12_345);
         for _ in 0..300 {
             let jobs = 1 + (rand() % 3) as usize;
             let running: Vec<(i64, Vec<(i64, f64)>)> = (0..jobs)
@@ -582,10 +588,10 @@ mod tests {
             // with more, the maximum is a lower bound of the union (the published rule).
             // The rule itself by enumeration: D(t) = P(c0 <= released by t < c) over every
             // combination of end times, its maximum before each end of the candidate, weighted.
+            let lengths: Vec<usize> = running.iter().map(|r| r.1.len()).collect();
             let d_at = |t: i64| -> f64 {
                 let mut total = 0.0;
-                let mut index = vec![0usize; running.len()];
-                loop {
+                for_each_combination(&lengths, |index| {
                     let mut p = 1.0;
                     let mut released = 0;
                     for (j, (procs, law)) in running.iter().enumerate() {
@@ -598,19 +604,8 @@ mod tests {
                     if released >= c0 && released < c {
                         total += p;
                     }
-                    let mut j = 0;
-                    loop {
-                        if j == running.len() {
-                            return total;
-                        }
-                        index[j] += 1;
-                        if index[j] < running[j].1.len() {
-                            break;
-                        }
-                        index[j] = 0;
-                        j += 1;
-                    }
-                }
+                });
+                total
             };
             let rule: f64 = cand
                 .iter()
