@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import multiprocessing
+import multiprocessing.pool
 import signal
 from collections.abc import Callable
 from functools import partial
@@ -28,10 +29,19 @@ class ExecutorKind(enum.StrEnum):
 RAY_MISSING = "--executor ray needs Ray, which is optional: pip install 'lakehouse[ray]' (or pip install 'ray>=2.9')"
 
 
-def _ignore_sigint() -> None:
-    # Ctrl-C reaches the whole process group: the parent handles it (it writes the finished runs and
-    # stops the pool); a worker that died of it would only add a traceback per process.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _spawn_pool(workers: int) -> multiprocessing.pool.Pool:
+    """A spawned pool whose workers ignore Ctrl-C from their first instruction.
+
+    Ctrl-C reaches the whole process group: the parent handles it (it writes the finished runs and
+    stops the pool); a worker that died of it would only add a traceback per process.  An initializer
+    that ignores SIGINT runs too late (a worker still importing its modules printed a traceback), so the
+    parent ignores SIGINT while it starts the workers: an ignored signal stays ignored across exec, and
+    Python then installs no handler of its own.  Pool() returns once every worker has been exec'd."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        return multiprocessing.get_context("spawn").Pool(workers)
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def local_executor(workers: int, campaign: str, view: str, tau: float) -> Executor:
@@ -48,7 +58,7 @@ def local_executor(workers: int, campaign: str, view: str, tau: float) -> Execut
             for task in tasks:
                 finished(work(task))
             return
-        pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_ignore_sigint)
+        pool = _spawn_pool(workers)
         try:
             # chunksize 1: tasks are sorted longest first, and one run of a large log can take seconds.
             for results in pool.imap_unordered(work, tasks, chunksize=1):
