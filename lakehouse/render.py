@@ -43,8 +43,9 @@ def _cell(value: object) -> str:
     return str(value)
 
 
-#: Columns that name things (a log, a view, a campaign): never wrapped, whatever the terminal's width.
-NAME_COLUMNS = {"log", "source", "view", "audit", "campaign", "table"}
+#: Columns that name things (a log, a view, a campaign, a class of jobs): never wrapped, whatever the
+#: terminal's width.
+NAME_COLUMNS = {"log", "source", "view", "audit", "campaign", "table", "size", "length", "user"}
 
 
 def rich_table(frame: pl.DataFrame, title: str | None = None) -> Table:

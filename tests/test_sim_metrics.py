@@ -35,3 +35,41 @@ def test_geometric_mean_and_percentiles_by_hand():
 def test_an_empty_replay_has_every_metric_empty():
     row = summary(pl.DataFrame(schema={"submit": pl.Int64, "start": pl.Int64, "end": pl.Int64}), 4)
     assert row["jobs"] == 0 and all(row[k] is None for k in DISTRIBUTION_METRICS)
+
+
+def small_replay(**options):
+    from lakehouse.sim import simulate
+
+    from sim_workloads import jobs
+
+    # Machine of 10: A (1 proc) and B (2) start at once, C (all 10) when B ends at 200 and runs
+    # 4,000 s; D (1 proc, submitted at 300) waits for C: 3,900 s.  Waits 0, 0, 0, 3,900.
+    frame = jobs((1, 0, 10, 10, 1), (2, 100, 100, 100, 2), (3, 200, 4000, 4000, 10), (4, 300, 30, 30, 1))
+    return simulate(frame, 10, **options)
+
+
+def test_warmup_and_cooldown_leave_jobs_out_of_the_summary_only():
+    assert small_replay().summary["mean_wait"] == 975  # 3,900 / 4
+    trimmed = small_replay(warmup=50, cooldown=50)  # drops A (submitted at 0) and D (at 300)
+    assert trimmed.summary["jobs"] == 2 and trimmed.summary["mean_wait"] == 0
+    assert trimmed.jobs.height == 4  # every job was simulated
+    assert small_replay(warmup=150).summary["mean_wait"] == 1950  # C and D
+
+
+def test_the_breakdown_by_class_by_hand():
+    result = small_replay()
+    by_size = result.summary_by("size")
+    assert by_size["size"].to_list() == ["1 processor", "<= 50 %", "> 50 %"]  # no job of 2-10 % here
+    assert by_size["jobs"].to_list() == [2, 1, 1] and by_size["mean_wait"].to_list() == [1950, 0, 0]
+    by_length = result.summary_by("length")
+    assert by_length["length"].to_list() == ["< 1 min", "< 1 h", "< 10 h"]
+    assert by_length["jobs"].to_list() == [2, 1, 1] and by_length["mean_wait"].to_list() == [1950, 0, 0]
+    assert small_replay(warmup=50).summary_by("user")["jobs"].to_list() == [3]  # the same window
+
+
+@pytest.mark.parametrize("options", [{"warmup": -1}, {"cooldown": float("inf")}, {"warmup": float("nan")}])
+def test_a_window_must_be_finite_and_not_negative(options):
+    from lakehouse.errors import SimulationInputError
+
+    with pytest.raises(SimulationInputError, match="finite number of seconds >= 0"):
+        small_replay(**options)

@@ -21,9 +21,11 @@ from lakehouse.sim.options import (
     Backfill,
     Compat,
     Correction,
+    JobClass,
     Policy,
 )
 from lakehouse.sim.source import View
+from lakehouse.units import parse_duration
 
 
 def schedule_path(path: Path | None) -> Path | None:
@@ -70,6 +72,22 @@ def simulate(
         ),
     ] = Compat.canonical,
     tau: Annotated[float, typer.Option(help="Bound of the bounded slowdown, seconds.")] = 10,
+    warmup: Annotated[
+        str,
+        typer.Option(help="Leave the jobs submitted in the first this-long out of the metrics (still simulated)."),
+    ] = "0",
+    cooldown: Annotated[
+        str, typer.Option(help="Leave the jobs submitted in the last this-long out of the metrics (still simulated).")
+    ] = "0",
+    by: Annotated[
+        JobClass | None,
+        typer.Option(
+            help="Also break the metrics down by job class: size (1 processor, <= 10 %, <= 50 %, > 50 % of the "
+            "machine), length (run < 1 min, < 1 h, < 10 h, >= 10 h) or user; a second table (csv, json and "
+            "parquet print the breakdown alone).",
+            show_default=False,
+        ),
+    ] = None,
     selector: Annotated[
         str | None,
         typer.Option(help=f"Change the queue policy of EASY every period: {SELECTOR_HELP}.", show_default=False),
@@ -110,16 +128,22 @@ def simulate(
     With `--selector`, EASY changes its queue policy at every period boundary and a second table gives
     the share of periods each candidate ran (docs/selection.md).
 
+    Durations (`--warmup`, `--cooldown`) are seconds or a number and a unit: `2d`, `12h`, `30min`.
+
     With `--predictor hmm`, a workload HMM trained during the replay gives each job a run-time
     distribution, and EASY also backfills a job it would refuse if it delays the head of the queue with
     probability below `--backfill-confidence` (docs/hmm.md).
 
     Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --backfill sjbf --jobs-out kth.parquet`
 
+    Example: `lakehouse simulate KTH --warmup 7d --cooldown 7d --by size`
+
     Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --selector full --policies fcfs,spf,saf --period day`
 
     Example: `lakehouse simulate KTH --view jobs_strong --predictor hmm:states=8 --backfill-confidence 0.1`
     """
+    import polars as pl
+
     from lakehouse.sim import simulate as replay
     from lakehouse.sim.options import parse_predictor
     from lakehouse.sim.source import log_jobs, log_machine_size, resolve_log
@@ -153,13 +177,21 @@ def simulate(
             epsilon=epsilon,
             seed=seed,
             backfill_confidence=backfill_confidence,
+            warmup=parse_duration(warmup),
+            cooldown=parse_duration(cooldown),
         )
     if jobs_out is not None:
         from lakehouse.sim.schedule_io import write_schedule
 
         write_schedule(result, jobs_out, log=log, view=str(view), where=where)
         stderr.print(f"schedule -> {jobs_out}")
-    emit(result.summary_frame(log=log, machine_size=size), fmt, output)
+    if by is not None and fmt is not OutputFormat.table:
+        breakdown = result.summary_by(by)
+        emit(breakdown.select(pl.lit(log).alias("log"), pl.all()), fmt, output)
+    else:
+        emit(result.summary_frame(log=log, machine_size=size), fmt, output)
+    if by is not None and fmt is OutputFormat.table and output is None:
+        emit(result.summary_by(by), fmt, None, title=f"by {by}")
     if result.periods is not None and fmt is OutputFormat.table and output is None:
         emit(result.policy_shares(), fmt, None, title="periods per policy")
     for warning in result.warnings:

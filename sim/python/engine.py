@@ -11,7 +11,15 @@ import pyarrow as pa
 
 from lakehouse import _native
 from lakehouse.errors import SettingsError, SimulationInputError
-from lakehouse.sim.metrics import DEFAULT_TAU, per_job_columns, summary
+from lakehouse.sim.metrics import (
+    DEFAULT_TAU,
+    JobClass,
+    measured,
+    per_job_columns,
+    summary,
+    summary_by,
+    window_problem,
+)
 
 # The settings' kinds, as grid.py imports them too: both take settings as text and check them here.
 from lakehouse.sim.options import (
@@ -56,6 +64,14 @@ class SimulationResult:
     def summary_frame(self, **labels: object) -> pl.DataFrame:
         return pl.DataFrame([{**labels, **self.summary}])
 
+    def summary_by(self, by: JobClass | str) -> pl.DataFrame:
+        """The summary per job class: `size` (1 processor, <= 10 %, <= 50 %, > 50 % of the machine),
+        `length` (run < 1 min, < 1 h, < 10 h, >= 10 h) or `user`; within the same warm-up and
+        cool-down as `summary`."""
+        chosen = choose(JobClass, by)
+        window = measured(self.jobs, float(self.settings.get("warmup", 0)), float(self.settings.get("cooldown", 0)))
+        return summary_by(window, int(self.settings["machine_size"]), chosen)  # type: ignore[call-overload]
+
     def policy_shares(self) -> pl.DataFrame:
         """Share of the periods each candidate policy ran (every candidate listed, in order)."""
         if self.periods is None:
@@ -92,6 +108,8 @@ def simulate(
     epsilon: float = 0.3,
     seed: int = 0,
     backfill_confidence: float = BACKFILL_CONFIDENCE,
+    warmup: float = 0,
+    cooldown: float = 0,
 ) -> SimulationResult:
     """Replay `jobs` (e.g. `lake.query("select * from swf.jobs_strong where log = '…'")`).
 
@@ -111,6 +129,8 @@ def simulate(
     - compat: `canonical` (at one instant all completions, then all submissions, then one pass) or
       `pyss` (the published SC'15 simulator, job for job); docs/simulator.md has the details.
     - tau: bound of the bounded slowdown, in seconds.
+    - warmup, cooldown: leave the jobs submitted in the first / last this many seconds out of the
+      summary (they are still simulated, and `jobs` keeps them); `summary_by` uses the same window.
     - record_reservations: add a `reservation` column, each job's first reservation (EASY: when it
       first blocks the head of the queue; conservative: its first slot); null if it never had one.
 
@@ -148,6 +168,11 @@ def simulate(
         raise SimulationInputError(f"tau must be a positive finite number of seconds, got {tau!r}")
     if problem := threshold_problem(threshold):
         raise SimulationInputError(problem)
+    for name, seconds in (("warmup", warmup), ("cooldown", cooldown)):
+        if problem := window_problem(name, seconds):
+            raise SimulationInputError(problem)
+        if seconds:
+            settings[name] = seconds
     if machine_size is None or machine_size <= 0:
         raise SimulationInputError(f"machine size must be positive, got {machine_size}")
     if machine_size > MAX_MACHINE_SIZE:
@@ -208,8 +233,9 @@ def simulate(
         result = result.with_columns(pl.lit(str(settings["policy"])).alias("policy"))
     if "log" in frame.columns and frame["log"].n_unique() == 1:
         settings["log"] = frame["log"][0]
+    counted = measured(result, warmup, cooldown)
     return SimulationResult(
-        result, summary(result, machine_size), {**settings, "machine_size": machine_size}, periods, workload.warnings
+        result, summary(counted, machine_size), {**settings, "machine_size": machine_size}, periods, workload.warnings
     )
 
 

@@ -11,10 +11,13 @@
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from lakehouse import _native
 from lakehouse.models.schemas import DISTRIBUTION_METRICS, PERCENTILES
+from lakehouse.sim.options import JobClass
 
 DEFAULT_TAU = 10
 #: Waits below this count as this in the geometric mean.
@@ -32,6 +35,77 @@ def per_job_columns(tau: float) -> list[pl.Expr]:
         wait.alias("wait"),
         pl.max_horizontal((wait + run) / pl.max_horizontal(run, pl.lit(tau)), pl.lit(1.0)).alias("bounded_slowdown"),
     ]
+
+
+#: The classes of each breakdown, in table order: (label, upper bound included or excluded).
+SIZE_CLASSES = ("1 processor", "<= 10 %", "<= 50 %", "> 50 %")
+LENGTH_CLASSES = ("< 1 min", "< 1 h", "< 10 h", ">= 10 h")
+
+
+def job_class(by: JobClass, machine_size: int) -> pl.Expr:
+    """Each job's class (a string) for `by`; sizes as shares of the machine, lengths of what it ran."""
+    if by is JobClass.user:
+        return pl.col("user_id").cast(pl.String)
+    if by is JobClass.size:
+        procs = pl.col("procs")
+        return (
+            pl.when(procs == 1)
+            .then(pl.lit(SIZE_CLASSES[0]))
+            .when(procs * 10 <= machine_size)
+            .then(pl.lit(SIZE_CLASSES[1]))
+            .when(procs * 2 <= machine_size)
+            .then(pl.lit(SIZE_CLASSES[2]))
+            .otherwise(pl.lit(SIZE_CLASSES[3]))
+        )
+    run = pl.col("end") - pl.col("start")
+    return (
+        pl.when(run < 60)
+        .then(pl.lit(LENGTH_CLASSES[0]))
+        .when(run < 3600)
+        .then(pl.lit(LENGTH_CLASSES[1]))
+        .when(run < 36000)
+        .then(pl.lit(LENGTH_CLASSES[2]))
+        .otherwise(pl.lit(LENGTH_CLASSES[3]))
+    )
+
+
+def window_problem(name: str, seconds: float) -> str | None:
+    if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds >= 0):
+        return f"{name} must be a finite number of seconds >= 0, got {seconds!r}"
+    return None
+
+
+def measured(jobs: pl.DataFrame, warmup: float = 0, cooldown: float = 0) -> pl.DataFrame:
+    """The jobs the summary counts: those submitted neither in the first `warmup` nor in the last
+    `cooldown` seconds of the submissions (all of them are simulated)."""
+    if jobs.is_empty() or (not warmup and not cooldown):
+        return jobs
+    first, last = jobs["submit"].min(), jobs["submit"].max()
+    return jobs.filter(pl.col("submit").is_between(first + warmup, last - cooldown))
+
+
+def summary_by(jobs: pl.DataFrame, machine_size: int, by: JobClass) -> pl.DataFrame:
+    """One summary row per class of `by`, in class order (users by id)."""
+    classes = jobs.with_columns(job_class(by, machine_size).alias(str(by)))
+    order = {JobClass.size: SIZE_CLASSES, JobClass.length: LENGTH_CLASSES}.get(by)
+    labels = list(order) if order else sorted(classes[str(by)].unique().to_list(), key=_user_order)
+    present = set(classes[str(by)].to_list())
+    rows = [
+        {str(by): label, **summary(classes.filter(pl.col(str(by)) == label), machine_size)}
+        for label in labels
+        if label in present
+    ]
+    return pl.DataFrame(rows)
+
+
+def _user_order(label: str | None) -> tuple[int, float, str]:
+    """Users by number (unknown last)."""
+    if label is None:
+        return (2, 0, "")
+    try:
+        return (0, float(label), "")
+    except ValueError:
+        return (1, 0, label)
 
 
 def summary(jobs: pl.DataFrame, machine_size: int) -> dict[str, float | int | None]:

@@ -56,6 +56,14 @@ class Compat(enum.StrEnum):
     pyss = "pyss"
 
 
+class JobClass(enum.StrEnum):
+    """How a summary is broken down (`--by`)."""
+
+    size = "size"  # 1 processor, <= 10 %, <= 50 %, > 50 % of the machine
+    length = "length"  # run time < 1 min, < 1 h, < 10 h, >= 10 h
+    user = "user"
+
+
 class Selector(enum.StrEnum):
     """How the queue policy of EASY changes from period to period (docs/selection.md)."""
 
