@@ -73,3 +73,27 @@ def test_a_window_must_be_finite_and_not_negative(options):
 
     with pytest.raises(SimulationInputError, match="finite number of seconds >= 0"):
         small_replay(**options)
+
+
+def test_submit_offset_counts_from_the_logs_first_job(kth_lake):
+    from lakehouse.sim.source import log_jobs
+
+    log = kth_lake.log_names()[0]
+    every = log_jobs(kth_lake, log, "jobs_strong")
+    first_day = log_jobs(kth_lake, log, "jobs_strong", where="submit_offset < 86400")
+    expected = every.filter(pl.col("submit_time") < every["submit_time"].min() + 86400)
+    assert first_day["job_id"].to_list() == expected["job_id"].to_list() and 0 < first_day.height < every.height
+
+
+def test_wider_jobs_are_refused_or_dropped_and_counted(kth_lake):
+    from lakehouse.errors import SimulationInputError
+    from lakehouse.sim import simulate
+    from lakehouse.sim.source import log_jobs
+
+    jobs = log_jobs(kth_lake, kth_lake.log_names()[0], "jobs_strong")
+    wider = jobs.filter(pl.col("procs") > 64).height
+    with pytest.raises(SimulationInputError, match=f"wider than the machine.*{wider} jobs"):
+        simulate(jobs, 64)
+    result = simulate(jobs, 64, drop_wider=True)
+    assert result.summary["jobs"] == jobs.height - wider
+    assert result.warnings[0].startswith(f"dropped {wider:,} jobs wider than the machine (64 processors)")

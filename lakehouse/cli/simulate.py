@@ -10,7 +10,7 @@ import typer
 
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, in_existing_folder
 from lakehouse.cli.root import app
-from lakehouse.errors import SettingsError, TooLittleDataError
+from lakehouse.errors import SettingsError, SimulationInputError, TooLittleDataError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
 from lakehouse.sim.options import (
@@ -47,11 +47,21 @@ def simulate(
     lake: LakeOption = None,
     view: Annotated[View, typer.Option(help="Cleaned jobs to replay.")] = View.jobs_clean,
     where: Annotated[
-        str | None, typer.Option(help='Extra SQL condition on the jobs, e.g. "submit_time < 86400*30".')
+        str | None,
+        typer.Option(
+            help='Extra SQL condition on the jobs, e.g. "submit_offset < 30*86400" (its first month; '
+            'submit_offset = seconds since the log\'s first job in the view) or "procs <= 64".'
+        ),
     ] = None,
     machine_size: Annotated[
         int | None, typer.Option(help="Processors [default: the size the view was filtered with].")
     ] = None,
+    drop_wider: Annotated[
+        bool,
+        typer.Option(
+            "--drop-wider", help="Leave out (and count) the jobs wider than --machine-size instead of refusing."
+        ),
+    ] = False,
     algorithm: Annotated[
         Algorithm, typer.Option(help="easy (one reservation) or conservative (one per job).")
     ] = Algorithm.easy,
@@ -138,6 +148,8 @@ def simulate(
 
     Example: `lakehouse simulate KTH --warmup 7d --cooldown 7d --by size`
 
+    Example: `lakehouse simulate KTH --where "submit_offset < 30*86400" --machine-size 64 --drop-wider`
+
     Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --selector full --policies fcfs,spf,saf --period day`
 
     Example: `lakehouse simulate KTH --view jobs_strong --predictor hmm:states=8 --backfill-confidence 0.1`
@@ -159,27 +171,33 @@ def simulate(
     with stderr.status(f"replaying {log}..."):
         if jobs.is_empty():
             raise TooLittleDataError(f"no jobs of {log} in swf.{view}" + (f" where {where}" if where else ""))
-        result = replay(
-            jobs,
-            size,
-            algorithm=algorithm,
-            policy=policy,
-            backfill=backfill,
-            predictor=predictor,
-            correction=correction,
-            threshold=threshold,
-            compat=compat,
-            tau=tau,
-            selector=selector,
-            policies=None if policies is None else [p.strip() for p in policies.split(",") if p.strip()],
-            period=period,
-            decay=decay,
-            epsilon=epsilon,
-            seed=seed,
-            backfill_confidence=backfill_confidence,
-            warmup=parse_duration(warmup),
-            cooldown=parse_duration(cooldown),
-        )
+        try:
+            result = replay(
+                jobs,
+                size,
+                algorithm=algorithm,
+                policy=policy,
+                backfill=backfill,
+                predictor=predictor,
+                correction=correction,
+                threshold=threshold,
+                compat=compat,
+                tau=tau,
+                selector=selector,
+                policies=None if policies is None else [p.strip() for p in policies.split(",") if p.strip()],
+                period=period,
+                decay=decay,
+                epsilon=epsilon,
+                seed=seed,
+                backfill_confidence=backfill_confidence,
+                drop_wider=drop_wider,
+                warmup=parse_duration(warmup),
+                cooldown=parse_duration(cooldown),
+            )
+        except SimulationInputError as exc:
+            if "wider than the machine" in str(exc):
+                raise SimulationInputError(f"{exc}; --drop-wider leaves them out") from None
+            raise
     if jobs_out is not None:
         from lakehouse.sim.schedule_io import write_schedule
 

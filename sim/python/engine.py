@@ -110,6 +110,7 @@ def simulate(
     backfill_confidence: float = BACKFILL_CONFIDENCE,
     warmup: float = 0,
     cooldown: float = 0,
+    drop_wider: bool = False,
 ) -> SimulationResult:
     """Replay `jobs` (e.g. `lake.query("select * from swf.jobs_strong where log = '…'")`).
 
@@ -129,6 +130,8 @@ def simulate(
     - compat: `canonical` (at one instant all completions, then all submissions, then one pass) or
       `pyss` (the published SC'15 simulator, job for job); docs/simulator.md has the details.
     - tau: bound of the bounded slowdown, in seconds.
+    - drop_wider: leave out the jobs wider than the machine (counted in `warnings`) instead of
+      refusing them.
     - warmup, cooldown: leave the jobs submitted in the first / last this many seconds out of the
       summary (they are still simulated, and `jobs` keeps them); `summary_by` uses the same window.
     - record_reservations: add a `reservation` column, each job's first reservation (EASY: when it
@@ -177,6 +180,9 @@ def simulate(
         raise SimulationInputError(f"machine size must be positive, got {machine_size}")
     if machine_size > MAX_MACHINE_SIZE:
         raise SimulationInputError(f"machine size {machine_size} is beyond the engine's {MAX_MACHINE_SIZE:,}")
+    dropped: list[str] = []
+    if drop_wider:
+        jobs, dropped = _narrower(jobs, machine_size)
     workload, frame = workload_from(
         jobs, machine_size, pyss=settings["compat"] is Compat.pyss, prediction_column=column
     )
@@ -235,8 +241,28 @@ def simulate(
         settings["log"] = frame["log"][0]
     counted = measured(result, warmup, cooldown)
     return SimulationResult(
-        result, summary(counted, machine_size), {**settings, "machine_size": machine_size}, periods, workload.warnings
+        result,
+        summary(counted, machine_size),
+        {**settings, "machine_size": machine_size},
+        periods,
+        dropped + workload.warnings,
     )
+
+
+def _narrower(jobs: pl.DataFrame | pa.Table, machine_size: int) -> tuple[pl.DataFrame, list[str]]:
+    """The jobs that fit on the machine, and a line counting the others (none if every job fits)."""
+    frame = jobs if isinstance(jobs, pl.DataFrame) else pl.from_arrow(jobs)
+    if "procs" not in frame.columns:
+        return frame, []  # workload_from names the missing column
+    wide = frame.filter(pl.col("procs") > machine_size)
+    if wide.is_empty():
+        return frame, []
+    example = wide.row(0, named=True)
+    line = (
+        f"dropped {wide.height:,} jobs wider than the machine ({machine_size:,} processors), e.g. job "
+        f"{example.get('job_id')} with {example['procs']:,}"
+    )
+    return frame.filter(pl.col("procs") <= machine_size), [line]
 
 
 def _confidence(predictor: str, confidence: float) -> dict[str, object]:

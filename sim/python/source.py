@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -62,8 +63,16 @@ def log_jobs(
     # push the filter through the views into the Parquet scan and reads every log (CEA-Curie: 4 s
     # instead of 0.1 s).  The literal is escaped by sql_literal, so any name is safe.
     name = sql_literal(log)
-    condition = f" AND ({where})" if where else ""
-    selected = f"SELECT {view_columns}, line FROM swf.{view} WHERE log = {name}{condition}"
+    if where and OFFSET.search(where):
+        # `submit_offset`: seconds since the log's first job in this view, for conditions on the
+        # log's own timeline ("submit_offset < 30*86400": its first month) whatever its epoch.
+        offsets = (
+            f"SELECT *, submit_time - min(submit_time) OVER () AS submit_offset FROM swf.{view} WHERE log = {name}"
+        )
+        selected = f"SELECT {view_columns}, line FROM ({offsets}) WHERE ({where})"
+    else:
+        condition = f" AND ({where})" if where else ""
+        selected = f"SELECT {view_columns}, line FROM swf.{view} WHERE log = {name}{condition}"
     if with_predictions:
         predictions = (
             "SELECT job AS job_id, any_value(predicted) AS predicted_walltime FROM analysis.predictions_jobs "
@@ -84,6 +93,10 @@ def log_jobs(
     else:
         jobs = jobs.sort("submit_time", "line", nulls_last=True)
     return jobs if wanted is None or "line" in wanted else jobs.drop("line")
+
+
+#: The column `--where` may use besides the view's own.
+OFFSET = re.compile(r"\bsubmit_offset\b", re.IGNORECASE)
 
 
 def _quoted(column: str) -> str:
