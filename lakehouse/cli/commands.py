@@ -10,6 +10,7 @@ from lakehouse.cli.campaign import campaign_app
 from lakehouse.cli.generate import generate_app
 from lakehouse.cli.ingest import ingest_app
 from lakehouse.cli.lake import catalog_app
+from lakehouse.cli.plot import plot_app
 from lakehouse.cli.report import report_app
 from lakehouse.cli.root import app
 
@@ -18,6 +19,7 @@ app.add_typer(report_app, name="report")
 app.add_typer(campaign_app, name="campaign")
 app.add_typer(generate_app, name="generate")
 app.add_typer(catalog_app, name="catalog")
+app.add_typer(plot_app, name="plot")
 
 
 __all__ = ["app"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
@@ -71,6 +72,32 @@ class SimulationResult:
         chosen = choose(JobClass, by)
         window = measured(self.jobs, float(self.settings.get("warmup", 0)), float(self.settings.get("cooldown", 0)))
         return summary_by(window, int(self.settings["machine_size"]), chosen)  # type: ignore[call-overload]
+
+    def plot(
+        self,
+        output: str | Path | None = None,
+        *,
+        folder: str | Path | None = None,
+        t_from: float | None = None,
+        t_to: float | None = None,
+        vs: SimulationResult | None = None,
+        svg: bool = False,
+    ) -> list[Path]:
+        """Draw the replay (utilization, queue, a Gantt chart of [t_from, t_to) in seconds, one day
+        from the first start by default, and waits per job size) into `output` (one image) or one
+        file per figure in `folder`; `vs`: a second replay drawn beside this one."""
+        from lakehouse.sim.schedule_io import schedule_frame
+        from lakehouse.sim.schedule_plots import draw, write
+
+        figures = draw(
+            schedule_frame(self),
+            int(self.settings["machine_size"]),  # type: ignore[call-overload]
+            t_from=t_from,
+            t_to=t_to,
+            vs=None if vs is None else schedule_frame(vs),
+        )
+        return write(figures, None if output is None else Path(output), None if folder is None else Path(folder),
+                     svg, "schedule")  # fmt: skip
 
     def policy_shares(self) -> pl.DataFrame:
         """Share of the periods each candidate policy ran (every candidate listed, in order)."""

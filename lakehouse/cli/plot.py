@@ -1,0 +1,118 @@
+"""`lakehouse plot ...`: figures of a replay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from lakehouse.cli.common import LakeOption, PlotsOption, announce_plots, clear_errors, command_group
+from lakehouse.errors import SettingsError
+from lakehouse.lake import Lake
+from lakehouse.render import stderr
+from lakehouse.sim.source import View
+from lakehouse.units import parse_duration
+
+if TYPE_CHECKING:
+    import polars as pl
+
+plot_app = command_group("Figures of a replay.")
+
+
+@plot_app.command("schedule")
+@clear_errors
+def plot_schedule(
+    schedule: Annotated[
+        Path | None,
+        typer.Argument(help="A schedule written by `lakehouse simulate --jobs-out FILE.parquet`.", dir_okay=False),
+    ] = None,
+    log: Annotated[str | None, typer.Option(help="Or replay this log (name or unique prefix) and draw it.")] = None,
+    lake: LakeOption = None,
+    view: Annotated[View, typer.Option(help="With --log: the cleaned jobs to replay.")] = View.jobs_clean,
+    machine_size: Annotated[int | None, typer.Option(help="With --log: processors [default: the view's].")] = None,
+    policy: Annotated[str, typer.Option(help="With --log: queue order.")] = "fcfs",
+    backfill: Annotated[str, typer.Option(help="With --log: queue or sjbf.")] = "queue",
+    predictor: Annotated[str, typer.Option(help="With --log: the predictor (see `lakehouse simulate`).")] = "requested",
+    t_from: Annotated[
+        str | None,
+        typer.Option("--from", help="Gantt window start, after the first submission: seconds or 2d, 12h, ..."),
+    ] = None,
+    t_to: Annotated[str | None, typer.Option("--to", help="Gantt window end [default: a day after --from].")] = None,
+    vs: Annotated[
+        Path | None, typer.Option("--vs", help="A second schedule file drawn beside the first.", dir_okay=False)
+    ] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="One image with every figure [default: schedule.png].")
+    ] = None,
+    plots: PlotsOption = None,
+    svg: Annotated[bool, typer.Option("--svg", help="SVG instead of PNG.")] = False,
+) -> None:
+    """Draw a replay: utilization over time (beside the log's own, when replayed with --log from a log
+    that recorded its waits), waiting jobs and queued processor demand over time, a Gantt chart of a
+    window (jobs packed onto processor rows, backfilled jobs hatched) and the waits and bounded
+    slowdowns per job size.  `--plots DIR` writes one file per figure; `--vs` draws a second schedule
+    beside the first.
+
+    Example: `lakehouse simulate KTH --jobs-out kth.parquet && lakehouse plot schedule kth.parquet --from 10d --to 11d`
+
+    Example: `lakehouse plot schedule --log KTH --backfill sjbf --plots figures/`
+    """
+    from lakehouse.sim.schedule_plots import draw, write
+
+    if (schedule is None) == (log is None):
+        raise SettingsError("give a schedule file or --log LOG (one of them)")
+    if schedule is not None:
+        frame, size, label = _read(schedule)
+    else:
+        frame, size, label = _replay(Lake(lake), log, view, machine_size, policy, backfill, predictor)
+    other = None
+    labels = (label, "")
+    if vs is not None:
+        other, _, other_label = _read(vs)
+        labels = (label, other_label)
+    origin = float(frame["submit_time"].min())
+    lo = None if t_from is None else origin + parse_duration(t_from)
+    hi = None if t_to is None else origin + parse_duration(t_to)
+    if lo is not None and hi is not None and hi <= lo:
+        raise SettingsError(f"--to ({t_to}) must come after --from ({t_from})")
+    figures = draw(frame, size, t_from=lo, t_to=hi, vs=other, labels=labels)
+    paths = write(figures, output, plots, svg, "schedule")
+    announce_plots(paths)
+    stderr.print(f"{frame.height:,} jobs on {size:,} processors")
+
+
+def _read(path: Path) -> tuple[pl.DataFrame, int, str]:
+    import polars as pl
+
+    from lakehouse.sim.schedule_io import read_provenance
+
+    if not path.exists():
+        raise SettingsError(f"{path}: no such file")
+    if path.suffix.lower() != ".parquet":
+        raise SettingsError(
+            f"{path}: plot a Parquet schedule (written by `lakehouse simulate --jobs-out FILE.parquet`)"
+        )
+    about = read_provenance(path)
+    settings = about.get("settings", {})
+    size = about.get("machine_size") or (settings.get("machine_size") if isinstance(settings, dict) else None)
+    if not size:
+        raise SettingsError(f"{path}: its metadata records no machine size")
+    return pl.read_parquet(path), int(size), f"{about.get('log') or 'schedule'} ({path.name})"
+
+
+def _replay(lake: Lake, log: str | None, view: View, machine_size: int | None, policy: str, backfill: str,
+            predictor: str) -> tuple[pl.DataFrame, int, str]:  # fmt: skip
+    import polars as pl
+
+    from lakehouse.sim import simulate
+    from lakehouse.sim.schedule_io import schedule_frame
+    from lakehouse.sim.source import log_jobs, log_machine_size, resolve_log
+
+    name = resolve_log(lake, str(log))
+    size = machine_size if machine_size is not None else log_machine_size(lake, name, view)
+    jobs = log_jobs(lake, name, view)
+    result = simulate(jobs, size, policy=policy, backfill=backfill, predictor=predictor)
+    actual = jobs.select("job_id", (pl.col("submit_time") + pl.col("wait_time")).alias("log_start_time"))
+    frame = schedule_frame(result).join(actual, on="job_id", how="left")
+    return frame, size, f"{name} ({policy}, {backfill}, {predictor})"
