@@ -126,3 +126,27 @@ def test_bad_requests_get_one_clear_line(kth_schedule, args, message):
     args = [a.replace("{schedule}", str(kth_schedule)) for a in args]
     run = CliRunner().invoke(app, ["plot", "schedule", *args])
     assert run.exit_code == 1 and message in run.output and "Traceback" not in run.output
+
+
+def test_the_html_page_loads_in_a_headless_browser(kth_schedule, tmp_path):
+    import shutil
+    import subprocess
+
+    page = tmp_path / "kth.html"
+    run = CliRunner().invoke(
+        app, ["plot", "schedule", str(kth_schedule), "--plots", str(tmp_path), "--html", str(page)]
+    )
+    assert run.exit_code == 0, run.output
+    assert page.stat().st_size > 1_000_000  # Plotly's script is inlined: the page works offline
+    browser = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
+    if browser is None:
+        pytest.skip("no headless Chromium here (Debian: apt-get install chromium) to load the page in")
+    common = [browser, "--headless", "--disable-gpu", "--no-sandbox", "--virtual-time-budget=5000"]
+    dom = subprocess.run([*common, "--enable-logging=stderr", "--dump-dom", page.as_uri()],
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert dom.stdout.count('class="main-svg"') >= 1  # Plotly drew its figure
+    assert "Uncaught" not in dom.stderr
+    shot = tmp_path / "shot.png"
+    subprocess.run([*common, "--window-size=1200,1200", f"--screenshot={shot}", page.as_uri()],
+                   capture_output=True, timeout=120, check=True)  # fmt: skip
+    assert _not_blank(shot)

@@ -47,6 +47,14 @@ def plot_schedule(
     ] = None,
     plots: PlotsOption = None,
     svg: Annotated[bool, typer.Option("--svg", help="SVG instead of PNG.")] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Also write an interactive page (Plotly, works offline; pip install 'lakehouse[html]').",
+            dir_okay=False,
+        ),
+    ] = None,
 ) -> None:
     """Draw a replay: utilization over time (beside the log's own, when replayed with --log from a log
     that recorded its waits), waiting jobs and queued processor demand over time, a Gantt chart of a
@@ -56,9 +64,9 @@ def plot_schedule(
 
     Example: `lakehouse simulate KTH --jobs-out kth.parquet && lakehouse plot schedule kth.parquet --from 10d --to 11d`
 
-    Example: `lakehouse plot schedule --log KTH --backfill sjbf --plots figures/`
+    Example: `lakehouse plot schedule --log KTH --backfill sjbf --plots figures/ --html figures/kth.html`
     """
-    from lakehouse.sim.schedule_plots import draw, write
+    from lakehouse.sim.schedule_plots import draw, write, write_html
 
     if (schedule is None) == (log is None):
         raise SettingsError("give a schedule file or --log LOG (one of them)")
@@ -78,6 +86,8 @@ def plot_schedule(
         raise SettingsError(f"--to ({t_to}) must come after --from ({t_from})")
     figures = draw(frame, size, t_from=lo, t_to=hi, vs=other, labels=labels)
     paths = write(figures, output, plots, svg, "schedule")
+    if html is not None:
+        paths.append(write_html(frame, size, html, t_from=lo, t_to=hi, vs=other, labels=labels))
     announce_plots(paths)
     stderr.print(f"{frame.height:,} jobs on {size:,} processors")
 

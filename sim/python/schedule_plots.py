@@ -217,3 +217,65 @@ def write(figures: dict[str, Any], output: Path | None, folder: Path | None, svg
     fig.savefig(target, dpi=100, format=suffix[1:])
     plt.close(fig)
     return [target]
+
+
+def write_html(
+    schedule: pl.DataFrame,
+    machine_size: int,
+    path: Path,
+    t_from: float | None = None,
+    t_to: float | None = None,
+    vs: pl.DataFrame | None = None,
+    labels: tuple[str, str] = ("this run", "other run"),
+) -> Path:
+    """One interactive page (Plotly, its script inlined: the file works offline): utilization and
+    waiting jobs over time (zoomable), and the Gantt chart's window as one bar per job piece."""
+    try:
+        import plotly.graph_objects as go
+        from plotly.subplots import make_subplots
+    except ImportError:
+        from lakehouse.errors import SettingsError
+
+        raise SettingsError("--html needs Plotly, which is optional: pip install 'lakehouse[html]'") from None
+    origin = float(schedule["submit_time"].min())
+    runs = [(labels[0], schedule)] + ([(labels[1], vs)] if vs is not None else [])
+    end = max(float(frame["end_time"].max()) for _, frame in runs)
+    edges = _edges(origin, end)
+    middles = _days((edges[:-1] + edges[1:]) / 2, origin)
+    fig = make_subplots(
+        rows=3,
+        cols=1,
+        subplot_titles=("utilization", "waiting jobs", "Gantt chart (hover: the job)"),
+        vertical_spacing=0.08,
+    )
+    for label, frame in runs:
+        t, b = busy(frame)
+        fig.add_trace(go.Scatter(x=middles, y=binned_mean(t, b, edges) / machine_size, name=label), row=1, col=1)
+        t, jobs, _ = queued(frame)
+        fig.add_trace(go.Scatter(x=middles, y=binned_mean(t, jobs, edges), name=f"{label}: waiting"), row=2, col=1)
+    first = float(schedule["start_time"].min())
+    lo = first if t_from is None else t_from
+    hi = lo + DAY if t_to is None else t_to
+    shown = schedule.filter((pl.col("start_time") < hi) & (pl.col("end_time") > lo))
+    start, stop = shown["start_time"].to_numpy(), shown["end_time"].to_numpy()
+    ids = shown["job_id"].to_numpy()
+    pieces = pack(shown, machine_size)
+    fig.add_trace(
+        go.Bar(
+            base=[(start[i] - origin) / 3600 for i, *_ in pieces],
+            x=[(stop[i] - start[i]) / 3600 for i, *_ in pieces],
+            y=[first_row + rows / 2 for _, first_row, rows, _ in pieces],
+            width=[rows for _, _, rows, _ in pieces],
+            orientation="h",
+            hovertext=[f"job {ids[i]}" for i, *_ in pieces],
+            name="jobs",
+        ),
+        row=3,
+        col=1,
+    )
+    fig.update_xaxes(title_text="days since the first submission", row=2, col=1)
+    fig.update_xaxes(title_text="hours since the first submission", row=3, col=1)
+    fig.update_layout(height=1100, title="replay")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.write_html(path, include_plotlyjs=True, full_html=True)
+    return path
