@@ -56,8 +56,8 @@ def plot_schedule(
         ),
     ] = None,
 ) -> None:
-    """Draw a replay: utilization over time (beside the log's own, when replayed with --log from a log
-    that recorded its waits), waiting jobs and queued processor demand over time, a Gantt chart of a
+    """Draw a replay: utilization over time (beside the log's own, when the log is in the lake and
+    recorded its waits), waiting jobs and queued processor demand over time, a Gantt chart of a
     window (jobs packed onto processor rows, backfilled jobs hatched) and the waits and bounded
     slowdowns per job size.  `--plots DIR` writes one file per figure; `--vs` draws a second schedule
     beside the first.
@@ -71,13 +71,13 @@ def plot_schedule(
     if (schedule is None) == (log is None):
         raise SettingsError("give a schedule file or --log LOG (one of them)")
     if schedule is not None:
-        frame, size, label = _read(schedule)
+        frame, size, label = _read(schedule, Lake(lake))
     else:
         frame, size, label = _replay(Lake(lake), log, view, machine_size, policy, backfill, predictor)
     other = None
     labels = (label, "")
     if vs is not None:
-        other, _, other_label = _read(vs)
+        other, _, other_label = _read(vs, Lake(lake))
         labels = (label, other_label)
     origin = float(frame["submit_time"].min())
     lo = None if t_from is None else origin + parse_duration(t_from)
@@ -92,7 +92,7 @@ def plot_schedule(
     stderr.print(f"{frame.height:,} jobs on {size:,} processors")
 
 
-def _read(path: Path) -> tuple[pl.DataFrame, int, str]:
+def _read(path: Path, lake: Lake) -> tuple[pl.DataFrame, int, str]:
     import polars as pl
 
     from lakehouse.sim.schedule_io import read_provenance
@@ -108,12 +108,27 @@ def _read(path: Path) -> tuple[pl.DataFrame, int, str]:
     size = about.get("machine_size") or (settings.get("machine_size") if isinstance(settings, dict) else None)
     if not size:
         raise SettingsError(f"{path}: its metadata records no machine size")
-    return pl.read_parquet(path), int(size), f"{about.get('log') or 'schedule'} ({path.name})"
+    frame = pl.read_parquet(path)
+    log = about.get("log")
+    if isinstance(log, str) and lake.exists() and log in lake.log_names():
+        frame = frame.join(
+            _log_starts(lake, log, View(str(about.get("view") or View.jobs_clean))), on="job_id", how="left"
+        )
+    return frame, int(size), f"{log or 'schedule'} ({path.name})"
+
+
+def _log_starts(lake: Lake, log: str, view: View) -> pl.DataFrame:
+    """When each job started in the log itself (submit + its recorded wait), for the log's utilization."""
+    import polars as pl
+
+    from lakehouse.sim.source import log_jobs
+
+    jobs = log_jobs(lake, log, view, columns=["job_id", "submit_time", "wait_time"])
+    return jobs.select("job_id", (pl.col("submit_time") + pl.col("wait_time")).alias("log_start_time"))
 
 
 def _replay(lake: Lake, log: str | None, view: View, machine_size: int | None, policy: str, backfill: str,
             predictor: str) -> tuple[pl.DataFrame, int, str]:  # fmt: skip
-    import polars as pl
 
     from lakehouse.sim import simulate
     from lakehouse.sim.schedule_io import schedule_frame
@@ -123,6 +138,5 @@ def _replay(lake: Lake, log: str | None, view: View, machine_size: int | None, p
     size = machine_size if machine_size is not None else log_machine_size(lake, name, view)
     jobs = log_jobs(lake, name, view)
     result = simulate(jobs, size, policy=policy, backfill=backfill, predictor=predictor)
-    actual = jobs.select("job_id", (pl.col("submit_time") + pl.col("wait_time")).alias("log_start_time"))
-    frame = schedule_frame(result).join(actual, on="job_id", how="left")
+    frame = schedule_frame(result).join(_log_starts(lake, name, view), on="job_id", how="left")
     return frame, size, f"{name} ({policy}, {backfill}, {predictor})"
