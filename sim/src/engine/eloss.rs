@@ -123,22 +123,7 @@ impl FromStr for Loss {
     /// `key=value` pairs separated by commas, each key at most once; missing keys keep the default.
     fn from_str(text: &str) -> Result<Self, String> {
         let mut loss = Loss::default();
-        let mut seen: Vec<&str> = Vec::new();
-        for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
-            let (key, value) = pair
-                .split_once('=')
-                .map(|(k, v)| (k.trim(), v.trim()))
-                .ok_or_else(|| format!("eloss parameter {pair:?} is not key=value"))?;
-            if !KEYS.contains(&key) {
-                return Err(format!(
-                    "unknown eloss parameter {key:?}; expected one of: {}",
-                    KEYS.join(", ")
-                ));
-            }
-            if seen.contains(&key) {
-                return Err(format!("eloss parameter {key:?} is given twice"));
-            }
-            seen.push(key);
+        for (key, value) in super::parameters::pairs(text, "eloss parameter", &KEYS)? {
             match key {
                 "over" => loss.over = named(&CURVES, key, value)?,
                 "under" => loss.under = named(&CURVES, key, value)?,

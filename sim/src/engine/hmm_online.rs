@@ -51,22 +51,7 @@ impl std::str::FromStr for HmmParams {
     /// `key=value` pairs separated by commas (keys: states, bin, ratio, rounds, update, window).
     fn from_str(text: &str) -> Result<Self, String> {
         let mut p = HmmParams::default();
-        let mut seen: Vec<&str> = Vec::new();
-        for pair in text.split(',').filter(|p| !p.trim().is_empty()) {
-            let (key, value) = pair
-                .split_once('=')
-                .map(|(k, v)| (k.trim(), v.trim()))
-                .ok_or_else(|| format!("hmm parameter {pair:?} is not key=value"))?;
-            if !KEYS.contains(&key) {
-                return Err(format!(
-                    "unknown hmm parameter {key:?}; expected one of: {}",
-                    KEYS.join(", ")
-                ));
-            }
-            if seen.contains(&key) {
-                return Err(format!("hmm parameter {key:?} is given twice"));
-            }
-            seen.push(key);
+        for (key, value) in super::parameters::pairs(text, "hmm parameter", &KEYS)? {
             let whole = || -> Result<i64, String> {
                 value
                     .parse::<i64>()

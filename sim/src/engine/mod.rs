@@ -16,6 +16,7 @@ mod hmm_online;
 mod laws;
 mod learner;
 mod order;
+mod parameters;
 mod predict;
 mod profile;
 mod queue;
