@@ -161,6 +161,7 @@ def simulate(
     from lakehouse.sim.source import log_jobs, log_machine_size, resolve_log
     from lakehouse.sim.workload import input_columns
 
+    window = (parse_duration(warmup), parse_duration(cooldown))  # checked before anything is read
     target = Lake(lake)
     columns = input_columns(pyss=compat is Compat.pyss, prediction_column=parse_predictor(predictor)[1])
     started = time.perf_counter()
@@ -191,8 +192,8 @@ def simulate(
                 seed=seed,
                 backfill_confidence=backfill_confidence,
                 drop_wider=drop_wider,
-                warmup=parse_duration(warmup),
-                cooldown=parse_duration(cooldown),
+                warmup=window[0],
+                cooldown=window[1],
             )
         except SimulationInputError as exc:
             if "wider than the machine" in str(exc):
