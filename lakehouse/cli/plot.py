@@ -31,9 +31,13 @@ def plot_schedule(
     lake: LakeOption = None,
     view: Annotated[View, typer.Option(help="With --log: the cleaned jobs to replay.")] = View.jobs_clean,
     machine_size: Annotated[int | None, typer.Option(help="With --log: processors [default: the view's].")] = None,
+    algorithm: Annotated[str, typer.Option(help="With --log: easy or conservative.")] = "easy",
     policy: Annotated[str, typer.Option(help="With --log: queue order.")] = "fcfs",
     backfill: Annotated[str, typer.Option(help="With --log: queue or sjbf.")] = "queue",
     predictor: Annotated[str, typer.Option(help="With --log: the predictor (see `lakehouse simulate`).")] = "requested",
+    correction: Annotated[str, typer.Option(help="With --log: the correction (see `lakehouse simulate`).")] = (
+        "requested"
+    ),
     t_from: Annotated[
         str | None,
         typer.Option("--from", help="Gantt window start, after the first submission: seconds or 2d, 12h, ..."),
@@ -73,7 +77,14 @@ def plot_schedule(
     if schedule is not None:
         frame, size, label = _read(schedule, Lake(lake))
     else:
-        frame, size, label = _replay(Lake(lake), log, view, machine_size, policy, backfill, predictor)
+        settings = {
+            "algorithm": algorithm,
+            "policy": policy,
+            "backfill": backfill,
+            "predictor": predictor,
+            "correction": correction,
+        }
+        frame, size, label = _replay(Lake(lake), log, view, machine_size, settings)
     other = None
     labels = (label, "")
     if vs is not None:
@@ -127,8 +138,9 @@ def _log_starts(lake: Lake, log: str, view: View) -> pl.DataFrame:
     return jobs.select("job_id", (pl.col("submit_time") + pl.col("wait_time")).alias("log_start_time"))
 
 
-def _replay(lake: Lake, log: str | None, view: View, machine_size: int | None, policy: str, backfill: str,
-            predictor: str) -> tuple[pl.DataFrame, int, str]:  # fmt: skip
+def _replay(
+    lake: Lake, log: str | None, view: View, machine_size: int | None, settings: dict[str, str]
+) -> tuple[pl.DataFrame, int, str]:
 
     from lakehouse.sim import simulate
     from lakehouse.sim.schedule_io import schedule_frame
@@ -137,6 +149,6 @@ def _replay(lake: Lake, log: str | None, view: View, machine_size: int | None, p
     name = resolve_log(lake, str(log))
     size = machine_size if machine_size is not None else log_machine_size(lake, name, view)
     jobs = log_jobs(lake, name, view)
-    result = simulate(jobs, size, policy=policy, backfill=backfill, predictor=predictor)
+    result = simulate(jobs, size, **settings)
     frame = schedule_frame(result).join(_log_starts(lake, name, view), on="job_id", how="left")
-    return frame, size, f"{name} ({policy}, {backfill}, {predictor})"
+    return frame, size, f"{name} ({', '.join(settings.values())})"
