@@ -27,6 +27,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -209,14 +210,19 @@ def initial_params(obs: Observations, settings: Settings) -> Params:
     return static_init(settings.states, obs.columns.size, mean_load)
 
 
-def e_step(params: Params, obs: Observations) -> tuple[float, np.ndarray, np.ndarray]:
-    """ln P(observations), the state posteriors (steps x states) and the summed transition posteriors."""
+def _compiled(pass_: Any, params: Params, obs: Observations, start: np.ndarray | None = None) -> Any:
+    """A compiled pass over the observations (forward-backward, forward or Viterbi); an observation no
+    state can emit is an HmmError."""
+    first = params.start if start is None else start
     try:
-        return _native.hmm_forward_backward(
-            params.log_emissions(obs), np.ascontiguousarray(params.start), np.ascontiguousarray(params.transitions)
-        )
+        return pass_(params.log_emissions(obs), np.ascontiguousarray(first), np.ascontiguousarray(params.transitions))
     except ValueError as exc:
         raise HmmError(f"the model cannot explain the observations: {exc}") from None
+
+
+def e_step(params: Params, obs: Observations) -> tuple[float, np.ndarray, np.ndarray]:
+    """ln P(observations), the state posteriors (steps x states) and the summed transition posteriors."""
+    return _compiled(_native.hmm_forward_backward, params, obs)
 
 
 def m_step(params: Params, obs: Observations, gamma: np.ndarray, xi: np.ndarray) -> Params:
@@ -242,6 +248,7 @@ class Fit:
     rounds: int
     converged: bool
     seconds_per_round: float
+    last_state: np.ndarray  # P(state at the last step | the training observations), under `params`
 
     @property
     def log_likelihood(self) -> float:
@@ -268,35 +275,24 @@ def baum_welch(obs: Observations, settings: Settings, params: Params | None = No
             converged = True
             break
     elapsed = time.perf_counter() - started
-    history.append(score(params, obs))
-    return Fit(params, history, rounds, converged, elapsed / max(rounds, 1))
+    log_likelihood, last_state = forward(params, obs)
+    history.append(log_likelihood)
+    return Fit(params, history, rounds, converged, elapsed / max(rounds, 1), last_state)
+
+
+def forward(params: Params, obs: Observations, start: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    """ln P(observations) and P(state at the last step | observations), from `start` (default: the
+    model's start distribution)."""
+    return _compiled(_native.hmm_score, params, obs, start)
 
 
 def score(params: Params, obs: Observations, start: np.ndarray | None = None) -> float:
     """ln P(observations) under the model, from `start` (default: the model's start distribution)."""
-    first = params.start if start is None else start
-    try:
-        log_likelihood, _ = _native.hmm_score(
-            params.log_emissions(obs), np.ascontiguousarray(first), np.ascontiguousarray(params.transitions)
-        )
-    except ValueError as exc:
-        raise HmmError(f"the model cannot explain the observations: {exc}") from None
-    return log_likelihood
-
-
-def filtered_end(params: Params, obs: Observations) -> np.ndarray:
-    """P(state at the last step | observations)."""
-    _, last = _native.hmm_score(
-        params.log_emissions(obs), np.ascontiguousarray(params.start), np.ascontiguousarray(params.transitions)
-    )
-    return last
+    return forward(params, obs, start)[0]
 
 
 def viterbi(params: Params, obs: Observations) -> np.ndarray:
-    path, _ = _native.hmm_viterbi(
-        params.log_emissions(obs), np.ascontiguousarray(params.start), np.ascontiguousarray(params.transitions)
-    )
-    return path
+    return _compiled(_native.hmm_viterbi, params, obs)[0]
 
 
 def single_state(obs: Observations, poisson: bool) -> Params:
@@ -401,7 +397,7 @@ def study(submit: np.ndarray, runtime: np.ndarray, settings: Settings) -> Study:
     # The validation bins follow the training ones: start from the state distribution filtered at the
     # end of training, carried over the bins between the two halves.
     gap = valid.first_bin - (train.first_bin + train.counts.shape[0] - 1)
-    carried = filtered_end(fit.params, train) @ np.linalg.matrix_power(fit.params.transitions, max(gap, 0))
+    carried = fit.last_state @ np.linalg.matrix_power(fit.params.transitions, max(gap, 0))
     valid_ll = score(fit.params, valid, carried / carried.sum())
     base = single_state(train, settings.poisson)
     base_ll = score(base, valid)

@@ -151,11 +151,11 @@ impl Law {
         }
     }
 
-    /// Times (run times) where the CDF jumps: where the outlook must look.
-    fn jumps(&self) -> Option<f64> {
+    /// The run time where the CDF jumps (the point, or the request): where the outlook must look.
+    fn jump(&self) -> f64 {
         match self {
-            Law::Point(d) => Some(*d as f64),
-            Law::Binned { requested, .. } => Some(*requested as f64),
+            Law::Point(d) => *d as f64,
+            Law::Binned { requested, .. } => *requested as f64,
         }
     }
 }
@@ -252,11 +252,9 @@ impl Outlook {
         let unit = unit.max(1);
         let mut times: Vec<f64> = vec![now as f64];
         for job in running {
-            if let Some(jump) = job.law.jumps() {
-                let at = job.start as f64 + jump;
-                if at > now as f64 && at < horizon {
-                    times.push(at);
-                }
+            let at = job.start as f64 + job.law.jump();
+            if at > now as f64 && at < horizon {
+                times.push(at);
             }
         }
         // Between jumps the binned laws grow continuously: look at half-bin steps from now.
@@ -324,15 +322,13 @@ impl Outlook {
             }
         }
         self.running.push((self.now, p as i64, law.clone()));
-        if let Some(jump) = law.jumps() {
-            let at = now + jump;
-            let index = self.times.partition_point(|&t| t < at);
-            if self.times.get(index) != Some(&at) {
-                self.times.insert(index, at);
-                if index < self.rows.len() {
-                    let row = self.compute(at);
-                    self.rows.insert(index, row);
-                }
+        let at = now + law.jump();
+        let index = self.times.partition_point(|&t| t < at);
+        if self.times.get(index) != Some(&at) {
+            self.times.insert(index, at);
+            if index < self.rows.len() {
+                let row = self.compute(at);
+                self.rows.insert(index, row);
             }
         }
     }

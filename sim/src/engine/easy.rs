@@ -182,11 +182,14 @@ impl Sim<'_> {
             .reservation
             .get_or_insert_with(|| self.shadow(blocked, now));
         let ends_in_time = now + self.w.requested[job] <= shadow;
-        let law = self
-            .laws
-            .as_ref()
-            .expect("distribution predictor")
-            .law(job, self.w);
+        // The candidate's law, computed only where it is needed (most candidates EASY takes need none).
+        let law_of = |sim: &Self| {
+            sim.laws
+                .as_ref()
+                .expect("distribution predictor")
+                .law(job, sim.w)
+        };
+        let mut law = None;
         if ends_in_time || procs <= extra {
             if !ends_in_time {
                 pass.reservation = Some((shadow, extra - procs));
@@ -208,7 +211,8 @@ impl Sim<'_> {
             }
             let outlook = pass.outlook.as_mut().expect("built");
             let tau = self.config.confidence;
-            if outlook.delay(c0, c, &law.ends(), tau) >= tau {
+            let candidate = law.insert(law_of(self));
+            if outlook.delay(c0, c, &candidate.ends(), tau) >= tau {
                 return false;
             }
             // The head's reservation by the requests no longer holds: find it again when needed.
@@ -217,10 +221,16 @@ impl Sim<'_> {
         // It joins the running jobs the outlook looks at.
         if let Some(outlook) = pass.outlook.as_mut() {
             if procs % outlook.unit() == 0 {
-                outlook.add(procs, &law);
+                outlook.add(procs, law.get_or_insert_with(|| law_of(self)));
             } else {
                 pass.outlook = None;
             }
+        }
+        if let Some(law) = law {
+            self.laws
+                .as_mut()
+                .expect("distribution predictor")
+                .starts_with(job, law);
         }
         pass.free -= procs;
         self.start(job, now, true);

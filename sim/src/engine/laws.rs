@@ -49,8 +49,16 @@ impl Laws {
         }
     }
 
+    /// `job` starts now with this law (already computed by the backfilling rule).
+    pub fn starts_with(&mut self, job: usize, law: Law) {
+        self.running[job] = Some(law);
+    }
+
+    /// `job` started: it keeps its law (computed now unless `starts_with` gave it).
     pub fn started(&mut self, job: usize, w: &Workload) {
-        self.running[job] = Some(self.law(job, w));
+        if self.running[job].is_none() {
+            self.running[job] = Some(self.law(job, w));
+        }
     }
 
     pub fn completed(&mut self, job: usize, run: i64) {
