@@ -14,6 +14,7 @@ from lakehouse.lake import Lake
 from lakehouse.models.job_sinusoids import summary, write_job_sinusoids
 from lakehouse.models.volatility import write_volatility
 from lakehouse.sim import simulate
+from lakehouse.sim.grid import EASY_VARIANTS, Settings
 from lakehouse.sim.source import log_jobs, log_machine_size
 from lakehouse.synth.google_trace import Settings, generate
 
@@ -82,12 +83,11 @@ def run_demo(lake: Lake) -> dict[str, pl.DataFrame]:
     }
 
 
-#: The variants of the demo's comparison table: EASY and its best-known refinements.
+#: The variants of the demo's comparison table: EASY and its best-known refinements, and the bound
+#: exact run times give.
 SCHEDULERS = {
-    "EASY": {},
-    "EASY-SJBF": {"backfill": "sjbf"},
-    "EASY++ (AVE2, SJBF, incremental)": {"predictor": "ave2", "backfill": "sjbf", "correction": "incremental"},
-    "EASY, clairvoyant": {"predictor": "clairvoyant"},
+    **{name: settings.simulate_options() for name, settings in EASY_VARIANTS.items()},
+    "EASY, clairvoyant": Settings(predictor="clairvoyant").simulate_options(),
 }
 
 

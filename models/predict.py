@@ -498,6 +498,11 @@ def sources(lake: Lake) -> list[tuple[str, str]]:
     return pairs
 
 
+def no_targets(log: str) -> str:
+    """Why an SWF log is left out of the predictions."""
+    return f"{log}: no job with a positive run time and both a request and a usage of walltime, memory or processors"
+
+
 def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tuple[str, str]], list[str]]:
     """(family, source) pairs to predict, and one line per SWF log left out with the reason.
 
@@ -506,11 +511,7 @@ def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tup
     found = sources(lake)
     known = {name: family for family, name in found}
     logs = lake.log_names()
-    skipped = [
-        f"{log}: no job with a positive run time and both a request and a usage of walltime, memory or processors"
-        for log in logs
-        if log not in known
-    ]
+    skipped = [no_targets(log) for log in logs if log not in known]
     if not names:
         if not found:
             raise PredictionError(

@@ -5,7 +5,7 @@ the result.  Importing a module registers its commands on `app`."""
 
 from __future__ import annotations
 
-from lakehouse.cli import lake, pack, query, simulate  # noqa: F401  (top-level commands)
+from lakehouse.cli import lake, nightly, pack, query, simulate  # noqa: F401  (top-level commands)
 from lakehouse.cli.campaign import campaign_app
 from lakehouse.cli.generate import generate_app
 from lakehouse.cli.ingest import ingest_app

@@ -15,7 +15,7 @@ import mmap
 import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -367,8 +367,12 @@ def ingest_google(
     force: bool = False,
     on_part: Callable[[PartResult, int], None] | None = None,
     workers: int | None = None,
+    only: Collection[Path] | None = None,
 ) -> tuple[list[PartResult], list[str]]:
     """Ingest a trace folder; returns one result per part (and per unusable entry) and warnings.
+
+    `only`: ingest just these parts (the nightly run's new and changed ones, found without hashing the
+    rest again); the folder's unusable entries are then left to the caller.
 
     Parts are read by `workers` threads, by default one more than the cores: each part's work has
     single-threaded stretches (reading, the GIL between library calls) another part can fill
@@ -376,6 +380,9 @@ def ingest_google(
     workers = workers or (os.cpu_count() or 1) + 1
     parts, problems, warnings = discover_trace(root)
     tasks = [*problems, *(Task(f"google.{part.table}", part.part, part.path) for part in parts)]
+    if only is not None:
+        wanted = {Path(p).absolute() for p in only}
+        tasks = [t for t in tasks if t.problem is None and t.path.absolute() in wanted]
 
     def done(task: Task, outcome: Outcome) -> None:
         if on_part is not None:

@@ -128,6 +128,14 @@ class Settings:
         return "-".join(parts)
 
 
+#: EASY and its best-known refinements, by the names tables give them: the variants the demo and the
+#: nightly run replay.
+EASY_VARIANTS = {
+    "EASY": Settings(),
+    "EASY-SJBF": Settings(backfill=Backfill.sjbf.value),
+    "EASY++": Settings(backfill=Backfill.sjbf.value, predictor="ave2", correction=Correction.incremental.value),
+}
+
 _DEFAULTS = {f.name: f.default for f in fields(Settings)}
 #: The fields every run key has hashed since campaigns began.
 _FIRST_FIELDS = ("algorithm", "policy", "backfill", "predictor", "correction", "threshold", "compat")

@@ -1,0 +1,105 @@
+"""The nightly run's settings: which reports run for what changed, and their options.
+
+Every key is optional (the defaults run everything)::
+
+    reports = ["logs", "replays", "predictions", "volatility", "periodicity", "pack"]
+    workers = 2                       # replay processes [default: the cores]
+
+    [machine_size]                    # processors of logs whose header lacks MaxProcs, by name, prefix or glob
+    "RICC-*" = 8192
+
+    [replays]
+    view = "jobs_clean"               # or jobs_strong
+    campaign = "nightly"              # the campaign the replays are stored under
+
+    [periodicity]
+    noise_trials = 200
+
+An unknown key or a value of the wrong type is an error naming the file, the key and what is allowed.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+from lakehouse.errors import SettingsError
+from lakehouse.sim.grid import NAME_PATTERN
+from lakehouse.sim.source import View
+
+#: Every report a nightly run knows, in the order it runs them.
+REPORTS = ("logs", "replays", "predictions", "volatility", "periodicity", "pack")
+#: The reports that follow a changed SWF log, and those that follow a changed Google trace.
+SWF_REPORTS = ("logs", "replays", "predictions")
+GOOGLE_REPORTS = ("volatility", "periodicity", "pack")
+
+
+@dataclass(frozen=True)
+class Config:
+    reports: tuple[str, ...] = REPORTS
+    workers: int | None = None
+    machine_size: dict[str, int] = field(default_factory=dict)
+    view: str = View.jobs_clean.value
+    campaign: str = "nightly"
+    noise_trials: int = 200
+
+    def size_for(self, log: str) -> int | None:
+        """The processors the config gives a log (its name, a prefix or a glob), if any."""
+        for pattern, size in self.machine_size.items():
+            if log == pattern or log.startswith(pattern) or fnmatchcase(log, pattern):
+                return size
+        return None
+
+
+_TOP = {"reports", "workers", "machine_size", "replays", "periodicity"}
+_TABLES = {"replays": {"view", "campaign"}, "periodicity": {"noise_trials"}}
+
+
+def load(path: Path | None) -> Config:
+    """The config of a TOML file, or the defaults."""
+    if path is None:
+        return Config()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SettingsError(f"{path}: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+
+    def fail(key: str, why: str) -> SettingsError:
+        return SettingsError(f"{path}: {key}: {why}")
+
+    for key in data.keys() - _TOP:
+        raise fail(key, f"unknown key; expected one of: {', '.join(sorted(_TOP))}")
+    for table, keys in _TABLES.items():
+        section = data.get(table, {})
+        if not isinstance(section, dict):
+            raise fail(table, "expected a table ([" + table + "])")
+        for key in section.keys() - keys:
+            raise fail(f"{table}.{key}", f"unknown key; expected one of: {', '.join(sorted(keys))}")
+    reports = data.get("reports", list(REPORTS))
+    if not isinstance(reports, list) or not all(isinstance(r, str) for r in reports):
+        raise fail("reports", f"expected a list of names among {', '.join(REPORTS)}")
+    for report in reports:
+        if report not in REPORTS:
+            raise fail("reports", f"unknown report {report!r}; expected some of: {', '.join(REPORTS)}")
+    workers = data.get("workers")
+    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
+        raise fail("workers", f"expected a positive integer, got {workers!r}")
+    sizes = data.get("machine_size", {})
+    if not isinstance(sizes, dict) or not all(isinstance(v, int) and v > 0 for v in sizes.values()):
+        raise fail("machine_size", 'expected a table of log = processors, e.g. "RICC-*" = 8192')
+    replays = data.get("replays", {})
+    view = replays.get("view", View.jobs_clean.value)
+    if view not in {v.value for v in View}:
+        raise fail("replays.view", f"unknown view {view!r}; expected one of: {', '.join(View)}")
+    campaign = replays.get("campaign", "nightly")
+    if not isinstance(campaign, str) or not NAME_PATTERN.fullmatch(campaign):
+        raise fail("replays.campaign", "use letters, digits, '.', '_' or '-'")
+    trials = data.get("periodicity", {}).get("noise_trials", 200)
+    if not isinstance(trials, int) or isinstance(trials, bool) or trials < 0:
+        raise fail("periodicity.noise_trials", f"expected an integer >= 0, got {trials!r}")
+    ordered = tuple(r for r in REPORTS if r in reports)
+    return Config(ordered, workers, dict(sizes), view, campaign, trials)

@@ -1,0 +1,165 @@
+"""What is in the inbox, and what of it is new since the lake last saw it.
+
+An inbox holds SWF logs (``*.swf``, ``*.swf.gz``, at any depth) and Google trace folders (a folder with
+table folders such as ``job_events/`` or ``task_usage/``).  Every file is compared with the manifest:
+*new* (the lake has no output of that name), *changed* (it has one made from other bytes), *unchanged*,
+or *unreadable*.  Hashing a whole Google trace every night would take hours, so a file whose path,
+size and modification time equal what an earlier nightly run recorded (meta.nightly_files) takes the
+hash recorded then; any difference in size or time means it is hashed again (`verify` hashes all).
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import polars as pl
+
+from lakehouse.catalog import named_query
+from lakehouse.ingest import google_format
+from lakehouse.ingest.google import PART_NAME, file_hash
+from lakehouse.ingest.swf import DATASET as SWF_DATASET
+from lakehouse.ingest.swf import SUFFIXES, log_name_for
+from lakehouse.lake import Lake
+
+
+class Kind(enum.StrEnum):
+    swf = "swf"
+    google = "google"
+
+
+class State(enum.StrEnum):
+    new = "new"
+    changed = "changed"
+    unchanged = "unchanged"
+    unreadable = "unreadable"
+
+
+@dataclass(frozen=True)
+class InboxFile:
+    """One input file of the inbox and how it compares with the lake."""
+
+    kind: Kind
+    dataset: str  # the manifest's dataset: 'swf', 'google.task_usage', ...
+    name: str  # the output's name: the log, the part
+    path: Path
+    trace: Path | None  # the trace folder of a Google part
+    size: int
+    mtime_ns: int
+    content_hash: str | None
+    state: State
+    problem: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name if self.kind is Kind.swf else f"{self.dataset.removeprefix('google.')}/{self.name}"
+
+
+@dataclass(frozen=True)
+class Inbox:
+    files: list[InboxFile]
+    ignored: list[Path]  # neither an SWF log nor part of a trace folder
+
+    def arrived(self) -> list[InboxFile]:
+        """New and changed files (unreadable ones are reported apart)."""
+        return [f for f in self.files if f.state in (State.new, State.changed)]
+
+    def by_state(self, state: State) -> list[InboxFile]:
+        return [f for f in self.files if f.state is state]
+
+    def traces(self) -> list[Path]:
+        return sorted({f.trace for f in self.arrived() if f.trace is not None})
+
+
+def _is_trace(folder: Path) -> bool:
+    tables = set(google_format.tables())
+    try:
+        return any(child.is_dir() and child.name in tables for child in folder.iterdir())
+    except OSError:
+        return False
+
+
+def _walk(inbox: Path) -> tuple[list[tuple[Kind, Path, Path | None]], list[Path]]:
+    """(kind, file, trace folder) of every input, and the files that are neither; sorted."""
+    found: list[tuple[Kind, Path, Path | None]] = []
+    ignored: list[Path] = []
+    for folder, subfolders, names in os.walk(inbox, followlinks=False):
+        here = Path(folder)
+        if _is_trace(here):
+            tables = set(google_format.tables())
+            for table in sorted(subfolders):
+                if table not in tables:
+                    continue
+                for part in sorted((here / table).iterdir()):
+                    if PART_NAME.match(part.name) and part.is_file():
+                        found.append((Kind.google, part, here))
+                    else:
+                        ignored.append(part)
+            subfolders[:] = [s for s in subfolders if s not in tables]
+            continue
+        subfolders.sort()
+        for name in sorted(names):
+            path = here / name
+            if name.lower().endswith(SUFFIXES):
+                found.append((Kind.swf, path, None))
+            elif not name.startswith("."):
+                ignored.append(path)
+    return found, ignored
+
+
+def scan(lake: Lake, inbox: Path, verify: bool = False) -> Inbox:
+    """Every input under `inbox` with its state against the lake's manifest."""
+    entries, ignored = _walk(inbox)
+    manifest, seen = _known(lake)
+    files = []
+    for kind, path, trace in entries:
+        if kind is Kind.swf:
+            dataset, name = SWF_DATASET, log_name_for(path)
+        else:
+            dataset, name = f"google.{path.parent.name}", path.name.removesuffix(".csv.gz")
+        try:
+            stat = path.stat()
+            cached = seen.get(str(path.absolute()))
+            quick = not verify and cached is not None and cached[:2] == (stat.st_size, stat.st_mtime_ns)
+            content_hash = cached[2] if quick and cached else file_hash(path)
+        except OSError as exc:
+            problem = f"{path}: {exc.strerror or exc}"
+            files.append(InboxFile(kind, dataset, name, path, trace, 0, 0, None, State.unreadable, problem))
+            continue
+        previous = manifest.get((dataset, name))
+        if previous is None:
+            state = State.new
+        elif previous == (content_hash, "ok"):
+            state = State.unchanged
+        else:
+            state = State.changed
+        files.append(InboxFile(kind, dataset, name, path, trace, stat.st_size, stat.st_mtime_ns, content_hash, state))
+    return Inbox(files, ignored)
+
+
+def _known(lake: Lake) -> tuple[dict[tuple[str, str], tuple[str, str]], dict[str, tuple[int, int, str]]]:
+    """The manifest's (hash, status) by (dataset, name), and the files earlier nightly runs saw."""
+    if not lake.exists():
+        return {}, {}
+    with lake.connect() as con:
+        manifest = {(d, n): (h, s) for d, n, h, s in con.sql(named_query("manifest_hashes")).fetchall()}
+        try:
+            seen = {p: (size, mtime, h) for p, size, mtime, h in con.sql(named_query("nightly_files")).fetchall()}
+        except duckdb.CatalogException:  # a lake made before the nightly run existed
+            seen = {}
+    return manifest, seen
+
+
+def files_frame(files: Iterable[InboxFile]) -> pl.DataFrame:
+    """One row per file: what `lakehouse nightly --dry-run` prints."""
+    rows = [
+        {"kind": str(f.kind), "file": f.label, "state": str(f.state), "bytes": f.size, "path": str(f.path)}
+        for f in files
+    ]
+    return pl.DataFrame(
+        rows, schema={"kind": pl.String, "file": pl.String, "state": pl.String, "bytes": pl.Int64, "path": pl.String}
+    )

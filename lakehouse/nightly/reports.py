@@ -1,0 +1,191 @@
+"""The standard reports a nightly run re-runs for what changed, each as a section of its HTML page.
+
+Each report is the library call behind its command (`lakehouse logs`, a small campaign of EASY,
+EASY-SJBF and EASY++, `report predictions`, `report volatility`, `report periodicity`, `pack`), stores
+its tables in the lake as that command does, and writes its figures into the run's folder.  A report
+that fails is a section with its error: the others still run.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from lakehouse.catalog import named_query
+from lakehouse.errors import TooLittleDataError
+from lakehouse.lake import Lake
+from lakehouse.nightly.config import Config
+
+
+@dataclass
+class Section:
+    """One report in the run's page: its tables (caption, frame), figures and error."""
+
+    key: str
+    title: str
+    tables: list[tuple[str, pl.DataFrame]] = field(default_factory=list)
+    figures: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+    seconds: float = 0.0
+
+
+def logs_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
+    section.tables.append(("every SWF log at a glance", lake.query(named_query("log_summary"))))
+
+
+def replays_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
+    """EASY, EASY-SJBF and EASY++ on each changed log, as the campaign `config.campaign`; the change
+    since the log's previous version, when the campaign has replayed one."""
+    from lakehouse.sim.campaign import run_campaign, stored_runs
+    from lakehouse.sim.campaign_report import Metric, campaign_plots
+    from lakehouse.sim.executors import local_executor
+    from lakehouse.sim.grid import EASY_VARIANTS, Grid
+
+    grid = Grid(name=config.campaign, logs=tuple(logs), view=config.view, explicit=tuple(EASY_VARIANTS.values()))
+    executor = local_executor(config.workers or os.cpu_count() or 1, grid.name, grid.view, grid.tau)
+    with tempfile.TemporaryDirectory(prefix="lakehouse-nightly-") as scratch:
+        outcome = run_campaign(lake, grid, executor, scratch=Path(scratch))
+    rows = stored_runs(lake, config.campaign).filter(pl.col("log").is_in(list(logs)))
+    names = {settings.label(): name for name, settings in EASY_VARIANTS.items()}
+    rows = rows.filter(pl.col("variant").is_in(list(names))).with_columns(
+        pl.col("variant").replace_strict(names).alias("scheduler")
+    )
+    section.notes.append(f"stored as campaign {config.campaign!r} on swf.{config.view} (lakehouse campaign show)")
+    section.tables.append(("each changed log, replayed now", replay_table(rows)))
+    changes = change_table(rows)
+    if not changes.is_empty():
+        section.tables.append(("change since the log's previous version (mean bounded slowdown)", changes))
+    failed = rows.filter(pl.col("status") != "ok")
+    if outcome.failed or failed.height:
+        section.error = "; ".join(f"{r['log']} {r['scheduler']}: {r['error']}" for r in failed.iter_rows(named=True))
+    if rows.filter(pl.col("status") == "ok")["log"].n_unique() >= 1:
+        section.figures += campaign_plots(rows.filter(pl.col("status") == "ok"), Metric.mean_bounded_slowdown, figures)
+
+
+def _latest_per_version(rows: pl.DataFrame) -> pl.DataFrame:
+    """One row per (log, scheduler, jobs fingerprint): the newest replay of that version of the log."""
+    return rows.sort("finished_at").unique(["log", "scheduler", "jobs_fingerprint"], keep="last", maintain_order=True)
+
+
+def replay_table(rows: pl.DataFrame) -> pl.DataFrame:
+    """The newest replay of each log and scheduler."""
+    newest = rows.sort("finished_at").unique(["log", "scheduler"], keep="last", maintain_order=True)
+    return newest.sort("log", "scheduler").select(
+        "log",
+        "scheduler",
+        "status",
+        "jobs",
+        "mean_wait",
+        "mean_bounded_slowdown",
+        "max_wait",
+        "utilization",
+    )
+
+
+def change_table(rows: pl.DataFrame) -> pl.DataFrame:
+    """Per log and scheduler: the mean bounded slowdown of the newest version of the log against the
+    version replayed before it (a new log has no row)."""
+    ok = _latest_per_version(rows.filter(pl.col("status") == "ok")).sort("finished_at")
+    pairs = ok.group_by("log", "scheduler", maintain_order=True).agg(
+        pl.col("jobs").tail(2), pl.col("mean_bounded_slowdown").tail(2)
+    )
+    pairs = pairs.filter(pl.col("jobs").list.len() == 2)
+    return pairs.select(
+        "log",
+        "scheduler",
+        pl.col("jobs").list.first().alias("jobs before"),
+        pl.col("jobs").list.last().alias("jobs now"),
+        pl.col("mean_bounded_slowdown").list.first().alias("bsld before"),
+        pl.col("mean_bounded_slowdown").list.last().alias("bsld now"),
+        (pl.col("mean_bounded_slowdown").list.last() / pl.col("mean_bounded_slowdown").list.first() - 1).alias(
+            "change"
+        ),
+    ).sort("log", "scheduler")
+
+
+def predictions_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
+    from lakehouse.models.predict import Settings, no_targets, report, sources, write_report
+    from lakehouse.models.predictions_plots import plot_predictions
+
+    with_targets = {name for family, name in sources(lake) if family == "swf"}
+    section.notes += [f"skipped {no_targets(log)}" for log in logs if log not in with_targets]
+    errors = []
+    for family, log in [("swf", log) for log in logs if log in with_targets]:
+        try:
+            result = report(lake, family, log, Settings())
+        except Exception as exc:  # one log's failure is reported, the others go on
+            errors.append(f"{log}: {exc}")
+            continue
+        with lake.writer():
+            write_report(lake, result)
+        section.tables.append((f"{log}: sliding windows over the {result.grouping!r} grouping", result.table))
+        section.figures += plot_predictions(result.jobs, log, figures)
+    section.error = "; ".join(errors) or None
+
+
+def volatility_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
+    from lakehouse.models.volatility import write_volatility
+    from lakehouse.models.volatility_plots import plot_volatility
+
+    with lake.writer():
+        result = write_volatility(lake)
+    if result.tasks.is_empty():
+        raise TooLittleDataError("no usage windows of mu1s-measured jobs in the lake")
+    section.tables.append((f"{result.tasks.height:,} tasks of measured jobs", result.summary))
+    section.figures += plot_volatility(result, figures)
+
+
+def periodicity_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
+    from lakehouse.models.job_sinusoids import periodicity, summary
+    from lakehouse.models.periodicity_plots import plot_periodicity
+
+    result = periodicity(lake, config.noise_trials)
+    section.tables.append(
+        (f"{result.fits.height:,} long-running jobs fitted", summary(result.fits, false_positive=result.false_positive))
+    )
+    section.figures += plot_periodicity(result.fits, result.series, figures)
+
+
+def pack_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
+    from lakehouse.models.packing import pack_lake
+
+    packed = pack_lake(lake)
+    section.tables.append(
+        (f"{packed.tasks:,} tasks of {packed.jobs:,} jobs, machine capacity {packed.capacity:g}", packed.table)
+    )
+
+
+Report = Callable[[Section, Lake, Sequence[str], Config, Path], None]
+#: Each report: its title in the page and the function that fills its section.
+SECTIONS: dict[str, tuple[str, Report]] = {
+    "logs": ("Logs in the lake (lakehouse logs)", logs_section),
+    "replays": ("Backfilling replays: EASY, EASY-SJBF, EASY++ (a campaign)", replays_section),
+    "predictions": ("Walltime, memory and processor predictions (lakehouse report predictions)", predictions_section),
+    "volatility": ("CPU volatility, 1 s samples vs 5 min means (lakehouse report volatility)", volatility_section),
+    "periodicity": ("Hourly, daily and weekly cycles (lakehouse report periodicity)", periodicity_section),
+    "pack": ("Packing the periodic services onto machines (lakehouse pack)", pack_section),
+}
+
+
+def run_report(key: str, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> Section:
+    """One report, timed; an error becomes the section's error, too little data a note (Ctrl-C still
+    stops the run)."""
+    title, fill = SECTIONS[key]
+    section = Section(key, title)
+    started = time.perf_counter()
+    figures.mkdir(parents=True, exist_ok=True)
+    try:
+        fill(section, lake, logs, config, figures)
+    except TooLittleDataError as exc:  # not a failure: the data does not call for this report yet
+        section.notes.append(f"skipped: {exc}")
+    except Exception as exc:
+        section.error = str(exc) or type(exc).__name__
+    section.seconds = time.perf_counter() - started
+    return section

@@ -1,0 +1,287 @@
+"""`lakehouse nightly`: discover -> incremental ingest -> the reports for what changed -> a dated HTML
+page and a row of meta.nightly_runs.
+
+One nightly run at a time (a lock file in the lake; a second run exits at once with `EXIT_BUSY`).
+Readers are never disturbed: every ingest swaps the catalog in atomically, every report's table is
+renamed into place whole.  A file that fails is reported and the rest goes on; a report that fails
+is a section with its error.  The exit code says how it went: 0 all ok, 1 partial (some files or
+reports failed), 2 nothing could be done, 75 another nightly run holds the lake.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import fcntl
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import polars as pl
+
+from lakehouse.catalog import named_query
+from lakehouse.errors import LakehouseError
+from lakehouse.ingest.status import Status
+from lakehouse.lake import Lake
+from lakehouse.nightly import history
+from lakehouse.nightly.config import GOOGLE_REPORTS, SWF_REPORTS, Config
+from lakehouse.nightly.inbox import Inbox, InboxFile, Kind, State, files_frame, scan
+from lakehouse.nightly.reports import Section, run_report
+
+EXIT_OK, EXIT_PARTIAL, EXIT_FAILED = 0, 1, 2
+#: Another nightly run holds the lake: EX_TEMPFAIL of sysexits.h ("try again later"), which cron
+#: wrappers and systemd treat as a failure of this start only.
+EXIT_BUSY = 75
+NIGHTLY_LOCK = ".nightly.lock"
+REPORTS_FOLDER = "reports"
+
+
+class NightlyBusyError(LakehouseError):
+    """Another nightly run holds the lake."""
+
+
+@dataclass
+class Plan:
+    """What a run will do: the files to ingest (and those that cannot be), then each report with the
+    SWF logs it covers."""
+
+    inbox: Inbox
+    swf: list[InboxFile]
+    google: list[InboxFile]
+    failed: list[tuple[InboxFile, str]]
+    reports: list[str]
+
+    def describe(self) -> pl.DataFrame:
+        rows = files_frame(self.inbox.files).with_columns(
+            pl.when(pl.col("state").is_in([State.new, State.changed]))
+            .then(pl.lit("ingest"))
+            .when(pl.col("state") == State.unreadable)
+            .then(pl.lit("fail"))
+            .otherwise(pl.lit("skip"))
+            .alias("action")
+        )
+        for item, _ in self.failed:
+            rows = rows.with_columns(
+                pl.when(pl.col("path") == str(item.path)).then(pl.lit("fail")).otherwise("action").alias("action")
+            )
+        return rows
+
+
+def plan(lake: Lake, inbox: Path, config: Config, verify: bool = False) -> Plan:
+    if not inbox.is_dir():
+        raise LakehouseError(f"inbox {inbox}: not a folder")
+    found = scan(lake, inbox, verify)
+    arrived = found.arrived()
+    failed = [(f, f.problem or "unreadable") for f in found.by_state(State.unreadable)]
+    swf = [f for f in arrived if f.kind is Kind.swf]
+    names = [f.name for f in swf]
+    clashes = {n for n in names if names.count(n) > 1}
+    for f in swf:
+        if f.name in clashes:
+            failed.append((f, f"{f.path}: another inbox file is also log {f.name!r}; keep one of them"))
+    swf = [f for f in swf if f.name not in clashes]
+    google = [f for f in arrived if f.kind is Kind.google]
+    reports = [r for r in config.reports if (swf and r in SWF_REPORTS) or (google and r in GOOGLE_REPORTS)]
+    return Plan(found, swf, google, failed, reports)
+
+
+@dataclass
+class Outcome:
+    record: history.RunRecord
+    plan: Plan | None
+    sections: list[Section] = field(default_factory=list)
+    page: Path | None = None
+    index: Path | None = None
+    killed_runs: int = 0
+
+    @property
+    def exit_code(self) -> int:
+        return {"ok": EXIT_OK, "partial": EXIT_PARTIAL}.get(self.record.status, EXIT_FAILED)
+
+
+@contextmanager
+def nightly_lock(root: Path) -> Iterator[None]:
+    """One nightly run per lake; the lock goes with the process, so a killed run never holds it."""
+    root.mkdir(parents=True, exist_ok=True)
+    with open(root / NIGHTLY_LOCK, "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "unknown"
+            raise NightlyBusyError(
+                f"{root}: another nightly run is in progress (pid {holder}); this one does nothing"
+            ) from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(str(os.getpid()))
+        lock.flush()
+        yield
+
+
+@contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """systemd stops a service with SIGTERM: end like a Ctrl-C, recording the run as failed."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run(
+    lake: Lake,
+    inbox: Path,
+    config: Config = Config(),
+    *,
+    reports_root: Path | None = None,
+    verify: bool = False,
+    say: Callable[[str], None] = lambda _: None,
+) -> Outcome:
+    """One nightly run (see the module's docstring); `say` hears one line per step."""
+    reports = reports_root or lake.root / REPORTS_FOLDER
+    inbox = inbox.expanduser().absolute()
+    with nightly_lock(lake.root), _terminate_as_interrupt():
+        record, killed = history.begin(lake, inbox, reports)
+        if killed:
+            say(f"{killed} earlier run(s) had been interrupted: marked failed")
+        outcome = Outcome(record, None, killed_runs=killed)
+        started = time.perf_counter()
+        try:
+            _run(lake, inbox, config, verify, reports / record.run, outcome, say)
+        except KeyboardInterrupt:
+            record.status = "failed"
+            record.errors.append("interrupted (Ctrl-C or SIGTERM): what was ingested is kept; run again to finish")
+            _close(lake, reports, outcome, started)
+            raise
+        except (LakehouseError, OSError) as exc:
+            record.status = "failed"
+            record.errors.append(_one_line(exc))
+        _close(lake, reports, outcome, started)
+        return outcome
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename or ''}: {exc.strerror}".lstrip(": ")
+    return str(exc) or type(exc).__name__
+
+
+def _run(
+    lake: Lake, inbox: Path, config: Config, verify: bool, folder: Path, outcome: Outcome, say: Callable[[str], None]
+) -> None:
+    record = outcome.record
+    step = time.perf_counter()
+    outcome.plan = todo = plan(lake, inbox, config, verify)
+    record.files_seen = len(todo.inbox.files)
+    record.files_skipped = len(todo.inbox.by_state(State.unchanged))
+    record.seconds["scan"] = time.perf_counter() - step
+    for item, why in todo.failed:
+        record.errors.append(why)
+    say(
+        f"inbox: {record.files_seen} files, {len(todo.swf)} SWF logs and {len(todo.google)} trace parts to ingest, "
+        f"{record.files_skipped} unchanged"
+    )
+    step = time.perf_counter()
+    logs, parts, failures = _ingest(lake, todo, config)
+    record.seconds["ingest"] = time.perf_counter() - step
+    record.errors += failures
+    record.files_ingested = len(logs) + len(parts)
+    record.files_failed = len(todo.failed) + len(failures)
+    if not todo.swf and not todo.google:
+        say("nothing new")
+    reports = [r for r in todo.reports if (r in SWF_REPORTS and logs) or (r in GOOGLE_REPORTS and parts)]
+    for key in reports:
+        say(f"report {key}...")
+        section = run_report(key, lake, logs, config, folder / "figures")
+        outcome.sections.append(section)
+        record.seconds[key] = section.seconds
+        record.reports_run.append(key)
+        if section.error:
+            record.reports_failed.append(key)
+            record.errors.append(f"report {key}: {section.error}")
+    done_something = bool(record.files_ingested or len(record.reports_failed) < len(record.reports_run))
+    if not record.errors:
+        record.status = "ok"
+    else:
+        record.status = "partial" if done_something else "failed"
+
+
+def _ingest(lake: Lake, todo: Plan, config: Config) -> tuple[list[str], list[str], list[str]]:
+    """Ingest the plan's files; returns the SWF logs and the Google parts (table/part) now in the lake,
+    and one line per file that failed."""
+    from lakehouse.ingest.google import ingest_google
+    from lakehouse.ingest.swf import ingest_swf
+
+    logs: list[str] = []
+    parts: list[str] = []
+    failures: list[str] = []
+    by_size: dict[int | None, list[InboxFile]] = {}
+    for item in todo.swf:
+        by_size.setdefault(config.size_for(item.name), []).append(item)
+    for size, items in by_size.items():
+        for result in ingest_swf(lake, [str(i.path) for i in items], machine_size=size):
+            if result.status is Status.failed:
+                failures.append(result.error or f"{result.source}: failed")
+            elif result.status is Status.ok:
+                logs.append(result.log)
+    for trace in sorted({f.trace for f in todo.google if f.trace is not None}):
+        wanted = [f.path for f in todo.google if f.trace == trace]
+        results, _ = ingest_google(lake, trace, only=wanted)
+        for part in results:
+            if part.status is Status.failed:
+                failures.append(part.error or f"{part.source}: failed")
+            elif part.status is Status.ok:
+                parts.append(f"{part.table}/{part.part}")
+    return logs, parts, failures
+
+
+def _close(lake: Lake, reports: Path, outcome: Outcome, started: float) -> None:
+    """Write the run's page, its row, then the index, even after a failure (a page that cannot be
+    written is one more error of the run)."""
+    record = outcome.record
+    record.seconds["total"] = time.perf_counter() - started
+    record.finished_at = dt.datetime.now(dt.UTC).astimezone()
+    try:
+        outcome.page = _page(lake, reports / record.run, outcome)
+    except (LakehouseError, OSError) as exc:
+        record.errors.append(f"the HTML report could not be written: {_one_line(exc)}")
+        record.status = "partial" if record.status == "ok" else record.status
+    history.finish(lake, record, outcome.plan.inbox.files if outcome.plan else [])
+    try:
+        outcome.index = _index(lake, reports)
+    except (LakehouseError, OSError) as exc:
+        record.errors.append(f"the HTML index could not be written: {_one_line(exc)}")
+
+
+def _page(lake: Lake, folder: Path, outcome: Outcome) -> Path:
+    from lakehouse.nightly.html import render_run
+
+    todo = outcome.plan
+    arrived = files_frame(todo.inbox.arrived()) if todo else files_frame([])
+    quarantine = pl.DataFrame()
+    if todo and (todo.swf or todo.google):
+        logs = [f.name for f in todo.swf]
+        parts = [f.label for f in todo.google]
+        quarantine = lake.query(named_query("nightly_quarantine"), [logs, parts])
+    counts = {
+        "new": len(todo.inbox.by_state(State.new)) if todo else 0,
+        "changed": len(todo.inbox.by_state(State.changed)) if todo else 0,
+    }
+    ignored = [str(p) for p in todo.inbox.ignored] if todo else []
+    return render_run(
+        folder, outcome.record, lake.root, arrived.drop("path"), ignored, quarantine, outcome.sections, counts
+    )
+
+
+def _index(lake: Lake, reports: Path) -> Path:
+    from lakehouse.nightly.html import render_index
+
+    return render_index(reports, lake.root, history.runs(lake))

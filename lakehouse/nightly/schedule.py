@@ -1,0 +1,68 @@
+"""The crontab line and the systemd service + timer that start `lakehouse nightly` every night,
+filled in with this installation's command and the run's own folders."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import sys
+from pathlib import Path
+
+
+def command_line(inbox: Path, lake: Path, config: Path | None) -> str:
+    """The command as the scheduler runs it: absolute paths, the `lakehouse` of this installation."""
+    program = shutil.which("lakehouse") or f"{sys.executable} -m lakehouse.cli"
+    parts = [*shlex.split(program), "nightly", "--inbox", str(inbox.absolute()), "--lake", str(lake.absolute())]
+    if config is not None:
+        parts += ["--config", str(config.absolute())]
+    return shlex.join(parts)
+
+
+def crontab(inbox: Path, lake: Path, config: Path | None, at: str = "02:30") -> str:
+    hour, minute = at.split(":")
+    log = shlex.quote(str((lake / "nightly.log").absolute()))
+    return f"{int(minute)} {int(hour)} * * * {command_line(inbox, lake, config)} >> {log} 2>&1"
+
+
+def systemd_units(inbox: Path, lake: Path, config: Path | None, at: str = "02:30") -> dict[str, str]:
+    """lakehouse-nightly.service and lakehouse-nightly.timer, by file name."""
+    service = f"""[Unit]
+Description=lakehouse nightly re-analysis of {inbox.absolute()}
+After=network-online.target
+
+[Service]
+Type=oneshot
+ExecStart={command_line(inbox, lake, config)}
+# 0 all ok, 1 partial (some files or reports failed), 2 nothing could be done, 75 another run holds the lake.
+SuccessExitStatus=75
+Nice=10
+"""
+    timer = f"""[Unit]
+Description=Start the lakehouse nightly re-analysis every night
+
+[Timer]
+OnCalendar=*-*-* {at}:00
+Persistent=true
+RandomizedDelaySec=5min
+
+[Install]
+WantedBy=timers.target
+"""
+    return {"lakehouse-nightly.service": service, "lakehouse-nightly.timer": timer}
+
+
+def instructions(inbox: Path, lake: Path, config: Path | None, at: str = "02:30") -> str:
+    """What `lakehouse nightly --print-systemd` prints: both units, then how to install them, then the
+    crontab alternative."""
+    units = systemd_units(inbox, lake, config, at)
+    text = []
+    for name, body in units.items():
+        text += [f"# ~/.config/systemd/user/{name}", body]
+    text += [
+        "# then: systemctl --user daemon-reload && systemctl --user enable --now lakehouse-nightly.timer",
+        "# (system-wide: the same files in /etc/systemd/system/, without --user)",
+        "",
+        "# or, with cron (crontab -e):",
+        crontab(inbox, lake, config, at),
+    ]
+    return "\n".join(text) + "\n"

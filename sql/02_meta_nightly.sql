@@ -1,0 +1,27 @@
+-- setup: meta.nightly_runs, meta.nightly_files
+-- description: The nightly runs' history (one row per `lakehouse nightly`, written when it starts and again when it ends; a run found still 'running' by the next one was killed and is marked failed) and the inbox files they saw, by path, size and modification time, so that a later run hashes only files whose size or time changed. Created once; never replaced.
+CREATE SCHEMA IF NOT EXISTS meta;
+CREATE TABLE IF NOT EXISTS meta.nightly_runs (
+    run VARCHAR PRIMARY KEY,           -- the run's name and its report folder: YYYY-MM-DD, then -2, -3 the same day
+    started_at TIMESTAMPTZ NOT NULL,
+    finished_at TIMESTAMPTZ,           -- NULL while running
+    status VARCHAR NOT NULL,           -- 'running', 'ok', 'partial' (some files or reports failed), 'failed'
+    inbox VARCHAR NOT NULL,
+    pid INTEGER,
+    files_seen INTEGER,
+    files_ingested INTEGER,            -- new or changed files ingested
+    files_skipped INTEGER,             -- unchanged files
+    files_failed INTEGER,
+    reports_run VARCHAR[],             -- the reports that ran, in order
+    reports_failed VARCHAR[],
+    seconds MAP(VARCHAR, DOUBLE),      -- duration of each step ('ingest', each report, 'html', 'total')
+    errors VARCHAR[],                  -- one line per failed file or report
+    report VARCHAR                     -- the run's HTML report
+);
+CREATE TABLE IF NOT EXISTS meta.nightly_files (
+    path VARCHAR PRIMARY KEY,          -- an inbox file, absolute
+    size BIGINT NOT NULL,
+    mtime_ns BIGINT NOT NULL,
+    content_hash VARCHAR NOT NULL,     -- SHA-256, as in meta.manifest
+    seen_at TIMESTAMPTZ NOT NULL
+);
