@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -14,7 +16,8 @@ from lakehouse.lake import Lake
 from lakehouse.models.job_sinusoids import summary, write_job_sinusoids
 from lakehouse.models.volatility import write_volatility
 from lakehouse.sim import simulate
-from lakehouse.sim.grid import EASY_VARIANTS, Settings
+from lakehouse.sim.grid import EASY_VARIANTS
+from lakehouse.sim.grid import Settings as RunSettings
 from lakehouse.sim.source import log_jobs, log_machine_size
 from lakehouse.synth.google_trace import Settings, generate
 
@@ -67,6 +70,39 @@ def generated_folder(lake: Lake) -> Path:
     return lake.root / GENERATED_FOLDER
 
 
+NIGHTLY_FOLDER = "demo-nightly"  # inside the demo lake: inbox/ and the nightly run's own lake/
+
+
+def nightly_part(lake: Lake) -> tuple[pl.DataFrame, Path | None]:
+    """Two nights of `lakehouse nightly` over an inbox made from the embedded samples: the first night
+    brings the first half of the KTH-SP2 log, the second its whole (a new half-year arrived) and the
+    Google slice.  Returns the runs' history and the second night's HTML page."""
+    from lakehouse.nightly import history
+    from lakehouse.nightly.run import run as nightly_run
+
+    folder = lake.root / NIGHTLY_FOLDER
+    shutil.rmtree(folder, ignore_errors=True)  # the demo's own folder: each demo shows its two nights
+    inbox = folder / "inbox"
+    inbox.mkdir(parents=True)
+    target = Lake(folder / "lake")
+    log = sample_swf_paths()[0]
+    text = gzip.decompress(log.read_bytes()).decode()
+    lines = text.splitlines(keepends=True)
+    jobs = [i for i, line in enumerate(lines) if line.strip() and not line.lstrip().startswith(";")]
+    first_half = "".join(lines[: jobs[len(jobs) // 2]])
+    (inbox / log.name).write_bytes(gzip.compress(first_half.encode(), mtime=0))
+    nightly_run(target, inbox)
+    (inbox / log.name).write_bytes(log.read_bytes())
+    shutil.copytree(sample_google_trace(), inbox / "google-trace")
+    second = nightly_run(target, inbox)
+    runs = (
+        history.runs(target)
+        .sort("started_at")
+        .select("run", "status", "files_seen", "files_ingested", "files_skipped", "files_failed", "reports_run")
+    )
+    return runs, second.page
+
+
 def run_demo(lake: Lake) -> dict[str, pl.DataFrame]:
     """Ingest the embedded logs and return the frames the demo prints, by title."""
     results: list[FileResult] = ingest_swf(lake, [str(p) for p in sample_swf_paths()])
@@ -83,11 +119,19 @@ def run_demo(lake: Lake) -> dict[str, pl.DataFrame]:
     }
 
 
+def run_demo_with_nightly(lake: Lake) -> tuple[dict[str, pl.DataFrame], Path | None]:
+    """The demo's frames, then two nightly runs; returns the frames and the last run's HTML page."""
+    frames = run_demo(lake)
+    runs, page = nightly_part(lake)
+    frames["Two nightly runs over an inbox (lakehouse nightly): a new log, then its next half-year"] = runs
+    return frames, page
+
+
 #: The variants of the demo's comparison table: EASY and its best-known refinements, and the bound
 #: exact run times give.
 SCHEDULERS = {
     **{name: settings.simulate_options() for name, settings in EASY_VARIANTS.items()},
-    "EASY, clairvoyant": Settings(predictor="clairvoyant").simulate_options(),
+    "EASY, clairvoyant": RunSettings(predictor="clairvoyant").simulate_options(),
 }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from lakehouse.cli import lake, nightly, pack, query, simulate  # noqa: F401  (top-level commands)
 from lakehouse.cli.campaign import campaign_app
+from lakehouse.cli.export import export_app
 from lakehouse.cli.generate import generate_app
 from lakehouse.cli.ingest import ingest_app
 from lakehouse.cli.lake import catalog_app
@@ -20,6 +21,7 @@ app.add_typer(campaign_app, name="campaign")
 app.add_typer(generate_app, name="generate")
 app.add_typer(catalog_app, name="catalog")
 app.add_typer(plot_app, name="plot")
+app.add_typer(export_app, name="export")
 
 
 __all__ = ["app"]

@@ -43,22 +43,25 @@ def catalog_rebuild(lake: LakeOption = None) -> None:
 @app.command()
 @clear_errors
 def demo(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table) -> None:
-    """Run the main job on the embedded sample: build a lake, ingest the real KTH-SP2 log, summarize.
+    """Run the main job on the embedded sample: build a lake, ingest the real KTH-SP2 log, summarize;
+    then two nightly runs over an inbox made from the same sample, with their HTML report.
 
     Example: `lakehouse demo --lake demo-lake`
     """
-    from lakehouse.demo import run_demo
+    from lakehouse.demo import run_demo_with_nightly
 
     target = Lake(lake)
     started = time.perf_counter()
-    with stderr.status("building the demo lake..."):
-        frames = run_demo(target)
+    with stderr.status("building the demo lake, then two nightly runs..."):
+        frames, page = run_demo_with_nightly(target)
     for title, frame in frames.items():
         if fmt is OutputFormat.table:
             emit(frame, fmt, None, title=title)
         else:
             stderr.print(title)
             emit(frame, fmt, None)
+    if page is not None:
+        stderr.print(f"nightly HTML report -> {page} (every run: {page.parent.parent / 'index.html'})")
     stderr.print(
         f"demo done in {time.perf_counter() - started:.1f} s. Explore it: duckdb -readonly {target.catalog_path}"
     )

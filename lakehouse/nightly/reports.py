@@ -104,8 +104,8 @@ def change_table(rows: pl.DataFrame) -> pl.DataFrame:
         pl.col("jobs").list.last().alias("jobs now"),
         pl.col("mean_bounded_slowdown").list.first().alias("bsld before"),
         pl.col("mean_bounded_slowdown").list.last().alias("bsld now"),
-        (pl.col("mean_bounded_slowdown").list.last() / pl.col("mean_bounded_slowdown").list.first() - 1).alias(
-            "change"
+        (100 * (pl.col("mean_bounded_slowdown").list.last() / pl.col("mean_bounded_slowdown").list.first() - 1)).alias(
+            "change %"
         ),
     ).sort("log", "scheduler")
 

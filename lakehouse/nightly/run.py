@@ -139,13 +139,14 @@ def _terminate_as_interrupt() -> Iterator[None]:
 def run(
     lake: Lake,
     inbox: Path,
-    config: Config = Config(),
+    config: Config | None = None,
     *,
     reports_root: Path | None = None,
     verify: bool = False,
     say: Callable[[str], None] = lambda _: None,
 ) -> Outcome:
     """One nightly run (see the module's docstring); `say` hears one line per step."""
+    config = config or Config()
     reports = reports_root or lake.root / REPORTS_FOLDER
     inbox = inbox.expanduser().absolute()
     with nightly_lock(lake.root), _terminate_as_interrupt():
@@ -183,8 +184,7 @@ def _run(
     record.files_seen = len(todo.inbox.files)
     record.files_skipped = len(todo.inbox.by_state(State.unchanged))
     record.seconds["scan"] = time.perf_counter() - step
-    for item, why in todo.failed:
-        record.errors.append(why)
+    record.errors += [why for _, why in todo.failed]
     say(
         f"inbox: {record.files_seen} files, {len(todo.swf)} SWF logs and {len(todo.google)} trace parts to ingest, "
         f"{record.files_skipped} unchanged"

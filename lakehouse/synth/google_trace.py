@@ -267,6 +267,7 @@ def build(settings: Settings) -> Trace:
             "reused_id": reused,  # what google.audit_reused_job_ids must find
             "tasks": tasks,
             "scheduling_class": klass,
+            "submit_us": submit,  # on the trace clock (0: before the trace), the first submission
         }
     )
     services_truth = pl.DataFrame(truth_services, schema=SERVICES_TRUTH_SCHEMA)

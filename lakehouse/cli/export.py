@@ -1,0 +1,75 @@
+"""`lakehouse export swf|google-swf`: the lake back out as Standard Workload Format files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from lakehouse.cli.common import LakeOption, clear_errors, command_group, in_existing_folder
+from lakehouse.export import GOOGLE_RULES, ExportView, Processors
+from lakehouse.lake import Lake
+from lakehouse.render import stderr
+
+export_app = command_group("Write the lake back out as SWF files (gzipped when the name ends in .gz).")
+
+OutputFile = Annotated[
+    Path, typer.Option("--output", "-o", help="The SWF file to write.", dir_okay=False, callback=in_existing_folder)
+]
+
+
+@export_app.command("swf")
+@clear_errors
+def export_swf_command(
+    log: Annotated[str, typer.Argument(help="A log of the lake: its name or a unique prefix.")],
+    output: OutputFile,
+    view: Annotated[ExportView, typer.Option(help="Which jobs: as ingested, cleaned or strong-filtered.")] = (
+        ExportView.jobs_clean
+    ),
+    lake: LakeOption = None,
+) -> None:
+    """Write one log's jobs (a view of it) as an SWF file with the log's header.
+
+    The header is the original one with MaxJobs/MaxRecords set to the jobs written and a note naming the
+    log and view; each job is its 18 SWF fields with -1 for unknown values.  Ingesting the file again
+    gives the same rows.
+
+    Example: `lakehouse export swf SDSC-SP2 --view jobs_strong -o SDSC-SP2-strong.swf.gz`
+    """
+    from lakehouse.export import export_swf
+
+    jobs = export_swf(Lake(lake), log, view, output)
+    stderr.print(f"{jobs:,} jobs -> {output}")
+
+
+_RULES = "\n\n".join(f"- {line}" for line in GOOGLE_RULES[1:])
+
+
+@export_app.command(
+    "google-swf",
+    help=f"""Convert the Google lake's jobs into an SWF file, so that the
+backfilling simulator can replay a Google-derived workload.
+
+Rules:
+
+{_RULES.format(processors="the number of tasks (--processors tasks) or ceil(summed CPU request x --cores-per-machine) (--processors cpu); the CPU requests are fractions of the largest machine")}
+
+- MaxProcs = machines in machine_events x --cores-per-machine.
+
+Example: `lakehouse export google-swf --lake google-lake --cores-per-machine 32 --processors cpu -o google.swf`
+""",
+)
+@clear_errors
+def export_google_swf_command(
+    output: OutputFile,
+    lake: LakeOption = None,
+    processors: Annotated[Processors, typer.Option(help="How a job's processors are counted.")] = Processors.tasks,
+    cores_per_machine: Annotated[
+        int, typer.Option(min=1, help="Cores of a machine (CPU requests are fractions of one machine).")
+    ] = 1,
+) -> None:
+    from lakehouse.export import export_google_swf
+
+    jobs = export_google_swf(Lake(lake), output, processors, cores_per_machine)
+    stderr.print(f"{jobs:,} jobs -> {output}")

@@ -1,0 +1,147 @@
+"""Writing the lake back out as SWF: a log's view (`lakehouse export swf`) and the Google trace's jobs
+(`lakehouse export google-swf`), so that any tool that reads SWF (ours included) can replay them.
+
+Files are written aside and renamed into place, gzipped when the name ends in `.gz`.
+"""
+
+from __future__ import annotations
+
+import enum
+import gzip
+import io
+import os
+import re
+from pathlib import Path
+
+import polars as pl
+
+from lakehouse.catalog import named_query, sql_literal
+from lakehouse.errors import LakehouseError, TooLittleDataError
+from lakehouse.ingest.swf_format import FIELDS
+from lakehouse.lake import Lake
+
+#: The trace clock's start (its 600 s): 19:00 EDT on Sunday 1 May 2011, as a Unix time.
+GOOGLE_TRACE_START = 1_304_290_800
+SWF_COLUMNS = [f.name for f in FIELDS]
+
+
+class ExportView(enum.StrEnum):
+    jobs = "jobs"  # every job line as ingested
+    jobs_clean = "jobs_clean"
+    jobs_strong = "jobs_strong"
+
+
+class Processors(enum.StrEnum):
+    tasks = "tasks"  # one processor per task
+    cpu = "cpu"  # the tasks' summed CPU request, in cores
+
+
+def _swf_body(frame: pl.DataFrame) -> str:
+    """The job lines: 18 fields separated by spaces, unknown (NULL) as -1; field 6 keeps its decimals
+    (Polars writes the shortest text that reads back as the same number)."""
+    fields = frame.select(
+        [pl.col(f.name).cast(pl.Float64 if f.fractional else pl.Int64).fill_null(-1).alias(f.name) for f in FIELDS]
+    )
+    fractional = [f.name for f in FIELDS if f.fractional]
+    fields = fields.with_columns(
+        pl.when(pl.col(c) == pl.col(c).round(0))
+        .then(pl.col(c).cast(pl.Int64).cast(pl.String))
+        .otherwise(pl.col(c).cast(pl.String))
+        .alias(c)
+        for c in fractional
+    )
+    buffer = io.StringIO()
+    fields.write_csv(buffer, separator=" ", include_header=False, quote_style="never")
+    return buffer.getvalue()
+
+
+def _write(path: Path, text: str) -> None:
+    folder = path.expanduser().absolute().parent
+    if not folder.is_dir():
+        raise LakehouseError(f"folder {folder} does not exist")
+    tmp = folder / f".{path.name}.tmp"
+    data = text.encode("utf-8")
+    if path.name.endswith(".gz"):
+        data = gzip.compress(data, compresslevel=6, mtime=0)
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _header(lines: list[str]) -> str:
+    return "".join(f"; {line}\n" if line else ";\n" for line in lines)
+
+
+def export_swf(lake: Lake, log: str, view: ExportView, path: Path) -> int:
+    """Write `swf.<view>` of one log as an SWF file with the log's header; returns the jobs written.
+
+    The original header is kept, but MaxJobs and MaxRecords give the jobs of this file, and a note
+    says where it came from (with the machine size the lake used, when the header has no MaxProcs)."""
+    from lakehouse.sim.source import resolve_log
+
+    log = resolve_log(lake, log)
+    view = ExportView(view)
+    # A quoted literal (sql_literal), not a parameter: see lakehouse.sim.source.log_jobs.
+    jobs = lake.query(f"SELECT * FROM swf.{view} WHERE log = {sql_literal(log)} ORDER BY submit_time, line")
+    raw_header, machine_size, max_procs = lake.query(named_query("swf_export_header"), [log]).row(0)
+    kept = []
+    for line in (raw_header or "").splitlines():
+        text = line.lstrip(";").strip()
+        if re.match(r"(MaxJobs|MaxRecords)\s*:", text, re.IGNORECASE):
+            continue
+        kept.append(text)
+    kept += [f"MaxJobs: {jobs.height}", f"MaxRecords: {jobs.height}"]
+    if max_procs is None and machine_size is not None:
+        kept.append(f"MaxProcs: {machine_size}")
+    kept.append(f"Note: exported by lakehouse from log {log}, view swf.{view} ({jobs.height:,} jobs)")
+    _write(path, _header(kept) + _swf_body(jobs))
+    return jobs.height
+
+
+GOOGLE_RULES = [
+    "converted by lakehouse export google-swf from the Google cluster trace (clusterdata-2011-2):",
+    "one SWF job per Google job id, numbered 1.. in submit order;",
+    "times in seconds from the trace's start (its clock's 600 s; events 'before the trace' count as 0);",
+    "submit = the job's first SUBMIT; wait = its first SCHEDULE - submit (-1: never scheduled);",
+    "run time = its tasks' last end (FINISH, FAIL, KILL, LOST or EVICT) - first SCHEDULE (-1: still running at the end);",
+    "processors (requested = allocated) = {processors};",
+    "status from the job's last end event: FINISH 1, KILL 5, FAIL/LOST/EVICT 0, none -1;",
+    "user = rank of the user hash, executable = rank of the logical job name, queue = scheduling class;",
+    "requested time, memory, group, partition, preceding job and think time unknown (-1).",
+]
+
+
+def google_jobs(lake: Lake, processors: Processors = Processors.tasks, cores_per_machine: int = 1) -> pl.DataFrame:
+    """The Google lake's jobs as SWF fields (plus google_job_id), by the rules of GOOGLE_RULES."""
+    if cores_per_machine < 1:
+        raise LakehouseError(f"--cores-per-machine must be at least 1, got {cores_per_machine}")
+    jobs = lake.query(named_query("export_google_swf"), [str(Processors(processors)), cores_per_machine])
+    if jobs.is_empty():
+        raise TooLittleDataError(
+            f"no Google job with a SUBMIT event and tasks in {lake.root} (ingest job_events and task_events)"
+        )
+    return jobs
+
+
+def export_google_swf(
+    lake: Lake, path: Path, processors: Processors = Processors.tasks, cores_per_machine: int = 1
+) -> int:
+    """Write the Google lake's jobs as an SWF file; returns the jobs written."""
+    jobs = google_jobs(lake, processors, cores_per_machine)
+    machines = int(lake.query(named_query("google_machine_count"))["machines"][0])
+    rule = (
+        "the number of tasks"
+        if processors == Processors.tasks
+        else f"ceil(summed CPU request x {cores_per_machine} cores per machine)"
+    )
+    header = [
+        "Version: 2.2",
+        "Computer: Google cluster (clusterdata-2011-2)",
+        f"UnixStartTime: {GOOGLE_TRACE_START}",
+        "TimeZoneString: US/Eastern",
+        f"MaxJobs: {jobs.height}",
+        f"MaxRecords: {jobs.height}",
+        *([f"MaxProcs: {machines * cores_per_machine}", f"MaxNodes: {machines}"] if machines else []),
+        *(f"Note: {line.format(processors=rule)}" for line in GOOGLE_RULES),
+    ]
+    _write(path, _header(header) + _swf_body(jobs))
+    return jobs.height
