@@ -97,17 +97,25 @@ def export_swf(lake: Lake, log: str, view: ExportView, path: Path) -> int:
     return jobs.height
 
 
+#: The conversion's rules, as the file's header notes and `--help` give them.
 GOOGLE_RULES = [
     "converted by lakehouse export google-swf from the Google cluster trace (clusterdata-2011-2):",
     "one SWF job per Google job id, numbered 1.. in submit order;",
     "times in seconds from the trace's start (its clock's 600 s; events 'before the trace' count as 0);",
     "submit = the job's first SUBMIT; wait = its first SCHEDULE - submit (-1: never scheduled);",
-    "run time = its tasks' last end (FINISH, FAIL, KILL, LOST or EVICT) - first SCHEDULE (-1: still running at the end);",
+    "run time = its tasks' last end (FINISH, FAIL, KILL, LOST or EVICT) - first SCHEDULE "
+    "(-1: still running at the trace's end);",
     "processors (requested = allocated) = {processors};",
     "status from the job's last end event: FINISH 1, KILL 5, FAIL/LOST/EVICT 0, none -1;",
     "user = rank of the user hash, executable = rank of the logical job name, queue = scheduling class;",
     "requested time, memory, group, partition, preceding job and think time unknown (-1).",
 ]
+
+
+PROCESSOR_RULES = {
+    Processors.tasks: "the number of tasks",
+    Processors.cpu: "ceil(summed CPU request x {cores} cores per machine)",
+}
 
 
 def google_jobs(lake: Lake, processors: Processors = Processors.tasks, cores_per_machine: int = 1) -> pl.DataFrame:
@@ -128,11 +136,7 @@ def export_google_swf(
     """Write the Google lake's jobs as an SWF file; returns the jobs written."""
     jobs = google_jobs(lake, processors, cores_per_machine)
     machines = int(lake.query(named_query("google_machine_count"))["machines"][0])
-    rule = (
-        "the number of tasks"
-        if processors == Processors.tasks
-        else f"ceil(summed CPU request x {cores_per_machine} cores per machine)"
-    )
+    rule = PROCESSOR_RULES[Processors(processors)].format(cores=cores_per_machine)
     header = [
         "Version: 2.2",
         "Computer: Google cluster (clusterdata-2011-2)",

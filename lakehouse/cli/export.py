@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from lakehouse.cli.common import LakeOption, clear_errors, command_group, in_existing_folder
-from lakehouse.export import GOOGLE_RULES, ExportView, Processors
+from lakehouse.export import GOOGLE_RULES, PROCESSOR_RULES, ExportView, Processors
 from lakehouse.lake import Lake
 from lakehouse.render import stderr
 
@@ -44,6 +44,11 @@ def export_swf_command(
 
 
 _RULES = "\n\n".join(f"- {line}" for line in GOOGLE_RULES[1:])
+_PROCESSORS = (
+    f"{PROCESSOR_RULES[Processors.tasks]} (--processors tasks) or "
+    f"{PROCESSOR_RULES[Processors.cpu].format(cores='--cores-per-machine')} (--processors cpu); CPU requests are "
+    "fractions of the largest machine"
+)
 
 
 @export_app.command(
@@ -53,7 +58,7 @@ backfilling simulator can replay a Google-derived workload.
 
 Rules:
 
-{_RULES.format(processors="the number of tasks (--processors tasks) or ceil(summed CPU request x --cores-per-machine) (--processors cpu); the CPU requests are fractions of the largest machine")}
+{_RULES.format(processors=_PROCESSORS)}
 
 - MaxProcs = machines in machine_events x --cores-per-machine.
 
