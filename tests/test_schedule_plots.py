@@ -16,6 +16,8 @@ from lakehouse.sim import simulate
 from lakehouse.sim.schedule_plots import _steps, binned_mean, gantt, pack
 from lakehouse.sim.source import log_jobs, log_machine_size
 
+from browser import dump_dom, not_blank, screenshot
+
 WHITE = (255, 255, 255)
 
 
@@ -75,17 +77,12 @@ def kth_schedule(kth_lake, tmp_path_factory) -> Path:
     return path
 
 
-def _not_blank(path: Path) -> bool:
-    image = pyplot().imread(path)
-    return path.stat().st_size > 10_000 and float(np.std(image[..., :3])) > 0.05
-
-
 def test_every_figure_of_a_real_log_is_drawn(kth_lake, kth_schedule, tmp_path):
     run = CliRunner().invoke(app, ["plot", "schedule", str(kth_schedule), "--plots", str(tmp_path), "--from", "10d"])
     assert run.exit_code == 0, run.output
     files = sorted(tmp_path.glob("*.png"))
     assert [f.name for f in files] == [f"schedule-{p}.png" for p in ("gantt", "queue", "utilization", "waits")]
-    assert all(_not_blank(f) for f in files)
+    assert all(not_blank(f) for f in files)
     # Replayed from the log, one page, against the first schedule.
     page = tmp_path / "page.png"
     args = [
@@ -102,7 +99,7 @@ def test_every_figure_of_a_real_log_is_drawn(kth_lake, kth_schedule, tmp_path):
     ]
     run = CliRunner().invoke(app, args)
     assert run.exit_code == 0, run.output
-    assert _not_blank(page)
+    assert not_blank(page)
 
 
 def test_a_replay_draws_itself_from_python(kth_lake, tmp_path):
@@ -129,24 +126,13 @@ def test_bad_requests_get_one_clear_line(kth_schedule, args, message):
 
 
 def test_the_html_page_loads_in_a_headless_browser(kth_schedule, tmp_path):
-    import shutil
-    import subprocess
-
     page = tmp_path / "kth.html"
     run = CliRunner().invoke(
         app, ["plot", "schedule", str(kth_schedule), "--plots", str(tmp_path), "--html", str(page)]
     )
     assert run.exit_code == 0, run.output
     assert page.stat().st_size > 1_000_000  # Plotly's script is inlined: the page works offline
-    browser = next((b for b in ("chromium", "chromium-browser", "google-chrome") if shutil.which(b)), None)
-    if browser is None:
-        pytest.skip("no headless Chromium here (Debian: apt-get install chromium) to load the page in")
-    common = [browser, "--headless", "--disable-gpu", "--no-sandbox", "--virtual-time-budget=5000"]
-    dom = subprocess.run([*common, "--enable-logging=stderr", "--dump-dom", page.as_uri()],
-                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    dom = dump_dom(page)
     assert dom.stdout.count('class="main-svg"') >= 1  # Plotly drew its figure
     assert "Uncaught" not in dom.stderr
-    shot = tmp_path / "shot.png"
-    subprocess.run([*common, "--window-size=1200,1200", f"--screenshot={shot}", page.as_uri()],
-                   capture_output=True, timeout=120, check=True)  # fmt: skip
-    assert _not_blank(shot)
+    assert not_blank(screenshot(page, tmp_path / "shot.png"))

@@ -1,0 +1,210 @@
+"""`lakehouse nightly`: discovery, incremental ingest, reports for what changed, history, the HTML
+report, the lock and the exit codes."""
+
+from __future__ import annotations
+
+import fcntl
+import re
+import threading
+from pathlib import Path
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from lakehouse.cli import app
+from lakehouse.lake import Lake
+from lakehouse.nightly import history
+from lakehouse.nightly.config import load
+from lakehouse.nightly.run import EXIT_BUSY, NIGHTLY_LOCK, plan, run
+from lakehouse.sim import simulate
+
+from nightly_inbox import FAST, jobs, put_broken, put_log
+
+runner = CliRunner()
+
+
+def cli(*args: object, code: int | None = 0):
+    result = runner.invoke(app, [str(a) for a in args])
+    if code is not None:
+        assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
+    assert "Traceback" not in result.stderr
+    result.err = " ".join(result.stderr.split())  # as one line: rich wraps stderr at the terminal's width
+    return result
+
+
+@pytest.fixture
+def inbox(tmp_path: Path) -> Path:
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    return folder
+
+
+def test_dry_run_lists_what_would_be_done_and_changes_nothing(tmp_path, inbox):
+    put_log(inbox, "alpha", 50)
+    (inbox / "notes.txt").write_text("not a trace")
+    root = tmp_path / "lake"
+    result = cli("nightly", "--inbox", inbox, "--lake", root, "--dry-run", "--format", "csv")
+    rows = pl.read_csv(result.stdout.encode())
+    assert rows.select("kind", "file", "state", "action").rows() == [("swf", "alpha", "new", "ingest")]
+    assert "would ingest 1 SWF log(s)" in result.err and "logs, replays, predictions" in result.err
+    assert not root.exists()  # nothing was made, not even the lake
+
+
+def test_a_second_run_with_nothing_new_ingests_nothing_and_says_so(tmp_path, inbox):
+    lake = Lake(tmp_path / "lake")
+    put_log(inbox, "alpha", 120)
+    first = run(lake, inbox, FAST)
+    assert first.record.status == "ok" and first.exit_code == 0
+    assert first.record.files_ingested == 1 and first.record.reports_run == ["logs", "replays", "predictions"]
+    second = run(lake, inbox, FAST)
+    assert (second.record.files_ingested, second.record.files_skipped, second.record.reports_run) == (0, 1, [])
+    assert second.exit_code == 0 and second.record.run == f"{first.record.run}-2"
+    assert "Nothing new" in second.page.read_text()
+    assert lake.query("SELECT count(*) AS n FROM swf.jobs")["n"][0] == 120  # not twice
+    dry = plan(lake, inbox, FAST)
+    assert dry.swf == [] and dry.reports == []
+
+
+def test_a_changed_log_replaces_its_rows_and_the_page_shows_the_change(tmp_path, inbox):
+    lake = Lake(tmp_path / "lake")
+    put_log(inbox, "alpha", 150)
+    put_log(inbox, "beta", 80, seed=3)
+    run(lake, inbox, FAST)
+    put_log(inbox, "alpha", 300)  # the log's next month
+    outcome = run(lake, inbox, FAST)
+    assert outcome.record.status == "ok"
+    assert [(f.name, str(f.state)) for f in outcome.plan.inbox.arrived()] == [("alpha", "changed")]
+    counts = dict(lake.query("SELECT log, count(*) AS n FROM swf.jobs GROUP BY log").rows())
+    assert counts == {"alpha": 300, "beta": 80}
+    replays = next(s for s in outcome.sections if s.key == "replays")
+    change = dict(replays.tables)["change since the log's previous version (mean bounded slowdown)"]
+    easy = change.filter(pl.col("scheduler") == "EASY").row(0, named=True)
+    # Independently: the simulator called directly on each version of the log's jobs.
+    expected = [simulate(_sim_jobs(pl.DataFrame(jobs(n))), 64).summary for n in (150, 300)]
+    assert (easy["jobs before"], easy["jobs now"]) == (150, 300)
+    assert easy["bsld before"] == pytest.approx(expected[0]["mean_bounded_slowdown"])
+    assert easy["bsld now"] == pytest.approx(expected[1]["mean_bounded_slowdown"])
+    page = outcome.page.read_text()
+    assert "changed" in page and "bsld before" in page
+
+
+def _sim_jobs(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.select("job_id", "submit_time", "run_time", pl.col("req_procs").alias("procs"), "req_time", "user_id")
+
+
+def test_a_corrupt_file_fails_alone_and_the_exit_code_says_partial(tmp_path, inbox):
+    put_log(inbox, "alpha", 60)
+    put_broken(inbox)
+    root = tmp_path / "lake"
+    result = cli("nightly", "--inbox", inbox, "--lake", root, code=1)
+    assert "broken" in result.err and "partial" in result.err
+    lake = Lake(root)
+    assert lake.log_names() == ["alpha"]
+    row = history.runs(lake).row(0, named=True)
+    assert row["status"] == "partial" and row["files_failed"] == 1 and "broken" in row["errors"][0]
+    assert "broken" in Path(row["report"]).read_text()
+
+
+def test_nothing_could_be_done_exits_2(tmp_path, inbox):
+    put_broken(inbox)
+    result = cli("nightly", "--inbox", inbox, "--lake", tmp_path / "lake", code=2)
+    assert "failed" in result.err
+    result = cli("nightly", "--inbox", tmp_path / "missing", "--lake", tmp_path / "lake", code=2)
+    assert "not a folder" in result.err
+    assert history.runs(Lake(tmp_path / "lake"))["status"].to_list() == ["failed", "failed"]
+
+
+def test_a_second_run_exits_at_once_while_one_holds_the_lake(tmp_path, inbox):
+    put_log(inbox, "alpha", 20)
+    root = tmp_path / "lake"
+    root.mkdir()
+    with open(root / NIGHTLY_LOCK, "a+") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held.write("4242")
+        held.flush()
+        result = cli("nightly", "--inbox", inbox, "--lake", root, code=EXIT_BUSY)
+    assert "another nightly run is in progress (pid 4242)" in result.err
+    assert not (root / "lake.duckdb").exists()  # it did nothing
+
+
+def test_a_run_that_never_finished_is_marked_failed_by_the_next(tmp_path, inbox):
+    lake = Lake(tmp_path / "lake")
+    put_log(inbox, "alpha", 20)
+    killed, _ = history.begin(lake, inbox, lake.root / "reports")  # as a run killed right after it started
+    outcome = run(lake, inbox, FAST)
+    assert outcome.killed_runs == 1
+    rows = {r["run"]: r for r in history.runs(lake).iter_rows(named=True)}
+    assert rows[killed.run]["status"] == "failed" and "interrupted" in rows[killed.run]["errors"][0]
+    assert rows[outcome.record.run]["status"] == "ok"
+    index = (lake.root / "reports" / "index.html").read_text()
+    assert killed.run in index and "failed" in index
+
+
+def test_config_selects_reports_and_names_a_bad_key(tmp_path, inbox):
+    config = tmp_path / "nightly.toml"
+    config.write_text('reports = ["logs"]\nworkers = 1\n[machine_size]\n"alpha*" = 128\n')
+    put_log(inbox, "alpha", 30)
+    lake = Lake(tmp_path / "lake")
+    outcome = run(lake, inbox, load(config))
+    assert outcome.record.reports_run == ["logs"]
+    assert lake.query("SELECT machine_size FROM swf.logs")["machine_size"][0] == 128
+    config.write_text("[replays]\nveiw = 'jobs_strong'\n")
+    result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", config, code=1)
+    assert re.search(r"nightly.toml: replays.veiw: unknown key; expected one of: campaign, view", result.err)
+
+
+def test_print_systemd_fills_in_the_run(tmp_path, inbox):
+    result = cli("nightly", "--inbox", inbox, "--lake", tmp_path / "lake", "--print-systemd", "--at", "03:15")
+    out = result.stdout
+    assert "[Service]" in out and "Type=oneshot" in out and "[Timer]" in out
+    assert "OnCalendar=*-*-* 03:15:00" in out and f"--inbox {inbox.absolute()}" in out
+    assert re.search(r"^15 3 \* \* \* .*nightly --inbox", out, re.M)
+    cli("nightly", "--inbox", inbox, "--print-systemd", "--at", "25:00", code=2)
+
+
+def test_readers_see_the_old_or_the_new_state_never_an_error(tmp_path, inbox):
+    lake = Lake(tmp_path / "lake")
+    put_log(inbox, "alpha", 400)
+    run(lake, inbox, FAST)
+    put_log(inbox, "alpha", 2000)
+    seen: list[int] = []
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def read() -> None:
+        while not stop.is_set():
+            try:
+                seen.append(Lake(lake.root).query("SELECT count(*) AS n FROM swf.jobs")["n"][0])
+            except BaseException as exc:  # noqa: BLE001 - any error is the failure this test looks for
+                errors.append(exc)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        run(lake, inbox, FAST)
+    finally:
+        stop.set()
+        reader.join()
+    assert not errors
+    assert set(seen) <= {400, 2000} and seen[-1] == 2000 and len(seen) > 3
+
+
+def test_google_trace_arrives_and_its_reports_run(tmp_path, inbox):
+    import shutil
+
+    from lakehouse.data import sample_google_trace
+
+    shutil.copytree(sample_google_trace(), inbox / "trace")
+    lake = Lake(tmp_path / "lake")
+    outcome = run(lake, inbox, FAST)
+    assert outcome.record.files_ingested == 3
+    assert outcome.record.reports_run == ["volatility", "periodicity", "pack"]
+    # The slice has no long-running job: the periodicity and packing say so, which is not a failure.
+    assert outcome.record.status == "ok", outcome.record.errors
+    sections = {s.key: s for s in outcome.sections}
+    assert "no long-running task" in sections["periodicity"].notes[0]
+    assert sections["volatility"].figures and all(p.exists() for p in sections["volatility"].figures)
+    # Hashing is skipped for files whose size and time are unchanged; --verify hashes them all.
+    again = run(lake, inbox, FAST, verify=True)
+    assert again.record.files_skipped == 3 and again.record.files_ingested == 0

@@ -1,0 +1,81 @@
+"""The nightly run's HTML report: self-contained, without JavaScript, and loaded in a real browser
+with every image and no console error."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lakehouse.data import sample_google_trace
+from lakehouse.lake import Lake
+from lakehouse.nightly.run import run
+
+from browser import dump_dom, not_blank, screenshot
+from nightly_inbox import FAST, put_broken, put_log
+
+#: Put first in a copy of the page: it records every failed load and, once the page has loaded, what
+#: became of each image, in an attribute the dumped DOM shows (the page itself has no script).
+PROBE = """<script>
+window.__failed = [];
+window.addEventListener("error", e => window.__failed.push((e.target && e.target.src) || String(e.message)), true);
+window.addEventListener("load", () => {
+  const images = [...document.images];
+  const broken = images.filter(i => !(i.complete && i.naturalWidth > 0)).map(i => i.src);
+  document.body.setAttribute("data-probe", JSON.stringify({images: images.length, broken, failed: window.__failed}));
+});
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    """Two nights: a log and the Google slice, then the log's next version and a corrupt file."""
+    root = tmp_path_factory.mktemp("nightly-html")
+    inbox = root / "inbox"
+    inbox.mkdir()
+    lake = Lake(root / "lake")
+    put_log(inbox, "alpha", 200)
+    shutil.copytree(sample_google_trace(), inbox / "trace")
+    run(lake, inbox, FAST)
+    put_log(inbox, "alpha", 400)
+    put_broken(inbox)
+    outcome = run(lake, inbox, FAST)
+    assert outcome.record.status == "partial"
+    return outcome.page
+
+
+def test_the_page_is_self_contained_and_needs_no_javascript(report):
+    text = report.read_text()
+    assert "<script" not in text and "<style>" in text and "http" not in text.split("<body>")[1]
+    sources = re.findall(r'<img src="([^"]+)"', text)
+    assert len(sources) >= 4  # the replays' and the predictions' figures
+    assert all((report.parent / src).is_file() and not src.startswith("/") for src in sources)
+    # What arrived, what failed (with its reason), and the change since the log's previous version.
+    assert "alpha" in text and "changed" in text and "broken.swf.gz" in text
+    assert "change since the log" in text
+    index = (report.parent.parent / "index.html").read_text()
+    assert index.count("status-") >= 2 and f'href="{report.parent.name}/index.html"' in index
+
+
+def test_the_page_loads_in_a_headless_browser_with_every_image(report, tmp_path):
+    probe = report.with_name("probe.html")
+    probe.write_text(report.read_text().replace("<head>", "<head>\n" + PROBE, 1))
+    dom = dump_dom(probe)
+    found = re.search(r'data-probe="([^"]*)"', dom.stdout)
+    assert found, dom.stdout[-2000:]
+    result = json.loads(html.unescape(found.group(1)))
+    assert result["images"] >= 4 and result["broken"] == [] and result["failed"] == []
+    console = [line for line in dom.stderr.splitlines() if "CONSOLE" in line]
+    assert not [line for line in console if "Uncaught" in line or "Failed to load" in line], console
+    for page in (report, report.parent.parent / "index.html"):
+        assert not_blank(screenshot(page, tmp_path / f"{page.parent.name}.png", "1200,1600"))
+
+
+def test_the_blank_check_can_fail(tmp_path):
+    blank = tmp_path / "blank.html"
+    blank.write_text("<!DOCTYPE html><html><body></body></html>")
+    assert not not_blank(screenshot(blank, tmp_path / "blank.png", "800,600"))
