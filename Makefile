@@ -3,7 +3,7 @@ PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 STAMP := .install.stamp
 
-.PHONY: install demo test test-fast rust-test bench lint clean figures
+.PHONY: install demo test test-fast rust-test bench faults browser lint clean figures
 
 # Editable install: Python files are used in place, the Rust extension is rebuilt (the stale one is
 # deleted first so nobody tests yesterday's binary).
@@ -22,8 +22,19 @@ demo: $(STAMP)
 rust-test:
 	cd sim && cargo test --release --quiet --no-default-features
 
-test: $(STAMP) rust-test
+test: $(STAMP) rust-test browser
 	$(PYTHON) -m pytest -q -n 2 --dist loadgroup
+
+# The HTML reports are checked in a real headless browser: Debian's Chromium, installed where this
+# machine allows it (root and apt-get); elsewhere those tests skip and say why.
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	  chromium fonts-dejavu-core >/dev/null; } || echo "no headless Chromium here: the browser tests will skip"
+
+# Fault injection at full strength: 20 kill -9 trials of the nightly run, full disks.
+faults: $(STAMP)
+	LAKEHOUSE_KILL_TRIALS=20 $(PYTHON) -m pytest -q -m faults -s
 
 test-fast: $(STAMP)
 	$(PYTHON) -m pytest -q -n 2 --dist loadgroup -m "not slow"

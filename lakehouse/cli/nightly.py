@@ -73,7 +73,7 @@ def nightly(
     """
     from lakehouse.nightly import history
     from lakehouse.nightly.config import load
-    from lakehouse.nightly.run import EXIT_BUSY, NightlyBusyError, plan, run
+    from lakehouse.nightly.run import EXIT_BUSY, EXIT_FAILED, NightlyBusyError, NothingDoneError, plan, run
     from lakehouse.nightly.schedule import instructions
 
     target = Lake(lake)
@@ -103,6 +103,9 @@ def nightly(
     except NightlyBusyError as exc:
         stderr.print(f"[bold yellow]busy:[/] {exc}", highlight=False)
         raise typer.Exit(EXIT_BUSY) from None
+    except NothingDoneError as exc:
+        stderr.print(f"[bold red]error:[/] {exc}", highlight=False)
+        raise typer.Exit(EXIT_FAILED) from None
     record = outcome.record
     emit(_summary(outcome), fmt, output)
     for error in record.errors:

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import duckdb
 import polars as pl
 
 from lakehouse.catalog import named_query
@@ -41,6 +42,10 @@ REPORTS_FOLDER = "reports"
 
 class NightlyBusyError(LakehouseError):
     """Another nightly run holds the lake."""
+
+
+class NothingDoneError(LakehouseError):
+    """The run could not even start (the lake busy with another writer, a full disk): exit 2."""
 
 
 @dataclass
@@ -115,10 +120,13 @@ def nightly_lock(root: Path) -> Iterator[None]:
             raise NightlyBusyError(
                 f"{root}: another nightly run is in progress (pid {holder}); this one does nothing"
             ) from None
-        lock.seek(0)
-        lock.truncate()
-        lock.write(str(os.getpid()))
-        lock.flush()
+        try:  # the holder's pid, for the message of a run that finds the lake busy
+            lock.seek(0)
+            lock.truncate()
+            lock.write(str(os.getpid()))
+            lock.flush()
+        except OSError:  # a full disk: the lock holds all the same
+            pass
         yield
 
 
@@ -150,7 +158,10 @@ def run(
     reports = reports_root or lake.root / REPORTS_FOLDER
     inbox = inbox.expanduser().absolute()
     with nightly_lock(lake.root), _terminate_as_interrupt():
-        record, killed = history.begin(lake, inbox, reports)
+        try:
+            record, killed = history.begin(lake, inbox, reports)
+        except (LakehouseError, OSError, duckdb.Error) as exc:
+            raise NothingDoneError(f"the run could not start: {_one_line(exc)}") from None
         if killed:
             say(f"{killed} earlier run(s) had been interrupted: marked failed")
         outcome = Outcome(record, None, killed_runs=killed)
@@ -162,7 +173,7 @@ def run(
             record.errors.append("interrupted (Ctrl-C or SIGTERM): what was ingested is kept; run again to finish")
             _close(lake, reports, outcome, started)
             raise
-        except (LakehouseError, OSError) as exc:
+        except (LakehouseError, OSError, duckdb.Error) as exc:  # e.g. a full disk while the catalog is swapped
             record.status = "failed"
             record.errors.append(_one_line(exc))
         _close(lake, reports, outcome, started)
@@ -254,7 +265,12 @@ def _close(lake: Lake, reports: Path, outcome: Outcome, started: float) -> None:
     except (LakehouseError, OSError) as exc:
         record.errors.append(f"the HTML report could not be written: {_one_line(exc)}")
         record.status = "partial" if record.status == "ok" else record.status
-    history.finish(lake, record, outcome.plan.inbox.files if outcome.plan else [])
+    try:
+        history.finish(lake, record, outcome.plan.inbox.files if outcome.plan else [])
+    except (LakehouseError, OSError, duckdb.Error) as exc:
+        # The run's row stays 'running' and the next run marks it failed; say why here.
+        record.status = "failed"
+        record.errors.append(f"the run's end could not be recorded: {_one_line(exc)}")
     try:
         outcome.index = _index(lake, reports)
     except (LakehouseError, OSError) as exc:

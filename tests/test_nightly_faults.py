@@ -1,0 +1,185 @@
+"""The nightly run under faults: a full disk (a real small file system where the test may mount one,
+and an injected write error everywhere), and kill -9 at random points followed by a re-run."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from lakehouse.cli import app
+from lakehouse.data import sample_google_trace
+from lakehouse.lake import Lake
+from lakehouse.nightly import history
+from lakehouse.nightly.run import run
+
+from nightly_inbox import FAST, put_log
+
+#: kill -9 trials: a few in `make test`, 20 in `make faults` (LAKEHOUSE_KILL_TRIALS).
+KILL_TRIALS = int(os.environ.get("LAKEHOUSE_KILL_TRIALS", "4"))
+pytestmark = pytest.mark.faults
+
+
+def cli(*args: object):
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def state(lake: Lake) -> dict[str, object]:
+    """What must be equal after any interruption and a re-run: rows per log and table, manifest rows,
+    and no row twice."""
+    return {
+        "jobs": dict(lake.query("SELECT log, count(*) AS n FROM swf.jobs GROUP BY log").rows()),
+        "distinct jobs": lake.query("SELECT count(DISTINCT (log, line)) AS n FROM swf.jobs")["n"][0],
+        "usage": lake.query("SELECT count(*) AS n FROM google.task_usage")["n"][0],
+        "job events": lake.query("SELECT count(*) AS n FROM google.job_events")["n"][0],
+        "manifest": sorted(lake.query("SELECT dataset, name, rows_out, status FROM meta.manifest").rows()),
+    }
+
+
+def test_an_injected_disk_full_keeps_the_previous_state(tmp_path, monkeypatch):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    lake = Lake(tmp_path / "lake")
+    put_log(inbox, "alpha", 100)
+    run(lake, inbox, FAST)
+    before = state(lake)
+    put_log(inbox, "alpha", 300)
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(lake.root / "parquet"))
+
+    monkeypatch.setattr("lakehouse.ingest.swf.write_log", full)
+    result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path))
+    assert result.exit_code == 2 and "No space left on device" in result.stderr
+    # The log's previous version stays, whole; the manifest records the failed attempt and says so.
+    assert {k: v for k, v in state(lake).items() if k != "manifest"} == {
+        k: v for k, v in before.items() if k != "manifest"
+    }
+    message = lake.query("SELECT status, message FROM meta.manifest WHERE name = 'alpha'").row(0)
+    assert message[0] == "failed" and "previous version, 100 jobs, stays in the lake" in message[1]
+    assert history.runs(lake)["status"].to_list()[0] == "failed"
+    monkeypatch.undo()
+    after = run(lake, inbox, FAST)  # space again: the run finishes the job
+    assert after.record.status == "ok" and state(lake)["jobs"] == {"alpha": 300}
+
+
+def _fast_config(folder: Path) -> Path:
+    config = folder / "fast.toml"
+    config.write_text("workers = 1\n[periodicity]\nnoise_trials = 0\n")
+    return config
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 24 MB tmpfs (root and a kernel that lets us mount), else a skip."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(mount)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here ({made.stderr.decode().strip() or 'not root'})")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("room_kb", [0, 300, 1200, 3000])
+def test_a_real_full_disk_keeps_the_previous_state(small_disk, tmp_path, room_kb):
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    lake = Lake(small_disk / "lake")
+    put_log(inbox, "alpha", 200)
+    run(lake, inbox, FAST)
+    before = state(lake)
+    put_log(inbox, "alpha", 3000)
+    put_log(inbox, "beta", 3000, seed=5)
+    ballast = small_disk / "ballast"
+    free = shutil.disk_usage(small_disk).free
+    with open(ballast, "wb") as f:  # leave `room_kb` of space
+        f.write(b"\0" * max(free - room_kb * 1024, 0))
+    result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path))
+    assert result.exit_code in (1, 2), result.stderr
+    assert "No space left on device" in " ".join(result.stderr.split())
+    # Each log whole: its previous version or its new one, never part of a file (a full disk at the
+    # catalog's commit can leave a new file in place before its manifest row: the re-run redoes it).
+    jobs = state(lake)["jobs"]
+    assert jobs["alpha"] in (before["jobs"]["alpha"], 3000) and jobs.get("beta", 3000) == 3000
+    ballast.unlink()
+    again = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path))
+    assert again.exit_code == 0, again.stderr
+    assert state(lake)["jobs"] == {"alpha": 3000, "beta": 3000}
+    assert not [p for p in lake.root.rglob("*.tmp*")]  # nothing left aside
+    assert "running" not in history.runs(lake)["status"].to_list()
+
+
+def _inbox(folder: Path, alpha: int = 1500) -> Path:
+    inbox = folder
+    inbox.mkdir()
+    put_log(inbox, "alpha", alpha)
+    put_log(inbox, "beta", 800, seed=2)
+    shutil.copytree(sample_google_trace(), inbox / "trace")
+    return inbox
+
+
+def _nightly(inbox: Path, root: Path, config: Path) -> subprocess.Popen:
+    command = [sys.executable, "-m", "lakehouse.cli", "nightly", "--inbox", str(inbox), "--lake", str(root)]
+    return subprocess.Popen([*command, "--config", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _finish(process: subprocess.Popen) -> int:
+    """Wait for the process and keep its stderr (as `stderr_text`)."""
+    _, err = process.communicate()
+    process.stderr_text = err.decode()  # type: ignore[attr-defined]
+    return process.returncode
+
+
+@pytest.mark.slow
+def test_kill_9_at_random_points_then_a_rerun_completes_exactly(tmp_path):
+    inbox = _inbox(tmp_path / "inbox")
+    config = _fast_config(tmp_path)
+    clean_root = tmp_path / "clean"
+    started = time.perf_counter()
+    assert _finish(_nightly(inbox, clean_root, config)) == 0
+    duration = time.perf_counter() - started
+    clean = state(Lake(clean_root))
+    # A lake of the night before, when the log `alpha` had half its jobs: killed runs there replace it.
+    older_root = tmp_path / "older"
+    assert _finish(_nightly(_inbox(tmp_path / "older-inbox", alpha=700), older_root, config)) == 0
+    rng = np.random.default_rng(20261124)
+    killed_points = []
+    for trial in range(KILL_TRIALS):
+        root = tmp_path / f"trial{trial}"
+        # The first run of a lake, or a run after a log changed.
+        if trial % 2:
+            shutil.copytree(older_root, root)
+        victim = _nightly(inbox, root, config)
+        delay = float(rng.uniform(0.3, duration))
+        time.sleep(delay)
+        victim.send_signal(signal.SIGKILL)
+        _finish(victim)
+        killed_points.append(round(delay, 2))
+        lake = Lake(root)
+        if lake.exists():  # consistent right after the kill: every view answers
+            lake.query("SELECT count(*) FROM swf.jobs_clean")
+        again = _nightly(inbox, root, config)
+        assert _finish(again) == 0, again.stderr_text
+        assert state(lake) == clean, f"trial {trial}, killed after {delay:.2f} s"
+        runs = history.runs(lake)
+        assert runs["status"].to_list()[0] == "ok"
+        assert set(runs["status"].to_list()[1:]) <= {"failed", "ok"}  # the killed run, if it had started
+        campaign = lake.query("SELECT count(*) AS n, count(DISTINCT run_key) AS d FROM analysis.campaign_runs")
+        assert campaign["n"][0] == campaign["d"][0]  # no replay stored twice
+        shutil.rmtree(root)
+    print(f"{len(killed_points)} kill -9 trials, killed after (s): {killed_points}")
