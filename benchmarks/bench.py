@@ -52,6 +52,7 @@ import duckdb
 import numpy as np
 
 from benchmarks.bench_campaign import bench_campaigns
+from benchmarks.bench_nightly import bench_nightly
 from benchmarks.bench_research import bench_research, one_log_lake
 from lakehouse.catalog import sql_literal
 from lakehouse.ingest.swf import discover, ingest_swf
@@ -447,6 +448,7 @@ def main() -> int:
     ok &= bench_reports(int(os.environ.get("LAKEHOUSE_BENCH_SERVICES", "2000")))
     ok &= bench_predictions(folder)
     ok &= bench_research(folder)
+    ok &= bench_nightly(folder)
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (this process): {peak_mb:,.0f} MB")
     return 0 if ok else 1

@@ -106,6 +106,10 @@ def test_demo_runs_on_the_embedded_sample(tmp_path):
     assert "10,704" in result.stdout and "37,780" in result.stdout  # the embedded Google slice
     assert "google.job_sampling" in result.stdout
     assert "demo done" in result.stderr
+    # Two nightly runs over an inbox of the samples; the second brought the whole log and the trace.
+    assert "Two nightly runs" in result.stdout and "nightly HTML report" in result.stderr
+    page = tmp_path / "demo" / "demo-nightly" / "lake" / "reports"
+    assert len(list(page.glob("*/index.html"))) == 2 and (page / "index.html").exists()
 
 
 def test_simulate_prints_metrics_and_writes_the_schedule(cli_lake, tmp_path):
