@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import fcntl
 import re
+import shutil
+import subprocess
 import threading
 from pathlib import Path
 
@@ -168,31 +170,47 @@ def test_readers_see_the_old_or_the_new_state_never_an_error(tmp_path, inbox):
     put_log(inbox, "alpha", 400)
     run(lake, inbox, FAST)
     put_log(inbox, "alpha", 2000)
-    seen: list[int] = []
-    errors: list[BaseException] = []
+    shell = shutil.which("duckdb")
+    query = "SELECT count(*) AS n FROM swf.jobs"
+    seen: dict[str, list[int]] = {"lakehouse sql": [], "duckdb -readonly": []}
+    errors: list[object] = []
     stop = threading.Event()
 
-    def read() -> None:
+    def read_with_lakehouse() -> None:
         while not stop.is_set():
             try:
-                seen.append(Lake(lake.root).query("SELECT count(*) AS n FROM swf.jobs")["n"][0])
-            except BaseException as exc:  # noqa: BLE001 - any error is the failure this test looks for
+                seen["lakehouse sql"].append(Lake(lake.root).user_sql(query)["n"][0])
+            except Exception as exc:  # any error is the failure this test looks for
                 errors.append(exc)
 
-    reader = threading.Thread(target=read)
-    reader.start()
+    def read_with_the_duckdb_shell() -> None:
+        while not stop.is_set():
+            done = subprocess.run([shell, "-readonly", "-csv", "-noheader", str(lake.catalog_path), "-c", query],
+                                  capture_output=True, text=True)  # fmt: skip
+            if done.returncode:
+                errors.append(done.stderr)
+            else:
+                seen["duckdb -readonly"].append(int(done.stdout.strip()))
+
+    readers = [threading.Thread(target=read_with_lakehouse)]
+    if shell:
+        readers.append(threading.Thread(target=read_with_the_duckdb_shell))
+    for reader in readers:
+        reader.start()
     try:
         run(lake, inbox, FAST)
     finally:
         stop.set()
-        reader.join()
+        for reader in readers:
+            reader.join()
     assert not errors
-    assert set(seen) <= {400, 2000} and seen[-1] == 2000 and len(seen) > 3
+    for counts in seen.values():
+        assert set(counts) <= {400, 2000}
+    assert seen["lakehouse sql"][-1] == 2000 and len(seen["lakehouse sql"]) > 3
+    assert not shell or len(seen["duckdb -readonly"]) > 3
 
 
 def test_google_trace_arrives_and_its_reports_run(tmp_path, inbox):
-    import shutil
-
     from lakehouse.data import sample_google_trace
 
     shutil.copytree(sample_google_trace(), inbox / "trace")
