@@ -4,8 +4,8 @@ the README, each in a small world of its own.
 The world is a working folder with `./lake` holding the logs the examples name (the first 3,000 jobs
 of the embedded real KTH-SP2 log, small generated logs under the names of the other published logs)
 and a generated two-day Google trace, beside the input files the examples read (`../logs/`,
-`path/to/...`, `~/traces/...`, `RICC.swf.gz`, `study.toml`, `services.csv`). The examples run as
-written, except where the list SCALED_DOWN says otherwise, and why.
+`path/to/...`, `~/traces/...`, `RICC.swf.gz`, `study.toml`, `services.csv`, the nightly run's inboxes).
+The examples run as written, except where the list SCALED_DOWN says otherwise, and why.
 """
 
 from __future__ import annotations
@@ -105,6 +105,9 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (work / "study.toml").write_text(
         'name = "study"\nlogs = ["KTH", "SDSC-*"]\n[grid]\npolicy = ["fcfs", "spf"]\nbackfill = ["queue", "sjbf"]\n'
     )
+    for inbox in (work / "inbox", root / "srv" / "traces" / "inbox"):  # the nightly run's examples
+        inbox.mkdir(parents=True)
+        write_swf(inbox / "example.swf", jobs, header)
     (work / "services.csv").write_text("job,tasks,c,rho,phi\n1,3,4.0,2.0,0.0\n2,2,5.0,3.0,3.1\n3,4,2.0,1.0,1.5\n")
     lake = str(work / "lake")
     _lakehouse(["ingest", "swf", *map(str, logs), "--lake", lake])
@@ -170,8 +173,8 @@ def run_line(line: str, world: Path) -> None:
 
 
 def _in_world(word: str, world: Path) -> str:
-    """Absolute paths of the examples (`/data/lake`) land inside the world."""
-    return str(world / word.lstrip("/")) if word.startswith("/data") else word
+    """Absolute paths of the examples (`/data/lake`, `/srv/traces/inbox`) land inside the world."""
+    return str(world / word.lstrip("/")) if word.startswith(("/data", "/srv")) else word
 
 
 HELP_EXAMPLES = help_examples()

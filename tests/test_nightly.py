@@ -31,7 +31,7 @@ def cli(*args: object, code: int | None = 0):
     if code is not None:
         assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
     assert "Traceback" not in result.stderr
-    result.err = " ".join(result.stderr.split())  # as one line: rich wraps stderr at the terminal's width
+    result.err = "".join(result.stderr.split())  # without spaces: rich wraps stderr at any character
     return result
 
 
@@ -49,7 +49,7 @@ def test_dry_run_lists_what_would_be_done_and_changes_nothing(tmp_path, inbox):
     result = cli("nightly", "--inbox", inbox, "--lake", root, "--dry-run", "--format", "csv")
     rows = pl.read_csv(result.stdout.encode())
     assert rows.select("kind", "file", "state", "action").rows() == [("swf", "alpha", "new", "ingest")]
-    assert "would ingest 1 SWF log(s)" in result.err and "logs, replays, predictions" in result.err
+    assert "wouldingest1SWFlog(s)" in result.err and "logs,replays,predictions" in result.err
     assert not root.exists()  # nothing was made, not even the lake
 
 
@@ -100,7 +100,7 @@ def test_a_corrupt_file_fails_alone_and_the_exit_code_says_partial(tmp_path, inb
     put_broken(inbox)
     root = tmp_path / "lake"
     result = cli("nightly", "--inbox", inbox, "--lake", root, code=1)
-    assert "broken" in result.err and "partial" in result.err
+    assert "broken.swf.gz" in result.err and "partial" in result.err
     lake = Lake(root)
     assert lake.log_names() == ["alpha"]
     row = history.runs(lake).row(0, named=True)
@@ -113,7 +113,7 @@ def test_nothing_could_be_done_exits_2(tmp_path, inbox):
     result = cli("nightly", "--inbox", inbox, "--lake", tmp_path / "lake", code=2)
     assert "failed" in result.err
     result = cli("nightly", "--inbox", tmp_path / "missing", "--lake", tmp_path / "lake", code=2)
-    assert "not a folder" in result.err
+    assert "notafolder" in result.err
     assert history.runs(Lake(tmp_path / "lake"))["status"].to_list() == ["failed", "failed"]
 
 
@@ -126,7 +126,7 @@ def test_a_second_run_exits_at_once_while_one_holds_the_lake(tmp_path, inbox):
         held.write("4242")
         held.flush()
         result = cli("nightly", "--inbox", inbox, "--lake", root, code=EXIT_BUSY)
-    assert "another nightly run is in progress (pid 4242)" in result.err
+    assert "anothernightlyrunisinprogress(pid4242)" in result.err
     assert not (root / "lake.duckdb").exists()  # it did nothing
 
 
@@ -153,7 +153,7 @@ def test_config_selects_reports_and_names_a_bad_key(tmp_path, inbox):
     assert lake.query("SELECT machine_size FROM swf.logs")["machine_size"][0] == 128
     config.write_text("[replays]\nveiw = 'jobs_strong'\n")
     result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", config, code=1)
-    assert re.search(r"nightly.toml: replays.veiw: unknown key; expected one of: campaign, view", result.err)
+    assert "nightly.toml:replays.veiw:unknownkey;expectedoneof:campaign,view" in result.err
 
 
 def test_print_systemd_fills_in_the_run(tmp_path, inbox):

@@ -62,7 +62,7 @@ Rules:
 
 - MaxProcs = machines in machine_events x --cores-per-machine.
 
-Example: `lakehouse export google-swf --lake google-lake --cores-per-machine 32 --processors cpu -o google.swf`
+Example: `lakehouse export google-swf --cores-per-machine 32 --processors cpu -o google.swf`
 """,
 )
 @clear_errors
