@@ -28,6 +28,7 @@ impl Sim<'_> {
             for &(_, job, _) in self.running.iter() {
                 let planned_end = (self.out.start[job] + self.planned(job)).max(now + 1);
                 profile.add(now, planned_end, -self.w.procs[job]);
+                self.block_end[job] = planned_end;
             }
             self.profile = profile;
             for &job in queue.jobs() {

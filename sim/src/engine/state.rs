@@ -98,6 +98,10 @@ pub struct Sim<'a> {
     /// at which each waiting job's slot may have become improvable (see `conservative.rs`).
     pub(super) freed: i64,
     pub(super) recheck_at: Vec<i64>,
+    /// Where each running job's block ends in the conservative plan: its start + planned length, or,
+    /// after a re-plan, at least the instant after it (an overdue job holds its processors for one
+    /// more second).  Its termination gives back exactly what the plan holds.
+    pub(super) block_end: Vec<i64>,
     /// Where nothing fits, learnt by the searches of the current pass.
     pub(super) fits: Fits,
     /// Where in the plan the previous waiting job's slot was (see `Profile::index_near`).
@@ -183,6 +187,7 @@ impl<'a> Sim<'a> {
             reserved: vec![None; n],
             freed: 0,
             recheck_at: vec![0; n],
+            block_end: vec![0; n],
 
             replan: false,
             fits: Fits::default(),
@@ -378,9 +383,12 @@ impl<'a> Sim<'a> {
                     laws.completed(job, self.run[job]);
                 }
                 if self.config.algorithm == Algorithm::Conservative && !self.replan {
-                    // It ended before its planned end: give the rest of its slot back.
-                    let planned_end = self.out.start[job] + self.planned(job);
-                    self.profile.add(now, planned_end, self.w.procs[job]);
+                    // It ended before the end of its block in the plan: give the rest back.  (Not
+                    // start + planned length: a re-plan may have held an overdue job a second
+                    // longer, and a second left blocked is an instant no event visits, where a job
+                    // reserved just after it would wait for ever.)
+                    self.profile
+                        .add(now, self.block_end[job], self.w.procs[job]);
                     self.freed += self.w.procs[job];
                 }
             }
@@ -492,6 +500,7 @@ impl<'a> Sim<'a> {
         );
         self.out.start[job] = now;
         self.out.end[job] = now + self.run[job];
+        self.block_end[job] = now + self.planned(job);
         self.out.backfilled[job] = backfilled;
         if let Some(chooser) = &self.chooser {
             self.out.policy[job] = chooser.current as u8;
