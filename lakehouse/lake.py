@@ -21,9 +21,10 @@ import shutil
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import duckdb
 import polars as pl
@@ -200,28 +201,45 @@ class Lake:
         lock, so that writers starting together on a new lake do not race on them.
         """
         self.root.mkdir(parents=True, exist_ok=True)
-        lock_path = self.root / LOCK_FILE
-        with open(lock_path, "a+") as lock:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-            except BlockingIOError:
-                lock.seek(0)
-                holder = lock.read().strip() or "unknown"
-                raise LakeBusyError(
-                    f"{self.root}: another writer is running (pid {holder}); wait for it to finish"
-                ) from None
-            lock.seek(0)
-            lock.truncate()
-            lock.write(str(os.getpid()))
-            lock.flush()
+
+        def busy(holder: str) -> LakehouseError:
+            return LakeBusyError(f"{self.root}: another writer is running (pid {holder}); wait for it to finish")
+
+        with process_lock(self.root / LOCK_FILE, busy, wait=wait):
             self._ensure_layout()
             session = CatalogWriter(self, commit_every)
             try:
                 yield session
             finally:
                 session.close()
-                lock.seek(0)
-                lock.truncate()
+
+
+@contextmanager
+def process_lock(path: Path, busy: Callable[[str], LakehouseError], wait: bool = False) -> Iterator[None]:
+    """An exclusive lock on `path` for this process, which the kernel releases when the process ends
+    (a killed holder never leaves a stale lock).  The file holds the holder's pid; `busy(pid)` is raised
+    when another process holds it, unless `wait`."""
+    with open(path, "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            lock.seek(0)
+            raise busy(lock.read().strip() or "unknown") from None
+        _write_pid(lock, str(os.getpid()))
+        try:
+            yield
+        finally:
+            _write_pid(lock, "")
+
+
+def _write_pid(lock: IO[str], text: str) -> None:
+    try:
+        lock.seek(0)
+        lock.truncate()
+        lock.write(text)
+        lock.flush()
+    except OSError:  # a full disk: the lock holds all the same, only the message lacks the pid
+        pass
 
 
 class CatalogWriter:

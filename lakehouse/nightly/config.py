@@ -20,7 +20,6 @@ An unknown key or a value of the wrong type is an error naming the file, the key
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -28,6 +27,7 @@ from pathlib import Path
 from lakehouse.errors import SettingsError
 from lakehouse.sim.grid import NAME_PATTERN
 from lakehouse.sim.source import View
+from lakehouse.tomlfile import read_toml
 
 #: Every report a nightly run knows, in the order it runs them.
 REPORTS = ("logs", "replays", "predictions", "volatility", "periodicity", "pack")
@@ -61,12 +61,7 @@ def load(path: Path | None) -> Config:
     """The config of a TOML file, or the defaults."""
     if path is None:
         return Config()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SettingsError(f"{path}: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise SettingsError(f"{path}: not valid TOML ({exc})") from None
+    data = read_toml(path, SettingsError)
 
     def fail(key: str, why: str) -> SettingsError:
         return SettingsError(f"{path}: {key}: {why}")

@@ -11,8 +11,6 @@ reports failed), 2 nothing could be done, 75 another nightly run holds the lake.
 from __future__ import annotations
 
 import datetime as dt
-import fcntl
-import os
 import signal
 import time
 from collections.abc import Callable, Iterator
@@ -26,7 +24,7 @@ import polars as pl
 from lakehouse.catalog import named_query
 from lakehouse.errors import LakehouseError
 from lakehouse.ingest.status import Status
-from lakehouse.lake import Lake
+from lakehouse.lake import Lake, process_lock
 from lakehouse.nightly import history
 from lakehouse.nightly.config import GOOGLE_REPORTS, SWF_REPORTS, Config
 from lakehouse.nightly.inbox import Inbox, InboxFile, Kind, State, files_frame, scan
@@ -109,24 +107,13 @@ class Outcome:
 
 @contextmanager
 def nightly_lock(root: Path) -> Iterator[None]:
-    """One nightly run per lake; the lock goes with the process, so a killed run never holds it."""
+    """One nightly run per lake (released with the process: a killed run never holds it)."""
     root.mkdir(parents=True, exist_ok=True)
-    with open(root / NIGHTLY_LOCK, "a+") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            lock.seek(0)
-            holder = lock.read().strip() or "unknown"
-            raise NightlyBusyError(
-                f"{root}: another nightly run is in progress (pid {holder}); this one does nothing"
-            ) from None
-        try:  # the holder's pid, for the message of a run that finds the lake busy
-            lock.seek(0)
-            lock.truncate()
-            lock.write(str(os.getpid()))
-            lock.flush()
-        except OSError:  # a full disk: the lock holds all the same
-            pass
+
+    def busy(holder: str) -> LakehouseError:
+        return NightlyBusyError(f"{root}: another nightly run is in progress (pid {holder}); this one does nothing")
+
+    with process_lock(root / NIGHTLY_LOCK, busy):
         yield
 
 

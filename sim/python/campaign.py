@@ -9,7 +9,6 @@ store) and loaded once per worker, never once per run.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import signal
@@ -30,7 +29,7 @@ from lakehouse import _native
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS
 from lakehouse.errors import LakehouseError
-from lakehouse.lake import Lake, replace_atomically
+from lakehouse.lake import Lake, process_lock, replace_atomically
 from lakehouse.models.schemas import (
     CAMPAIGN_METRICS,
     CAMPAIGN_RUNS_SCHEMA,
@@ -271,12 +270,11 @@ def interrupts_deferred() -> Iterator[None]:
 @contextmanager
 def campaign_lock(lake: Lake, campaign: str) -> Iterator[None]:
     """One runner per campaign at a time (two would replay the same runs twice)."""
-    folder = runs_folder(lake)
-    with open(folder / f".{campaign}.lock", "a+") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise LakehouseError(f"campaign {campaign!r} is already running in {lake.root}") from None
+
+    def busy(holder: str) -> LakehouseError:
+        return LakehouseError(f"campaign {campaign!r} is already running in {lake.root} (pid {holder})")
+
+    with process_lock(runs_folder(lake) / f".{campaign}.lock", busy):
         yield
 
 

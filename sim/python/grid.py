@@ -21,7 +21,6 @@ import hashlib
 import itertools
 import json
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from fnmatch import fnmatchcase
@@ -44,6 +43,7 @@ from lakehouse.sim.options import (
     parse_predictor,
 )
 from lakehouse.sim.source import View
+from lakehouse.tomlfile import read_toml
 
 #: A campaign's name is a file-name part in the lake: letters, digits, `.`, `_`, `-`.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -308,12 +308,7 @@ TOML_KEYS = ("name", "logs", "view", "machine_size", "tau", "grid")
 
 def grid_from_toml(path: Path, name: str | None = None) -> Grid:
     """A grid from a TOML file (format in the module docstring); `name` overrides the file's."""
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise GridError(f"{path}: {exc.strerror or exc}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise GridError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, GridError)
     unknown = set(data) - set(TOML_KEYS)
     if unknown:
         raise GridError(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; expected: {', '.join(TOML_KEYS)}")

@@ -1,0 +1,18 @@
+"""Reading the TOML files users give (a campaign's grid, the nightly run's config)."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from lakehouse.errors import LakehouseError
+
+
+def read_toml(path: Path, error: type[LakehouseError]) -> dict[str, object]:
+    """The file's tables, or `error` naming the file and what is wrong with it."""
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise error(f"{path}: {exc.strerror or exc}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from None
