@@ -219,12 +219,13 @@ def process_lock(path: Path, busy: Callable[[str], LakehouseError], wait: bool =
     """An exclusive lock on `path` for this process, which the kernel releases when the process ends
     (a killed holder never leaves a stale lock).  The file holds the holder's pid; `busy(pid)` is raised
     when another process holds it, unless `wait`."""
-    with open(path, "a+") as lock:
+    # Unbuffered: a write that fails (a full disk) leaves nothing behind for close() to fail on again.
+    with open(path, "a+b", buffering=0) as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:
             lock.seek(0)
-            raise busy(lock.read().strip() or "unknown") from None
+            raise busy(lock.read().decode(errors="replace").strip() or "unknown") from None
         _write_pid(lock, str(os.getpid()))
         try:
             yield
@@ -232,12 +233,10 @@ def process_lock(path: Path, busy: Callable[[str], LakehouseError], wait: bool =
             _write_pid(lock, "")
 
 
-def _write_pid(lock: IO[str], text: str) -> None:
+def _write_pid(lock: IO[bytes], text: str) -> None:
     try:
-        lock.seek(0)
-        lock.truncate()
-        lock.write(text)
-        lock.flush()
+        lock.truncate(0)
+        lock.write(text.encode())
     except OSError:  # a full disk: the lock holds all the same, only the message lacks the pid
         pass
 
