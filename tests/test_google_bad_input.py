@@ -6,7 +6,9 @@ import gzip
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
 from lakehouse.lake import Lake
 
@@ -234,3 +236,55 @@ def test_task_views_on_a_hand_made_trace(tmp_path):
         (2, 600, pytest.approx(0.4), 1),
         (3, 600, pytest.approx(0.1), pytest.approx(0.2)),
     ]
+
+
+@pytest.mark.parametrize("kind", ["folder", "link loop", "dangling link"])
+def test_an_entry_named_like_a_part_that_is_not_a_file_fails_alone(trace, tmp_path, kind):
+    entry = trace / "job_events" / "part-00001-of-00002.csv.gz"
+    entry.unlink()
+    if kind == "folder":
+        entry.mkdir()
+    elif kind == "link loop":
+        entry.symlink_to(entry.name)
+    else:
+        entry.symlink_to("nowhere.csv.gz")
+    result = CliRunner().invoke(app, ["ingest", "google", str(trace), "--lake", str(tmp_path / "lake")])
+    assert result.exit_code == 2 and "Traceback" not in result.stderr
+    message = " ".join(result.stderr.split())
+    assert "part-00001-of-00002.csv.gz" in message
+    assert ("not a file" if kind == "folder" else "cannot be read") in message
+    lake = Lake(tmp_path / "lake")
+    assert lake.query("SELECT count(*) AS n FROM google.job_events")["n"][0] == 3  # the rest is in
+
+
+def test_the_same_part_under_two_names_is_ingested_once(trace, tmp_path):
+    copy = trace / "job_events" / "part-00001-of-00002.csv.gz"
+    copy.write_bytes((trace / "job_events" / "part-00000-of-00002.csv.gz").read_bytes())
+    lake = Lake(tmp_path / "lake")
+    results, _ = ingest_google(lake, trace)
+    duplicate = by_part(results)["job_events/part-00001-of-00002"]
+    assert duplicate.status == "failed" and "the same content as part part-00000-of-00002" in duplicate.error
+    assert lake.query("SELECT count(*) AS n FROM google.job_events")["n"][0] == 3  # not 6
+    # A later run that finds a copy of a part already in the lake says so too.
+    write_part(trace, "job_events", 1, 2, JOB_LINES[2:])
+    ingest_google(lake, trace)
+    (trace / "job_events" / "part-00002-of-00003.csv.gz").write_bytes(copy.read_bytes())
+    results, _ = ingest_google(lake, trace)
+    assert "the same content as part part-00001-of-00002" in by_part(results)["job_events/part-00002-of-00003"].error
+    assert lake.query("SELECT count(*) AS n FROM google.job_events")["n"][0] == 4
+
+
+def test_a_quoted_newline_and_a_line_of_commas_are_quarantined(trace, tmp_path):
+    # The trace never quotes: a quote is data, so the quoted newline leaves two broken lines.
+    lines = [JOB_LINES[0], '0,,3418310,0,"user', 'name",3,n,l', ",,,,,,,", JOB_LINES[1]]
+    write_part(trace, "job_events", 0, 2, lines)
+    lake = Lake(tmp_path / "lake")
+    results, _ = ingest_google(lake, trace)
+    part = by_part(results)["job_events/part-00000-of-00002"]
+    assert (part.status, part.rows, part.quarantined) == ("ok", 2, 3)  # 5 lines in = 2 rows + 3 quarantined
+    quarantined = lake.query("SELECT line, raw, reason FROM google.quarantine ORDER BY line").rows()
+    assert [(line, raw) for line, raw, _ in quarantined] == [(2, '0,,3418310,0,"user'), (3, 'name",3,n,l'),
+                                                            (4, ",,,,,,,")]  # fmt: skip
+    assert "Expected Number of Columns: 8 Found: 5" in quarantined[0][2]
+    assert "only commas" in quarantined[2][2]
+    assert lake.query("SELECT count(*) AS n FROM google.job_events WHERE job_id IS NULL")["n"][0] == 0

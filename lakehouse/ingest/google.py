@@ -14,6 +14,7 @@ import functools
 import mmap
 import os
 import re
+import stat
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -24,10 +25,10 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
-from isal import isal_zlib
+from isal import igzip, isal_zlib
 from pyarrow import csv as pa_csv
 
-from lakehouse.catalog import sql_literal
+from lakehouse.catalog import named_query, sql_literal
 from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
@@ -101,6 +102,10 @@ def discover_trace(root: Path) -> tuple[list[TracePart], list[Task], list[str]]:
                 why = f"{path}: not a part of the trace (expected part-NNNNN-of-MMMMM.csv.gz)"
                 problems.append(Task(f"google.{folder.name}", path.name, path, problem=why))
                 continue
+            unusable = _not_a_file(path)
+            if unusable:
+                problems.append(Task(f"google.{folder.name}", path.name, path, problem=f"{path}: {unusable}"))
+                continue
             parts.append(TracePart(folder.name, path))
             numbers.append(int(match.group(1)))
             totals.add(int(match.group(2)))
@@ -113,6 +118,15 @@ def discover_trace(root: Path) -> tuple[list[TracePart], list[Task], list[str]]:
     if not parts and not problems:
         raise LakehouseError(f"{root}: no trace tables found (expected folders such as job_events/)")
     return parts, problems, warnings
+
+
+def _not_a_file(path: Path) -> str | None:
+    """Why an entry named like a part cannot be read as one (a folder, a broken or looping link), if so."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    return None if stat.S_ISREG(mode) else "not a file (a part must be a gzipped CSV file)"
 
 
 def _ranges(numbers: list[int]) -> str:
@@ -259,15 +273,14 @@ def _parse_strictly(text: pa.Buffer, part: TracePart) -> pa.Table | None:
             # One thread per part: the other worker keeps the second core busy (measured faster).
             read_options=pa_csv.ReadOptions(column_names=schema.names[:-1], use_threads=False),
             memory_pool=_table_pool(),
-            parse_options=pa_csv.ParseOptions(
-                delimiter=",", quote_char='"', double_quote=True, ignore_empty_lines=False
-            ),
-            # As DuckDB reads them: an empty field is NULL, a quoted empty string is an empty string.
+            # The trace never quotes (its strings are base64 hashes): a quote is data, so a quoted newline
+            # splits its line in two, each rejected for its column count, as DuckDB's path does.
+            parse_options=pa_csv.ParseOptions(delimiter=",", quote_char=False, ignore_empty_lines=False),
+            # As DuckDB reads them: an empty field is NULL.
             convert_options=pa_csv.ConvertOptions(
                 column_types={f.name: f.type for f in schema if f.name != "part"},
                 null_values=[""],
                 strings_can_be_null=True,
-                quoted_strings_can_be_null=False,
             ),
         )
     except pa.ArrowInvalid:
@@ -306,22 +319,25 @@ def _write_duckdb(part: TracePart, lines: int, tmp_out: Path, tmp_quarantine: Pa
         try:
             con.execute(
                 f"COPY (SELECT *, {sql_literal(part.part)} AS part FROM read_csv({sql_literal(str(part.path))}, "
-                f"columns = {spec}, header = false, delim = ',', quote = '\"', escape = '\"', "
+                f"columns = {spec}, header = false, delim = ',', quote = '', escape = '', "
                 f"auto_detect = false, compression = 'gzip', store_rejects = true, "
                 f"rejects_scan = 'scan', rejects_table = 'rejects')) "
                 f"TO {sql_literal(str(tmp_out))} ({PARQUET_OPTIONS})"
             )
         except duckdb.Error as exc:
             raise BrokenFileError(str(part.path), _first_line(exc)) from None
+        empty_lines = _drop_empty_records(con, part, tmp_out, [c.name for c in columns])
         rows = con.execute(f"SELECT count(*) FROM read_parquet({sql_literal(str(tmp_out))})").fetchone()[0]
         # DuckDB reports one reject per problem (a short line: one per missing column): one row per line.
         con.execute(
             f"COPY (SELECT {sql_literal(part.table)} AS table_name, {sql_literal(part.part)} AS part, "
-            f"{sql_literal(str(part.path))} AS source, line::BIGINT AS line, any_value(csv_line) AS raw, "
-            f"string_agg(DISTINCT error_message, '; ') AS reason FROM rejects GROUP BY line ORDER BY line) "
+            f"{sql_literal(str(part.path))} AS source, line, raw, reason FROM ("
+            "SELECT line::BIGINT AS line, any_value(csv_line) AS raw, "
+            "string_agg(DISTINCT error_message, '; ') AS reason FROM rejects GROUP BY line "
+            f"UNION ALL SELECT line, raw, {sql_literal(EMPTY_RECORD)} FROM empty_lines) ORDER BY line) "
             f"TO {sql_literal(str(tmp_quarantine))} (FORMAT parquet)"
         )
-        quarantined = con.execute("SELECT count(DISTINCT line) FROM rejects").fetchone()[0]
+        quarantined = con.execute("SELECT count(DISTINCT line) FROM rejects").fetchone()[0] + empty_lines.num_rows
         if rows + quarantined == 0:
             raise BrokenFileError(str(part.path), "empty part (no lines)")
         if rows + quarantined != lines:
@@ -338,6 +354,34 @@ def _write_duckdb(part: TracePart, lines: int, tmp_out: Path, tmp_quarantine: Pa
     return rows, quarantined, backwards
 
 
+EMPTY_RECORD = "an empty record: every field is empty (only commas)"
+
+
+def _drop_empty_records(con: duckdb.DuckDBPyConnection, part: TracePart, written: Path, names: list[str]) -> pa.Table:
+    """Take the rows whose every field is empty (lines of only commas, which read as a row of NULLs)
+    out of the written part; returns their lines (line, raw), registered as `empty_lines`."""
+    every_null = " AND ".join(f'"{name}" IS NULL' for name in names)
+    source = f"read_parquet({sql_literal(str(written))})"
+    found = con.execute(f"SELECT count(*) FROM {source} WHERE {every_null}").fetchone()[0]
+    lines: list[int] = []
+    raws: list[str] = []
+    if found:
+        kept = written.with_name(f"{written.name}.kept")
+        con.execute(f"COPY (SELECT * FROM {source} WHERE NOT ({every_null})) TO {sql_literal(str(kept))} "
+                    f"({PARQUET_OPTIONS})")  # fmt: skip
+        os.replace(kept, written)
+        # Rare (only parts already on this slow path, with such lines): find their line numbers.
+        commas = b"," * (len(names) - 1)
+        with igzip.open(part.path, "rb") as text:
+            for number, line in enumerate(text, 1):
+                if line.rstrip(b"\r\n") == commas:
+                    lines.append(number)
+                    raws.append(line.rstrip(b"\r\n").decode())
+    empty = pa.table({"line": pa.array(lines, pa.int64()), "raw": pa.array(raws, pa.string())})
+    con.register("empty_lines", empty)
+    return empty
+
+
 def _first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0]
 
@@ -347,9 +391,23 @@ class TraceSource:
 
     def __init__(self, lake: Lake):
         self.lake = lake
+        # Each part's content, by table: committed ones from the manifest, then those of this ingest.
+        self.seen: dict[tuple[str, str], str] = {}
+        if lake.exists():
+            for dataset, name, content_hash, status in lake.query(named_query("manifest_hashes")).iter_rows():
+                if dataset.startswith("google.") and status == Status.ok:
+                    self.seen[(dataset, content_hash)] = name
 
     def fingerprint(self, task: Task) -> tuple[str, int]:
-        return file_hash(task.path), task.path.stat().st_size
+        content_hash = file_hash(task.path)
+        first = self.seen.setdefault((task.dataset, content_hash), task.name)
+        if first != task.name:
+            raise BrokenFileError(
+                str(task.path),
+                f"the same content as part {first} of {task.dataset.removeprefix('google.')} "
+                "(a copy under another name): not ingested twice",
+            )
+        return content_hash, task.path.stat().st_size
 
     def committed(self, task: Task) -> bool:
         return DATASETS[task.dataset.replace(".", "_")].file(self.lake.root, task.name).exists()

@@ -58,7 +58,8 @@ class Task:
 
 class Source(Protocol):
     def fingerprint(self, task: Task) -> tuple[str, int]:
-        """The file's content hash and size (OSError if it cannot be read)."""
+        """The file's content hash and size (OSError if it cannot be read, BrokenFileError if it must
+        not be ingested, e.g. a copy of another input)."""
         ...
 
     def committed(self, task: Task) -> bool:
@@ -97,6 +98,9 @@ def ingest_files(
                 outcome.content_hash, outcome.size = source.fingerprint(task)
             except OSError as exc:
                 pending.append((task, outcome.fail(f"{task.path}: {exc.strerror or exc}"), None, 0.0))
+                continue
+            except BrokenFileError as exc:  # e.g. a copy of another input
+                pending.append((task, outcome.fail(str(exc)), None, 0.0))
                 continue
             if not force and _unchanged(writer, task, outcome, source):
                 outcome.status = Status.unchanged
