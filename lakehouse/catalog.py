@@ -140,6 +140,10 @@ def apply_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> None:
             con.execute(setup.statements)
         except duckdb.Error as exc:
             raise CatalogError(f"sql/{setup.file_name} ({setup.what}): {exc}") from exc
+    # Where the views read: a lake moved or copied elsewhere must be rebuilt before it is read
+    # (`Lake.connect` compares), or its views would read the old place.
+    con.execute(f"CREATE OR REPLACE VIEW meta.lake AS SELECT {sql_literal(root.as_posix())} AS root")
+    con.execute("COMMENT ON VIEW meta.lake IS 'The folder the views were built to read (lakehouse catalog rebuild).'")
     for view in view_files():
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {view.schema}")
         try:

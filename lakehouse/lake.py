@@ -90,6 +90,8 @@ class Lake:
 
     def __init__(self, root: str | os.PathLike[str] | None = None):
         self.root = Path(root if root is not None else default_root()).expanduser().absolute()
+        if self.root.exists() and not self.root.is_dir():
+            raise LakehouseError(f"{self.root} is a file: a lake is a folder (give --lake the folder)")
         if any(c in GLOB_CHARACTERS for c in str(self.root)):
             # The views read the lake's Parquet through DuckDB globs, which would take these
             # characters as patterns and read other folders (or none).
@@ -111,7 +113,7 @@ class Lake:
 
     def init(self) -> Lake:
         """Create the folders, the schema files and the catalog (idempotent)."""
-        with self.writer(wait=True):
+        with self.writer(wait=True, create=True):
             pass
         return self
 
@@ -136,6 +138,16 @@ class Lake:
             raise NoLakeError(f"no lake at {self.root} (run `lakehouse init` or `lakehouse ingest` first)")
         con = duckdb.connect(str(self.catalog_path), read_only=True)
         con.execute("SET enable_progress_bar = false")
+        try:
+            built = con.execute("SELECT root FROM meta.lake").fetchone()
+        except duckdb.CatalogException:
+            built = None  # a catalog made before the check existed
+        if built and Path(built[0]).resolve() != self.root.resolve():
+            con.close()
+            raise LakehouseError(
+                f"the lake at {self.root} was built at {built[0]}: its views still read there; "
+                f"run `lakehouse catalog rebuild --lake {self.root}`"
+            )
         return con
 
     def query(self, sql: str, params: list[object] | dict[str, object] | None = None) -> pl.DataFrame:
@@ -192,14 +204,18 @@ class Lake:
 
     # -- writing ------------------------------------------------------------------------------------
     @contextmanager
-    def writer(self, commit_every: float = 2.0, wait: bool = False) -> Iterator[CatalogWriter]:
+    def writer(self, commit_every: float = 2.0, wait: bool = False, create: bool = False) -> Iterator[CatalogWriter]:
         """The single-writer session: takes the lock, yields a catalog copy, swaps it in at the end.
 
         The swap also happens when the block raises (Ctrl-C included), so whatever was recorded as
         done is kept and a re-run only does the rest.  `wait`: queue behind a running writer instead
-        of failing (`init`, which is quick).  The lake's folders and schema files are made under the
-        lock, so that writers starting together on a new lake do not race on them.
+        of failing (`init`, which is quick).  `create`: make the lake if there is none (init and the
+        ingests; a report given a mistyped --lake must not leave an empty lake there).  The lake's
+        folders and schema files are made under the lock, so that writers starting together on a new
+        lake do not race on them.
         """
+        if not create and not self.exists():
+            raise NoLakeError(f"no lake at {self.root} (run `lakehouse init` or `lakehouse ingest` first)")
         self.root.mkdir(parents=True, exist_ok=True)
 
         def busy(holder: str) -> LakehouseError:

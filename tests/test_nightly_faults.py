@@ -164,6 +164,7 @@ def test_kill_9_at_random_points_then_a_rerun_completes_exactly(tmp_path):
         # The first run of a lake, or a run after a log changed.
         if trial % 2:
             shutil.copytree(older_root, root)
+            Lake(root).init()  # a copied lake's views still read the original: rebuild them
         victim = _nightly(inbox, root, config)
         delay = float(rng.uniform(0.3, duration))
         time.sleep(delay)

@@ -88,7 +88,7 @@ def ingest_files(
     """Run the ingest of `tasks` in order; one outcome per task, recorded as it finishes."""
     done: list[tuple[Task, Outcome]] = []
     pending: list[tuple[Task, Outcome, Future[Outcome] | None, float]] = []
-    with lake.writer() as writer, _workers(workers, pending) as pool:
+    with lake.writer(create=True) as writer, _workers(workers, pending) as pool:
         for task in tasks:
             outcome = Outcome()
             if task.problem is not None:

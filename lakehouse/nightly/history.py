@@ -54,7 +54,7 @@ def begin(lake: Lake, inbox: Path, reports: Path) -> tuple[RunRecord, int]:
     """Mark the runs left 'running' as failed, name this run after its local date and record it as
     running.  Returns the record and how many killed runs were marked."""
     started = dt.datetime.now(dt.UTC).astimezone()
-    with lake.writer() as writer:
+    with lake.writer(create=True) as writer:  # the nightly run is an ingest: it may make the lake
         marked = writer.con.execute(named_query("nightly_mark_killed"), [KILLED]).fetchone()
         taken = {row[0] for row in writer.con.execute("SELECT run FROM meta.nightly_runs").fetchall()}
         record = RunRecord(_run_name(taken, reports, started.date()), started, str(inbox))
