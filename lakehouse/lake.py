@@ -340,6 +340,7 @@ class CatalogWriter:
                 self._con.close()
                 self._con = None
             self._tmp.unlink(missing_ok=True)
+            self._tmp.with_name(f"{self._tmp.name}.wal").unlink(missing_ok=True)  # a commit that failed
 
 
 def fingerprint(chunks: Iterator[bytes] | list[bytes]) -> str:

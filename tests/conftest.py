@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,17 @@ def no_runtime_lake(tmp_path: Path) -> Lake:
     jobs = [swf_job(i, 60 * i, 100, 4, 600, run_time=-1) for i in range(1, 20)]
     ingest_swf(lake, [str(write_swf(tmp_path / "norun.swf", jobs))])
     return lake
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 24 MB file system of its own (tmpfs: root and a kernel that lets us mount), else a skip."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(mount)], capture_output=True)
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here ({made.stderr.decode().strip() or 'not root'})")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)

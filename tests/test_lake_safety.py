@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,10 +13,13 @@ import time
 import pytest
 
 from lakehouse.audit import run_audits
+from lakehouse.data import sample_swf_paths
 from lakehouse.errors import LakeBusyError
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake
 from lakehouse.testing import small_log, swf_job, write_swf
+
+from conftest import SWF_DIR, provenance_job_counts, shared_or_skip
 
 
 def make_logs(folder, count, jobs_each=50):
@@ -183,3 +187,36 @@ def test_an_unchanged_file_is_ingested_again_when_its_output_is_gone_or_its_mach
     assert [(r.log, r.status) for r in results] == [("log01", "ok")]
     assert counts(lake) == expected
     assert lake.query("SELECT machine_size FROM swf.logs WHERE log = 'log01'")["machine_size"][0] == 16
+
+
+@pytest.mark.faults
+@pytest.mark.parametrize("room_kb", [100, 600, 1200, 2000])
+def test_a_full_disk_mid_ingest_is_one_line_and_leaves_every_log_whole(small_disk, tmp_path, room_kb):
+    from typer.testing import CliRunner
+
+    from lakehouse.cli import app
+
+    root = small_disk / "lake"
+    kth = str(sample_swf_paths()[0])
+    logs = [str(p) for p in shared_or_skip(SWF_DIR).glob("SDSC-Par-*.swf.gz")] + [
+        str(p) for p in SWF_DIR.glob("CTC-SP2-*.swf.gz")
+    ]
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", "swf", kth, "--lake", str(root)]).exit_code == 0
+    ballast = small_disk / "ballast"
+    ballast.write_bytes(b"\0" * max(shutil.disk_usage(small_disk).free - room_kb * 1024, 0))
+    full = runner.invoke(app, ["ingest", "swf", *logs, "--lake", str(root)])
+    message = " ".join(full.stderr.split())
+    assert full.exit_code in (1, 2) and isinstance(full.exception, SystemExit), repr(full.exception)
+    assert "no space left on" in message or "No space left on device" in message, message
+    assert not list(root.rglob("*.tmp*"))  # nothing half-written left behind
+    counts = dict(Lake(root).query("SELECT log, count(*) AS n FROM swf.jobs GROUP BY log").rows())
+    assert counts.get("KTH-SP2-1996-2.1-cln") == 28_476
+    published = provenance_job_counts()  # job lines as the archive gives them: every one is a job here
+    par, ctc = (published[f"{name}.swf.gz"] for name in ("SDSC-Par-1996-3.1-cln", "CTC-SP2-1996-3.1-cln"))
+    assert counts.get("SDSC-Par-1996-3.1-cln", par) == par and counts.get("CTC-SP2-1996-3.1-cln", ctc) == ctc
+    ballast.unlink()
+    again = runner.invoke(app, ["ingest", "swf", *logs, "--lake", str(root)])
+    assert again.exit_code == 0, again.stderr
+    counts = dict(Lake(root).query("SELECT log, count(*) AS n FROM swf.jobs GROUP BY log").rows())
+    assert counts == {"KTH-SP2-1996-2.1-cln": 28_476, "SDSC-Par-1996-3.1-cln": par, "CTC-SP2-1996-3.1-cln": ctc}

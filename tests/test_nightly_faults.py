@@ -80,20 +80,6 @@ def _fast_config(folder: Path) -> Path:
     return config
 
 
-@pytest.fixture
-def small_disk(tmp_path):
-    """A 24 MB tmpfs (root and a kernel that lets us mount), else a skip."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    made = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=24m", "tmpfs", str(mount)], capture_output=True)
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a small file system here ({made.stderr.decode().strip() or 'not root'})")
-    try:
-        yield mount
-    finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("room_kb", [0, 300, 1200, 3000])
 def test_a_real_full_disk_keeps_the_previous_state(small_disk, tmp_path, room_kb):

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
+import re
 import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -102,6 +104,17 @@ def clear_errors(func: F) -> F:
         except LakehouseError as exc:
             stderr.print(f"[bold red]error:[/] {exc}", highlight=False)
             raise typer.Exit(1) from None
+        except OSError as exc:
+            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            stderr.print(f"[bold red]error:[/] {disk_full(exc.filename)}", highlight=False)
+            raise typer.Exit(1) from None
+        except Exception as exc:  # DuckDB's own report of a full disk (its writes are not OSErrors)
+            if "No space left on device" not in str(exc):
+                raise
+            named = re.search(r'"(/[^"]+)"', str(exc))  # DuckDB names the file it could not write
+            stderr.print(f"[bold red]error:[/] {disk_full(named.group(1) if named else None)}", highlight=False)
+            raise typer.Exit(1) from None
         except KeyboardInterrupt:
             # What was committed stays; the work in flight (a file being parsed, a replay) only wrote
             # aside and is dropped.  Waiting for it is the one delay left: a second Ctrl-C ends at once.
@@ -110,6 +123,20 @@ def clear_errors(func: F) -> F:
             raise typer.Exit(INTERRUPTED) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def disk_full(path: object) -> str:
+    """One line for a full disk: the file system (its mount point) and what became of the work."""
+    where = ""
+    if path:
+        folder = Path(str(path)).absolute()
+        while not os.path.ismount(folder) and folder != folder.parent:
+            folder = folder.parent
+        where = f" on {folder} (writing {path})"
+    return (
+        f"no space left{where}: what was committed before is kept and nothing half-written is; "
+        "free some space and run the same command again"
+    )
 
 
 #: The exit code of a command stopped by Ctrl-C (128 + SIGINT, as shells report it).

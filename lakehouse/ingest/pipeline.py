@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+import duckdb
+
 from lakehouse.errors import BrokenFileError
 from lakehouse.ingest.status import Status
 from lakehouse.lake import CatalogWriter, Lake, interrupts_deferred, replace_atomically
@@ -164,6 +166,8 @@ def _result(task: Task, outcome: Outcome, future: Future[Outcome]) -> Outcome:
         return outcome.fail(str(exc))
     except OSError as exc:
         return outcome.fail(f"{task.path}: {exc.strerror or exc}")
+    except duckdb.Error as exc:  # e.g. DuckDB's report of a full disk while it wrote the outputs
+        return outcome.fail(f"{task.path}: {str(exc).strip().splitlines()[0]}")
     made.size, made.content_hash = outcome.size, outcome.content_hash
     return made
 

@@ -236,35 +236,40 @@ def write_log(
     quarantine_final = DATASETS["swf_quarantine"].file(root, log)
     tmp = {p: p.with_name(f".{p.name}.tmp") for p in (jobs_final, logs_final, quarantine_final)}
     columns = ", ".join(spec.name for spec in FIELDS)
-    con = duckdb.connect()
     try:
-        con.register("jobs", parsed.jobs)
-        con.register("quarantine", parsed.quarantine)
-        con.execute(
-            f"COPY (SELECT {sql_literal(log)} AS log, line, {columns} FROM jobs) "
-            f"TO {sql_literal(str(tmp[jobs_final]))} ({PARQUET_OPTIONS})"
+        con = duckdb.connect()
+        try:
+            con.register("jobs", parsed.jobs)
+            con.register("quarantine", parsed.quarantine)
+            con.execute(
+                f"COPY (SELECT {sql_literal(log)} AS log, line, {columns} FROM jobs) "
+                f"TO {sql_literal(str(tmp[jobs_final]))} ({PARQUET_OPTIONS})"
+            )
+            con.execute(
+                f"COPY (SELECT {sql_literal(log)} AS log, {sql_literal(source)} AS source, line, raw, reason "
+                f"FROM quarantine) TO {sql_literal(str(tmp[quarantine_final]))} (FORMAT parquet)"
+            )
+        finally:
+            con.close()
+        row = parsed.header.row()
+        row.update(
+            log=log,
+            source=source,
+            content_hash=content_hash,
+            schema_version=SCHEMA_VERSION,
+            job_lines=parsed.job_lines,
+            jobs=parsed.jobs.num_rows,
+            quarantined=parsed.quarantine.num_rows,
+            unsorted_submits=parsed.unsorted_submits,
+            crlf_lines=parsed.crlf_lines,
+            machine_size=choose_machine_size(row["max_procs"], row["max_nodes"], machine_size)[0],
+            ingested_at=datetime.now(UTC),
         )
-        con.execute(
-            f"COPY (SELECT {sql_literal(log)} AS log, {sql_literal(source)} AS source, line, raw, reason "
-            f"FROM quarantine) TO {sql_literal(str(tmp[quarantine_final]))} (FORMAT parquet)"
-        )
-    finally:
-        con.close()
-    row = parsed.header.row()
-    row.update(
-        log=log,
-        source=source,
-        content_hash=content_hash,
-        schema_version=SCHEMA_VERSION,
-        job_lines=parsed.job_lines,
-        jobs=parsed.jobs.num_rows,
-        quarantined=parsed.quarantine.num_rows,
-        unsorted_submits=parsed.unsorted_submits,
-        crlf_lines=parsed.crlf_lines,
-        machine_size=choose_machine_size(row["max_procs"], row["max_nodes"], machine_size)[0],
-        ingested_at=datetime.now(UTC),
-    )
-    pq.write_table(pa.Table.from_pylist([row], schema=LOGS_SCHEMA), tmp[logs_final])
+        pq.write_table(pa.Table.from_pylist([row], schema=LOGS_SCHEMA), tmp[logs_final])
+    except BaseException:
+        for path in tmp.values():  # nothing half-written stays behind (a full disk, a Ctrl-C)
+            path.unlink(missing_ok=True)
+        raise
     # Jobs last: a reader that sees a log's jobs also sees its header and quarantine.
     return [(tmp[final], final) for final in (quarantine_final, logs_final, jobs_final)]
 
