@@ -123,7 +123,7 @@ def test_a_killed_ingest_leaves_a_consistent_lake_and_a_rerun_completes(lake, tm
 
 def test_two_writers_never_run_at_once(lake, tmp_path):
     make_logs(tmp_path / "in", 1)
-    with lake.writer():
+    with lake.init().writer():
         with pytest.raises(LakeBusyError, match=f"pid {os.getpid()}"):
             ingest_swf(lake, [str(tmp_path / "in")])
     ingest_swf(lake, [str(tmp_path / "in")])  # free again
