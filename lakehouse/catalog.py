@@ -23,7 +23,7 @@ from pathlib import Path
 
 import duckdb
 
-from lakehouse.datasets import DATASETS
+from lakehouse.datasets import DATASETS, INGESTED, SCHEMA_FILE, ingest_outputs
 from lakehouse.errors import CatalogError
 
 _HEADER = re.compile(r"^--\s*(name|grain|description|setup|audit|query)\s*:\s*(.*)$")
@@ -41,13 +41,13 @@ class ViewFile:
     def schema(self) -> str:
         return self.name.split(".", 1)[0]
 
-    def select_sql(self, root: Path) -> str:
-        return substitute_datasets(self.body, root)
+    def select_sql(self, root: Path, files: Files | None = None) -> str:
+        return substitute_datasets(self.body, root, files)
 
-    def ddl(self, root: Path) -> str:
+    def ddl(self, root: Path, files: Files | None = None) -> str:
         comment = sql_literal(f"{self.description} Grain: {self.grain}.")
         return (
-            f"CREATE OR REPLACE VIEW {self.name} AS\n{self.select_sql(root)};\n"
+            f"CREATE OR REPLACE VIEW {self.name} AS\n{self.select_sql(root, files)};\n"
             f"COMMENT ON VIEW {self.name} IS {comment};"
         )
 
@@ -57,14 +57,34 @@ def sql_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def substitute_datasets(sql: str, root: Path) -> str:
+#: The files each ingested dataset's views read (dataset key -> absolute paths).
+Files = dict[str, list[str]]
+
+
+def substitute_datasets(sql: str, root: Path, files: Files | None = None) -> str:
+    """Dataset placeholders as the list of files given for them, else as the glob of their folder."""
+
     def replace(m: re.Match[str]) -> str:
         key = m.group(1)
         if key not in DATASETS:
             raise KeyError(f"unknown dataset placeholder {{{key}}}")
+        if files is not None and key in files:
+            return "[" + ", ".join(sql_literal(path) for path in files[key]) + "]"
         return sql_literal(DATASETS[key].glob(root))
 
     return re.sub(r"\{([a-z_]+)\}", replace, sql)
+
+
+def ingested_files(con: duckdb.DuckDBPyConnection, root: Path) -> Files:
+    """For each ingested dataset, its schema file and the outputs of the manifest's entries that are in
+    place (a file someone else put in the folder is not read)."""
+    files: Files = {key: [DATASETS[key].directory(root).joinpath(SCHEMA_FILE).as_posix()] for key in INGESTED}
+    for dataset, name in con.execute("SELECT dataset, name FROM meta.manifest ORDER BY dataset, name").fetchall():
+        for key, stem in ingest_outputs(dataset, name):
+            path = DATASETS[key].file(root, stem)
+            if key in files and path.exists():
+                files[key].append(path.as_posix())
+    return {key: sorted(paths) for key, paths in files.items()}
 
 
 @dataclass(frozen=True)
@@ -132,9 +152,9 @@ def named_query(name: str) -> str:
     return body.rstrip().rstrip(";")
 
 
-def apply_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+def apply_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> dict[str, str]:
     """Run the setup files (the manifest is created only if new), then (re)create every view with the
-    lake's absolute paths."""
+    lake's absolute paths; returns each view's DDL (for `refresh_views`)."""
     for setup in setup_files():
         try:
             con.execute(setup.statements)
@@ -144,9 +164,21 @@ def apply_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> None:
     # (`Lake.connect` compares), or its views would read the old place.
     con.execute(f"CREATE OR REPLACE VIEW meta.lake AS SELECT {sql_literal(root.as_posix())} AS root")
     con.execute("COMMENT ON VIEW meta.lake IS 'The folder the views were built to read (lakehouse catalog rebuild).'")
+    return refresh_views(con, root, {})
+
+
+def refresh_views(con: duckdb.DuckDBPyConnection, root: Path, applied: dict[str, str]) -> dict[str, str]:
+    """(Re)create the views whose DDL differs from `applied` (the files an ingest added or replaced
+    change the few views that read them); returns the DDL of every view."""
+    files = ingested_files(con, root)
     for view in view_files():
+        ddl = view.ddl(root, files)
+        if applied.get(view.name) == ddl:
+            continue
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {view.schema}")
         try:
-            con.execute(view.ddl(root))
+            con.execute(ddl)
         except duckdb.Error as exc:
             raise CatalogError(f"sql/{view.file_name} ({view.name}): {exc}") from exc
+        applied[view.name] = ddl
+    return applied

@@ -29,7 +29,7 @@ from typing import IO
 import duckdb
 import polars as pl
 
-from lakehouse.catalog import apply_catalog, named_query
+from lakehouse.catalog import apply_catalog, named_query, refresh_views
 from lakehouse.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError
 
@@ -274,6 +274,7 @@ class CatalogWriter:
         for path in stale:
             path.unlink(missing_ok=True)
         self._con: duckdb.DuckDBPyConnection | None = None
+        self._views: dict[str, str] = {}  # the DDL of each view as applied to the copy
         self._last_commit = time.monotonic()
         self._dirty = True  # the views are re-applied on every session: commit at least once
 
@@ -286,7 +287,7 @@ class CatalogWriter:
                 if self.lake.catalog_path.exists():
                     shutil.copyfile(self.lake.catalog_path, self._tmp)
                 con = duckdb.connect(str(self._tmp))
-                apply_catalog(con, self.lake.root)
+                self._views = apply_catalog(con, self.lake.root)
                 self._con = con
         return self._con
 
@@ -323,6 +324,8 @@ class CatalogWriter:
     def commit(self) -> None:
         if self._con is None and not self._dirty:
             return
+        # The views read the files the manifest names: those recorded since they were made, too.
+        refresh_views(self.con, self.lake.root, self._views)
         self.con.execute("CHECKPOINT")
         self.con.close()
         self._con = None

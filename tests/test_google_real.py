@@ -154,7 +154,7 @@ def test_the_arrow_path_writes_what_duckdb_writes(table, tmp_path):
     tables = {}
     for fast in (True, False):
         lake = Lake(tmp_path / str(fast))
-        with lake.writer():
+        with lake.writer(create=True):
             result = write_part(lake, TracePart(table, path), fast=fast)
             commit_outputs(result)
         assert result.status == "ok" and result.quarantined == 0

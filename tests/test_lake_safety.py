@@ -220,3 +220,23 @@ def test_a_full_disk_mid_ingest_is_one_line_and_leaves_every_log_whole(small_dis
     assert again.exit_code == 0, again.stderr
     counts = dict(Lake(root).query("SELECT log, count(*) AS n FROM swf.jobs GROUP BY log").rows())
     assert counts == {"KTH-SP2-1996-2.1-cln": 28_476, "SDSC-Par-1996-3.1-cln": par, "CTC-SP2-1996-3.1-cln": ctc}
+
+
+def test_views_read_only_the_files_the_manifest_names(lake, tmp_path):
+    """A file someone writes into the lake's folders (`duckdb -readonly` can COPY there) is not read:
+    the ingested datasets' views list their files, they do not glob the folder."""
+    import duckdb
+
+    make_logs(tmp_path / "in", 2)
+    ingest_swf(lake, [str(tmp_path / "in")])
+    before = counts(lake)
+    jobs = lake.root / "parquet" / "swf" / "jobs"
+    with duckdb.connect(str(lake.catalog_path), read_only=True) as con:
+        con.execute(f"COPY (SELECT * FROM read_parquet('{jobs}/log00.parquet')) TO '{jobs}/evil.parquet'")
+        con.execute(f"COPY (SELECT * FROM read_parquet('{jobs}/log00.parquet')) TO '{jobs}/log99.parquet'")
+    assert counts(lake) == before
+    make_logs(tmp_path / "more", 3)  # a later ingest lists its own new files, still not the others
+    ingest_swf(lake, [str(tmp_path / "more" / "log02.swf.gz")])
+    assert set(counts(lake)) == {"log00", "log01", "log02"}
+    lake.init()  # as `lakehouse catalog rebuild`
+    assert set(counts(lake)) == {"log00", "log01", "log02"}

@@ -29,7 +29,7 @@ from isal import igzip, isal_zlib
 from pyarrow import csv as pa_csv
 
 from lakehouse.catalog import named_query, sql_literal
-from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
+from lakehouse.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
 from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
@@ -221,7 +221,8 @@ def write_part(lake: Lake, part: TracePart, fast: bool = True) -> Outcome:
     text = _text_buffer() if fast else None
     size, lines = decompress(part.path, text)
     out = DATASETS[f"google_{part.table}"].file(lake.root, part.part)
-    quarantine = DATASETS["google_quarantine"].file(lake.root, f"{part.table}.{part.part}")
+    (_, rows_stem), (_, quarantine_stem) = ingest_outputs(f"google.{part.table}", part.part)
+    quarantine = DATASETS["google_quarantine"].file(lake.root, quarantine_stem)
     tmp_out, tmp_quarantine = out.with_name(f".{out.name}.tmp"), quarantine.with_name(f".{quarantine.name}.tmp")
     try:
         table = _parse_strictly(pa.py_buffer(text)[:size], part) if lines is None and size else None

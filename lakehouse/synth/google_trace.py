@@ -128,14 +128,17 @@ def generate(out: Path, settings: Settings = Settings()) -> dict[str, object]:
 def generate_lake(root: Path, settings: Settings = Settings()) -> dict[str, object]:
     """The same trace written straight into a lake's Parquet datasets, as `lakehouse ingest google`
     would leave them, with its truth in `root/truth`.  For benchmarks of the analyses at scales where
-    writing and re-reading gzip CSV would dominate (the ingest has its own benchmark); the lake has no
-    ingest manifest, so do not ingest into it afterwards."""
+    writing and re-reading gzip CSV would dominate (the ingest has its own benchmark).  The manifest
+    records each part as generated (without a content hash: do not ingest into this lake afterwards),
+    so that the views, which read the files the manifest names, read them."""
     from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
+    from lakehouse.lake import Lake
 
     trace = build(settings)
     con = duckdb.connect()  # written as the ingest writes, so the lake reads as an ingested one
     con.execute("SET enable_progress_bar = false")
     frames = [(table, frame, "time") for table, frame in trace.tables.items()]
+    written: list[tuple[str, str, int]] = []
     for table, frame, time_column in [*frames, ("task_usage", trace.usage, "start_time")]:
         dataset = DATASETS[f"google_{table}"]
         parts = 1 if table == "machine_events" else settings.parts
@@ -147,6 +150,21 @@ def generate_lake(root: Path, settings: Settings = Settings()) -> dict[str, obje
             con.register("part_rows", rows.to_arrow().cast(dataset.schema))
             con.execute(f"COPY part_rows TO {sql_literal(str(target))} ({PARQUET_OPTIONS})")
             con.unregister("part_rows")
+            written.append((table, name, rows.height))
+    with Lake(root).writer(create=True) as writer:
+        for table, name, rows in written:
+            writer.record(
+                dataset=f"google.{table}",
+                name=name,
+                source="generated (lakehouse.synth.google_trace.generate_lake)",
+                size=None,
+                content_hash=None,
+                rows_in=rows,
+                rows_out=rows,
+                rows_quarantined=0,
+                status="ok",
+                message=None,
+            )
     return _write_truth(root / "truth", trace, settings)
 
 
