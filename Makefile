@@ -32,9 +32,11 @@ browser:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	  chromium fonts-dejavu-core >/dev/null; } || echo "no headless Chromium here: the browser tests will skip"
 
-# Fault injection at full strength: 20 kill -9 trials of the nightly run, full disks.
+# Fault injection at full strength (make test runs a few trials of each): 20 kill -9 and 20 Ctrl-C
+# trials of each ingest, two writers at once, readers during ingests, full disks, 20 kill -9 trials of
+# the nightly run; prints the table of what went wrong (all zeros).
 faults: $(STAMP)
-	LAKEHOUSE_KILL_TRIALS=20 $(PYTHON) -m pytest -q -m faults -s
+	LAKEHOUSE_FAULT_TRIALS=20 LAKEHOUSE_KILL_TRIALS=20 $(PYTHON) -m pytest -q -m faults -s -p no:randomly
 
 test-fast: $(STAMP)
 	$(PYTHON) -m pytest -q -n 2 --dist loadgroup -m "not slow"
