@@ -84,10 +84,10 @@ def _trial(kind: str, source: Path, root: Path, clean: dict, how: signal.Signals
         tally["hangs"] += 1
         victim.kill()
         _, err = victim.communicate()
-    if "Traceback" in err:
+    # Ctrl-C: 130 (stopped, one line), or 0 (it had finished); anything else counts as a traceback.
+    if "Traceback" in err or (how == signal.SIGINT and victim.returncode not in (0, 130)):
         tally["tracebacks"] += 1
-    if how == signal.SIGINT and victim.returncode not in (0, 130):
-        tally["tracebacks"] += 1  # (an unclean end counts with them)
+        print(f"\n{kind} after {after:.2f} s: exit {victim.returncode}\n{err[-2000:]}")
     try:
         if Lake(root).exists():
             state(root)  # right after the fault: the lake opens and every view answers

@@ -6,6 +6,7 @@ lands while a command works."""
 
 from __future__ import annotations
 
+import signal
 import sys
 
 
@@ -17,6 +18,10 @@ def main() -> None:
     except KeyboardInterrupt:  # before a command started (each command reports its own)
         print("interrupted", file=sys.stderr)
         sys.exit(130)
+    finally:
+        # The command is over (its exit status is set): a Ctrl-C now would only make a finished
+        # command look killed while the interpreter shuts down.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def __getattr__(name: str) -> object:
