@@ -26,6 +26,8 @@ def refused(*args) -> str:
     assert result.exit_code != 0, output
     assert "Traceback" not in output
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    # One message: our one-line error, or click's usage error (in its box).
+    assert output.count("error:") + output.count("─ Error ─") == 1, output
     return " ".join(output.replace("│", " ").split())  # (usage errors come in a box, wrapped)
 
 

@@ -47,13 +47,17 @@ def state(lake: Lake) -> dict[str, object]:
     }
 
 
-def test_an_injected_disk_full_keeps_the_previous_state(tmp_path, monkeypatch):
-    inbox = tmp_path / "inbox"
+def first_night(inbox: Path, lake: Lake, jobs: int) -> dict[str, object]:
+    """A night that brings log `alpha` with `jobs` jobs; returns the lake's state after it."""
     inbox.mkdir()
-    lake = Lake(tmp_path / "lake")
-    put_log(inbox, "alpha", 100)
+    put_log(inbox, "alpha", jobs)
     run(lake, inbox, FAST)
-    before = state(lake)
+    return state(lake)
+
+
+def test_an_injected_disk_full_keeps_the_previous_state(tmp_path, monkeypatch):
+    inbox, lake = tmp_path / "inbox", Lake(tmp_path / "lake")
+    before = first_night(inbox, lake, 100)
     put_log(inbox, "alpha", 300)
 
     def full(*args: object, **kwargs: object) -> None:
@@ -83,12 +87,8 @@ def _fast_config(folder: Path) -> Path:
 @pytest.mark.slow
 @pytest.mark.parametrize("room_kb", [0, 300, 1200, 3000])
 def test_a_real_full_disk_keeps_the_previous_state(small_disk, tmp_path, room_kb):
-    inbox = tmp_path / "inbox"
-    inbox.mkdir()
-    lake = Lake(small_disk / "lake")
-    put_log(inbox, "alpha", 200)
-    run(lake, inbox, FAST)
-    before = state(lake)
+    inbox, lake = tmp_path / "inbox", Lake(small_disk / "lake")
+    before = first_night(inbox, lake, 200)
     put_log(inbox, "alpha", 3000)
     put_log(inbox, "beta", 3000, seed=5)
     ballast = small_disk / "ballast"
