@@ -52,7 +52,8 @@ def replays_section(section: Section, lake: Lake, logs: Sequence[str], config: C
     executor = local_executor(config.workers or os.cpu_count() or 1, grid.name, grid.view, grid.tau)
     with tempfile.TemporaryDirectory(prefix="lakehouse-nightly-") as scratch:
         outcome = run_campaign(lake, grid, executor, scratch=Path(scratch))
-    rows = stored_runs(lake, config.campaign).filter(pl.col("log").is_in(list(logs)))
+    # (A config that changed its view between nights must not compare one view with another.)
+    rows = stored_runs(lake, config.campaign).filter(pl.col("log").is_in(list(logs)), pl.col("view") == config.view)
     names = {settings.label(): name for name, settings in EASY_VARIANTS.items()}
     rows = rows.filter(pl.col("variant").is_in(list(names))).with_columns(
         pl.col("variant").replace_strict(names).alias("scheduler")
