@@ -58,22 +58,20 @@ class Plan:
     reports: list[str]
 
     def describe(self) -> pl.DataFrame:
-        rows = files_frame(self.inbox.files).with_columns(
-            pl.when(pl.col("state").is_in([State.new, State.changed]))
-            .then(pl.lit("ingest"))
-            .when(pl.col("state") == State.unreadable)
+        """One row per inbox file with what the run does with it: ingest, skip or fail."""
+        failing = [str(item.path) for item, _ in self.failed]
+        return files_frame(self.inbox.files).with_columns(
+            pl.when(pl.col("path").is_in(failing))
             .then(pl.lit("fail"))
+            .when(pl.col("state").is_in([State.new, State.changed]))
+            .then(pl.lit("ingest"))
             .otherwise(pl.lit("skip"))
             .alias("action")
         )
-        for item, _ in self.failed:
-            rows = rows.with_columns(
-                pl.when(pl.col("path") == str(item.path)).then(pl.lit("fail")).otherwise("action").alias("action")
-            )
-        return rows
 
 
 def plan(lake: Lake, inbox: Path, config: Config, verify: bool = False) -> Plan:
+    """What a run of `inbox` would do, found without changing anything (the dry run prints it)."""
     if not inbox.is_dir():
         raise LakehouseError(f"inbox {inbox}: not a folder")
     found = scan(lake, inbox, verify)
