@@ -82,7 +82,7 @@ def ingested_files(con: duckdb.DuckDBPyConnection, root: Path) -> Files:
     for dataset, name in con.execute("SELECT dataset, name FROM meta.manifest ORDER BY dataset, name").fetchall():
         for key, stem in ingest_outputs(dataset, name):
             path = DATASETS[key].file(root, stem)
-            if key in files and path.exists():
+            if path.exists():
                 files[key].append(path.as_posix())
     return {key: sorted(paths) for key, paths in files.items()}
 

@@ -111,6 +111,9 @@ class Lake:
     def exists(self) -> bool:
         return self.catalog_path.exists()
 
+    def _missing(self) -> NoLakeError:
+        return NoLakeError(f"no lake at {self.root} (run `lakehouse init` or `lakehouse ingest` first)")
+
     def init(self) -> Lake:
         """Create the folders, the schema files and the catalog (idempotent)."""
         with self.writer(wait=True, create=True):
@@ -135,7 +138,7 @@ class Lake:
     def connect(self) -> duckdb.DuckDBPyConnection:
         """A read-only connection to the catalog (many can be open while a writer works)."""
         if not self.exists():
-            raise NoLakeError(f"no lake at {self.root} (run `lakehouse init` or `lakehouse ingest` first)")
+            raise self._missing()
         con = duckdb.connect(str(self.catalog_path), read_only=True)
         con.execute("SET enable_progress_bar = false")
         try:
@@ -215,7 +218,7 @@ class Lake:
         lake do not race on them.
         """
         if not create and not self.exists():
-            raise NoLakeError(f"no lake at {self.root} (run `lakehouse init` or `lakehouse ingest` first)")
+            raise self._missing()
         self.root.mkdir(parents=True, exist_ok=True)
 
         def busy(holder: str) -> LakehouseError:

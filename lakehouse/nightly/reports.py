@@ -118,9 +118,9 @@ def predictions_section(section: Section, lake: Lake, logs: Sequence[str], confi
     with_targets = {name for family, name in sources(lake) if family == "swf"}
     section.notes += [f"skipped {no_targets(log)}" for log in logs if log not in with_targets]
     errors = []
-    for family, log in [("swf", log) for log in logs if log in with_targets]:
+    for log in (log for log in logs if log in with_targets):
         try:
-            result = report(lake, family, log, Settings())
+            result = report(lake, "swf", log, Settings())
         except Exception as exc:  # one log's failure is reported, the others go on
             errors.append(f"{log}: {exc}")
             continue
