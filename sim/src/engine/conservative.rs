@@ -38,9 +38,14 @@ impl Sim<'_> {
         self.profile.forget_before(now);
         // Completions since the last pass freed capacity anywhere: bounds start afresh.
         self.fits.clear();
+        // The earliest reservation after this loop: no job starts unless it is now.
+        let mut earliest = i64::MAX;
         for &job in queue.jobs() {
             let (procs, length) = (self.w.procs[job], self.planned(job));
             let held = self.reserved[job];
+            if let Some(slot) = held {
+                earliest = earliest.min(slot); // (a slot only moves earlier: see below)
+            }
             let (slot, shortfall) = match held {
                 Some(slot) if slot == now => continue,
                 // (A slot in the past belongs to a job that could not start when due, as a running job
@@ -73,11 +78,16 @@ impl Sim<'_> {
                 }
             };
             self.profile.add(slot, slot + length, -procs);
+            earliest = earliest.min(slot);
             self.reserved[job] = Some(slot);
             self.recheck_at[job] = self.freed.saturating_add(shortfall);
             self.note_reservation(job, slot);
         }
         self.profile.compact();
+        if earliest > now {
+            // (Most passes: a scan of the queue for jobs reserved now would find none.)
+            return;
+        }
         let mut someone_ahead_waits = false;
         let mut free = self.free_now(now);
         for position in 0..queue.len() {
