@@ -38,13 +38,15 @@ impl Sim<'_> {
         self.profile.forget_before(now);
         // Completions since the last pass freed capacity anywhere: bounds start afresh.
         self.fits.clear();
-        // The earliest reservation after this loop: no job starts unless it is now.
+        // Only a job reserved now may start: the earliest reservation says whether to look for one.
+        // (A slot given back counts too: a move is to an earlier slot, and a slot in the past only
+        // makes the look happen.)
         let mut earliest = i64::MAX;
         for &job in queue.jobs() {
             let (procs, length) = (self.w.procs[job], self.planned(job));
             let held = self.reserved[job];
             if let Some(slot) = held {
-                earliest = earliest.min(slot); // (a slot only moves earlier: see below)
+                earliest = earliest.min(slot);
             }
             let (slot, shortfall) = match held {
                 Some(slot) if slot == now => continue,
