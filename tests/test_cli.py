@@ -327,3 +327,56 @@ def test_csv_writes_nested_values_as_json_text(cli_lake):
 def test_the_stored_predictions_must_exist_to_be_used(cli_lake):
     result = run("simulate", "mini", "--lake", cli_lake, "--predictor", "column:predicted_walltime", code=1)
     assert "run `lakehouse report predictions LOG` first" in unboxed(result.stderr)
+
+
+# -- the command line loads only the command it runs ------------------------------------------------
+
+
+def test_the_table_of_commands_names_every_command_and_its_module():
+    import importlib
+
+    from lakehouse.cli.commands import COMMANDS, GROUPS
+
+    commands = {c.name or c.callback.__name__: c.callback.__module__ for c in app.registered_commands}
+    assert commands == {name: f"lakehouse.cli.{module}" for name, module in COMMANDS.items()}
+    groups = {g.name: g.typer_instance for g in app.registered_groups}
+    assert groups.keys() == GROUPS.keys()
+    for name, (module, attribute) in GROUPS.items():
+        assert getattr(importlib.import_module(f"lakehouse.cli.{module}"), attribute) is groups[name], name
+
+
+@pytest.mark.parametrize("command", ["sql", "simulate", "report", "catalog"])
+def test_a_command_line_loads_only_the_command_it_runs(command):
+    import subprocess
+    import sys
+
+    from lakehouse.cli.commands import COMMANDS, GROUPS
+
+    probe = (
+        "import sys\nfrom lakehouse.cli.commands import app_for\n"
+        f"app = app_for([{command!r}, '--help'])\n"
+        "print(' '.join([c.name or c.callback.__name__ for c in app.registered_commands]"
+        " + [g.name for g in app.registered_groups]))\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith('lakehouse.cli.'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    registered, loaded = (line.split() for line in out.splitlines())
+    # Those of its module only (a module registers all its commands as it loads).
+    module = COMMANDS.get(command) or GROUPS[command][0]
+    assert set(registered) == {n for n, m in COMMANDS.items() if m == module} | ({command} & GROUPS.keys())
+    if command in ("sql", "simulate"):  # the reports and campaigns stay unloaded
+        assert not {"lakehouse.cli.report", "lakehouse.cli.campaign"} & set(loaded), loaded
+
+
+def test_the_command_line_runs_a_command_with_or_without_the_others(cli_lake):
+    import subprocess
+    import sys
+
+    line = [sys.executable, "-m", "lakehouse.cli"]
+    alone = subprocess.run([*line, "sql", "select 41 + 1 AS answer", "--lake", str(cli_lake), "--format", "csv"],
+                           capture_output=True, text=True)  # fmt: skip
+    assert (alone.returncode, alone.stdout) == (0, "answer\n42\n"), alone.stderr
+    help_all = subprocess.run([*line, "--help"], capture_output=True, text=True, env={"COLUMNS": "200"})
+    assert all(name in help_all.stdout for name in ["simulate", "report", "campaign", "export"]), help_all.stdout
+    typo = subprocess.run([*line, "simulat"], capture_output=True, text=True, env={"COLUMNS": "200"})
+    assert typo.returncode == 2 and "Did you mean 'simulate'?" in typo.stderr, typo.stderr

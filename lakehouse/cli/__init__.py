@@ -1,8 +1,8 @@
 """The `lakehouse` command line: data to stdout, progress and messages to stderr.
 
-`main` imports the commands itself (half a second of Polars, DuckDB and Arrow), so that a Ctrl-C
-that lands while they load, or while typer builds the command line, ends as quietly as one that
-lands while a command works."""
+`main` imports the commands itself (a quarter of a second of Polars, DuckDB and Arrow), so that a
+Ctrl-C that lands while they load, or while typer builds the command line, ends as quietly as one
+that lands while a command works; it loads only the module of the command it runs (`commands.app_for`)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import sys
 
 def main() -> None:
     try:
-        from lakehouse.cli.commands import app
+        from lakehouse.cli.commands import app_for
 
-        app()
+        app_for(sys.argv[1:])()
     except KeyboardInterrupt:  # before a command started (each command reports its own)
         print("interrupted", file=sys.stderr)
         sys.exit(130)

@@ -16,3 +16,11 @@ app = typer.Typer(
     rich_markup_mode="markdown",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+@app.callback()
+def _root() -> None:
+    # (No docstring: the help above stays the root's.)  A callback keeps the root a group when the
+    # command line loads one command only (`commands.app_for`): typer runs an app of a single command
+    # as that command, which would take `simulate` for its first argument.
+    pass
