@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import gzip
+import importlib
 import json
+import os
+import subprocess
+import sys
 
 import polars as pl
 import pytest
 from typer.testing import CliRunner
 
 from lakehouse.cli import app
+from lakehouse.cli.commands import COMMANDS, GROUPS
 from lakehouse.testing import small_log, write_swf
 
 runner = CliRunner()
@@ -333,10 +338,6 @@ def test_the_stored_predictions_must_exist_to_be_used(cli_lake):
 
 
 def test_the_table_of_commands_names_every_command_and_its_module():
-    import importlib
-
-    from lakehouse.cli.commands import COMMANDS, GROUPS
-
     commands = {c.name or c.callback.__name__: c.callback.__module__ for c in app.registered_commands}
     assert commands == {name: f"lakehouse.cli.{module}" for name, module in COMMANDS.items()}
     groups = {g.name: g.typer_instance for g in app.registered_groups}
@@ -347,11 +348,6 @@ def test_the_table_of_commands_names_every_command_and_its_module():
 
 @pytest.mark.parametrize("command", ["sql", "simulate", "report", "catalog"])
 def test_a_command_line_loads_only_the_command_it_runs(command):
-    import subprocess
-    import sys
-
-    from lakehouse.cli.commands import COMMANDS, GROUPS
-
     probe = (
         "import sys\nfrom lakehouse.cli.commands import app_for\n"
         f"app = app_for([{command!r}, '--help'])\n"
@@ -369,14 +365,12 @@ def test_a_command_line_loads_only_the_command_it_runs(command):
 
 
 def test_the_command_line_runs_a_command_with_or_without_the_others(cli_lake):
-    import subprocess
-    import sys
-
     line = [sys.executable, "-m", "lakehouse.cli"]
     alone = subprocess.run([*line, "sql", "select 41 + 1 AS answer", "--lake", str(cli_lake), "--format", "csv"],
                            capture_output=True, text=True)  # fmt: skip
     assert (alone.returncode, alone.stdout) == (0, "answer\n42\n"), alone.stderr
-    help_all = subprocess.run([*line, "--help"], capture_output=True, text=True, env={"COLUMNS": "200"})
+    wide = {**os.environ, "COLUMNS": "200"}  # (the rest of the environment is the test's own)
+    help_all = subprocess.run([*line, "--help"], capture_output=True, text=True, env=wide)
     assert all(name in help_all.stdout for name in ["simulate", "report", "campaign", "export"]), help_all.stdout
-    typo = subprocess.run([*line, "simulat"], capture_output=True, text=True, env={"COLUMNS": "200"})
+    typo = subprocess.run([*line, "simulat"], capture_output=True, text=True, env=wide)
     assert typo.returncode == 2 and "Did you mean 'simulate'?" in typo.stderr, typo.stderr
