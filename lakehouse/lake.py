@@ -24,14 +24,19 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING, TypeVar
 
 import duckdb
-import polars as pl
 
 from lakehouse.catalog import apply_catalog, named_query, refresh_views
 from lakehouse.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError
+
+if TYPE_CHECKING:  # Polars takes ~70 ms to import: `simulate` loads it while the replay runs
+    import numpy as np
+    import polars as pl
+
+T = TypeVar("T")
 
 CATALOG_FILE = "lake.duckdb"
 LOCK_FILE = ".writer.lock"
@@ -155,15 +160,28 @@ class Lake:
 
     def query(self, sql: str, params: list[object] | dict[str, object] | None = None) -> pl.DataFrame:
         """Run SQL against the catalog and return a Polars frame; DuckDB's errors come out as QueryError."""
+        return self._run(sql, params, lambda result: result.pl())
+
+    def query_numpy(self, sql: str, params: list[object] | dict[str, object] | None = None) -> dict[str, np.ndarray]:
+        """`query`'s columns as numpy arrays (masked where NULL), without Polars."""
+        return self._run(sql, params, lambda result: result.fetchnumpy())
+
+    def rows(self, sql: str, params: list[object] | dict[str, object] | None = None) -> list[tuple[object, ...]]:
+        """`query`'s rows as tuples: for small answers, without Polars."""
+        return self._run(sql, params, lambda result: result.fetchall())
+
+    def _run(
+        self, sql: str, params: list[object] | dict[str, object] | None, fetch: Callable[[duckdb.DuckDBPyRelation], T]
+    ) -> T:
         with _query_errors():
             if self._session is not None:
-                return self._session.sql(sql, params=params).pl()
+                return fetch(self._session.sql(sql, params=params))
             with self.connect() as con:
-                return con.sql(sql, params=params).pl()
+                return fetch(con.sql(sql, params=params))
 
     def log_names(self) -> list[str]:
         """The SWF logs in the lake, by name."""
-        return self.query(named_query("log_names"))["log"].to_list()
+        return [str(log) for (log,) in self.rows(named_query("log_names"))]
 
     def views(self) -> pl.DataFrame:
         """The lake's views (`schema.name`) with their descriptions."""

@@ -12,12 +12,15 @@ import json
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
 from rich.console import Console
 from rich.table import Table
 
 from lakehouse.errors import RenderError
+
+if TYPE_CHECKING:  # (imported by the frames' makers; `simulate` loads Polars while its replay runs)
+    import polars as pl
 
 stderr = Console(stderr=True)
 
@@ -83,6 +86,8 @@ def print_table(console: Console, table: Table) -> None:
 
 def flat(frame: pl.DataFrame) -> pl.DataFrame:
     """CSV has no nested values: list and struct columns are written as JSON text in their cell."""
+    import polars as pl
+
     nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
     return frame.with_columns(
         pl.Series(name, [None if v is None else json.dumps(v, default=str) for v in frame[name].to_list()], pl.String)

@@ -374,3 +374,56 @@ def test_the_command_line_runs_a_command_with_or_without_the_others(cli_lake):
     assert all(name in help_all.stdout for name in ["simulate", "report", "campaign", "export"]), help_all.stdout
     typo = subprocess.run([*line, "simulat"], capture_output=True, text=True, env=wide)
     assert typo.returncode == 2 and "Did you mean 'simulate'?" in typo.stderr, typo.stderr
+
+
+# -- the command line ends without tearing the interpreter down -----------------------------------
+
+ENDING = """
+import atexit, sys
+from pathlib import Path
+marker = Path(sys.argv.pop())  # (the last argument; the rest is the command's)
+atexit.register(lambda: marker.write_text("ran"))
+from lakehouse.cli import main
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "stdout"),
+    [
+        (["sql", "select 41 + 1 AS answer", "--format", "csv"], 0, "answer\n42\n"),
+        (["simulate", "no-such-log"], 1, ""),
+        (["simulate", "mini", "--policy", "fifo"], 2, ""),
+    ],
+)
+def test_a_command_ends_with_its_status_its_output_and_the_exit_handlers_run(cli_lake, tmp_path, args, code, stdout):
+    marker = tmp_path / "atexit"
+    line = [sys.executable, "-c", ENDING, *args, "--lake", str(cli_lake), str(marker)]
+    ended = subprocess.run(line, capture_output=True, text=True)
+    assert (ended.returncode, ended.stdout) == (code, stdout), ended.stderr
+    assert marker.read_text() == "ran"
+    assert code == 0 or "error" in ended.stderr.lower()
+
+
+def test_simulate_imports_polars_only_once_the_jobs_are_loaded(cli_lake):
+    """The jobs reach the engine as numpy columns; Polars is imported while the engine runs."""
+    probe = f"""
+import sys
+from contextlib import contextmanager
+import lakehouse.sim.engine as engine
+loading = engine._loading_polars
+@contextmanager
+def watched():
+    print("polars before the engine:", "polars" in sys.modules, file=sys.stderr)
+    with loading():
+        yield
+engine._loading_polars = watched
+sys.argv = ["lakehouse", "simulate", "mini", "--lake", {str(cli_lake)!r}, "--format", "csv"]
+from lakehouse.cli import main
+main()
+"""
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert "polars before the engine: False" in ran.stderr
+    assert ran.stdout.startswith("log,machine_size,jobs,") and ",mini," not in ran.stdout  # one row after the header
+    assert len(ran.stdout.splitlines()) == 2

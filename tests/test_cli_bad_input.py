@@ -79,7 +79,7 @@ def refused(*args) -> str:
         (["export", "swf", "nosuchlog", "-o", "{tmp}/x.swf"], "no log named 'nosuchlog'"),
         (["export", "swf", "mini", "-o", "{tmp}/missing/x.swf"], "does not exist"),
         (["export", "google-swf", "-o", "{tmp}/g.swf"], "no Google job"),
-        (["export", "google-swf", "-o", "{tmp}/g.swf", "--cores-per-machine", "0"], "greater than or equal to 1"),
+        (["export", "google-swf", "-o", "{tmp}/g.swf", "--cores-per-machine", "0"], "is not in the range x>=1"),
         (["nightly", "--inbox", "{tmp}/missing-inbox", "--dry-run"], "not a folder"),
         (["nightly", "--inbox", "{tmp}", "--config", "{tmp}/missing.toml", "--dry-run"], "missing.toml"),
         (["nightly", "--inbox", "{tmp}", "--print-systemd", "--at", "24:61"], "give a time of day as HH:MM"),

@@ -30,10 +30,10 @@ from lakehouse.units import parse_duration
 
 def schedule_path(path: Path | None) -> Path | None:
     """--jobs-out: its folder exists and its extension names a format, found out before the replay."""
-    from lakehouse.sim.schedule_io import check_schedule_path
-
     if path is None:
         return None
+    from lakehouse.sim.schedule_io import check_schedule_path
+
     try:
         return check_schedule_path(in_existing_folder(path))  # type: ignore[arg-type]
     except SettingsError as exc:
@@ -154,11 +154,9 @@ def simulate(
 
     Example: `lakehouse simulate KTH --view jobs_strong --predictor hmm:states=8 --backfill-confidence 0.1`
     """
-    import polars as pl
-
     from lakehouse.sim import simulate as replay
     from lakehouse.sim.options import parse_predictor
-    from lakehouse.sim.source import log_jobs, log_machine_size, resolve_log
+    from lakehouse.sim.source import log_columns, log_machine_size, resolve_log
     from lakehouse.sim.workload import input_columns
 
     window = (parse_duration(warmup), parse_duration(cooldown))  # checked before anything is read
@@ -168,9 +166,10 @@ def simulate(
     with target.reading():
         log = resolve_log(target, log)
         size = machine_size if machine_size is not None else log_machine_size(target, log, view)
-        jobs = log_jobs(target, log, view, where, columns)
+        # (As numpy columns: Polars is imported while the engine runs.)
+        jobs = log_columns(target, log, view, where, columns)
     with stderr.status(f"replaying {log}..."):
-        if jobs.is_empty():
+        if not len(jobs["job_id"]):
             raise TooLittleDataError(f"no jobs of {log} in swf.{view}" + (f" where {where}" if where else ""))
         try:
             result = replay(
@@ -205,6 +204,8 @@ def simulate(
         write_schedule(result, jobs_out, log=log, view=str(view), where=where)
         stderr.print(f"schedule -> {jobs_out}")
     if by is not None and fmt is not OutputFormat.table:
+        import polars as pl
+
         breakdown = result.summary_by(by)
         emit(breakdown.select(pl.lit(log).alias("log"), pl.all()), fmt, output)
     else:

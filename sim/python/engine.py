@@ -2,42 +2,45 @@
 
 from __future__ import annotations
 
+import importlib
 import math
-from collections.abc import Sequence
+import sys
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
-import pyarrow as pa
+import numpy as np
 
 from lakehouse import _native
 from lakehouse.errors import SettingsError, SimulationInputError
-from lakehouse.sim.metrics import (
-    DEFAULT_TAU,
-    JobClass,
-    measured,
-    per_job_columns,
-    summary,
-    summary_by,
-    window_problem,
-)
 
 # The settings' kinds, as grid.py imports them too: both take settings as text and check them here.
 from lakehouse.sim.options import (
     BACKFILL_CONFIDENCE,
+    DEFAULT_TAU,
     DISTRIBUTION_PREDICTORS,
     WEEK,
     Algorithm,
     Backfill,
     Compat,
     Correction,
+    JobClass,
     Policy,
     choose,
     parse_period,
     parse_predictor,
     parse_selector,
+    window_problem,
 )
-from lakehouse.sim.workload import workload_from
+from lakehouse.sim.workload import Columns, as_columns, workload_from
+
+if TYPE_CHECKING:
+    # Polars (the result and its metrics) is imported while the engine runs: see `_loading_polars`.
+    import polars as pl
+    import pyarrow as pa
 
 #: The engine counts processors in 32 bits (it compares a block of queued jobs per instruction).
 MAX_MACHINE_SIZE = _native.SWF_MAX_PROCS  # processors are counted in 32 bits
@@ -63,12 +66,16 @@ class SimulationResult:
     warnings: list[str] = field(default_factory=list)  # what was repaired in the input (e.g. missing predictions)
 
     def summary_frame(self, **labels: object) -> pl.DataFrame:
+        import polars as pl
+
         return pl.DataFrame([{**labels, **self.summary}])
 
     def summary_by(self, by: JobClass | str) -> pl.DataFrame:
         """The summary per job class: `size` (1 processor, <= 10 %, <= 50 %, > 50 % of the machine),
         `length` (run < 1 min, < 1 h, < 10 h, >= 10 h) or `user`; within the same warm-up and
         cool-down as `summary`."""
+        from lakehouse.sim.metrics import measured, summary_by
+
         chosen = choose(JobClass, by)
         window = measured(self.jobs, float(self.settings.get("warmup", 0)), float(self.settings.get("cooldown", 0)))
         return summary_by(window, int(self.settings["machine_size"]), chosen)  # type: ignore[call-overload]
@@ -101,6 +108,8 @@ class SimulationResult:
 
     def policy_shares(self) -> pl.DataFrame:
         """Share of the periods each candidate policy ran (every candidate listed, in order)."""
+        import polars as pl
+
         if self.periods is None:
             raise SettingsError("this replay ran one policy throughout (no selector)")
         candidates = [str(p) for p in self.settings["policies"]]  # type: ignore[attr-defined]
@@ -116,7 +125,7 @@ class SimulationResult:
 
 
 def simulate(
-    jobs: pl.DataFrame | pa.Table,
+    jobs: pl.DataFrame | pa.Table | Mapping[str, np.ndarray],
     machine_size: int,
     *,
     algorithm: Algorithm | str = Algorithm.easy,
@@ -141,8 +150,9 @@ def simulate(
 ) -> SimulationResult:
     """Replay `jobs` (e.g. `lake.query("select * from swf.jobs_strong where log = '…'")`).
 
-    The jobs need the columns job_id, submit_time, run_time, req_time, procs and user_id, sorted by
-    submit time.  A job runs min(run_time, req_time) seconds (it is killed at its request).
+    The jobs (a Polars frame, an Arrow table or a dict of numpy columns, masked where missing) need
+    the columns job_id, submit_time, run_time, req_time, procs and user_id, sorted by submit time.
+    A job runs min(run_time, req_time) seconds (it is killed at its request).
 
     - algorithm: `easy` (one reservation) or `conservative` (every waiting job holds one).
     - policy: primary queue order (see `Policy`); backfill: `queue` order or `sjbf`.
@@ -207,32 +217,38 @@ def simulate(
         raise SimulationInputError(f"machine size must be positive, got {machine_size}")
     if machine_size > MAX_MACHINE_SIZE:
         raise SimulationInputError(f"machine size {machine_size} is beyond the engine's {MAX_MACHINE_SIZE:,}")
+    columns = as_columns(jobs)
     dropped: list[str] = []
     if drop_wider:
-        jobs, dropped = _narrower(jobs, machine_size)
-    workload, frame = workload_from(
-        jobs, machine_size, pyss=settings["compat"] is Compat.pyss, prediction_column=column
+        columns, dropped = _narrower(columns, machine_size)
+    workload, columns = workload_from(
+        columns, machine_size, pyss=settings["compat"] is Compat.pyss, prediction_column=column
     )
     try:
-        out = _native.simulate(
-            *workload.columns,
-            workload.prediction,
-            machine_size=int(machine_size),
-            algorithm=str(settings["algorithm"]),
-            policy=str(settings["policy"]),
-            backfill=str(settings["backfill"]),
-            predictor=engine_predictor,
-            correction=str(settings["correction"]),
-            threshold=threshold,
-            compat=str(settings["compat"]),
-            record_reservations=record_reservations,
-            backfill_confidence=float(settings.get("backfill_confidence", BACKFILL_CONFIDENCE)),
-            **_engine_selection(settings),
-        )
+        with _loading_polars():
+            out = _native.simulate(
+                *workload.columns,
+                workload.prediction,
+                machine_size=int(machine_size),
+                algorithm=str(settings["algorithm"]),
+                policy=str(settings["policy"]),
+                backfill=str(settings["backfill"]),
+                predictor=engine_predictor,
+                correction=str(settings["correction"]),
+                threshold=threshold,
+                compat=str(settings["compat"]),
+                record_reservations=record_reservations,
+                backfill_confidence=float(settings.get("backfill_confidence", BACKFILL_CONFIDENCE)),
+                **_engine_selection(settings),
+            )
     except _native.InputError as exc:
         raise SimulationInputError(*exc.args) from None
     except ValueError as exc:
         raise SimulationInputError(str(exc)) from None
+    import polars as pl
+
+    from lakehouse.sim.metrics import measured, per_job_columns, summary
+
     result = pl.DataFrame(
         {
             "job_id": workload.id,
@@ -264,8 +280,8 @@ def simulate(
         )
     elif selector is not None:
         result = result.with_columns(pl.lit(str(settings["policy"])).alias("policy"))
-    if "log" in frame.columns and frame["log"].n_unique() == 1:
-        settings["log"] = frame["log"][0]
+    if (log := columns.only("log")) is not None:
+        settings["log"] = log
     counted = measured(result, warmup, cooldown)
     return SimulationResult(
         result,
@@ -276,20 +292,37 @@ def simulate(
     )
 
 
-def _narrower(jobs: pl.DataFrame | pa.Table, machine_size: int) -> tuple[pl.DataFrame, list[str]]:
+def _narrower(columns: Columns, machine_size: int) -> tuple[Columns, list[str]]:
     """The jobs that fit on the machine, and a line counting the others (none if every job fits)."""
-    frame = jobs if isinstance(jobs, pl.DataFrame) else pl.from_arrow(jobs)
-    if "procs" not in frame.columns:
-        return frame, []  # workload_from names the missing column
-    wide = frame.filter(pl.col("procs") > machine_size)
-    if wide.is_empty():
-        return frame, []
-    example = wide.row(0, named=True)
+    if "procs" not in columns:
+        return columns, []  # workload_from names the missing column
+    wide = ~columns.null("procs") & (columns.values("procs") > machine_size)
+    if not wide.any():
+        return columns, []
+    first = int(np.argmax(wide))
+    job = np.ma.asarray(columns.arrays["job_id"])[first : first + 1].tolist()[0] if "job_id" in columns else None
     line = (
-        f"dropped {wide.height:,} jobs wider than the machine ({machine_size:,} processors), e.g. job "
-        f"{example.get('job_id')} with {example['procs']:,}"
+        f"dropped {int(wide.sum()):,} jobs wider than the machine ({machine_size:,} processors), e.g. job "
+        f"{job} with {columns.values('procs')[first]:,}"
     )
-    return frame.filter(pl.col("procs") <= machine_size), [line]
+    return columns.take(~wide), [line]
+
+
+@contextmanager
+def _loading_polars() -> Iterator[None]:
+    """Import Polars on another thread while the block runs: the engine runs without the GIL, and
+    Polars, which only the result needs, takes ~70 ms to import, a sixth of a whole `lakehouse
+    simulate` from the command line (which loads the jobs without it).  Already imported (any
+    other caller): nothing to do."""
+    if "polars" in sys.modules:
+        yield
+        return
+    loader = threading.Thread(target=importlib.import_module, args=("polars",), name="import polars", daemon=True)
+    loader.start()
+    try:
+        yield
+    finally:
+        loader.join()
 
 
 def _confidence(predictor: str, confidence: float) -> dict[str, object]:

@@ -11,15 +11,12 @@
 
 from __future__ import annotations
 
-import math
-
 import polars as pl
 
 from lakehouse import _native
 from lakehouse.models.schemas import DISTRIBUTION_METRICS, PERCENTILES
 from lakehouse.sim.options import JobClass
 
-DEFAULT_TAU = 10
 #: Waits below this count as this in the geometric mean.
 GEOMEAN_FLOOR = 10
 
@@ -67,12 +64,6 @@ def job_class(by: JobClass, machine_size: int) -> pl.Expr:
         .then(pl.lit(LENGTH_CLASSES[2]))
         .otherwise(pl.lit(LENGTH_CLASSES[3]))
     )
-
-
-def window_problem(name: str, seconds: float) -> str | None:
-    if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds >= 0):
-        return f"{name} must be a finite number of seconds >= 0, got {seconds!r}"
-    return None
 
 
 def measured(jobs: pl.DataFrame, warmup: float = 0, cooldown: float = 0) -> pl.DataFrame:

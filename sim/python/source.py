@@ -5,14 +5,17 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
 
 from lakehouse.catalog import sql_literal
 from lakehouse.errors import LakehouseError, QueryError
 from lakehouse.lake import Lake
 from lakehouse.sim.workload import PREDICTED_WALLTIME
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 class View(enum.StrEnum):
@@ -55,6 +58,47 @@ def log_jobs(
     Parquet); None means every column plus `predicted_walltime`.  The stored predictions are joined only
     when `predicted_walltime` is asked for.
     """
+    sql, keep_line = _jobs_sql(log, view, where, columns)
+    try:
+        jobs = lake.query(sql)
+    except QueryError as exc:
+        raise QueryError(f"cannot select the jobs of {log}: {exc}") from None
+    # Sorted here rather than by an ORDER BY: numpy's lexsort and one gather take ~10 MB on CEA-Curie,
+    # where DuckDB's ORDER BY and Polars' two-key sort each take ~50 MB, a sixth of the command's peak.
+    # (The cleaned views never hold a NULL submit time or line.)
+    if jobs["submit_time"].null_count() == 0 and jobs["line"].null_count() == 0:
+        jobs = jobs[np.lexsort((jobs["line"].to_numpy(), jobs["submit_time"].to_numpy()))]
+    else:
+        jobs = jobs.sort("submit_time", "line", nulls_last=True)
+    return jobs if keep_line else jobs.drop("line")
+
+
+def log_columns(
+    lake: Lake,
+    log: str,
+    view: View = View.jobs_clean,
+    where: str | None = None,
+    columns: Sequence[str] | None = None,
+) -> dict[str, np.ndarray]:
+    """`log_jobs` as numpy columns (masked where NULL), in the same order: what `simulate` takes
+    without loading Polars first (the command line's replay)."""
+    sql, keep_line = _jobs_sql(log, view, where, columns)
+    try:
+        jobs = lake.query_numpy(sql)
+    except QueryError as exc:
+        raise QueryError(f"cannot select the jobs of {log}: {exc}") from None
+    submit, line = jobs["submit_time"], jobs["line"]
+    if np.ma.is_masked(submit) or np.ma.is_masked(line):
+        # NULLs last, as log_jobs sorts them (the cleaned views hold none).
+        order = np.lexsort((np.ma.filled(line, 0), np.ma.getmaskarray(line), np.ma.filled(submit, 0),
+                            np.ma.getmaskarray(submit)))  # fmt: skip
+    else:
+        order = np.lexsort((line, submit))
+    return {name: column[order] for name, column in jobs.items() if keep_line or name != "line"}
+
+
+def _jobs_sql(log: str, view: View, where: str | None, columns: Sequence[str] | None) -> tuple[str, bool]:
+    """The query of `log_jobs` (with `line`, the file order) and whether the caller asked for `line`."""
     view = View(view)
     wanted = None if columns is None else list(dict.fromkeys(columns))
     with_predictions = wanted is None or PREDICTED_WALLTIME in wanted
@@ -81,18 +125,7 @@ def log_jobs(
         sql = f"SELECT j.*, p.predicted_walltime FROM ({selected}) AS j LEFT JOIN ({predictions}) AS p USING (job_id)"
     else:
         sql = f"SELECT * FROM ({selected})"
-    try:
-        jobs = lake.query(sql)
-    except QueryError as exc:
-        raise QueryError(f"cannot select the jobs of {log}: {exc}") from None
-    # Sorted here rather than by an ORDER BY: numpy's lexsort and one gather take ~10 MB on CEA-Curie,
-    # where DuckDB's ORDER BY and Polars' two-key sort each take ~50 MB, a sixth of the command's peak.
-    # (The cleaned views never hold a NULL submit time or line.)
-    if jobs["submit_time"].null_count() == 0 and jobs["line"].null_count() == 0:
-        jobs = jobs[np.lexsort((jobs["line"].to_numpy(), jobs["submit_time"].to_numpy()))]
-    else:
-        jobs = jobs.sort("submit_time", "line", nulls_last=True)
-    return jobs if wanted is None or "line" in wanted else jobs.drop("line")
+    return sql, wanted is None or "line" in wanted
 
 
 #: The column `--where` may use besides the view's own.
@@ -105,10 +138,10 @@ def _quoted(column: str) -> str:
 
 def log_machine_size(lake: Lake, log: str, view: View = View.jobs_clean) -> int:
     """The log's machine size as its view used it; errors name the logs that exist."""
-    rows = lake.query(f"SELECT {MACHINE_SIZE_SQL[View(view)]} AS size FROM swf.logs WHERE log = ?", [log])
-    if rows.is_empty():
+    rows = lake.rows(f"SELECT {MACHINE_SIZE_SQL[View(view)]} AS size FROM swf.logs WHERE log = ?", [log])
+    if not rows:
         return log_machine_size(lake, resolve_log(lake, log), view)  # a prefix, or an error naming the logs
-    size = rows["size"][0]
+    (size,) = rows[0]
     if size is None:
         raise LakehouseError(f"{log} has no MaxProcs in its header: give --machine-size")
     return int(size)

@@ -1,14 +1,21 @@
-"""From a lake query (Polars or Arrow) to the engine's int64 columns, with clear errors."""
+"""From a lake query (numpy columns, Polars or Arrow) to the engine's int64 columns, with clear errors.
+
+The checks run on numpy arrays, so that a replay from the command line loads Polars (~70 ms) only
+while the engine runs (`engine.simulate`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
-import pyarrow as pa
 
 from lakehouse.errors import SimulationInputError
+
+if TYPE_CHECKING:
+    import polars as pl
+    import pyarrow as pa
 
 #: The column of walltime predictions `lakehouse report predictions` stores (joined on demand).
 PREDICTED_WALLTIME = "predicted_walltime"
@@ -42,23 +49,90 @@ def input_columns(*, pyss: bool, prediction_column: str | None) -> list[str]:
     return [*REQUIRED, *extra, *([prediction_column] if prediction_column else [])]
 
 
-def as_frame(jobs: pl.DataFrame | pa.Table) -> pl.DataFrame:
-    if isinstance(jobs, pl.DataFrame):
+@dataclass(frozen=True)
+class Columns:
+    """Jobs as named numpy columns of one length, masked where a value is missing, and the type each
+    column had where they came from (what an error names: Polars' `String`, numpy's `<U1`)."""
+
+    arrays: dict[str, np.ndarray]
+    types: dict[str, str]
+
+    def __len__(self) -> int:
+        return len(next(iter(self.arrays.values()), ()))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.arrays
+
+    def null(self, name: str) -> np.ndarray:
+        return np.ma.getmaskarray(self.arrays[name])
+
+    def values(self, name: str) -> np.ndarray:
+        """The column's values, a missing one read as 0 (look at `null` first)."""
+        column = self.arrays[name]
+        return np.ma.filled(column, 0) if np.ma.isMaskedArray(column) else column
+
+    def numeric(self, name: str) -> bool:
+        return self.arrays[name].dtype.kind in "iuf" or bool(self.null(name).all())
+
+    def take(self, rows: np.ndarray) -> Columns:
+        """The jobs at these positions (or where this mask is true), in that order."""
+        return Columns({name: column[rows] for name, column in self.arrays.items()}, self.types)
+
+    def only(self, name: str) -> object | None:
+        """The column's one value if every job has the same, else None."""
+        if name not in self.arrays or not len(self) or self.null(name).any():
+            return None
+        column = self.arrays[name]
+        return column[0] if bool((column == column[0]).all()) else None
+
+
+def as_columns(jobs: Columns | Mapping[str, np.ndarray] | pl.DataFrame | pa.Table) -> Columns:
+    """Jobs from a mapping of numpy columns (masked arrays for missing values), a Polars frame or an
+    Arrow table."""
+    if isinstance(jobs, Columns):
         return jobs
-    if isinstance(jobs, pa.Table):
-        return pl.from_arrow(jobs)  # type: ignore[return-value]
-    raise SimulationInputError(f"jobs must be a Polars DataFrame or an Arrow table, not {type(jobs).__name__}")
+    if isinstance(jobs, Mapping):
+        arrays = {
+            str(name): column if np.ma.isMaskedArray(column) else np.asarray(column) for name, column in jobs.items()
+        }
+        if len({len(column) for column in arrays.values()}) > 1:
+            raise SimulationInputError("the jobs' columns differ in length")
+        return Columns(arrays, {name: str(column.dtype) for name, column in arrays.items()})
+    module = type(jobs).__module__.split(".")[0]
+    if module == "pyarrow" and type(jobs).__name__ == "Table":
+        import polars as pl
+
+        jobs = pl.from_arrow(jobs)  # type: ignore[assignment]
+        module = "polars"
+    if module == "polars" and type(jobs).__name__ == "DataFrame":
+        return Columns(
+            {name: _from_series(series) for name, series in zip(jobs.columns, jobs.get_columns(), strict=True)},  # type: ignore[union-attr]
+            {name: str(dtype) for name, dtype in jobs.schema.items()},  # type: ignore[union-attr]
+        )
+    raise SimulationInputError(
+        f"jobs must be a Polars DataFrame or an Arrow table (or a dict of numpy columns), not {type(jobs).__name__}"
+    )
 
 
-def _ids(frame: pl.DataFrame, mask: pl.Expr) -> tuple[list[int], int]:
-    bad = frame.filter(mask)["job_id"]
-    return bad.head(SHOWN_IDS).to_list(), bad.len()
+def _from_series(series: pl.Series) -> np.ndarray:
+    import polars as pl
+
+    if series.dtype == pl.Null:
+        return np.ma.masked_all(len(series), dtype=np.float64)
+    if series.dtype.is_decimal():
+        series = series.cast(pl.Float64)
+    if not series.null_count():
+        return series.to_numpy()
+    filled = series.fill_null(0) if series.dtype.is_numeric() else series
+    return np.ma.masked_array(filled.to_numpy(), mask=series.is_null().to_numpy())
 
 
-def _fail_if(frame: pl.DataFrame, mask: pl.Expr, what: str) -> None:
-    ids, count = _ids(frame, mask)
+def _fail_if(jobs: Columns, offending: np.ndarray, what: str) -> None:
+    """SimulationInputError naming the first offending jobs by id, and counting them all."""
+    count = int(np.count_nonzero(offending))
     if count:
-        raise SimulationInputError(what, ids, count)
+        ids = jobs.arrays["job_id"][offending][:SHOWN_IDS]
+        raise SimulationInputError(what, np.ma.asarray(ids).tolist(), count)
 
 
 #: The largest time the simulator takes, in seconds (2^53, some 285 million years; every time is then
@@ -67,25 +141,31 @@ def _fail_if(frame: pl.DataFrame, mask: pl.Expr, what: str) -> None:
 LARGEST_TIME = 2**53
 LATEST_END = 2**62
 TIME_COLUMNS = ("submit_time", "run_time", "req_time")
+#: Beyond this a count or an id does not fit the engine's int64.
+LARGEST_INTEGER = 2**63 - 1024  # (the float just below 2^63: a larger float does not convert exactly)
 
 
-def _integral(frame: pl.DataFrame, name: str) -> pl.Expr:
-    """A time or count column as int64; fractions of a second round up (the second is occupied).
-    Non-numeric columns, NaN, infinities and times beyond LARGEST_TIME are refused, naming the jobs."""
-    dtype = frame.schema[name]
-    if not (dtype.is_numeric() or dtype == pl.Null):
-        raise SimulationInputError(f"column {name} must hold numbers, not {dtype}")
-    column = pl.col(name)
-    if dtype.is_float():
-        _fail_if(frame, column.is_nan() | column.is_infinite(), f"{name} is NaN or infinite")
-    if dtype.is_numeric() and (name in TIME_COLUMNS or name not in REQUIRED):
-        _fail_if(frame, column.abs() > LARGEST_TIME, f"{name} beyond 2^53 s (the simulation clock would overflow)")
-    if dtype.is_float():
-        column = column.ceil()
-    return column.cast(pl.Int64)
+def _integral(jobs: Columns, name: str) -> np.ndarray:
+    """A time or count column as int64 (masked where missing); fractions of a second round up (the
+    second is occupied).  Non-numeric columns, NaN, infinities and times beyond LARGEST_TIME are
+    refused, naming the jobs."""
+    if not jobs.numeric(name):
+        raise SimulationInputError(f"column {name} must hold numbers, not {jobs.types[name]}")
+    missing, values = jobs.null(name), jobs.values(name)
+    if values.dtype.kind == "f":
+        _fail_if(jobs, ~missing & ~np.isfinite(values), f"{name} is NaN or infinite")
+        values = np.ceil(np.where(missing | ~np.isfinite(values), 0, values))
+    bound, what = (
+        (LARGEST_TIME, "beyond 2^53 s (the simulation clock would overflow)")
+        if name in TIME_COLUMNS or name not in REQUIRED
+        else (LARGEST_INTEGER, "beyond 2^63 (more than 64 bits)")
+    )
+    _fail_if(jobs, ~missing & ((values > bound) | (values < -bound)), f"{name} {what}")
+    integral = values.astype(np.int64)
+    return np.ma.masked_array(integral, mask=missing) if missing.any() else integral
 
 
-def pyss_repairs(frame: pl.DataFrame, machine_size: int) -> pl.DataFrame:
+def pyss_repairs(jobs: Columns, machine_size: int) -> Columns:
     """The published simulator's input repairs (docs/simulator.md, pyss semantics), which matter on unfiltered logs.
 
     procs = requested processors if positive, else allocated, within [1, machine]; a job with a
@@ -93,26 +173,40 @@ def pyss_repairs(frame: pl.DataFrame, machine_size: int) -> pl.DataFrame:
     requested time runs 1 s (a quirk kept for fidelity) and plans with its runtime; otherwise it plans
     with max(requested, runtime) and runs min(runtime, requested).
     """
-    requested_procs = pl.col("req_procs") if "req_procs" in frame.columns else pl.lit(None, pl.Int64)
-    allocated = pl.col("alloc_procs") if "alloc_procs" in frame.columns else pl.col("procs")
-    run, req = pl.col("run_time"), pl.col("req_time")
-    broken = (run.fill_null(0) <= 0) | (pl.col("submit_time") < 0)
-    no_request = req.is_null() | (req <= 0)
-    return frame.with_columns(
-        procs=pl.when(requested_procs > 0).then(requested_procs).otherwise(allocated).clip(1, machine_size),
-        submit_time=pl.when(broken).then(pl.col("submit_time").clip(lower_bound=1)).otherwise(pl.col("submit_time")),
-        run_time=pl.when(broken | no_request).then(1).otherwise(pl.min_horizontal(run, req)),
-        req_time=pl.when(broken).then(1).when(no_request).then(run).otherwise(pl.max_horizontal(run, req)),
-    )
+    arrays = dict(jobs.arrays)
+
+    def column(name: str) -> np.ma.MaskedArray:
+        return np.ma.asarray(jobs.arrays[name])
+
+    procs = column("alloc_procs" if "alloc_procs" in jobs else "procs")
+    if "req_procs" in jobs:
+        requested_procs = column("req_procs")
+        procs = np.ma.where(requested_procs.filled(0) > 0, requested_procs, procs)
+    run, req, submit = column("run_time"), column("req_time"), column("submit_time")
+    broken = (run.filled(0) <= 0) | (submit.filled(0) < 0)  # (a missing submit time is refused later)
+    no_request = np.ma.getmaskarray(req) | (req.filled(0) <= 0)
+    # The shorter / longer of runtime and request, either if the other is missing.
+    run_missing, req_missing = np.ma.getmaskarray(run), np.ma.getmaskarray(req)
+    shorter = np.ma.where(req_missing, run, np.ma.where(run_missing, req, np.ma.minimum(run, req)))
+    longer = np.ma.where(req_missing, run, np.ma.where(run_missing, req, np.ma.maximum(run, req)))
+    arrays["procs"] = np.ma.clip(procs, 1, machine_size)
+    arrays["submit_time"] = np.ma.where(broken, np.ma.clip(submit, 1, None), submit)
+    arrays["run_time"] = np.ma.where(broken | no_request, 1, shorter)
+    arrays["req_time"] = np.ma.where(broken, 1, np.ma.where(no_request, run, longer))
+    return Columns(arrays, jobs.types)
 
 
 def workload_from(
-    jobs: pl.DataFrame | pa.Table, machine_size: int, *, pyss: bool, prediction_column: str | None
-) -> tuple[Workload, pl.DataFrame]:
-    """Checks the columns and returns the engine input and the frame it came from (after repairs)."""
-    frame = as_frame(jobs)
+    jobs: Columns | Mapping[str, np.ndarray] | pl.DataFrame | pa.Table,
+    machine_size: int,
+    *,
+    pyss: bool,
+    prediction_column: str | None,
+) -> tuple[Workload, Columns]:
+    """Checks the columns and returns the engine input and the columns it came from (after repairs)."""
+    columns = as_columns(jobs)
     wanted = (*REQUIRED, *([prediction_column] if prediction_column else []))
-    missing = [c for c in wanted if c not in frame.columns]
+    missing = [c for c in wanted if c not in columns]
     if missing:
         raise SimulationInputError(
             f"the jobs lack column(s) {', '.join(missing)}; the simulator reads {', '.join(wanted)} "
@@ -120,50 +214,56 @@ def workload_from(
         )
     if pyss:
         # A repaired submit time (max(submit, 1)) may move a job; pyss orders events by time and
-        # then by file order, which a stable sort keeps.
-        frame = pyss_repairs(frame, machine_size).sort("submit_time", maintain_order=True)
-    _fail_if(frame, pl.col("job_id").is_null(), "missing job ids")
+        # then by file order, which a stable sort keeps (missing times first).
+        columns = pyss_repairs(columns, machine_size)
+        submit = columns.values("submit_time").astype(np.float64)
+        columns = columns.take(np.argsort(np.where(columns.null("submit_time"), -np.inf, submit), kind="stable"))
+    _fail_if(columns, columns.null("job_id"), "missing job ids")
     for name, what in (("submit_time", "submit"), ("run_time", "run"), ("procs", "procs")):
-        _fail_if(frame, pl.col(name).is_null(), f"missing {what} values")
-    typed = frame.select(
-        job_id=_integral(frame, "job_id"),
-        submit_time=_integral(frame, "submit_time"),
-        run_time=_integral(frame, "run_time"),
-        # A job without a requested time plans with its runtime (an exact estimate).
-        req_time=pl.coalesce(_integral(frame, "req_time"), _integral(frame, "run_time")),
-        procs=_integral(frame, "procs"),
-        user_id=_integral(frame, "user_id").fill_null(-1),
-    )
-    last_submit, work = typed.select(
-        pl.col("submit_time").max(), pl.min_horizontal("run_time", "req_time").clip(lower_bound=0).sum()
-    ).row(0)
-    if (last_submit or 0) + (work or 0) > LATEST_END:
-        raise SimulationInputError(
-            f"the last submit time ({last_submit} s) plus the jobs' runtimes ({work} s) exceed 2^62 s: "
-            "the simulated clock could overflow"
-        )
+        _fail_if(columns, columns.null(name), f"missing {what} values")
+    job_id = _integral(columns, "job_id")
+    submit = _integral(columns, "submit_time")
+    run = _integral(columns, "run_time")
+    # A job without a requested time plans with its runtime (an exact estimate).
+    requested = np.ma.filled(np.ma.where(columns.null("req_time"), run, _integral(columns, "req_time")), 0)
+    procs = _integral(columns, "procs")
+    user = np.ma.filled(_integral(columns, "user_id"), -1)
+    if len(columns):
+        last_submit = int(submit.max())
+        work = np.clip(np.minimum(run, requested), 0, None)
+        # (Summed as floats: int64 could wrap; the bound is far from where a float is inexact.)
+        if last_submit + float(work.sum(dtype=np.float64)) > LATEST_END:
+            raise SimulationInputError(
+                f"the last submit time ({last_submit} s) plus the jobs' runtimes ({sum(work.tolist())} s) "
+                "exceed 2^62 s: the simulated clock could overflow"
+            )
     prediction, warnings = None, []
     if prediction_column:
-        missing_predictions = frame[prediction_column].null_count()
-        if frame.height and missing_predictions == frame.height:
+        missing_predictions = int(columns.null(prediction_column).sum())
+        if len(columns) and missing_predictions == len(columns):
             hint = (
                 f": run `lakehouse report predictions LOG` first, which stores {PREDICTED_WALLTIME}"
                 if prediction_column == PREDICTED_WALLTIME
                 else ""
             )
             raise SimulationInputError(
-                f"column {prediction_column} holds no prediction for any of the {frame.height:,} jobs{hint}"
+                f"column {prediction_column} holds no prediction for any of the {len(columns):,} jobs{hint}"
             )
         if missing_predictions:
             warnings.append(
-                f"{missing_predictions:,} of {frame.height:,} jobs have no {prediction_column}: they use their "
+                f"{missing_predictions:,} of {len(columns):,} jobs have no {prediction_column}: they use their "
                 "requested time"
             )
         # Missing predictions fall back to the requested time (counted in the warning above).
-        predicted = pl.coalesce(_integral(frame, prediction_column), typed["req_time"])
-        prediction = frame.select(predicted).to_series().to_numpy()
-    arrays = [np.ascontiguousarray(typed[c].to_numpy(), dtype=np.int64) for c in typed.columns]
+        prediction = np.ma.filled(
+            np.ma.where(columns.null(prediction_column), requested, _integral(columns, prediction_column)), 0
+        )
+    arrays = [
+        np.ascontiguousarray(np.ma.filled(c, 0), dtype=np.int64) for c in (job_id, submit, run, requested, procs, user)
+    ]
     workload = Workload(
-        *arrays, prediction=None if prediction is None else np.ascontiguousarray(prediction), warnings=warnings
+        *arrays,
+        prediction=None if prediction is None else np.ascontiguousarray(prediction, dtype=np.int64),
+        warnings=warnings,
     )
-    return workload, frame
+    return workload, columns
