@@ -35,7 +35,7 @@ from lakehouse.sim.options import (
     parse_selector,
     window_problem,
 )
-from lakehouse.sim.workload import Columns, as_columns, workload_from
+from lakehouse.sim.workload import Columns, as_columns, input_columns, workload_from
 
 if TYPE_CHECKING:
     # Polars (the result and its metrics) is imported while the engine runs: see `_loading_polars`.
@@ -217,7 +217,10 @@ def simulate(
         raise SimulationInputError(f"machine size must be positive, got {machine_size}")
     if machine_size > MAX_MACHINE_SIZE:
         raise SimulationInputError(f"machine size {machine_size} is beyond the engine's {MAX_MACHINE_SIZE:,}")
-    columns = as_columns(jobs)
+    # Only what the replay reads (and `log`, which names the result's log).
+    columns = as_columns(
+        jobs, [*input_columns(pyss=settings["compat"] is Compat.pyss, prediction_column=column), "log"]
+    )
     dropped: list[str] = []
     if drop_wider:
         columns, dropped = _narrower(columns, machine_size)

@@ -5,7 +5,7 @@ while the engine runs (`engine.simulate`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -86,14 +86,18 @@ class Columns:
         return column[0] if bool((column == column[0]).all()) else None
 
 
-def as_columns(jobs: Columns | Mapping[str, np.ndarray] | pl.DataFrame | pa.Table) -> Columns:
+def as_columns(
+    jobs: Columns | Mapping[str, np.ndarray] | pl.DataFrame | pa.Table, names: Sequence[str] | None = None
+) -> Columns:
     """Jobs from a mapping of numpy columns (masked arrays for missing values), a Polars frame or an
-    Arrow table."""
+    Arrow table; `names`: only those of these columns that the jobs have (a replay reads six)."""
     if isinstance(jobs, Columns):
         return jobs
     if isinstance(jobs, Mapping):
         arrays = {
-            str(name): column if np.ma.isMaskedArray(column) else np.asarray(column) for name, column in jobs.items()
+            str(name): column if np.ma.isMaskedArray(column) else np.asarray(column)
+            for name, column in jobs.items()
+            if names is None or name in names
         }
         if len({len(column) for column in arrays.values()}) > 1:
             raise SimulationInputError("the jobs' columns differ in length")
@@ -105,9 +109,10 @@ def as_columns(jobs: Columns | Mapping[str, np.ndarray] | pl.DataFrame | pa.Tabl
         jobs = pl.from_arrow(jobs)  # type: ignore[assignment]
         module = "polars"
     if module == "polars" and type(jobs).__name__ == "DataFrame":
+        kept = [name for name in jobs.columns if names is None or name in names]  # type: ignore[union-attr]
         return Columns(
-            {name: _from_series(series) for name, series in zip(jobs.columns, jobs.get_columns(), strict=True)},  # type: ignore[union-attr]
-            {name: str(dtype) for name, dtype in jobs.schema.items()},  # type: ignore[union-attr]
+            {name: _from_series(jobs[name]) for name in kept},  # type: ignore[index]
+            {name: str(jobs.schema[name]) for name in kept},  # type: ignore[union-attr]
         )
     raise SimulationInputError(
         f"jobs must be a Polars DataFrame or an Arrow table (or a dict of numpy columns), not {type(jobs).__name__}"
