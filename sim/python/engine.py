@@ -217,16 +217,13 @@ def simulate(
         raise SimulationInputError(f"machine size must be positive, got {machine_size}")
     if machine_size > MAX_MACHINE_SIZE:
         raise SimulationInputError(f"machine size {machine_size} is beyond the engine's {MAX_MACHINE_SIZE:,}")
+    pyss = settings["compat"] is Compat.pyss
     # Only what the replay reads (and `log`, which names the result's log).
-    columns = as_columns(
-        jobs, [*input_columns(pyss=settings["compat"] is Compat.pyss, prediction_column=column), "log"]
-    )
+    columns = as_columns(jobs, [*input_columns(pyss=pyss, prediction_column=column), "log"])
     dropped: list[str] = []
     if drop_wider:
         columns, dropped = _narrower(columns, machine_size)
-    workload, columns = workload_from(
-        columns, machine_size, pyss=settings["compat"] is Compat.pyss, prediction_column=column
-    )
+    workload, columns = workload_from(columns, machine_size, pyss=pyss, prediction_column=column)
     try:
         with _loading_polars():
             out = _native.simulate(
