@@ -14,6 +14,8 @@ import threading
 
 
 def main() -> None:
+    """The `lakehouse` script: runs the command of `sys.argv` and ends the process with its status
+    (`end`).  To run commands inside a Python process, use `app` (e.g. with typer's `CliRunner`)."""
     status: int | str | None = 0
     try:
         from lakehouse.cli.commands import app_for
