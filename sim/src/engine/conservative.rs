@@ -48,7 +48,8 @@ impl Sim<'_> {
             if let Some(slot) = held {
                 earliest = earliest.min(slot);
             }
-            let (slot, shortfall) = match held {
+            // (`moved`: the slot it leaves, when it moves from one slot to an earlier one.)
+            let (slot, shortfall, moved) = match held {
                 Some(slot) if slot == now => continue,
                 // (A slot in the past belongs to a job that could not start when due, as a running job
                 // outlived its prediction: it is planned afresh.)
@@ -57,10 +58,7 @@ impl Sim<'_> {
                         continue; // too little freed since its last search for any window to fit
                     }
                     match self.earlier_slot(now, job, slot) {
-                        Ok(found) => {
-                            self.give_back(slot, job);
-                            found
-                        }
+                        Ok((found, shortfall)) => (found, shortfall, Some(slot)),
                         Err(shortfall) => {
                             // Re-planning would give the same slot.
                             self.recheck_at[job] = self.freed.saturating_add(shortfall);
@@ -76,10 +74,13 @@ impl Sim<'_> {
                     let (slot, found) = self.profile.earliest_fit(from, procs, length);
                     let shortfall = shortfall.min(found);
                     self.fits.learn(procs, length, slot, shortfall);
-                    (slot, shortfall)
+                    (slot, shortfall, None)
                 }
             };
-            self.profile.add(slot, slot + length, -procs);
+            match moved {
+                Some(old) => self.move_reservation(job, old, slot),
+                None => self.profile.add(slot, slot + length, -procs),
+            }
             earliest = earliest.min(slot);
             self.reserved[job] = Some(slot);
             self.recheck_at[job] = self.freed.saturating_add(shortfall);
@@ -143,6 +144,16 @@ impl Sim<'_> {
         } else {
             Err(shortfall)
         }
+    }
+
+    /// Move a waiting job's reservation from `old` to the earlier `new`.  Only the difference
+    /// changes in the plan: a job that moves a little keeps most of its long block, and updating
+    /// the two short ends rather than the whole block twice is what makes most moves cheap.
+    fn move_reservation(&mut self, job: usize, old: i64, new: i64) {
+        let (procs, length) = (self.w.procs[job], self.planned(job));
+        let freed_from = self.profile.shift(old, new, length, procs);
+        self.fits.freed(freed_from);
+        self.freed += procs;
     }
 
     /// Take a waiting job's reservation out of the plan.

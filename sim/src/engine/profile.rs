@@ -68,6 +68,18 @@ impl Profile {
         }
     }
 
+    /// Move a block of `procs` processors and `length` seconds from `old` to the earlier `new`, and
+    /// return where the processors it hands back begin.
+    pub fn shift(&mut self, old: i64, new: i64, length: i64, procs: i64) -> i64 {
+        debug_assert!(new < old);
+        // Overlapping blocks: [new, old) is taken and [new + length, old + length) handed back;
+        // disjoint ones: the whole new block is taken and the whole old one handed back.
+        let (taken_until, handed_from) = (old.min(new + length), old.max(new + length));
+        self.add(new, taken_until, -procs);
+        self.add(handed_from, old + length, procs);
+        handed_from
+    }
+
     /// Earliest instant >= `from` at which `procs` processors are free for `duration` (>= 1) seconds,
     /// and the shortfall of the windows before it (see `Search`).
     pub fn earliest_fit(&self, from: i64, procs: i64, duration: i64) -> (i64, i64) {
@@ -168,5 +180,27 @@ mod tests {
         p.forget_before(25);
         assert_eq!(p.free_at(25), 0);
         assert_eq!(p.earliest_fit(25, 1, 1), (30, 1));
+    }
+
+    /// Moving a block equals handing it back and taking the new one, whether the two overlap or not.
+    #[test]
+    fn shift_moves_a_block() {
+        for (old, new, length) in [(50, 40, 30), (50, 10, 30), (50, 20, 30), (50, 49, 1)] {
+            let mut moved = Profile::new(8);
+            moved.add(0, 100, -2);
+            moved.add(old, old + length, -3);
+            let handed_from = moved.shift(old, new, length, 3);
+            assert_eq!(handed_from, old.max(new + length));
+            let mut expected = Profile::new(8);
+            expected.add(0, 100, -2);
+            expected.add(new, new + length, -3);
+            for t in 0..120 {
+                assert_eq!(
+                    moved.free_at(t),
+                    expected.free_at(t),
+                    "t = {t}, moved from {old} to {new}"
+                );
+            }
+        }
     }
 }
