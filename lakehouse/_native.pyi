@@ -12,6 +12,7 @@ __all__ = [
     "ParsedSwf",
     "Schedule",
     "__version__",
+    "ENGINE_BUILD",
     "SWF_MAX_SECONDS",
     "SWF_MAX_PROCS",
     "_panic_inside_guard",
@@ -26,6 +27,7 @@ __all__ = [
 ]
 
 __version__: str  # the crate's version
+ENGINE_BUILD: str  # the crate's version + a digest of the engine's sources: which build made a stored result
 SWF_MAX_SECONDS: int  # largest magnitude of an SWF time field or UnixStartTime accepted at ingest
 SWF_MAX_PROCS: int  # largest processor count accepted at ingest
 

@@ -142,6 +142,15 @@ def view_files() -> list[ViewFile]:
 
 
 @functools.cache
+def view_file(name: str) -> ViewFile:
+    """One view of the package, by its name (`analysis.campaign_runs`)."""
+    for view in view_files():
+        if view.name == name:
+            return view
+    raise CatalogError(f"no view named {name} in sql/")
+
+
+@functools.cache
 def named_query(name: str) -> str:
     """The SQL of `sql/queries/<name>.sql`: the fixed queries of the package live there, not in Python
     strings (Python builds SQL only from what a user gives: a log name, a condition, a grouping)."""

@@ -5,4 +5,3 @@ SELECT campaign, log, machine_size, compat, algorithm, policy, predictor, correc
        prediction_mae, prediction_mean_eloss, prediction_under_share, mean_bounded_slowdown
 FROM analysis.campaign_runs
 WHERE status = 'ok' AND prediction_mae IS NOT NULL
-QUALIFY row_number() OVER (PARTITION BY campaign, run_key ORDER BY finished_at DESC) = 1

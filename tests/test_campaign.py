@@ -230,6 +230,52 @@ def test_an_interrupted_campaign_resumes_without_duplicates(two_logs, tmp_path):
     assert comparable(resumed).equals(comparable(stored_runs(two_logs, "whole")))
 
 
+def test_runs_stored_by_another_build_of_the_engine_are_replayed_and_shown_once(two_logs, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from lakehouse import _native
+    from lakehouse.sim.campaign import runs_folder
+
+    grid = Grid("upgrade", (KTH, "mini"), values={"policy": ("fcfs", "spf")})
+    run_campaign(two_logs, grid, local_executor(1, "upgrade", "jobs_clean", 10.0), scratch=tmp_path)
+    # Make the stored rows an older build's, with a result the current engine would not give.
+    for path in runs_folder(two_logs).glob("upgrade.*.parquet"):
+        table = pq.read_table(path)
+        older = pa.array(["0.0.9+0123456789abcdef"] * table.num_rows, table.schema.field("engine_version").type)
+        table = table.set_column(table.schema.get_field_index("engine_version"), "engine_version", older)
+        wrong = pa.array([-1.0] * table.num_rows, table.schema.field("mean_wait").type)
+        table = table.set_column(table.schema.get_field_index("mean_wait"), "mean_wait", wrong)
+        pq.write_table(table, path)
+    kept = run_campaign(
+        two_logs, grid, local_executor(1, "upgrade", "jobs_clean", 10.0), scratch=tmp_path, any_engine=True
+    )
+    assert (kept.ok, kept.skipped, kept.outdated) == (0, 4, 0)
+    replayed = run_campaign(two_logs, grid, local_executor(1, "upgrade", "jobs_clean", 10.0), scratch=tmp_path)
+    assert (replayed.ok, replayed.skipped, replayed.outdated) == (4, 0, 4)
+    # The view and the runner's reader show each run once, with the newer build's result.
+    for rows in (
+        stored_runs(two_logs, "upgrade"),
+        two_logs.query("SELECT * FROM analysis.campaign_runs WHERE campaign = 'upgrade'"),
+    ):
+        assert rows.height == 4 and rows["run_key"].n_unique() == 4
+        assert rows["engine_version"].unique().to_list() == [_native.ENGINE_BUILD]
+        assert rows["mean_wait"].min() >= 0
+    # The older rows are still in the files, for whoever wants to compare builds.
+    every_row = pl.read_parquet(runs_folder(two_logs) / "upgrade.*.parquet")
+    assert every_row.height == 8
+    again = run_campaign(two_logs, grid, local_executor(1, "upgrade", "jobs_clean", 10.0), scratch=tmp_path)
+    assert (again.ok, again.skipped, again.outdated) == (0, 4, 0)
+
+
+def test_the_engine_build_is_the_crate_version_and_a_digest_of_its_sources():
+    from lakehouse import _native
+
+    version, digest = _native.ENGINE_BUILD.split("+")
+    assert version == _native.__version__
+    assert len(digest) == 16 and int(digest, 16) >= 0
+
+
 def test_failed_runs_are_recorded_and_counted_in_the_exit_code(two_logs):
     result = cli("campaign", "run", "--lake", two_logs.root, "--name", "tiny", "--log", "mini", "--machine-size", 4,
                  "--policy", "fcfs,spf", "--workers", 1, "-f", "json", code=2)  # fmt: skip

@@ -95,13 +95,22 @@ def run(
     jobs_out: Annotated[
         bool, typer.Option("--jobs-out", help="Also keep every run's per-job schedule under analysis/campaign_jobs/.")
     ] = False,
+    any_engine: Annotated[
+        bool,
+        typer.Option(
+            "--any-engine",
+            help="Count a run as done whatever build of the engine stored it (by default, runs stored by another "
+            "build are replayed again).",
+        ),
+    ] = False,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
     """Replay every log under every combination of the settings; each option takes a comma-separated list
     and the grid is their product.  Finished runs are stored as they come: Ctrl-C keeps them and running
     the same command again does only the rest (a run is skipped when the same jobs, machine size and
-    settings are stored under the campaign's name).  A run that fails (e.g. a job wider than
+    settings are stored under the campaign's name by this build of the engine; after an upgrade of the
+    engine, its runs are replayed again unless --any-engine).  A run that fails (e.g. a job wider than
     --machine-size) is stored with its error, and the exit code is the number of failed runs (at most 125).
 
     Example: `lakehouse campaign run --name policies --log KTH --log 'SDSC-*' --view jobs_strong
@@ -153,7 +162,9 @@ def run(
             explicit=explicit,
         )
     target = Lake(lake)
-    outcome = run_with_progress(target, grid, executor, workers, ray_address, keep_schedules=jobs_out)
+    outcome = run_with_progress(
+        target, grid, executor, workers, ray_address, keep_schedules=jobs_out, any_engine=any_engine
+    )
     _show(target, grid.name, Metric.mean_bounded_slowdown, None, fmt, output)
     exit_on_failures(outcome)
 
@@ -166,6 +177,7 @@ def run_with_progress(
     ray_address: str | None,
     *,
     keep_schedules: bool = False,
+    any_engine: bool = False,
 ) -> Outcome:
     """Run a campaign's missing runs with a progress bar and a closing line; Ctrl-C keeps the finished
     runs and exits 130."""
@@ -185,6 +197,7 @@ def run_with_progress(
                 chosen,
                 scratch=Path(scratch),
                 keep_schedules=keep_schedules,
+                any_engine=any_engine,
                 on_plan=bar.plan,
                 on_progress=bar.advance,
             )
@@ -242,11 +255,18 @@ class _ProgressBar:
     def stop(self) -> None:
         self.progress.stop()
 
-    def plan(self, todo: int, skipped: int) -> None:
-        if skipped:
-            stderr.print(f"{skipped} runs already stored: skipped")
+    def plan(self, outcome: Outcome) -> None:
+        from lakehouse import _native
+
+        if outcome.skipped:
+            stderr.print(f"{outcome.skipped} runs already stored: skipped")
+        if outcome.outdated:
+            stderr.print(
+                f"{outcome.outdated} runs were stored by another build of the engine: replayed with "
+                f"{_native.ENGINE_BUILD} (--any-engine keeps them)"
+            )
         self.started = time.perf_counter()
-        self.task = self.progress.add_task("", total=todo, rate="-", failed="")
+        self.task = self.progress.add_task("", total=outcome.planned, rate="-", failed="")
 
     def advance(self, ok: int, failed: int) -> None:
         done = ok + failed

@@ -2,7 +2,9 @@
 
 A run is (the jobs' fingerprint, the machine size, the settings) and gives one row of
 `analysis.campaign_runs`.  Finished runs are written as they come (one Parquet file per flush, renamed
-into place whole), so an interrupted campaign keeps them and a re-run skips every stored run key.
+into place whole), so an interrupted campaign keeps them and a re-run skips every run key stored by
+this build of the engine (a run another build stored is replayed, and its newer row is the one the view
+shows).
 Each log's jobs are queried once, written once as Parquet for the workers (or put once in Ray's object
 store) and loaded once per worker, never once per run.
 """
@@ -26,7 +28,7 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from lakehouse import _native
-from lakehouse.catalog import sql_literal
+from lakehouse.catalog import sql_literal, view_file
 from lakehouse.datasets import DATASETS
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake, process_lock, replace_atomically
@@ -85,6 +87,8 @@ class Outcome:
     name: str
     planned: int = 0
     skipped: int = 0
+    #: Runs stored by another build of the engine, replayed again (counted in `planned`).
+    outdated: int = 0
     ok: int = 0
     failed: int = 0
     interrupted: bool = False
@@ -131,7 +135,7 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
         "variant": s.label(),
         "run_key": run.key,
         "jobs_fingerprint": log.fingerprint,
-        "engine_version": _native.__version__,  # the compiled crate's version
+        "engine_version": _native.ENGINE_BUILD,
         "schema_version": CAMPAIGN_RUNS_VERSION,
     }
     if s.selector is not None:
@@ -203,15 +207,15 @@ def runs_folder(lake: Lake) -> Path:
 
 
 def stored_runs(lake: Lake, campaign: str | None = None) -> pl.DataFrame:
-    """The stored rows (of one campaign, or all), read from the files so that it works before the
+    """The stored rows (of one campaign, or all) as the view `analysis.campaign_runs` shows them (the
+    newest row of each run), read with the view's own SQL from the files, so that it works before the
     catalog knows the view."""
-    folder = runs_folder(lake)
-    if not folder.exists():
+    if not runs_folder(lake).exists():
         return pl.from_arrow(CAMPAIGN_RUNS_SCHEMA.empty_table())  # type: ignore[return-value]
     where = f"WHERE campaign = {sql_literal(campaign)}" if campaign is not None else ""
-    glob = sql_literal((folder / "*.parquet").as_posix())
+    select = view_file("analysis.campaign_runs").select_sql(lake.root)
     with duckdb.connect() as con:
-        return con.sql(f"SELECT * FROM read_parquet({glob}, union_by_name = true) {where}").pl()
+        return con.sql(f"SELECT * FROM ({select}) {where}").pl()
 
 
 def campaign_rows(lake: Lake, campaign: str) -> pl.DataFrame:
@@ -289,14 +293,20 @@ def ensure_catalog(lake: Lake) -> None:
 # -- planning and running --------------------------------------------------------------------------
 
 
-def plan(lake: Lake, grid: Grid, scratch: Path, keep_schedules: bool = False) -> tuple[list[Task], int]:
+def plan(
+    lake: Lake, grid: Grid, scratch: Path, keep_schedules: bool = False, any_engine: bool = False
+) -> tuple[list[Task], int, int]:
     """Resolve the logs, write each one's jobs once, and cut the runs not yet stored into tasks.
-    Returns the tasks (largest logs first) and how many runs were skipped as stored."""
+    Returns the tasks (largest logs first), how many runs were skipped as stored, and how many of the
+    tasks' runs are stored by another build of the engine (replayed again unless `any_engine`)."""
     settings = grid.settings()
     columns = needed_columns(settings)
-    done = set(stored_runs(lake, grid.name)["run_key"].to_list())
+    stored = stored_runs(lake, grid.name)
+    current = stored if any_engine else stored.filter(pl.col("engine_version") == _native.ENGINE_BUILD)
+    done = set(current["run_key"].to_list())
+    outdated_keys = set(stored["run_key"].to_list()) - done
     tasks: list[Task] = []
-    skipped = 0
+    skipped = outdated = 0
     view = View(grid.view)
     with lake.reading():  # one connection for every query of the plan
         known = lake.log_names()
@@ -315,11 +325,12 @@ def plan(lake: Lake, grid: Grid, scratch: Path, keep_schedules: bool = False) ->
         runs = [Run(s, run_key(fingerprint, int(size), s, grid.tau)) for s in settings]
         todo = [r for r in runs if r.key not in done]
         skipped += len(runs) - len(todo)
+        outdated += sum(r.key in outdated_keys for r in todo)
         # Conservative replays take longest: send them first so the last tasks are short ones.
         todo.sort(key=lambda r: r.settings.algorithm != "conservative")
         tasks += [Task(log_input, (r,), keep_schedules) for r in todo]
     tasks.sort(key=lambda t: -t.log.jobs)
-    return tasks, skipped
+    return tasks, skipped, outdated
 
 
 #: An executor takes the tasks and calls back with each finished task's results, in any order.
@@ -333,12 +344,15 @@ def run_campaign(
     *,
     scratch: Path,
     keep_schedules: bool = False,
-    on_plan: Callable[[int, int], None] | None = None,
+    any_engine: bool = False,
+    on_plan: Callable[[Outcome], None] | None = None,
     on_progress: Callable[[int, int], None] | None = None,
 ) -> Outcome:
     """Run every stored-not-yet run of the grid with `executor`, writing results as they finish.
 
-    `on_plan(todo, skipped)` is told the plan, `on_progress(ok, failed)` after each finished task.
+    `on_plan(outcome)` is told the plan (planned, skipped, outdated), `on_progress(ok, failed)` after
+    each finished task.  Runs stored by another build of the engine are replayed again, unless
+    `any_engine` (then any stored run counts as done).
     KeyboardInterrupt is re-raised after the finished runs are written (the Outcome is on the
     exception as `.outcome`).
     """
@@ -346,10 +360,10 @@ def run_campaign(
     outcome = Outcome(grid.name)
     started = time.perf_counter()
     with campaign_lock(lake, grid.name):
-        tasks, outcome.skipped = plan(lake, grid, scratch, keep_schedules)
+        tasks, outcome.skipped, outcome.outdated = plan(lake, grid, scratch, keep_schedules, any_engine)
         outcome.planned = sum(len(t.runs) for t in tasks)
         if on_plan:
-            on_plan(outcome.planned, outcome.skipped)
+            on_plan(outcome)
         pending: list[dict] = []
         last_flush = time.monotonic()
 

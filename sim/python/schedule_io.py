@@ -50,7 +50,7 @@ def provenance(result: SimulationResult, **where: object) -> dict[str, object]:
         key: (value if isinstance(value, int | float | bool | None) else str(value))
         for key, value in result.settings.items()
     }
-    return {"schedule_version": SCHEDULE_VERSION, "engine_version": _native.__version__, **where, "settings": settings}
+    return {"schedule_version": SCHEDULE_VERSION, "engine_version": _native.ENGINE_BUILD, **where, "settings": settings}
 
 
 def write_schedule(result: SimulationResult, path: Path, **where: object) -> None:

@@ -345,9 +345,18 @@ fn hmm_viterbi<'py>(
     Ok((path.into_pyarray(py), best))
 }
 
+/// The crate's version and a digest of the engine's sources (see build.rs): what stored results
+/// record as the engine that made them.
+const ENGINE_BUILD: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    "+",
+    env!("LAKEHOUSE_ENGINE_DIGEST")
+);
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("ENGINE_BUILD", ENGINE_BUILD)?;
     m.add("SWF_MAX_SECONDS", crate::swf::MAX_SECONDS)?;
     m.add("SWF_MAX_PROCS", crate::swf::MAX_PROCS)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
