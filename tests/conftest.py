@@ -75,3 +75,19 @@ def small_disk(tmp_path):
         yield mount
     finally:
         subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def rewrite_stored_runs(lake: Lake, pattern: str = "*.parquet", **values: object) -> None:
+    """Set columns of the stored campaign rows (files `pattern` of analysis/campaign_runs) to constants:
+    how a test pretends that another build of the engine stored them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from lakehouse.sim.campaign import runs_folder
+
+    for path in runs_folder(lake).glob(pattern):
+        table = pq.read_table(path)
+        for name, value in values.items():
+            column = pa.array([value] * table.num_rows, table.schema.field(name).type)
+            table = table.set_column(table.schema.get_field_index(name), name, column)
+        pq.write_table(table, path)

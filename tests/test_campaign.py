@@ -30,6 +30,8 @@ from lakehouse.sim.options import Policy
 from lakehouse.sim.source import log_jobs, log_machine_size
 from lakehouse.testing import small_log, write_swf
 
+from conftest import rewrite_stored_runs
+
 KTH = "KTH-SP2-1996-2.1-cln"
 POLICIES = tuple(Policy)
 runner = CliRunner()
@@ -231,22 +233,13 @@ def test_an_interrupted_campaign_resumes_without_duplicates(two_logs, tmp_path):
 
 
 def test_runs_stored_by_another_build_of_the_engine_are_replayed_and_shown_once(two_logs, tmp_path):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     from lakehouse import _native
     from lakehouse.sim.campaign import runs_folder
 
     grid = Grid("upgrade", (KTH, "mini"), values={"policy": ("fcfs", "spf")})
     run_campaign(two_logs, grid, local_executor(1, "upgrade", "jobs_clean", 10.0), scratch=tmp_path)
     # Make the stored rows an older build's, with a result the current engine would not give.
-    for path in runs_folder(two_logs).glob("upgrade.*.parquet"):
-        table = pq.read_table(path)
-        older = pa.array(["0.0.9+0123456789abcdef"] * table.num_rows, table.schema.field("engine_version").type)
-        table = table.set_column(table.schema.get_field_index("engine_version"), "engine_version", older)
-        wrong = pa.array([-1.0] * table.num_rows, table.schema.field("mean_wait").type)
-        table = table.set_column(table.schema.get_field_index("mean_wait"), "mean_wait", wrong)
-        pq.write_table(table, path)
+    rewrite_stored_runs(two_logs, "upgrade.*.parquet", engine_version="0.0.9+0123456789abcdef", mean_wait=-1.0)
     kept = run_campaign(
         two_logs, grid, local_executor(1, "upgrade", "jobs_clean", 10.0), scratch=tmp_path, any_engine=True
     )

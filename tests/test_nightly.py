@@ -21,6 +21,7 @@ from lakehouse.nightly.config import load
 from lakehouse.nightly.run import EXIT_BUSY, NIGHTLY_LOCK, plan, run
 from lakehouse.sim import simulate
 
+from conftest import rewrite_stored_runs
 from nightly_inbox import FAST, jobs, put_broken, put_log
 
 runner = CliRunner()
@@ -87,8 +88,23 @@ def test_a_changed_log_replaces_its_rows_and_the_page_shows_the_change(tmp_path,
     assert (easy["jobs before"], easy["jobs now"]) == (150, 300)
     assert easy["bsld before"] == pytest.approx(expected[0]["mean_bounded_slowdown"])
     assert easy["bsld now"] == pytest.approx(expected[1]["mean_bounded_slowdown"])
+    assert easy["engine"] == "same" and not any("engine changed" in note for note in replays.notes)
     page = outcome.page.read_text()
     assert "changed" in page and "bsld before" in page
+
+
+def test_the_change_of_a_log_says_when_another_build_of_the_engine_replayed_its_previous_version(tmp_path, inbox):
+    lake = Lake(tmp_path / "lake")
+    put_log(inbox, "alpha", 150)
+    run(lake, inbox, FAST)
+    older = "0.0.9+0123456789abcdef"
+    rewrite_stored_runs(lake, engine_version=older)
+    put_log(inbox, "alpha", 300)
+    outcome = run(lake, inbox, FAST)
+    replays = next(s for s in outcome.sections if s.key == "replays")
+    change = dict(replays.tables)["change since the log's previous version (mean bounded slowdown)"]
+    assert change["engine"].unique().to_list() == [f"before: {older}"]
+    assert any("engine changed" in note for note in replays.notes)
 
 
 def _sim_jobs(frame: pl.DataFrame) -> pl.DataFrame:

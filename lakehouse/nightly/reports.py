@@ -63,6 +63,11 @@ def replays_section(section: Section, lake: Lake, logs: Sequence[str], config: C
     changes = change_table(rows)
     if not changes.is_empty():
         section.tables.append(("change since the log's previous version (mean bounded slowdown)", changes))
+        if (changes["engine"] != "same").any():
+            section.notes.append(
+                "the engine changed since a previous version was replayed (column engine): that change is the "
+                "log's and the engine's together"
+            )
     failed = rows.filter(pl.col("status") != "ok")
     if outcome.failed or failed.height:
         section.error = "; ".join(f"{r['log']} {r['scheduler']}: {r['error']}" for r in failed.iter_rows(named=True))
@@ -92,10 +97,11 @@ def replay_table(rows: pl.DataFrame) -> pl.DataFrame:
 
 def change_table(rows: pl.DataFrame) -> pl.DataFrame:
     """Per log and scheduler: the mean bounded slowdown of the newest version of the log against the
-    version replayed before it (a new log has no row)."""
+    version replayed before it (a new log has no row), and whether the same build of the engine
+    replayed both."""
     ok = _latest_per_version(rows.filter(pl.col("status") == "ok")).sort("finished_at")
     pairs = ok.group_by("log", "scheduler", maintain_order=True).agg(
-        pl.col("jobs").tail(2), pl.col("mean_bounded_slowdown").tail(2)
+        pl.col("jobs").tail(2), pl.col("mean_bounded_slowdown").tail(2), pl.col("engine_version").tail(2)
     )
     pairs = pairs.filter(pl.col("jobs").list.len() == 2)
     return pairs.select(
@@ -108,6 +114,11 @@ def change_table(rows: pl.DataFrame) -> pl.DataFrame:
         (100 * (pl.col("mean_bounded_slowdown").list.last() / pl.col("mean_bounded_slowdown").list.first() - 1)).alias(
             "change %"
         ),
+        # (The previous version cannot be replayed again: its jobs are gone from the lake.)
+        pl.when(pl.col("engine_version").list.first() == pl.col("engine_version").list.last())
+        .then(pl.lit("same"))
+        .otherwise(pl.lit("before: ") + pl.col("engine_version").list.first())
+        .alias("engine"),
     ).sort("log", "scheduler")
 
 
