@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse import _native
 from lakehouse.cli import app
 from lakehouse.data import sample_swf_paths
 from lakehouse.errors import LakehouseError
@@ -233,7 +234,6 @@ def test_an_interrupted_campaign_resumes_without_duplicates(two_logs, tmp_path):
 
 
 def test_runs_stored_by_another_build_of_the_engine_are_replayed_and_shown_once(two_logs, tmp_path):
-    from lakehouse import _native
     from lakehouse.sim.campaign import runs_folder
 
     grid = Grid("upgrade", (KTH, "mini"), values={"policy": ("fcfs", "spf")})
@@ -262,8 +262,6 @@ def test_runs_stored_by_another_build_of_the_engine_are_replayed_and_shown_once(
 
 
 def test_the_engine_build_is_the_crate_version_and_a_digest_of_its_sources():
-    from lakehouse import _native
-
     version, digest = _native.ENGINE_BUILD.split("+")
     assert version == _native.__version__
     assert len(digest) == 16 and int(digest, 16) >= 0
@@ -290,9 +288,8 @@ def test_the_cli_runs_a_grid_with_a_process_pool_and_resumes(two_logs, tmp_path)
     assert in_process.ok == 12
     assert comparable(stored_runs(two_logs, "pool")).equals(comparable(stored_runs(two_logs, "pool-ref")))
     listing = json.loads(cli("campaign", "list", "--lake", two_logs.root, "-f", "json").stdout)
-    assert {"campaign": "pool", "logs": 2, "variants": 6, "runs": 12, "failed": 0} in [
-        {k: v for k, v in row.items() if k != "last_run"} for row in listing
-    ]
+    pool = {"campaign": "pool", "logs": 2, "variants": 6, "runs": 12, "failed": 0, "engine": _native.ENGINE_BUILD}
+    assert pool in [{k: v for k, v in row.items() if k != "last_run"} for row in listing]
 
 
 def test_unknown_logs_and_values_fail_before_anything_runs(two_logs):

@@ -314,7 +314,8 @@ def show(
 def list_campaigns(
     lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output: OutputOption = None
 ) -> None:
-    """List the stored campaigns: logs, variants, runs, failures and when the last run finished.
+    """List the stored campaigns: logs, variants, runs, failures, when the last run finished and the
+    engine builds that made the runs (a campaign run again after an upgrade replays its runs).
 
     Example: `lakehouse campaign list --format csv`
     """

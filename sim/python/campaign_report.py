@@ -98,7 +98,8 @@ def campaign_plots(rows: pl.DataFrame, metric: Metric, folder: Path) -> list[Pat
 
 
 def campaign_list(rows: pl.DataFrame) -> pl.DataFrame:
-    """One row per stored campaign: logs, variants, runs ok/failed, last finished run."""
+    """One row per stored campaign: logs, variants, runs ok/failed, last finished run and the engine
+    builds that made its runs."""
     if rows.is_empty():
         return pl.DataFrame(
             schema={
@@ -108,6 +109,7 @@ def campaign_list(rows: pl.DataFrame) -> pl.DataFrame:
                 "runs": pl.UInt32,
                 "failed": pl.UInt32,
                 "last_run": pl.Datetime("us", "UTC"),
+                "engine": pl.String,
             }  # fmt: skip
         )
     return (
@@ -118,6 +120,7 @@ def campaign_list(rows: pl.DataFrame) -> pl.DataFrame:
             runs=pl.len().cast(pl.UInt32),
             failed=(pl.col("status") != "ok").sum().cast(pl.UInt32),
             last_run=pl.col("finished_at").max(),
+            engine=pl.col("engine_version").unique().sort().str.join(", "),
         )
         .sort("campaign")
     )
