@@ -34,6 +34,10 @@ class QueryError(LakehouseError):
     """DuckDB refused or failed a query on the lake (a typo in user SQL, a view that cannot bind)."""
 
 
+class ResourceError(LakehouseError):
+    """A query needs more memory than its budget allows, even spilling (the message names the setting)."""
+
+
 class CatalogError(LakehouseError):
     """A view of `sql/` cannot be created in the catalog (the message names its file)."""
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import itertools
 import os
 import shutil
 import signal
@@ -23,14 +24,16 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, TypeVar
 
 import duckdb
 
+from lakehouse.budget import SMALLEST, SPILL, Budget
 from lakehouse.catalog import apply_catalog, named_query, refresh_views
 from lakehouse.datasets import DATASETS, SCHEMA_FILE
-from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError
+from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
 
 if TYPE_CHECKING:  # Polars takes ~70 ms to import: `simulate` loads it while the replay runs
     import numpy as np
@@ -43,16 +46,21 @@ LOCK_FILE = ".writer.lock"
 #: Where only the ingests (holding the writer lock) write.
 INGESTED_FOLDERS = ("parquet/", "quarantine/")
 ENV_VAR = "LAKEHOUSE_LAKE"
+WRITER_SPILL = "catalog-writer"  # the spill folder of the writer's catalog copy
+_SCRATCH_NUMBERS = itertools.count()  # each in-memory database spills into a folder of its own
 
 
 @contextmanager
-def _query_errors() -> Iterator[None]:
+def _query_errors(budget: Budget | None = None) -> Iterator[None]:
     """DuckDB's errors on the lake's queries as QueryError, in one place (the CLI prints it as one line);
-    a query DuckDB stopped for Ctrl-C is the KeyboardInterrupt it is."""
+    a query DuckDB stopped for Ctrl-C is the KeyboardInterrupt it is; one that ran out of its memory
+    budget says which setting to raise."""
     try:
         yield
     except duckdb.InterruptException:
         raise KeyboardInterrupt from None
+    except duckdb.OutOfMemoryException as exc:
+        raise ResourceError((budget or Budget.resolve()).too_small(str(exc).strip())) from None
     except duckdb.Error as exc:
         raise QueryError(str(exc).strip()) from exc
     except RuntimeError as exc:  # how DuckDB reports a query it stopped for a pending SIGINT
@@ -91,10 +99,20 @@ READ_ONLY_STATEMENTS = {"SELECT", "EXPLAIN", "CALL", "SET", "VARIABLE_SET", "PRA
 
 
 class Lake:
-    """A lake rooted at a folder.  ``Lake()`` uses $LAKEHOUSE_LAKE or ./lake."""
+    """A lake rooted at a folder.  ``Lake()`` uses $LAKEHOUSE_LAKE or ./lake.
 
-    def __init__(self, root: str | os.PathLike[str] | None = None):
+    `memory_limit` ('3GB', '30%') and `threads` bound every DuckDB connection the lake opens (default:
+    $LAKEHOUSE_MEMORY_LIMIT and $LAKEHOUSE_THREADS, else a quarter of the machine's memory and one
+    thread per core); what does not fit spills into the lake's `.spill` folder (`lakehouse.budget`)."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str] | None = None,
+        memory_limit: str | None = None,
+        threads: int | None = None,
+    ):
         self.root = Path(root if root is not None else default_root()).expanduser().absolute()
+        self.budget = Budget.resolve(memory_limit, threads)
         if self.root.exists() and not self.root.is_dir():
             raise LakehouseError(f"{self.root} is a file: a lake is a folder (give --lake the folder)")
         if any(c in GLOB_CHARACTERS for c in str(self.root)):
@@ -145,6 +163,7 @@ class Lake:
         if not self.exists():
             raise self._missing()
         con = duckdb.connect(str(self.catalog_path), read_only=True)
+        self.apply_budget(con, CATALOG_FILE)
         con.execute("SET enable_progress_bar = false")
         try:
             built = con.execute("SELECT root FROM meta.lake").fetchone()
@@ -157,6 +176,37 @@ class Lake:
                 f"run `lakehouse catalog rebuild --lake {self.root}`"
             )
         return con
+
+    def apply_budget(self, con: duckdb.DuckDBPyConnection, database: str, share: float = 1.0) -> None:
+        """Give a DuckDB connection the lake's memory limit (or `share` of it, for one of several
+        connections working at once) and threads, and its own spill folder inside the lake."""
+        budget = self.budget
+        if share != 1.0:
+            budget = replace(budget, memory=max(int(budget.memory * share), SMALLEST))
+        con.execute(budget.statements(SPILL.folder(self.root, database)))
+
+    @contextmanager
+    def scratch(self, name: str, share: float = 1.0, threads: int | None = None) -> Iterator[duckdb.DuckDBPyConnection]:
+        """An in-memory DuckDB connection (for ingest and export work) under the lake's budget (`share` of
+        it), spilling into a folder of its own in the lake, removed with it (DuckDB's own default would
+        be a `.tmp` folder in the current directory, and 80 % of the machine)."""
+        folder = f"scratch-{name}-{next(_SCRATCH_NUMBERS)}"
+        con = duckdb.connect()
+        try:
+            self.apply_budget(con, folder, share)
+            if threads is not None:
+                con.execute(f"SET threads = {int(threads)}")
+            con.execute("SET enable_progress_bar = false")
+            yield con
+        finally:
+            con.close()
+            SPILL.forget(self.root, folder)
+
+    @contextmanager
+    def query_errors(self) -> Iterator[None]:
+        """DuckDB's errors in a block of queries as this lake's one-line errors (see `_query_errors`)."""
+        with _query_errors(self.budget):
+            yield
 
     def query(self, sql: str, params: list[object] | dict[str, object] | None = None) -> pl.DataFrame:
         """Run SQL against the catalog and return a Polars frame; DuckDB's errors come out as QueryError."""
@@ -173,7 +223,7 @@ class Lake:
     def _run(
         self, sql: str, params: list[object] | dict[str, object] | None, fetch: Callable[[duckdb.DuckDBPyRelation], T]
     ) -> T:
-        with _query_errors():
+        with _query_errors(self.budget):
             if self._session is not None:
                 return fetch(self._session.sql(sql, params=params))
             with self.connect() as con:
@@ -194,7 +244,7 @@ class Lake:
         The catalog is opened read-only, but DuckDB could still write files (COPY ... TO, EXPORT,
         ATTACH, INSTALL): a file written into the lake's folders would change what its views read.
         Such statements are refused unless `allow_writes`."""
-        with self.connect() as con, _query_errors():
+        with self.connect() as con, _query_errors(self.budget):
             statements = con.extract_statements(sql)
             if not allow_writes:
                 writers = sorted({s.type.name for s in statements} - READ_ONLY_STATEMENTS)
@@ -308,7 +358,11 @@ class CatalogWriter:
                 if self.lake.catalog_path.exists():
                     shutil.copyfile(self.lake.catalog_path, self._tmp)
                 con = duckdb.connect(str(self._tmp))
-                self._views = apply_catalog(con, self.lake.root)
+                self.lake.apply_budget(con, WRITER_SPILL)
+                # The first session brings the catalog up to this package's views; the later ones copy
+                # what this writer committed, which has them (re-applying took ~0.5 s a commit).
+                if not self._views:
+                    self._views = apply_catalog(con, self.lake.root)
                 self._con = con
         return self._con
 
@@ -338,7 +392,7 @@ class CatalogWriter:
 
     def manifest_entry(self, dataset: str, name: str) -> tuple[str, str] | None:
         """(content_hash, status) of an output, if the manifest has it."""
-        with _query_errors():
+        with _query_errors(self.lake.budget):
             row = self.con.execute(named_query("manifest_entry"), [dataset, name]).fetchone()
         return (row[0], row[1]) if row else None
 
@@ -365,6 +419,7 @@ class CatalogWriter:
                 self._con = None
             self._tmp.unlink(missing_ok=True)
             self._tmp.with_name(f"{self._tmp.name}.wal").unlink(missing_ok=True)  # a commit that failed
+            SPILL.forget(self.lake.root, WRITER_SPILL)
 
 
 def fingerprint(chunks: Iterator[bytes] | list[bytes]) -> str:

@@ -16,6 +16,7 @@ from typing import Annotated, TypeVar
 import typer
 from typer.core import TyperGroup
 
+from lakehouse.budget import DEFAULT_SHARE, MEMORY_ENV, THREADS_ENV
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import ENV_VAR
 from lakehouse.render import OutputFormat, stderr
@@ -23,6 +24,21 @@ from lakehouse.render import OutputFormat, stderr
 LakeOption = Annotated[
     Path | None,
     typer.Option("--lake", help=f"Lake folder [default: ${ENV_VAR}, else ./lake].", show_default=False),
+]
+MemoryLimitOption = Annotated[
+    str | None,
+    typer.Option(
+        "--memory-limit",
+        help=f"Memory DuckDB may take (3GB, 512MB, 30%); beyond it, it spills into the lake's .spill folder "
+        f"[default: ${MEMORY_ENV}, else {DEFAULT_SHARE:.0%} of this machine's memory].",
+        show_default=False,
+    ),
+]
+ThreadsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--threads", help=f"Threads DuckDB may use [default: ${THREADS_ENV}, else one per core].", show_default=False
+    ),
 ]
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
 

@@ -7,7 +7,14 @@ from typing import Annotated
 
 import typer
 
-from lakehouse.cli.common import LakeOption, clear_errors, command_group, in_existing_folder
+from lakehouse.cli.common import (
+    LakeOption,
+    MemoryLimitOption,
+    ThreadsOption,
+    clear_errors,
+    command_group,
+    in_existing_folder,
+)
 from lakehouse.export import GOOGLE_RULES, PROCESSOR_RULES, ExportView, Processors
 from lakehouse.lake import Lake
 from lakehouse.render import stderr
@@ -73,8 +80,10 @@ def export_google_swf_command(
     cores_per_machine: Annotated[
         int, typer.Option(min=1, help="Cores of a machine (CPU requests are fractions of one machine).")
     ] = 1,
+    memory_limit: MemoryLimitOption = None,
+    threads: ThreadsOption = None,
 ) -> None:
     from lakehouse.export import export_google_swf
 
-    jobs = export_google_swf(Lake(lake), output, processors, cores_per_machine)
+    jobs = export_google_swf(Lake(lake, memory_limit, threads), output, processors, cores_per_machine)
     stderr.print(f"{jobs:,} jobs -> {output}")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import polars as pl
 import typer
 
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors
+from lakehouse.cli.common import FormatOption, LakeOption, MemoryLimitOption, OutputOption, ThreadsOption, clear_errors
 from lakehouse.cli.root import app
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
@@ -52,6 +52,8 @@ def nightly(
     at: Annotated[
         str, typer.Option(help="With --print-systemd: the time of day to run.", callback=_time_of_day)
     ] = "02:30",
+    memory_limit: MemoryLimitOption = None,
+    threads: ThreadsOption = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
@@ -76,7 +78,7 @@ def nightly(
     from lakehouse.nightly.run import EXIT_BUSY, EXIT_FAILED, NightlyBusyError, NothingDoneError, plan, run
     from lakehouse.nightly.schedule import instructions
 
-    target = Lake(lake)
+    target = Lake(lake, memory_limit, threads)
     if history_:
         if not target.exists():
             stderr.print(f"no lake at {target.root}: no runs yet")
@@ -87,7 +89,11 @@ def nightly(
         raise typer.BadParameter("give the folder new traces arrive in", param_hint="--inbox")
     settings = load(config)
     if print_systemd:
-        typer.echo(instructions(inbox, target.root, config, at), nl=False)
+        budget = [
+            *(["--memory-limit", memory_limit] if memory_limit else []),
+            *(["--threads", str(threads)] if threads else []),
+        ]
+        typer.echo(instructions(inbox, target.root, config, at, budget), nl=False)
         return
     if dry_run:
         todo = plan(target, inbox, settings, verify)

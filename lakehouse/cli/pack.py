@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors
+from lakehouse.cli.common import FormatOption, LakeOption, MemoryLimitOption, OutputOption, ThreadsOption, clear_errors
 from lakehouse.cli.root import app
 from lakehouse.errors import SettingsError
 from lakehouse.lake import Lake
@@ -37,6 +37,8 @@ def pack(
     plot: Annotated[
         Path | None, typer.Option(help="With --synthetic: write grouped bars to this PNG.", dir_okay=False)
     ] = None,
+    memory_limit: MemoryLimitOption = None,
+    threads: ThreadsOption = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
@@ -67,6 +69,6 @@ def pack(
         return
     from lakehouse.models.packing import pack_lake
 
-    packed = pack_lake(Lake(lake), query, capacity, order=order, clip=clip)
+    packed = pack_lake(Lake(lake, memory_limit, threads), query, capacity, order=order, clip=clip)
     emit(packed.table, fmt, output)
     stderr.print(f"{packed.tasks:,} tasks of {packed.jobs:,} jobs, machine capacity {packed.capacity:g}")

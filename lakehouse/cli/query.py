@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 
 from lakehouse.catalog import named_query
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors
+from lakehouse.cli.common import FormatOption, LakeOption, MemoryLimitOption, OutputOption, ThreadsOption, clear_errors
 from lakehouse.cli.root import app
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit
@@ -29,6 +29,8 @@ def sql(
             "into the lake's folders: the views would read what you write there.",
         ),
     ] = False,
+    memory_limit: MemoryLimitOption = None,
+    threads: ThreadsOption = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
@@ -36,7 +38,7 @@ def sql(
 
     Example: `lakehouse sql "select log, count(*) from swf.jobs_clean group by log" --format csv`
     """
-    frame = Lake(lake).user_sql(query, allow_writes=allow_writes)
+    frame = Lake(lake, memory_limit, threads).user_sql(query, allow_writes=allow_writes)
     if frame is None:
         print("ok")
         return

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -237,8 +236,7 @@ def write_log(
     tmp = {p: p.with_name(f".{p.name}.tmp") for p in (jobs_final, logs_final, quarantine_final)}
     columns = ", ".join(spec.name for spec in FIELDS)
     try:
-        con = duckdb.connect()
-        try:
+        with lake.scratch("swf", share=0.5) as con:  # one of the ingest's workers
             con.register("jobs", parsed.jobs)
             con.register("quarantine", parsed.quarantine)
             con.execute(
@@ -249,8 +247,6 @@ def write_log(
                 f"COPY (SELECT {sql_literal(log)} AS log, {sql_literal(source)} AS source, line, raw, reason "
                 f"FROM quarantine) TO {sql_literal(str(tmp[quarantine_final]))} (FORMAT parquet)"
             )
-        finally:
-            con.close()
         row = parsed.header.row()
         row.update(
             log=log,

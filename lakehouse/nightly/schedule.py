@@ -6,25 +6,29 @@ from __future__ import annotations
 import shlex
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 
-def command_line(inbox: Path, lake: Path, config: Path | None) -> str:
-    """The command as the scheduler runs it: absolute paths, the `lakehouse` of this installation."""
+def command_line(inbox: Path, lake: Path, config: Path | None, options: Sequence[str] = ()) -> str:
+    """The command as the scheduler runs it: absolute paths, the `lakehouse` of this installation, and
+    the `options` given to this one that the scheduled runs keep (the memory budget)."""
     program = shutil.which("lakehouse") or f"{sys.executable} -m lakehouse.cli"
     parts = [*shlex.split(program), "nightly", "--inbox", str(inbox.absolute()), "--lake", str(lake.absolute())]
     if config is not None:
         parts += ["--config", str(config.absolute())]
-    return shlex.join(parts)
+    return shlex.join([*parts, *options])
 
 
-def crontab(inbox: Path, lake: Path, config: Path | None, at: str = "02:30") -> str:
+def crontab(inbox: Path, lake: Path, config: Path | None, at: str = "02:30", options: Sequence[str] = ()) -> str:
     hour, minute = at.split(":")
     log = shlex.quote(str((lake / "nightly.log").absolute()))
-    return f"{int(minute)} {int(hour)} * * * {command_line(inbox, lake, config)} >> {log} 2>&1"
+    return f"{int(minute)} {int(hour)} * * * {command_line(inbox, lake, config, options)} >> {log} 2>&1"
 
 
-def systemd_units(inbox: Path, lake: Path, config: Path | None, at: str = "02:30") -> dict[str, str]:
+def systemd_units(
+    inbox: Path, lake: Path, config: Path | None, at: str = "02:30", options: Sequence[str] = ()
+) -> dict[str, str]:
     """lakehouse-nightly.service and lakehouse-nightly.timer, by file name."""
     service = f"""[Unit]
 Description=lakehouse nightly re-analysis of {inbox.absolute()}
@@ -32,7 +36,7 @@ After=network-online.target
 
 [Service]
 Type=oneshot
-ExecStart={command_line(inbox, lake, config)}
+ExecStart={command_line(inbox, lake, config, options)}
 # 0 all ok, 1 partial (some files or reports failed), 2 nothing could be done, 75 another run holds the lake.
 SuccessExitStatus=75
 Nice=10
@@ -51,10 +55,10 @@ WantedBy=timers.target
     return {"lakehouse-nightly.service": service, "lakehouse-nightly.timer": timer}
 
 
-def instructions(inbox: Path, lake: Path, config: Path | None, at: str = "02:30") -> str:
+def instructions(inbox: Path, lake: Path, config: Path | None, at: str = "02:30", options: Sequence[str] = ()) -> str:
     """What `lakehouse nightly --print-systemd` prints: both units, then how to install them, then the
     crontab alternative."""
-    units = systemd_units(inbox, lake, config, at)
+    units = systemd_units(inbox, lake, config, at, options)
     text = []
     for name, body in units.items():
         text += [f"# ~/.config/systemd/user/{name}", body]
@@ -63,6 +67,6 @@ def instructions(inbox: Path, lake: Path, config: Path | None, at: str = "02:30"
         "# (system-wide: the same files in /etc/systemd/system/, without --user)",
         "",
         "# or, with cron (crontab -e):",
-        crontab(inbox, lake, config, at),
+        crontab(inbox, lake, config, at, options),
     ]
     return "\n".join(text) + "\n"

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
@@ -214,7 +213,7 @@ def stored_runs(lake: Lake, campaign: str | None = None) -> pl.DataFrame:
         return pl.from_arrow(CAMPAIGN_RUNS_SCHEMA.empty_table())  # type: ignore[return-value]
     where = f"WHERE campaign = {sql_literal(campaign)}" if campaign is not None else ""
     select = view_file("analysis.campaign_runs").select_sql(lake.root)
-    with duckdb.connect() as con:
+    with lake.scratch("campaign") as con:
         return con.sql(f"SELECT * FROM ({select}) {where}").pl()
 
 
