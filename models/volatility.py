@@ -1,45 +1,73 @@
 """CPU-usage volatility of the Google trace: 1-second samples (mu1s) against the 5-minute means (mu5m).
 
 Everything is computed by DuckDB over google.measured_usage (the windows of the tasks of mu1s-measured
-jobs; google.volatility_windows with their tasks' attributes) and google.task_volatility (one row per
-such task), for three subsets: all tasks,
-high-SLO tasks (scheduling class 2-3) and long-running tasks.  Results are stored for the analysis.*
-views: the per-task table (analysis.task_volatility), the trace-wide numbers (analysis.volatility_summary)
-and two window histograms: of d (analysis.volatility_d_histogram) and of mu5m/request vs mu1s/request
-(analysis.volatility_rate_histogram).
+jobs) and the per-task statistics of google.task_volatility (its macro google.task_volatility_of), for
+three subsets: all tasks, high-SLO tasks (scheduling class 2-3) and long-running tasks.  Results are
+stored for the analysis.* views: the per-task table (analysis.task_volatility), the trace-wide numbers
+(analysis.volatility_summary) and two window histograms: of d (analysis.volatility_d_histogram) and of
+mu5m/request vs mu1s/request (analysis.volatility_rate_histogram).
+
+How it fits the whole trace in a memory budget: a task's medians need all its values at once, which
+DuckDB cannot spill.  So the windows of measured jobs, and their tasks' attributes, are first written
+to Parquet in the lake's spill folder, split into shares by a hash of (job, task) -- as many shares as
+the memory limit asks for -- and each share's per-task table and histograms are computed alone.  The
+per-task tables go from DuckDB to Parquet (merged into the stored table at the end); Python holds only
+the summary, the histograms and what the plots draw.  The trace-wide medians of the per-task values are
+selected by counting (`order_statistics.exact_medians`), in bounded memory too.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
+import duckdb
 import numpy as np
 import polars as pl
 
-from lakehouse.lake import Lake
+from lakehouse.budget import SPILL
+from lakehouse.catalog import sql_literal
+from lakehouse.datasets import DATASETS
+from lakehouse.lake import Lake, replace_atomically
+from lakehouse.models.order_statistics import exact_medians
 from lakehouse.models.results import store
 from lakehouse.models.schemas import (
-    TASK_VOLATILITY_SCHEMA,
     VOLATILITY_D_HISTOGRAM_SCHEMA,
     VOLATILITY_RATE_HISTOGRAM_SCHEMA,
     VOLATILITY_SUMMARY_SCHEMA,
 )
 
 SUBSETS = ("all", "high_slo", "long_running")  # all tasks of measured jobs, then the two filters
+SUBSET_CONDITIONS = {"all": "true", "high_slo": "high_slo", "long_running": "long_running"}
 D_QUANTILES = (0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99)
 # Window histograms.  d in bins of 0.001 (below -4 counted at -4; d = 1, i.e. mu1s = 0, fills the top
 # bin alone; NULL when mu5m = 0): fine enough to read quantiles from, to the bin.  The rates over the
 # task's CPU request in log10 bins of a quarter decade (clamped to [-5, 1]; a rate of 0 has bin NULL).
 D_BIN, D_LOWEST = 0.001, -4
 RATE_BINS_PER_DECADE, RATE_LOWEST, RATE_HIGHEST = 4, -5, 1
+# The per-task distributions the plots draw, as histograms: coefficients of variation in log10 bins of
+# a hundredth of a decade (a CV of 0 has bin NULL), mean |d| in bins of 0.05 clipped at 5.
+CV_BINS_PER_DECADE, ABS_D_BIN, ABS_D_HIGHEST = 100, 0.05, 5.0
+SCATTER_TASKS = 20_000  # tasks drawn for the scatter of per-task means: more hides nothing
+# Memory per window of a share's per-task lists (mu1s and mu5m, with DuckDB's list and hash-table
+# overhead; measured about 40 bytes), and the part of the memory limit the lists may take.
+WINDOW_BYTES, SHARE_OF_LIMIT = 64, 0.5
 
 
 @dataclass(frozen=True)
 class Volatility:
     summary: pl.DataFrame  # metric, then one column per subset
-    tasks: pl.DataFrame  # google.task_volatility
+    tasks: int  # rows of the per-task table (stored as analysis.task_volatility, never held here)
     d_histogram: pl.DataFrame  # d_bin, high_slo, long_running, windows, zero_mu1s, sum_d, sum_abs_d
     rate_histogram: pl.DataFrame  # has_request, mu5m_bin, mu1s_bin, high_slo, long_running, windows
+    task_histograms: pl.DataFrame  # metric (cv_mu1s, cv_mu5m, mean_abs_d), bin (lower edge), tasks
+    task_means: pl.DataFrame  # mean_mu5m, mean_mu1s of at most SCATTER_TASKS tasks with both positive
+    shares: int = 1  # how many shares the windows were split into to fit the memory limit
 
     def d_distribution(self) -> pl.DataFrame:
         """Windows per bin of d (lower edge) over all windows with mu5m > 0."""
@@ -54,18 +82,23 @@ class Volatility:
 
 # The volatility queries are built here rather than kept in sql/queries/: their bins and the counts of
 # non-zero samples are the same constants the plots and the tests use (D_BIN, D_LOWEST, RATE_*).
-TASK_METRICS = (
-    "count(*) AS tasks, count(*) FILTER (nonzero_samples = 0) AS tasks_with_all_zero_samples, "
-    + "".join(f"count(*) FILTER (nonzero_samples = {k}) AS tasks_with_{k}_nonzero_samples, " for k in range(1, 5))
-    + "median(windows) AS median_samples_per_task, median(nonzero_samples) AS median_nonzero_samples_per_task, "
-    "median(cv_mu1s) AS median_cv_mu1s, median(cv_mu5m) AS median_cv_mu5m, "
-    "median(robust_cv_mu1s) AS median_robust_cv_mu1s, median(robust_cv_mu5m) AS median_robust_cv_mu5m, "
-    "median(mean_abs_d) AS median_task_mean_abs_d"
+TASK_COUNTS = "count(*) AS tasks, count(*) FILTER (nonzero_samples = 0) AS tasks_with_all_zero_samples, " + ", ".join(
+    f"count(*) FILTER (nonzero_samples = {k}) AS tasks_with_{k}_nonzero_samples" for k in range(1, 5)
+)
+# The per-task medians of the summary: (summary row, per-task column).
+TASK_MEDIANS = (
+    ("median_samples_per_task", "windows"),
+    ("median_nonzero_samples_per_task", "nonzero_samples"),
+    ("median_cv_mu1s", "cv_mu1s"),
+    ("median_cv_mu5m", "cv_mu5m"),
+    ("median_robust_cv_mu1s", "robust_cv_mu1s"),
+    ("median_robust_cv_mu5m", "robust_cv_mu5m"),
+    ("median_task_mean_abs_d", "mean_abs_d"),
 )
 # The subsets overlap, so they are grouping sets, and the rows for `true` are kept.
 TASKS_BY_SUBSET = (
     "SELECT CASE WHEN high_slo THEN 'high_slo' WHEN long_running THEN 'long_running' ELSE 'all' END AS subset, "
-    f"{TASK_METRICS} FROM tasks GROUP BY GROUPING SETS ((), (high_slo), (long_running)) "
+    f"{TASK_COUNTS} FROM {{tasks}} GROUP BY GROUPING SETS ((), (high_slo), (long_running)) "
     "HAVING (high_slo IS NULL AND long_running IS NULL) OR high_slo OR long_running"
 )
 
@@ -75,38 +108,154 @@ def _rate_bin(column: str) -> str:
     return f"CASE WHEN {column} > 0 THEN greatest(least({edge}, {RATE_HIGHEST}), {RATE_LOWEST}) END"
 
 
-# Both histograms in one scan of the windows (two grouping sets); grouping(d_bin) = 1 marks the rate rows.
+HISTOGRAM_COLUMNS = "d_bin, has_request, mu5m_bin, mu1s_bin, high_slo, long_running"
+# Both histograms of one share in one scan of its windows (two grouping sets; grouping(d_bin) = 1 marks
+# the rate rows), read from the windows joined with the share's per-task table, which holds the task
+# attributes (request, flags) of exactly these windows' tasks.
 HISTOGRAMS = (
-    "SELECT grouping(d_bin) AS rates, d_bin, has_request, mu5m_bin, mu1s_bin, high_slo, long_running, "
+    f"SELECT grouping(d_bin) AS rates, {HISTOGRAM_COLUMNS}, "
     "count(*) AS windows, count(*) FILTER (mu1s = 0) AS zero_mu1s, sum(d) AS sum_d, sum(abs(d)) AS sum_abs_d "
     f"FROM (SELECT greatest(floor(d / {D_BIN}) * {D_BIN}, {D_LOWEST}) AS d_bin, cpu_request > 0 AS has_request, "
     f"{_rate_bin('mu5m / nullif(t.cpu_request, 0)')} AS mu5m_bin, "
     f"{_rate_bin('mu1s / nullif(t.cpu_request, 0)')} AS mu1s_bin, "
-    # The windows of google.volatility_windows (mu5m, mu1s, d, rates per request, task attributes), read
-    # from the usage joined with the per-task table already computed, which holds exactly the tasks of
-    # measured jobs: one join instead of the view's three (measured jobs, their windows, google.tasks).
-    "high_slo, long_running, d, mu1s FROM (SELECT job_id, task_index, cpu_rate AS mu5m, sampled_cpu_usage AS mu1s, "
-    "google.deviation(mu5m, mu1s) AS d FROM google.task_usage) JOIN tasks AS t USING (job_id, task_index)) "
+    "high_slo, long_running, d, mu1s FROM {windows} JOIN {tasks} AS t USING (job_id, task_index)) "
     "GROUP BY GROUPING SETS ((d_bin, high_slo, long_running), "
-    "(has_request, mu5m_bin, mu1s_bin, high_slo, long_running)) "
-    "ORDER BY ALL"
+    "(has_request, mu5m_bin, mu1s_bin, high_slo, long_running))"
+)
+# The per-task distributions drawn by the plots (the table itself may be tens of millions of rows).
+TASK_HISTOGRAMS = " UNION ALL ".join(
+    [
+        *(
+            f"SELECT '{column}' AS metric, CASE WHEN {column} > 0 THEN "
+            f"floor(log10({column}) * {CV_BINS_PER_DECADE}) / {CV_BINS_PER_DECADE} END AS bin, "
+            f"count(*) AS tasks FROM {{tasks}} WHERE {column} IS NOT NULL GROUP BY bin"
+            for column in ("cv_mu1s", "cv_mu5m")
+        ),
+        f"SELECT 'mean_abs_d' AS metric, floor(least(mean_abs_d, {ABS_D_HIGHEST}) / {ABS_D_BIN}) * {ABS_D_BIN} AS bin, "
+        "count(*) AS tasks FROM {tasks} WHERE mean_abs_d IS NOT NULL GROUP BY bin",
+    ]
+)
+TASK_MEANS = (
+    "SELECT mean_mu5m, mean_mu1s FROM {tasks} WHERE mean_mu5m > 0 AND mean_mu1s > 0 "
+    f"USING SAMPLE reservoir({SCATTER_TASKS} ROWS) REPEATABLE (0)"
 )
 
 
-def compute(lake: Lake) -> Volatility:
-    """Every volatility statistic of the lake: one scan of the windows per task, one for the histograms."""
-    with lake.connect() as con:
-        con.execute("CREATE TEMP TABLE tasks AS SELECT * FROM google.task_volatility")
-        per_task = con.execute(TASKS_BY_SUBSET).pl()
-        tasks = con.execute("SELECT * FROM tasks ORDER BY job_id, task_index").pl()
-        histograms = con.execute(HISTOGRAMS).pl()
-    d_histogram = histograms.filter(pl.col("rates") == 0).select(
+def shares_for(windows: int, memory_limit: int) -> int:
+    """How many shares the windows are split into, so that one share's per-task lists fit the limit."""
+    return max(1, math.ceil(windows * WINDOW_BYTES / (memory_limit * SHARE_OF_LIMIT)))
+
+
+@contextmanager
+def _work_folder(lake: Lake) -> Iterator[Path]:
+    """A folder for the report's intermediate Parquet, inside this process's spill folder of the lake
+    (removed at the end, and by the next command if this one is killed)."""
+    spill = SPILL.folder(lake.root, f"volatility-{next(_RUNS)}")
+    if spill is None:
+        raise OSError(f"cannot make a spill folder in {lake.root} or the system's temporary folder")
+    try:
+        yield spill
+    finally:
+        shutil.rmtree(spill, ignore_errors=True)
+
+
+_RUNS = itertools.count()
+
+
+def _parquet(files: list[Path]) -> str:
+    return f"read_parquet([{', '.join(sql_literal(f.as_posix()) for f in files)}], hive_partitioning = false)"
+
+
+def write_volatility(lake: Lake) -> Volatility:
+    """Compute every volatility statistic of the lake and store the results where the analysis.* views
+    read them (the per-task table replaced atomically, then the small tables)."""
+    final = DATASETS["analysis_task_volatility"].file(lake.root, "latest")
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = final.with_name(f".{final.name}.tmp")
+    try:
+        with lake.connect() as con, lake.query_errors(), _work_folder(lake) as work:
+            result = _compute(con, lake, work, tmp)
+        replace_atomically(tmp, final)
+    finally:
+        tmp.unlink(missing_ok=True)
+    store(lake, "analysis_volatility_summary", result.summary, VOLATILITY_SUMMARY_SCHEMA)
+    store(lake, "analysis_volatility_d_histogram", result.d_histogram, VOLATILITY_D_HISTOGRAM_SCHEMA)
+    store(lake, "analysis_volatility_rate_histogram", result.rate_histogram, VOLATILITY_RATE_HISTOGRAM_SCHEMA)
+    return result
+
+
+def _compute(con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, out: Path) -> Volatility:
+    con.execute("SET preserve_insertion_order = false")  # lets DuckDB write the shares without buffering
+    usage_rows = con.execute("SELECT count(*) FROM google.task_usage").fetchone()[0]
+    shares = shares_for(usage_rows, lake.budget.memory)  # measured windows are fewer: an upper bound
+    share = f"hash(job_id, task_index) % {shares} AS share"
+    con.execute("CREATE TEMP TABLE measured AS SELECT job_id FROM google.measured_jobs")
+    for what, query in (
+        ("windows", f"SELECT job_id, task_index, mu5m, mu1s, d, {share} FROM google.measured_usage"),
+        (
+            "tasks",
+            "SELECT job_id, task_index, scheduling_class, cpu_request, high_slo, long_running, "
+            f"{share} FROM google.tasks SEMI JOIN measured USING (job_id)",
+        ),
+    ):
+        con.execute(
+            f"COPY ({query}) TO {sql_literal((work / what).as_posix())} "
+            "(FORMAT parquet, PARTITION_BY (share), WRITE_PARTITION_COLUMNS false)"
+        )
+    outputs, histograms = [], []
+    for number in range(shares):
+        windows = sorted((work / "windows" / f"share={number}").glob("*.parquet"))
+        if not windows:
+            continue
+        tasks = sorted((work / "tasks" / f"share={number}").glob("*.parquet"))
+        con.execute(f"CREATE OR REPLACE TEMP VIEW share_windows AS SELECT * FROM {_parquet(windows)}")
+        if tasks:
+            con.execute(f"CREATE OR REPLACE TEMP VIEW share_tasks AS SELECT * FROM {_parquet(tasks)}")
+        else:  # no task events for these windows: the attributes are NULL (the flags false)
+            con.execute("CREATE OR REPLACE TEMP VIEW share_tasks AS SELECT * FROM google.tasks LIMIT 0")
+        output = work / f"task_volatility_{number}.parquet"
+        con.execute(
+            "COPY (SELECT * FROM google.task_volatility_of('share_windows', 'share_tasks')) "
+            f"TO {sql_literal(output.as_posix())} (FORMAT parquet)"
+        )
+        outputs.append(output)
+        histograms.append(con.execute(HISTOGRAMS.format(windows="share_windows", tasks=_parquet([output]))).pl())
+    per_task = _parquet(outputs) if outputs else "(SELECT * FROM google.task_volatility LIMIT 0)"
+    con.execute(
+        f"COPY (SELECT * FROM {per_task} ORDER BY job_id, task_index) TO {sql_literal(out.as_posix())} "
+        "(FORMAT parquet, COMPRESSION zstd)"
+    )
+    stored = _parquet([out])
+    tasks = con.execute(f"SELECT count(*) FROM {stored}").fetchone()[0]
+    counts = con.execute(TASKS_BY_SUBSET.format(tasks=stored)).pl()
+    medians = exact_medians(con, stored, [column for _, column in TASK_MEDIANS], SUBSET_CONDITIONS)
+    task_histograms = con.execute(TASK_HISTOGRAMS.format(tasks=stored)).pl().sort("metric", "bin", nulls_last=False)
+    task_means = con.execute(TASK_MEANS.format(tasks=stored)).pl()
+    d_histogram, rate_histogram = _combined(histograms)
+    summary = _summary(counts, medians, d_histogram)
+    return Volatility(summary, tasks, d_histogram, rate_histogram, task_histograms, task_means, shares)
+
+
+def _combined(histograms: list[pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The shares' histograms summed cell by cell: the d histogram and the rate histogram."""
+    empty = pl.DataFrame(
+        schema={"rates": pl.Int64, "d_bin": pl.Float64, "has_request": pl.Boolean, "mu5m_bin": pl.Float64,
+                "mu1s_bin": pl.Float64, "high_slo": pl.Boolean, "long_running": pl.Boolean, "windows": pl.Int64,
+                "zero_mu1s": pl.Int64, "sum_d": pl.Float64, "sum_abs_d": pl.Float64}
+    )  # fmt: skip
+    rows = pl.concat([empty, *histograms], how="vertical_relaxed")
+    rows = (
+        rows.group_by("rates", *HISTOGRAM_COLUMNS.split(", "))
+        .agg(pl.col("windows", "zero_mu1s").sum(), pl.col("sum_d", "sum_abs_d").sum())
+        .sort("rates", *HISTOGRAM_COLUMNS.split(", "), nulls_last=True)
+    )
+    d_histogram = rows.filter(pl.col("rates") == 0).select(
         "d_bin", "high_slo", "long_running", "windows", "zero_mu1s", "sum_d", "sum_abs_d"
     )
-    rate_histogram = histograms.filter(pl.col("rates") == 1).select(
+    rate_histogram = rows.filter(pl.col("rates") == 1).select(
         "has_request", "mu5m_bin", "mu1s_bin", "high_slo", "long_running", "windows"
     )
-    return Volatility(_summary(per_task, d_histogram), tasks, d_histogram, rate_histogram)
+    return d_histogram, rate_histogram
 
 
 def window_metrics(d_histogram: pl.DataFrame) -> dict[str, float | None]:
@@ -136,12 +285,17 @@ def window_metrics(d_histogram: pl.DataFrame) -> dict[str, float | None]:
     return metrics
 
 
-def _summary(per_task: pl.DataFrame, d_histogram: pl.DataFrame) -> pl.DataFrame:
+def _summary(
+    counts: pl.DataFrame, medians: dict[tuple[str, str], float | None], d_histogram: pl.DataFrame
+) -> pl.DataFrame:
     """Metric rows, one column per subset (a subset without tasks has no grouping row: NULLs)."""
     columns: dict[str, dict[str, float | None]] = {}
     for subset in SUBSETS:
-        task_row = per_task.filter(pl.col("subset") == subset)
-        values = task_row.drop("subset").to_dicts()[0] if task_row.height else {}
+        task_row = counts.filter(pl.col("subset") == subset)
+        values: dict[str, float | None] = {}
+        if task_row.height:
+            values = task_row.drop("subset").to_dicts()[0]
+            values |= {row: medians[(subset, column)] for row, column in TASK_MEDIANS}
         windows = d_histogram if subset == "all" else d_histogram.filter(subset)
         columns[subset] = values | (window_metrics(windows) if windows.height else {})
     metrics = list(max(columns.values(), key=len))
@@ -149,13 +303,3 @@ def _summary(per_task: pl.DataFrame, d_histogram: pl.DataFrame) -> pl.DataFrame:
     for subset, values in columns.items():
         frame[subset] = [None if values.get(m) is None else float(values[m]) for m in metrics]
     return pl.DataFrame(frame, schema={"metric": pl.String} | dict.fromkeys(SUBSETS, pl.Float64))
-
-
-def write_volatility(lake: Lake) -> Volatility:
-    """Compute and store the results where the analysis.* views read them."""
-    result = compute(lake)
-    store(lake, "analysis_task_volatility", result.tasks, TASK_VOLATILITY_SCHEMA)
-    store(lake, "analysis_volatility_summary", result.summary, VOLATILITY_SUMMARY_SCHEMA)
-    store(lake, "analysis_volatility_d_histogram", result.d_histogram, VOLATILITY_D_HISTOGRAM_SCHEMA)
-    store(lake, "analysis_volatility_rate_histogram", result.rate_histogram, VOLATILITY_RATE_HISTOGRAM_SCHEMA)
-    return result

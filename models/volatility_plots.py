@@ -7,44 +7,58 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lakehouse.models.figures import ecdf, pyplot, save
-from lakehouse.models.volatility import D_BIN, RATE_BINS_PER_DECADE, RATE_LOWEST, Volatility
-
-SCATTER_POINTS = 20_000  # more hides nothing and slows the PNG
+from lakehouse.models.figures import pyplot, save
+from lakehouse.models.volatility import (
+    ABS_D_BIN,
+    ABS_D_HIGHEST,
+    CV_BINS_PER_DECADE,
+    D_BIN,
+    RATE_BINS_PER_DECADE,
+    RATE_LOWEST,
+    Volatility,
+)
 
 
 def plot_volatility(result: Volatility, folder: Path) -> list[Path]:
-    """Write the five PNGs into `folder`; returns their paths."""
-    tasks = result.tasks
+    """Write the five PNGs into `folder`; returns their paths.  The per-task figures draw the stored
+    histograms and sample of the per-task table (`Volatility.task_histograms`, `task_means`)."""
+    histograms = result.task_histograms
     return [
-        _cv_ecdfs(tasks, folder / "volatility_cv_ecdf.png"),
-        _mean_abs_d_histogram(tasks, folder / "volatility_task_mean_abs_d.png"),
+        _cv_ecdfs(histograms, result.tasks, folder / "volatility_cv_ecdf.png"),
+        _mean_abs_d_histogram(
+            histograms.filter(pl.col("metric") == "mean_abs_d"), folder / "volatility_task_mean_abs_d.png"
+        ),
         _d_ecdf(result.d_distribution(), folder / "volatility_d_ecdf.png"),
         _joint_heatmap(result.joint(), folder / "volatility_joint_heatmap.png"),
-        _mean_scatter(tasks, folder / "volatility_task_means.png"),
+        _mean_scatter(result.task_means, folder / "volatility_task_means.png"),
     ]
 
 
-def _cv_ecdfs(tasks: pl.DataFrame, path: Path) -> Path:
+def _cv_ecdfs(histograms: pl.DataFrame, tasks: int, path: Path) -> Path:
+    """The ECDF of each coefficient of variation at the upper edges of its bins (exact there)."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for column, label in (("cv_mu1s", "1-second samples (µ1s)"), ("cv_mu5m", "5-minute means (µ5m)")):
-        x, p = ecdf(tasks[column].drop_nulls().to_numpy())
-        ax.step(x, p, where="post", label=label)
+        bins = histograms.filter(pl.col("metric") == column).sort("bin", nulls_last=False)
+        # A CV of 0 has no log bin (NULL): it is the ECDF's value at 0.
+        upper = bins["bin"].fill_null(-np.inf).to_numpy() + 1 / CV_BINS_PER_DECADE
+        x = np.where(np.isfinite(upper), 10.0**upper, 0.0)
+        counts = bins["tasks"].to_numpy()
+        ax.step(x, np.cumsum(counts) / max(counts.sum(), 1), where="post", label=label)
     ax.set_xscale("symlog", linthresh=0.1)
     ax.set_xlabel("coefficient of variation per task")
     ax.set_ylabel("share of tasks")
-    ax.set_title(f"CPU usage variability, {tasks.height:,} tasks of measured jobs")
+    ax.set_title(f"CPU usage variability, {tasks:,} tasks of measured jobs")
     ax.legend()
     return save(fig, path)
 
 
-def _mean_abs_d_histogram(tasks: pl.DataFrame, path: Path) -> Path:
+def _mean_abs_d_histogram(histogram: pl.DataFrame, path: Path) -> Path:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
-    values = tasks["mean_abs_d"].drop_nulls().to_numpy()
-    ax.hist(np.clip(values, 0, 5), bins=100, range=(0, 5))
-    ax.set_xlabel("mean |d| per task, d = (µ5m − µ1s) / µ5m (clipped at 5)")
+    ax.bar(histogram["bin"].to_numpy(), histogram["tasks"].to_numpy(), width=ABS_D_BIN, align="edge")
+    ax.set_xlim(0, ABS_D_HIGHEST + ABS_D_BIN)
+    ax.set_xlabel(f"mean |d| per task, d = (µ5m − µ1s) / µ5m (clipped at {ABS_D_HIGHEST:g})")
     ax.set_ylabel("tasks")
     ax.set_title("How far 1-second samples stray from the 5-minute mean")
     return save(fig, path)
@@ -89,11 +103,8 @@ def _joint_heatmap(joint: pl.DataFrame, path: Path) -> Path:
     return save(fig, path)
 
 
-def _mean_scatter(tasks: pl.DataFrame, path: Path) -> Path:
+def _mean_scatter(points: pl.DataFrame, path: Path) -> Path:
     plt = pyplot()
-    points = tasks.filter((pl.col("mean_mu5m") > 0) & (pl.col("mean_mu1s") > 0))
-    if points.height > SCATTER_POINTS:
-        points = points.sample(SCATTER_POINTS, seed=0)
     fig, ax = plt.subplots(figsize=(5, 5))
     ax.scatter(points["mean_mu5m"], points["mean_mu1s"], s=2, alpha=0.3)
     ax.set_xscale("log")

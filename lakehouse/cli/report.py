@@ -11,8 +11,10 @@ import typer
 from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
+    MemoryLimitOption,
     OutputOption,
     PlotsOption,
+    ThreadsOption,
     announce_plots,
     clear_errors,
     command_group,
@@ -33,6 +35,8 @@ def report_periodicity(
     noise_trials: Annotated[
         int, typer.Option(help="Pure-noise series fitted to measure the test's false-positive rate (0: skip).")
     ] = 200,
+    memory_limit: MemoryLimitOption = None,
+    threads: ThreadsOption = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
@@ -55,7 +59,7 @@ def report_periodicity(
     from lakehouse.models.job_sinusoids import periodicity, summary
 
     with stderr.status(f"fitting long-running jobs, then {noise_trials} pure-noise series..."):
-        result = periodicity(Lake(lake), noise_trials)
+        result = periodicity(Lake(lake, memory_limit, threads), noise_trials, overlays=plots is not None)
     fits, series, rates = result.fits, result.series, result.false_positive
     emit(summary(fits, false_positive=rates), fmt, output)
     stderr.print(f"{fits.height:,} long-running jobs fitted -> analysis.job_sinusoids")
@@ -70,6 +74,8 @@ def report_periodicity(
 def report_volatility(
     lake: LakeOption = None,
     plots: PlotsOption = None,
+    memory_limit: MemoryLimitOption = None,
+    threads: ThreadsOption = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
@@ -91,13 +97,13 @@ def report_volatility(
     """
     from lakehouse.models.volatility import write_volatility
 
-    target = Lake(lake)
+    target = Lake(lake, memory_limit, threads)
     with target.writer(), stderr.status("measuring volatility over the usage windows..."):
         result = write_volatility(target)
-    if result.tasks.is_empty():
+    if not result.tasks:
         raise TooLittleDataError("no usage windows of mu1s-measured jobs in the lake (ingest task_usage first)")
     emit(result.summary, fmt, output)
-    stderr.print(f"{result.tasks.height:,} tasks of measured jobs -> analysis.task_volatility")
+    stderr.print(f"{result.tasks:,} tasks of measured jobs -> analysis.task_volatility")
     if plots is not None:
         from lakehouse.models.volatility_plots import plot_volatility
 

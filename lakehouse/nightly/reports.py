@@ -148,9 +148,9 @@ def volatility_section(section: Section, lake: Lake, logs: Sequence[str], config
 
     with lake.writer():
         result = write_volatility(lake)
-    if result.tasks.is_empty():
+    if not result.tasks:
         raise TooLittleDataError("no usage windows of mu1s-measured jobs in the lake")
-    section.tables.append((f"{result.tasks.height:,} tasks of measured jobs", result.summary))
+    section.tables.append((f"{result.tasks:,} tasks of measured jobs", result.summary))
     section.figures += plot_volatility(result, figures)
 
 
