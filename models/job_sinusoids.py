@@ -9,13 +9,15 @@ W(t) = C + rho sin(2 pi t / 1 day + phi) per task.
 
 from __future__ import annotations
 
+import itertools
 import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 from threadpoolctl import threadpool_limits
 
 from lakehouse.catalog import named_query
@@ -27,6 +29,8 @@ from lakehouse.models.spectral import ALPHA, PERIODS, false_positive_rates, fit_
 
 TRACE_START_S = 600  # the trace clock's 600 s is the trace start (ClusterData2011_2.md)
 MIN_WINDOWS = 288  # one day of 5-minute windows: less cannot separate a daily cycle from a trend
+STREAM_ROWS = 1 << 18  # demand rows fetched from DuckDB at a time
+OVERLAID_JOBS = 3
 
 
 @dataclass(frozen=True)
@@ -37,37 +41,57 @@ class DemandSeries:
     per_task: np.ndarray  # CPU demand per reporting task
 
 
-def demand_series(lake: Lake) -> Iterator[DemandSeries]:
-    """The long-running jobs' demand series with at least MIN_WINDOWS windows."""
-    # The job ids as a literal list: DuckDB pushes a constant IN filter into the Parquet scan, below
-    # the aggregation of the demand view, where a join with the long-running tasks would come after it.
-    long_running = lake.query(named_query("long_running_jobs"))
-    wanted = set(long_running["job_id"].to_list())
+def demand_series(lake: Lake, jobs: Collection[int] | None = None) -> Iterator[DemandSeries]:
+    """The long-running jobs' demand series with at least MIN_WINDOWS windows (of `jobs` only, if given),
+    in job order, streamed from DuckDB: one job's series is in memory at a time."""
+    tasks = dict(lake.rows(named_query("long_running_jobs")))
+    wanted = sorted(int(j) for j in tasks if jobs is None or j in jobs)
     if not wanted:
         return
-    demand = lake.query(
+    # The job ids as a literal list: DuckDB pushes a constant IN filter into the Parquet scan, below
+    # the aggregation of the demand view, where a join with the long-running tasks would come after it.
+    query = (
         "SELECT job_id, bucket_s, cpu_rate / tasks AS per_task FROM google.job_demand_5min "
-        f"WHERE job_id IN ({', '.join(str(int(j)) for j in sorted(wanted))})"
+        f"WHERE job_id IN ({', '.join(map(str, wanted))}) ORDER BY job_id, bucket_s"
     )
-    # Split by Polars, then each job put in time order by numpy: measured faster than one sort by (job,
-    # bucket) in Polars or an ORDER BY in the query (and 2x a Polars sort per job).
-    tasks = dict(long_running.iter_rows())
-    for series in sorted(demand.partition_by("job_id"), key=lambda part: part["job_id"][0]):
-        if series.height >= MIN_WINDOWS:
-            job_id = int(series["job_id"][0])
-            buckets = series["bucket_s"].to_numpy()
-            order = np.argsort(buckets)
-            t = buckets[order].astype(float) - TRACE_START_S
-            yield DemandSeries(job_id, int(tasks[job_id]), t, series["per_task"].to_numpy()[order])
+    with lake.connect() as con, lake.query_errors():
+        carry: pa.Table | None = None  # the rows of the last job seen, which the next batch may continue
+        for batch in con.execute(query).to_arrow_reader(STREAM_ROWS):
+            rows = pa.Table.from_batches([batch]) if carry is None else pa.concat_tables([carry, pa.table(batch)])
+            ids = rows.column("job_id").to_numpy()
+            last = int(np.searchsorted(ids, ids[-1]))  # rows are in job order
+            yield from _by_job(rows.slice(0, last), tasks)
+            carry = rows.slice(last)
+        if carry is not None:
+            yield from _by_job(carry, tasks)
 
 
-def fit_long_running_jobs(lake: Lake, series: list[DemandSeries] | None = None) -> pl.DataFrame:
+def _by_job(rows: pa.Table, tasks: dict[int, int]) -> Iterator[DemandSeries]:
+    """The series of the whole jobs in `rows` (in job, then time order) with at least MIN_WINDOWS windows."""
+    ids = rows.column("job_id").to_numpy()
+    if not ids.size:
+        return
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    buckets, per_task = rows.column("bucket_s").to_numpy(), rows.column("per_task").to_numpy()
+    for start, end in zip(starts, [*starts[1:], ids.size], strict=True):
+        if end - start >= MIN_WINDOWS:
+            job_id = int(ids[start])
+            t = buckets[start:end].astype(float) - TRACE_START_S
+            yield DemandSeries(job_id, int(tasks[job_id]), t, per_task[start:end])
+
+
+def fit_long_running_jobs(lake: Lake, series: Iterable[DemandSeries] | None = None) -> pl.DataFrame:
     """One row per long-running job with at least a day of demand windows.  BLAS is kept to one
     thread: on these small matrices its threads only add overhead (~30 % of a fit's time); the jobs are
-    fitted by one thread per core instead (numpy releases the GIL in its loops: ~1.3x on two cores)."""
+    fitted by one thread per core instead (numpy releases the GIL in its loops: ~1.3x on two cores),
+    a few at a time, as they stream in."""
     jobs = demand_series(lake) if series is None else series
-    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(os.cpu_count()) as pool:
-        rows = list(pool.map(_fit_row, jobs))
+    rows: list[dict[str, object]] = []
+    workers = os.cpu_count() or 1
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+        iterator = iter(jobs)
+        while chunk := list(itertools.islice(iterator, 8 * workers)):
+            rows += pool.map(_fit_row, chunk)
     return pl.DataFrame(rows, schema=pl.Schema(JOB_SINUSOIDS_SCHEMA))
 
 
@@ -89,7 +113,7 @@ def _fit_row(one: DemandSeries) -> dict[str, object]:
     return row
 
 
-def write_job_sinusoids(lake: Lake, series: list[DemandSeries] | None = None) -> pl.DataFrame:
+def write_job_sinusoids(lake: Lake, series: Iterable[DemandSeries] | None = None) -> pl.DataFrame:
     """Fit and store the result where analysis.job_sinusoids reads it."""
     fits = fit_long_running_jobs(lake, series)
     store(lake, "analysis_job_sinusoids", fits, JOB_SINUSOIDS_SCHEMA)
@@ -99,20 +123,35 @@ def write_job_sinusoids(lake: Lake, series: list[DemandSeries] | None = None) ->
 @dataclass(frozen=True)
 class Periodicity:
     fits: pl.DataFrame  # as stored in analysis.job_sinusoids
-    series: list[DemandSeries]  # what was fitted (the plots overlay it)
+    series: list[DemandSeries]  # the series of the jobs the plots overlay with their fits (`overlaid_jobs`)
     false_positive: dict[str, float] | None  # the test's level measured on pure noise, per component
 
 
-def periodicity(lake: Lake, noise_trials: int = 200) -> Periodicity:
+def periodicity(lake: Lake, noise_trials: int = 200, overlays: bool = True) -> Periodicity:
     """What `lakehouse report periodicity` computes: every long-running job fitted and stored, and the
-    false-positive rate of the test on `noise_trials` pure-noise series with the jobs' own gaps."""
+    false-positive rate of the test on `noise_trials` pure-noise series with the jobs' own gaps (those
+    of the first `noise_trials` jobs, in turn).  With `overlays`, the series of the jobs the plots draw."""
+    grids: list[np.ndarray] = []
+
+    def keeping_grids(series: Iterator[DemandSeries]) -> Iterator[DemandSeries]:
+        for one in series:
+            if len(grids) < noise_trials:
+                grids.append(one.t)
+            yield one
+
     with lake.writer():
-        series = list(demand_series(lake))
-        fits = write_job_sinusoids(lake, series)
+        fits = write_job_sinusoids(lake, keeping_grids(demand_series(lake)))
     if fits.is_empty():
         raise TooLittleDataError(f"nothing to fit: {_what_the_trace_covers(lake)}")
-    rates = false_positive_rates([s.t for s in series], noise_trials) if noise_trials > 0 and series else None
-    return Periodicity(fits, series, rates)
+    rates = false_positive_rates(grids, noise_trials) if noise_trials > 0 and grids else None
+    shown = list(demand_series(lake, overlaid_jobs(fits))) if overlays else []
+    return Periodicity(fits, shown, rates)
+
+
+def overlaid_jobs(fits: pl.DataFrame) -> list[int]:
+    """The jobs the plots overlay with their fits: the largest, the median and the smallest daily ratio."""
+    by_ratio = fits.sort("daily_ratio", descending=True)["job_id"].to_list()
+    return list(dict.fromkeys([by_ratio[0], by_ratio[len(by_ratio) // 2], by_ratio[-1]]))[:OVERLAID_JOBS]
 
 
 def _what_the_trace_covers(lake: Lake) -> str:

@@ -8,14 +8,13 @@ import numpy as np
 import polars as pl
 
 from lakehouse.models.figures import pyplot, save
-from lakehouse.models.job_sinusoids import DemandSeries
+from lakehouse.models.job_sinusoids import DemandSeries, overlaid_jobs
 from lakehouse.models.spectral import ALPHA, DAY_S, PERIODS, peak_time_s
-
-OVERLAID_JOBS = 3
 
 
 def plot_periodicity(fits: pl.DataFrame, series: list[DemandSeries], folder: Path) -> list[Path]:
-    """Write the three PNGs into `folder`; returns their paths."""
+    """Write the three PNGs into `folder`; returns their paths.  `series` holds at least the demand of
+    the overlaid jobs (`job_sinusoids.overlaid_jobs`)."""
     return [
         _ratio_boxplots(fits, folder / "periodicity_ratios.png"),
         _daily_phases(fits, folder / "periodicity_daily_phases.png"),
@@ -52,8 +51,7 @@ def _daily_phases(fits: pl.DataFrame, path: Path) -> Path:
 def _overlays(fits: pl.DataFrame, series: list[DemandSeries], path: Path) -> Path:
     """The jobs with the largest, the median and the smallest daily ratio: data and fitted cycles."""
     plt = pyplot()
-    by_ratio = fits.sort("daily_ratio", descending=True)["job_id"].to_list()
-    picked = list(dict.fromkeys([by_ratio[0], by_ratio[len(by_ratio) // 2], by_ratio[-1]]))[:OVERLAID_JOBS]
+    picked = overlaid_jobs(fits)
     found = {s.job_id: s for s in series if s.job_id in picked}
     fig, axes = plt.subplots(len(picked), 1, figsize=(9, 2.4 * max(len(picked), 1)), squeeze=False)
     for ax, job in zip(axes[:, 0], picked, strict=True):
