@@ -237,3 +237,58 @@ def test_the_generator_is_calibrated_on_the_real_sample(google_lake, tmp_path):
             assert abs(got - want) <= RELATIVE[name] * want, (name, want, got)
         else:
             assert abs(got - want) <= (0.15 if name.startswith("windows") else 0.08), (name, want, got)
+
+
+@pytest.mark.slow
+def test_the_whole_trace_generator_is_calibrated_on_the_real_sample(google_lake):
+    # The constants of lakehouse.synth.google_shape, measured again on the real files: the whole
+    # job_events table and the first 11 task_events parts.
+    from lakehouse.synth import google_shape as shape
+
+    real, _, _ = google_lake
+    at_start = (
+        "(SELECT job_id, count(*) AS n, NOT bool_or(j.ended) AS never_ends FROM "
+        "(SELECT DISTINCT job_id, task_index FROM google.task_events WHERE before_trace) "
+        "JOIN (SELECT job_id, bool_or(event IN ('FINISH', 'FAIL', 'KILL', 'LOST')) AS ended FROM google.job_events "
+        "GROUP BY job_id) AS j USING (job_id) GROUP BY job_id)"
+    )
+    rows = real.rows(
+        f"SELECT never_ends, count(*), avg(n), avg((n = 1)::INT), median(n) FILTER (n > 1) FROM {at_start} GROUP BY 1"
+    )
+    found = {never_ends: rest for never_ends, *rest in rows}
+    for never_ends, jobs, model in (
+        (True, shape.LONG_RUNNING_JOBS, shape.LONG_RUNNING_TASKS),
+        (False, shape.ENDING_EARLY_JOBS, shape.ENDING_EARLY_TASKS),
+    ):
+        count, mean, single, median = found[never_ends]
+        assert count == jobs
+        assert mean == pytest.approx(model.mean, abs=0.01)
+        assert single == pytest.approx(model.single, abs=0.001)
+        assert median == model.median
+    # Jobs submitted in the first 11 parts (55,700 s; before 40,000 s, so that their tasks are seen).
+    submitted = (
+        "(SELECT job_id, count(DISTINCT task_index) AS n FROM google.task_events GROUP BY job_id "
+        "HAVING min(time) > 0 AND min(time) < 40e9)"
+    )
+    single, median = real.rows(f"SELECT avg((n = 1)::INT), median(n) FILTER (n > 1) FROM {submitted}")[0]
+    assert single == pytest.approx(shape.BATCH_TASKS.single, abs=0.005)
+    assert median == shape.BATCH_TASKS.median
+    ends = real.rows(
+        "SELECT quantile_cont(end_s / 86400, $1) FROM (SELECT max(time_s) FILTER "
+        "(event IN ('FINISH', 'FAIL', 'KILL', 'LOST')) AS end_s, bool_or(before_trace) AS at_start "
+        "FROM google.job_events GROUP BY job_id) WHERE at_start AND end_s IS NOT NULL",
+        [list(shape.EARLY_END_PROBABILITIES[1:-1])],
+    )[0][0]
+    assert ends == pytest.approx(shape.EARLY_END_DAYS[1:-1], abs=0.002)
+    classes = real.rows(
+        "SELECT scheduling_class, count(*) / sum(count(*)) OVER () FROM (SELECT job_id, arg_max(scheduling_class, "
+        "time) AS scheduling_class FROM google.job_events GROUP BY job_id) GROUP BY 1 ORDER BY 1"
+    )
+    assert [share for _, share in classes] == pytest.approx(shape.JOB_CLASS_SHARES, abs=0.001)
+    seconds = real.rows(
+        "SELECT median(end_us - schedule_us) / 1e6 FROM (SELECT min(time) FILTER (event = 'SCHEDULE') AS "
+        "schedule_us, max(time) FILTER (event IN ('EVICT', 'FAIL', 'FINISH', 'KILL', 'LOST')) AS end_us "
+        "FROM google.task_events GROUP BY job_id, task_index) WHERE schedule_us > 0"
+    )[0][0]
+    assert seconds == pytest.approx(shape.TASK_SECONDS_MEDIAN, rel=0.001)
+    assert real.rows("SELECT count(DISTINCT machine_id) FROM google.machine_events")[0][0] == shape.MACHINES

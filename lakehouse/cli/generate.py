@@ -45,3 +45,38 @@ def generate_google(
         f"{summary['jobs']:,} jobs, {summary['tasks']:,} tasks, {summary['usage_rows']:,} usage rows -> {out}/trace "
         f"(truth in {out}/truth)"
     )
+
+
+@generate_app.command("google-lake")
+@clear_errors
+def generate_google_lake(
+    lake: Annotated[Path, typer.Argument(help="A new lake folder to write the generated trace into.")],
+    scale: Annotated[
+        float, typer.Option(help="Share of the whole trace: 1 is 672,074 jobs and 1.23 G usage rows (0.0001-0.5).")
+    ] = 0.01,
+    seed: Annotated[int, typer.Option(help="Random seed (same seed and scale, same trace).")] = 0,
+) -> None:
+    """Generate a lake with the shape of the whole Google trace, scaled down, straight to Parquet.
+
+    Jobs, tasks, usage rows, task events and machines are the published totals of clusterdata-2011-2
+    times --scale, over the trace's 29 days, in parts of 2.5 M usage rows as published; the long-running
+    services, tasks per job, task durations and sampled jobs follow the real trace (docs/full-trace.md).
+    For measuring what the reports need on this machine before ingesting the real trace. Generating
+    takes about 25 minutes and 22 GB of memory per unit of scale, hence at most 0.5.
+
+    Example: `lakehouse generate google-lake shape --scale 0.05 && lakehouse report volatility --lake shape
+    --memory-limit 3GB`
+    """
+    from lakehouse.lake import Lake
+    from lakehouse.synth.google_shape import Shape, generate_shape_lake
+
+    if not 0.0001 <= scale <= 0.5:
+        raise SettingsError(f"--scale must be from 0.0001 to 0.5, got {scale:g}")
+    if Lake(lake).exists():
+        raise SettingsError(f"{lake} holds a lake already: generate into a new folder")
+    with stderr.status(f"generating a trace at scale {scale:g}...") as status:
+        counts = generate_shape_lake(lake, Shape(scale, seed), on_part=lambda text: status.update(text))
+    stderr.print(
+        f"{counts['jobs']:,} jobs, {counts['tasks']:,} tasks, {counts['usage_rows']:,} usage rows "
+        f"({counts['measured_usage_rows']:,} of measured jobs), {counts['task_events']:,} task events -> {lake}"
+    )

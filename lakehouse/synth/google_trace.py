@@ -30,13 +30,12 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import polars as pl
 from isal import igzip
 
-from lakehouse.catalog import sql_literal
 from lakehouse.ingest.google_format import tables
+from lakehouse.synth.lake_parts import LakeParts
 
 US = 1_000_000
 WINDOW_US = 300 * US
@@ -97,10 +96,6 @@ def _classes(rng: np.random.Generator, n: int) -> np.ndarray:
     return rng.choice(4, size=n, p=[0.69, 0.15, 0.10, 0.06])
 
 
-def _fmt(value: float) -> str:
-    return "" if value is None or (isinstance(value, float) and np.isnan(value)) else f"{value:.6g}"
-
-
 @dataclass
 class Trace:
     """A generated trace in memory: the small tables whole, task_usage in its six informative columns
@@ -126,45 +121,16 @@ def generate(out: Path, settings: Settings = Settings()) -> dict[str, object]:
 
 
 def generate_lake(root: Path, settings: Settings = Settings()) -> dict[str, object]:
-    """The same trace written straight into a lake's Parquet datasets, as `lakehouse ingest google`
-    would leave them, with its truth in `root/truth`.  For benchmarks of the analyses at scales where
-    writing and re-reading gzip CSV would dominate (the ingest has its own benchmark).  The manifest
-    records each part as generated (without a content hash: do not ingest into this lake afterwards),
-    so that the views, which read the files the manifest names, read them."""
-    from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
-    from lakehouse.lake import Lake
-
+    """The same trace written straight into a lake's Parquet datasets (`lake_parts`), with its truth in
+    `root/truth`."""
     trace = build(settings)
-    con = duckdb.connect()  # written as the ingest writes, so the lake reads as an ingested one
-    con.execute("SET enable_progress_bar = false")
+    writer = LakeParts(root)
     frames = [(table, frame, "time") for table, frame in trace.tables.items()]
-    written: list[tuple[str, str, int]] = []
     for table, frame, time_column in [*frames, ("task_usage", trace.usage, "start_time")]:
-        dataset = DATASETS[f"google_{table}"]
         parts = 1 if table == "machine_events" else settings.parts
         for part, chunk in _time_parts(frame, time_column, parts, trace.end_us):
-            name = f"part-{part:05d}-of-{parts:05d}"
-            rows = (_usage_columns(chunk) if table == "task_usage" else chunk).with_columns(part=pl.lit(name))
-            target = dataset.file(root, name)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            con.register("part_rows", rows.to_arrow().cast(dataset.schema))
-            con.execute(f"COPY part_rows TO {sql_literal(str(target))} ({PARQUET_OPTIONS})")
-            con.unregister("part_rows")
-            written.append((table, name, rows.height))
-    with Lake(root).writer(create=True) as writer:
-        for table, name, rows in written:
-            writer.record(
-                dataset=f"google.{table}",
-                name=name,
-                source="generated (lakehouse.synth.google_trace.generate_lake)",
-                size=None,
-                content_hash=None,
-                rows_in=rows,
-                rows_out=rows,
-                rows_quarantined=0,
-                status="ok",
-                message=None,
-            )
+            writer.write(table, part, parts, (_usage_columns(chunk) if table == "task_usage" else chunk).to_arrow())
+    writer.commit()
     return _write_truth(root / "truth", trace, settings)
 
 
@@ -357,6 +323,13 @@ def _usage_columns(compact: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+def _four_digits(values: np.ndarray) -> np.ndarray:
+    """Positive values to four significant digits, as the trace prints its measurements (0.001562):
+    m / 10^k with an integer m is the double nearest the decimal, which prints back as written."""
+    k = 3 - np.floor(np.log10(values)).astype(np.int64)
+    return np.round(values * 10.0**k) / 10.0**k
+
+
 def write_usage_part(path: Path, part: int, rows: int, level: int = 1) -> int:
     """One bulk task_usage part for benchmarks (`part` seeds it and places it in time): `rows` rows in
     the trace's format with plausible values, no planted truth.  Returns the uncompressed bytes.
@@ -374,9 +347,9 @@ def write_usage_part(path: Path, part: int, rows: int, level: int = 1) -> int:
         "machine_id": rng.integers(1, 12_500, rows) * 1000 + 7,
     }
     for name in names[5:18]:
-        frame[name] = np.round(rng.gamma(1.5, 0.02, rows), 6)
+        frame[name] = _four_digits(rng.gamma(1.5, 0.02, rows))
     frame["aggregation_type"] = rng.integers(0, 2, rows)
-    frame["sampled_cpu_usage"] = np.where(rng.random(rows) < 0.7, 0.0, np.round(rng.gamma(1.5, 0.02, rows), 6))
+    frame["sampled_cpu_usage"] = np.where(rng.random(rows) < 0.7, 0.0, _four_digits(rng.gamma(1.5, 0.02, rows)))
     buffer = io.BytesIO()
     pl.DataFrame(frame).select(names).write_csv(buffer, include_header=False)
     data = buffer.getvalue()
