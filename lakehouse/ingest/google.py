@@ -208,15 +208,19 @@ def _text_buffer() -> mmap.mmap:
     return _worker.text
 
 
-def write_part(lake: Lake, part: TracePart, fast: bool = True) -> Outcome:
+def write_part(
+    lake: Lake, part: TracePart, fast: bool = True, share: float = 1.0, parse_threads: bool = False
+) -> Outcome:
     """Read one part, write its rows and its rejected lines aside; the outcome lists the renames that
     commit them (`commit_outputs`, done by the pipeline before it records the part).
 
     The fast path parses the part with Arrow, strictly, and writes it with pyarrow; any line it does not
     take as is (wrong column count, a value that does not parse, blank lines) sends the whole part
     to DuckDB's reader instead, which quarantines the bad lines with their reasons.  Measured on
-    generated task_usage parts (`make bench`): about 1.5x the throughput of DuckDB's own COPY, with
-    Parquet files ~1.4x larger than its zstd ones (dictionaries only for identifiers, see _write_arrow).
+    generated task_usage parts (`make bench`): about 1.5x the throughput of DuckDB's own COPY; Parquet
+    about the size of its zstd output on the real trace (`dictionary_columns`).
+    `share`: the part of the lake's memory budget DuckDB's path may take (one of several workers);
+    `parse_threads`: parse the CSV on Arrow's threads (a part that has the machine to itself).
     """
     text = _text_buffer() if fast else None
     size, lines = decompress(part.path, text)
@@ -225,14 +229,15 @@ def write_part(lake: Lake, part: TracePart, fast: bool = True) -> Outcome:
     quarantine = DATASETS["google_quarantine"].file(lake.root, quarantine_stem)
     tmp_out, tmp_quarantine = out.with_name(f".{out.name}.tmp"), quarantine.with_name(f".{quarantine.name}.tmp")
     try:
-        table = _parse_strictly(pa.py_buffer(text)[:size], part) if lines is None and size else None
+        table = _parse_strictly(pa.py_buffer(text)[:size], part, parse_threads) if lines is None and size else None
         if table is not None:
             rows, quarantined, backwards = _write_arrow(table, tmp_out, tmp_quarantine, part)
         else:
             del table
             if lines is None:
                 lines = _newlines(text, size) + (size > 0 and text[size - 1] != ord("\n"))
-            rows, quarantined, backwards = _write_duckdb(part, lines, tmp_out, tmp_quarantine)
+            with lake.scratch("google", share, threads=1) as con:
+                rows, quarantined, backwards = _write_duckdb(con, part, lines, tmp_out, tmp_quarantine)
     except BaseException:
         tmp_out.unlink(missing_ok=True)
         tmp_quarantine.unlink(missing_ok=True)
@@ -263,7 +268,7 @@ def _table_pool() -> pa.MemoryPool:
     return pool
 
 
-def _parse_strictly(text: pa.Buffer, part: TracePart) -> pa.Table | None:
+def _parse_strictly(text: pa.Buffer, part: TracePart, threads: bool = False) -> pa.Table | None:
     """The part as an Arrow table typed by the schema, or None if any line is not clean.  A blank line
     reads as a row of NULLs (ignore_empty_lines=False), and any NULL in the first column (a time, never
     empty in the trace) sends the part to DuckDB's path, which counts its lines against its rows."""
@@ -271,8 +276,9 @@ def _parse_strictly(text: pa.Buffer, part: TracePart) -> pa.Table | None:
     try:
         table = pa_csv.read_csv(
             pa.BufferReader(text),
-            # One thread per part: the other worker keeps the second core busy (measured faster).
-            read_options=pa_csv.ReadOptions(column_names=schema.names[:-1], use_threads=False),
+            # One thread per part while the other workers keep the other cores busy (measured faster than
+            # Arrow's threads then); the parts at the end of an ingest, alone, take all of them.
+            read_options=pa_csv.ReadOptions(column_names=schema.names[:-1], use_threads=threads),
             memory_pool=_table_pool(),
             # The trace never quotes (its strings are base64 hashes): a quote is data, so a quoted newline
             # splits its line in two, each rejected for its column count, as DuckDB's path does.
@@ -291,19 +297,21 @@ def _parse_strictly(text: pa.Buffer, part: TracePart) -> pa.Table | None:
     return table.append_column("part", pa.repeat(pa.scalar(part.part, pa.string()), table.num_rows))
 
 
+def dictionary_columns(table: pa.Table) -> list[str]:
+    """Every column but the times gets a dictionary: identifiers (ids, indexes, hashes, codes) have few
+    distinct values, and so have the measurements, which the trace prints to four significant digits.
+    Measured on the real sample's parts, this writes about DuckDB's own zstd output (0.96-1.10x; byte-
+    stream-split floats, tried before, wrote 1.3-2.1x).  The times are nearly all distinct."""
+    return [name for name in table.column_names if not name.endswith("time")]
+
+
 def _write_arrow(table: pa.Table, tmp_out: Path, tmp_quarantine: Path, part: TracePart) -> tuple[int, int, int]:
-    floats = [f.name for f in table.schema if pa.types.is_floating(f.type)]
-    # Dictionaries for the identifiers (ids, indexes, hashes, codes: few distinct values, grouped on
-    # by every per-task view), none for times and measurements, where building them cost as much as
-    # parsing the part; floats' bytes regrouped instead, so zstd finds their common exponents.
-    keys = [f.name for f in table.schema if f.name not in floats and not f.name.endswith("time")]
     pq.write_table(
         table,
         tmp_out,
         compression="zstd",
         row_group_size=PARQUET_ROW_GROUP,
-        use_dictionary=keys,
-        use_byte_stream_split=floats,
+        use_dictionary=dictionary_columns(table),
     )
     pq.write_table(QUARANTINE_SCHEMA.empty_table(), tmp_quarantine)
     times = table.column(TIME_COLUMN[part.table]).to_numpy(zero_copy_only=False)
@@ -311,47 +319,45 @@ def _write_arrow(table: pa.Table, tmp_out: Path, tmp_quarantine: Path, part: Tra
     return table.num_rows, 0, backwards
 
 
-def _write_duckdb(part: TracePart, lines: int, tmp_out: Path, tmp_quarantine: Path) -> tuple[int, int, int]:
+def _write_duckdb(
+    con: duckdb.DuckDBPyConnection, part: TracePart, lines: int, tmp_out: Path, tmp_quarantine: Path
+) -> tuple[int, int, int]:
+    """DuckDB's path of `write_part`."""
     columns = tables()[part.table]
     spec = "{" + ", ".join(f"{sql_literal(c.name)}: {sql_literal(c.duckdb_type)}" for c in columns) + "}"
-    con = duckdb.connect(config={"threads": 1})
-    con.execute("SET enable_progress_bar = false")
     try:
-        try:
-            con.execute(
-                f"COPY (SELECT *, {sql_literal(part.part)} AS part FROM read_csv({sql_literal(str(part.path))}, "
-                f"columns = {spec}, header = false, delim = ',', quote = '', escape = '', "
-                f"auto_detect = false, compression = 'gzip', store_rejects = true, "
-                f"rejects_scan = 'scan', rejects_table = 'rejects')) "
-                f"TO {sql_literal(str(tmp_out))} ({PARQUET_OPTIONS})"
-            )
-        except duckdb.Error as exc:
-            raise BrokenFileError(str(part.path), _first_line(exc)) from None
-        empty_lines = _drop_empty_records(con, part, tmp_out, [c.name for c in columns])
-        rows = con.execute(f"SELECT count(*) FROM read_parquet({sql_literal(str(tmp_out))})").fetchone()[0]
-        # DuckDB reports one reject per problem (a short line: one per missing column): one row per line.
         con.execute(
-            f"COPY (SELECT {sql_literal(part.table)} AS table_name, {sql_literal(part.part)} AS part, "
-            f"{sql_literal(str(part.path))} AS source, line, raw, reason FROM ("
-            "SELECT line::BIGINT AS line, any_value(csv_line) AS raw, "
-            "string_agg(DISTINCT error_message, '; ') AS reason FROM rejects GROUP BY line "
-            f"UNION ALL SELECT line, raw, {sql_literal(EMPTY_RECORD)} FROM empty_lines) ORDER BY line) "
-            f"TO {sql_literal(str(tmp_quarantine))} (FORMAT parquet)"
+            f"COPY (SELECT *, {sql_literal(part.part)} AS part FROM read_csv({sql_literal(str(part.path))}, "
+            f"columns = {spec}, header = false, delim = ',', quote = '', escape = '', "
+            f"auto_detect = false, compression = 'gzip', store_rejects = true, "
+            f"rejects_scan = 'scan', rejects_table = 'rejects')) "
+            f"TO {sql_literal(str(tmp_out))} ({PARQUET_OPTIONS})"
         )
-        quarantined = con.execute("SELECT count(DISTINCT line) FROM rejects").fetchone()[0] + empty_lines.num_rows
-        if rows + quarantined == 0:
-            raise BrokenFileError(str(part.path), "empty part (no lines)")
-        if rows + quarantined != lines:
-            raise BrokenFileError(
-                str(part.path), f"{lines} lines but {rows} rows and {quarantined} rejected lines (blank lines?)"
-            )
-        time_column = TIME_COLUMN[part.table]
-        backwards = con.execute(
-            f"SELECT count(*) FROM (SELECT {time_column} < lag({time_column}) OVER () AS back "
-            f"FROM read_parquet({sql_literal(str(tmp_out))})) WHERE back"
-        ).fetchone()[0]
-    finally:
-        con.close()
+    except duckdb.Error as exc:
+        raise BrokenFileError(str(part.path), _first_line(exc)) from None
+    empty_lines = _drop_empty_records(con, part, tmp_out, [c.name for c in columns])
+    rows = con.execute(f"SELECT count(*) FROM read_parquet({sql_literal(str(tmp_out))})").fetchone()[0]
+    # DuckDB reports one reject per problem (a short line: one per missing column): one row per line.
+    con.execute(
+        f"COPY (SELECT {sql_literal(part.table)} AS table_name, {sql_literal(part.part)} AS part, "
+        f"{sql_literal(str(part.path))} AS source, line, raw, reason FROM ("
+        "SELECT line::BIGINT AS line, any_value(csv_line) AS raw, "
+        "string_agg(DISTINCT error_message, '; ') AS reason FROM rejects GROUP BY line "
+        f"UNION ALL SELECT line, raw, {sql_literal(EMPTY_RECORD)} FROM empty_lines) ORDER BY line) "
+        f"TO {sql_literal(str(tmp_quarantine))} (FORMAT parquet)"
+    )
+    quarantined = con.execute("SELECT count(DISTINCT line) FROM rejects").fetchone()[0] + empty_lines.num_rows
+    if rows + quarantined == 0:
+        raise BrokenFileError(str(part.path), "empty part (no lines)")
+    if rows + quarantined != lines:
+        raise BrokenFileError(
+            str(part.path), f"{lines} lines but {rows} rows and {quarantined} rejected lines (blank lines?)"
+        )
+    time_column = TIME_COLUMN[part.table]
+    backwards = con.execute(
+        f"SELECT count(*) FROM (SELECT {time_column} < lag({time_column}) OVER () AS back "
+        f"FROM read_parquet({sql_literal(str(tmp_out))})) WHERE back"
+    ).fetchone()[0]
     return rows, quarantined, backwards
 
 
@@ -390,8 +396,11 @@ def _first_line(exc: Exception) -> str:
 class TraceSource:
     """How the pipeline reads Google trace parts: hashed while streamed, parsed from a fresh read."""
 
-    def __init__(self, lake: Lake):
+    def __init__(self, lake: Lake, workers: int = 1):
         self.lake = lake
+        self.workers = workers
+        self._busy = 0  # parts being processed now
+        self._busy_lock = threading.Lock()
         # Each part's content, by table: committed ones from the manifest, then those of this ingest.
         self.seen: dict[tuple[str, str], str] = {}
         if lake.exists():
@@ -414,7 +423,15 @@ class TraceSource:
         return DATASETS[task.dataset.replace(".", "_")].file(self.lake.root, task.name).exists()
 
     def process(self, task: Task) -> Outcome:
-        return write_part(self.lake, TracePart(task.dataset.removeprefix("google."), task.path))
+        part = TracePart(task.dataset.removeprefix("google."), task.path)
+        with self._busy_lock:
+            self._busy += 1
+            alone = self._busy < (os.cpu_count() or 1)  # fewer parts than cores at work: the ingest's end
+        try:
+            return write_part(self.lake, part, share=1 / self.workers, parse_threads=alone)
+        finally:
+            with self._busy_lock:
+                self._busy -= 1
 
     def failed(self, task: Task, outcome: Outcome) -> None:
         pass
@@ -435,7 +452,8 @@ def ingest_google(
 
     Parts are read by `workers` threads, by default one more than the cores: each part's work has
     single-threaded stretches (reading, the GIL between library calls) another part can fill
-    (measured 5-8 % faster than one per core on two cores)."""
+    (measured 5-8 % faster than one per core on two cores).  A part that starts while fewer parts than
+    cores are at work (the end of an ingest) is parsed on all of them."""
     workers = workers or (os.cpu_count() or 1) + 1
     parts, problems, warnings = discover_trace(root)
     tasks = [*problems, *(Task(f"google.{part.table}", part.part, part.path) for part in parts)]
@@ -447,7 +465,7 @@ def ingest_google(
         if on_part is not None:
             on_part(PartResult.of(task, outcome), outcome.size)
 
-    outcomes = ingest_files(lake, tasks, TraceSource(lake), force=force, workers=workers, on_done=done)
+    outcomes = ingest_files(lake, tasks, TraceSource(lake, workers), force=force, workers=workers, on_done=done)
     return [PartResult.of(task, outcome) for task, outcome in outcomes], warnings
 
 
