@@ -4,13 +4,12 @@ Simulator: EASY-FCFS replays (canonical semantics, requested times) of five logs
 filter, CEA-Curie at 80 640 processors as in the published runs.  Engine time is the compiled call
 alone, best of 3, in a child process that holds only numpy and the engine, so its peak memory is the
 engine's.  Baseline: the in-repo Python EASY (`lakehouse.sim.reference`) on the same jobs.
-Targets: CEA-Curie <= 1 s and <= 300 MB; >= 100x the Python implementation on every log.  EASY++
-(AVE2, SJBF, incremental corrections) on the same jobs is timed too, without a target.
+Targets: CEA-Curie <= 1 s and <= 300 MB; the same starts as the Python implementation.  The speed-up
+over it is information (its former 100x target is retired).  EASY++ (AVE2, SJBF, incremental
+corrections) on the same jobs is timed too, without a target.
 
-Google ingest: >= 5 GB of uncompressed task_usage CSV ($LAKEHOUSE_BENCH_GOOGLE_GB) generated as gzip
-parts, then ingested; printed next to a bare DuckDB COPY (read_csv of the same files -> Parquet)
-measured in the same run.  Targets: >= 0.9x the bare throughput and >= 120 MB/s uncompressed, peak
-memory <= 4 GB; google.task_usage_stats over the result at >= 20 M usage rows/s.
+Google ingest: see `benchmarks.bench_google_ingest` (throughput on >= 5 GB, the whole command on
+~570 MB, Parquet size, memory in the number of parts).
 
 Packing: the synthetic campaign's full table (8 families x 10 seeds x both task orders) and MM with
 its guarded search on 22,600 tasks of 89 jobs into about 2,100 machines; target < 2 s.
@@ -19,11 +18,7 @@ Predictions: the full scenario table of `report predictions` for HPC2N (about 20
 memory and processors), best of 3 (the first run in a process warms DuckDB up), next to one windowed
 pass over the same targets; target < 10 s.
 
-Google reports: `report volatility` and `report periodicity` (with its 200 pure-noise fits) on a
-generated lake of >= 50 M usage rows (2,000 services over 29 days and batch jobs; written straight to
-Parquet, the CSV path being the ingest's benchmark), each as seconds per 10 M usage rows and as a
-multiple of one plain DuckDB pass over the same rows.  Target: both over the full trace (1.3 G rows)
-in < 15 minutes by linear extrapolation.
+The whole Google trace (both reports at its shape, four sizes): `benchmarks.bench_scale`.
 
 Campaigns and whole `simulate` commands: see `benchmarks.bench_campaign`; the research models (locality,
 the workload HMM): `benchmarks.bench_research`.
@@ -52,8 +47,10 @@ import duckdb
 import numpy as np
 
 from benchmarks.bench_campaign import bench_campaigns
+from benchmarks.bench_google_ingest import bench_google_ingest
 from benchmarks.bench_nightly import bench_nightly
 from benchmarks.bench_research import bench_research, one_log_lake
+from benchmarks.bench_scale import bench_scale
 from lakehouse.catalog import sql_literal
 from lakehouse.ingest.swf import discover, ingest_swf
 from lakehouse.lake import Lake
@@ -189,7 +186,7 @@ def bench_simulator(folder: Path) -> bool:
             same = np.array_equal(engine["start"], np.array(python_starts))
             speedup = python / engine["seconds"]
             jobs = len(workload.id)
-            checks = [speedup >= 100, same]
+            checks = [same]
             if log.startswith("CEA-Curie"):
                 checks += [engine["seconds"] <= 1.0, engine["peak_mb"] <= 300]
             ok &= all(checks)
@@ -200,101 +197,11 @@ def bench_simulator(folder: Path) -> bool:
                 f"-> {'PASS' if all(checks) else 'FAIL'}; EASY++ {plus_plus['seconds'] * 1e3:,.1f} ms"
             )
     print(
-        "  targets: CEA-Curie <= 1 s and <= 300 MB; >= 100x the Python implementation on every log "
-        "(EASY++ = AVE2 + SJBF + incremental corrections: no target, shown so that its cost stays in sight)"
+        "  targets: CEA-Curie <= 1 s and <= 300 MB; the same starts as the Python implementation (the speed-up "
+        "is information; EASY++ = AVE2 + SJBF + incremental corrections: no target, shown so that its cost "
+        "stays in sight)"
     )
     return ok
-
-
-def _usage_part(args: tuple[Path, int, int, int]) -> int:
-    from lakehouse.synth.google_trace import write_usage_part
-
-    folder, part, parts, rows = args
-    return write_usage_part(folder / f"part-{part:05d}-of-{parts:05d}.csv.gz", part, rows)
-
-
-def bench_google(gigabytes: float) -> bool:
-    from concurrent.futures import ProcessPoolExecutor
-
-    from lakehouse.ingest.google import ingest_google
-    from lakehouse.ingest.google_format import tables
-
-    rows_per_part = 1_000_000  # about 168 MB of CSV
-    parts = max(1, math.ceil(gigabytes * 1e9 / 168e6))
-    with tempfile.TemporaryDirectory() as tmp:
-        trace = Path(tmp) / "trace"
-        usage = trace / "task_usage"
-        usage.mkdir(parents=True)
-        started = time.perf_counter()
-        # spawn, not fork: a forked child inherits Polars' and DuckDB's thread pools half-locked.
-        with ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("spawn")) as pool:
-            raw_bytes = sum(pool.map(_usage_part, [(usage, p, parts, rows_per_part) for p in range(parts)]))
-        generated = time.perf_counter() - started
-        gz_bytes = sum(p.stat().st_size for p in usage.iterdir())
-        megabytes = raw_bytes / 1e6
-        print(
-            f"google ingest: {parts} task_usage parts, {megabytes:,.0f} MB CSV ({gz_bytes / 1e6:,.0f} MB gzip), "
-            f"{parts * rows_per_part:,} rows (generated in {generated:.0f} s)"
-        )
-        lake = Lake(Path(tmp) / "lake")
-        started = time.perf_counter()
-        results, _ = ingest_google(lake, trace)
-        ours = time.perf_counter() - started
-        # Measured before the baseline runs in this process (the generator ran in child processes).
-        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        columns = ", ".join(f"{sql_literal(c.name)}: {sql_literal(c.duckdb_type)}" for c in tables()["task_usage"])
-        bare, bare_mb = {}, {}  # the plain baseline (DuckDB's default Parquet settings) and DuckDB's zstd one
-        written = (lake.root / "parquet" / "google" / "task_usage").glob("*.parquet")
-        ours_mb = sum(f.stat().st_size for f in written) / 1e6
-        for name, options in (("default", "FORMAT parquet"), ("zstd", "FORMAT parquet, COMPRESSION zstd")):
-            con = duckdb.connect()
-            con.execute("SET enable_progress_bar = false")
-            started = time.perf_counter()
-            con.execute(
-                f"COPY (SELECT * FROM read_csv({sql_literal(str(usage / '*.csv.gz'))}, columns = {{{columns}}}, "
-                f"header = false, auto_detect = false)) TO {sql_literal(str(Path(tmp) / 'bare.parquet'))} "
-                f"({options})"
-            )
-            bare[name] = time.perf_counter() - started
-            bare_mb[name] = (Path(tmp) / "bare.parquet").stat().st_size / 1e6
-            con.close()
-            (Path(tmp) / "bare.parquet").unlink()
-        failed = [r for r in results if r.status != "ok"]
-        started = time.perf_counter()
-        tasks = lake.query("SELECT count(*) AS n FROM google.task_usage_stats")["n"][0]
-        stats = time.perf_counter() - started
-    rows = parts * rows_per_part
-    checks = {
-        ">= 0.9x bare DuckDB": bare["default"] / ours >= 0.9,
-        ">= 120 MB/s": megabytes / ours >= 120,
-        "peak <= 4 GB": peak_mb <= 4096,
-        "task_usage_stats >= 20 M rows/s": rows / stats >= 20e6,
-        "every part ok": not failed,
-    }
-    print(
-        f"  ingest {ours:.1f} s = {megabytes / ours:,.0f} MB/s (Parquet zstd); peak memory of the ingest "
-        f"{peak_mb:,.0f} MB\n  bare DuckDB, default Parquet (snappy): {bare['default']:.1f} s = "
-        f"{megabytes / bare['default']:,.0f} MB/s, ingest / bare = {bare['default'] / ours:.2f}; "
-        f"bare DuckDB, zstd: {bare['zstd']:.1f} s = {megabytes / bare['zstd']:,.0f} MB/s, "
-        f"ingest / bare = {bare['zstd'] / ours:.2f}\n  Parquet written: ours {ours_mb:,.0f} MB, bare default "
-        f"{bare_mb['default']:,.0f} MB, bare zstd {bare_mb['zstd']:,.0f} MB"
-    )
-    speed = rows / stats / 1e6
-    print(f"  google.task_usage_stats: {tasks:,} tasks from {rows:,} rows in {stats:.2f} s = {speed:.1f} M rows/s")
-    print("  " + "; ".join(f"{name}: {'PASS' if ok else 'FAIL'}" for name, ok in checks.items()))
-    return all(checks.values())
-
-
-REPORT_ROWS_TARGET_PER_10M_S = 15 * 60 / 130  # both reports over 1.3 G rows in < 15 minutes
-
-
-def _generate_report_lake(args: tuple[Path, int]) -> int:
-    from lakehouse.synth.google_trace import Settings, generate_lake
-
-    root, services = args
-    Lake(root).init()
-    settings = Settings(machines=500, days=29, seed=5, services=services, batch_jobs_per_hour=100, parts=20)
-    return int(generate_lake(root, settings)["usage_rows"])
 
 
 def _in_fresh_process(function, *args):
@@ -304,58 +211,6 @@ def _in_fresh_process(function, *args):
 
     with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
         return pool.submit(function, *args).result()
-
-
-def _time_reports(root: Path) -> dict[str, float]:
-    from lakehouse.models.job_sinusoids import periodicity
-    from lakehouse.models.volatility import write_volatility
-
-    lake = Lake(root)
-    with lake.writer():
-        pass  # the catalog
-    started = time.perf_counter()
-    lake.query(
-        "SELECT job_id, task_index, count(*), avg(cpu_rate), avg(sampled_cpu_usage) FROM google.task_usage GROUP BY ALL"
-    )
-    baseline = time.perf_counter() - started
-    started = time.perf_counter()
-    with lake.writer():
-        volatility = write_volatility(lake)
-    volatility_s = time.perf_counter() - started
-    started = time.perf_counter()
-    fits = periodicity(lake).fits
-    periodicity_s = time.perf_counter() - started
-    return {
-        "baseline": baseline,
-        "volatility": volatility_s,
-        "periodicity": periodicity_s,
-        "tasks": volatility.tasks.height,
-        "jobs": fits.height,
-    }
-
-
-def bench_reports(services: int) -> bool:
-    """Both Google reports on a generated lake of >= 50 M usage rows, written straight to Parquet."""
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "lake"
-        started = time.perf_counter()
-        rows = _in_fresh_process(_generate_report_lake, (root, services))
-        print(f"google reports: generated lake of {rows:,} usage rows in {time.perf_counter() - started:.0f} s")
-        timed = _in_fresh_process(_time_reports, root)
-    baseline, volatility_s, periodicity_s = timed["baseline"], timed["volatility"], timed["periodicity"]
-    per_10m = {name: t * 1e7 / rows for name, t in (("volatility", volatility_s), ("periodicity", periodicity_s))}
-    full_trace_min = sum(per_10m.values()) * 130 / 60
-    ok = rows >= 50e6 and sum(per_10m.values()) <= REPORT_ROWS_TARGET_PER_10M_S
-    print(
-        f"  baseline (one DuckDB pass: count and means per task): {baseline:.1f} s\n"
-        f"  report volatility: {volatility_s:.1f} s ({timed['tasks']:,} tasks) = "
-        f"{per_10m['volatility']:.2f} s per 10 M rows, {volatility_s / baseline:.1f}x the baseline\n"
-        f"  report periodicity: {periodicity_s:.1f} s ({timed['jobs']:,} jobs, 200 noise fits) = "
-        f"{per_10m['periodicity']:.2f} s per 10 M rows, {periodicity_s / baseline:.1f}x the baseline\n"
-        f"  both over the full trace (1.3 G rows) by linear extrapolation: {full_trace_min:.1f} min "
-        f"(target < 15, lake >= 50 M rows): {'PASS' if ok else 'FAIL'}"
-    )
-    return ok
 
 
 def _time_predictions(root: Path, log: str) -> dict[str, object]:
@@ -444,8 +299,8 @@ def main() -> int:
     ok &= bench_campaigns(folder)
     ok &= bench_swf_ingest(folder)
     ok &= bench_packing()
-    ok &= bench_google(float(os.environ.get("LAKEHOUSE_BENCH_GOOGLE_GB", "5")))
-    ok &= bench_reports(int(os.environ.get("LAKEHOUSE_BENCH_SERVICES", "2000")))
+    ok &= bench_google_ingest(float(os.environ.get("LAKEHOUSE_BENCH_GOOGLE_GB", "5")), folder.parent / "google")
+    ok &= bench_scale()
     ok &= bench_predictions(folder)
     ok &= bench_research(folder)
     ok &= bench_nightly(folder)

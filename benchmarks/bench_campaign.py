@@ -5,8 +5,9 @@ same run.
   wall time and peak memory, best of 3.  Baseline: `python -c "import lakehouse"` plus one bare
   DuckDB scan of that log's Parquet in a fresh process (`import duckdb`, every column to Arrow).
   Targets: <= 1.5 s, <= 300 MB, <= 2x the baseline.
-- The engine alone on CEA-Curie: conservative backfilling (target <= 1 s) and EASY-LEXP (<= 0.5 s),
-  EASY-FCFS on the same jobs as their baseline.
+- The same command with `--algorithm conservative`: target <= 8x EASY's whole command.
+- The engine alone on CEA-Curie: conservative backfilling (information: its former 1 s target is
+  retired) and EASY-LEXP (<= 0.5 s), EASY-FCFS on the same jobs as their baseline.
 - A campaign: the 12 policies x {queue, sjbf} x {easy, conservative} on KTH-SP2, CTC-SP2, SDSC-SP2,
   SDSC-BLUE and HPC2N (strong filter; 240 runs) with the local pool on 2 workers (target <= 60 s),
   then the same grid with `--executor ray` on a Ray instance of 2 CPUs (target <= 1.5x the pool).
@@ -27,11 +28,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.measure import best, command, timed, verdict
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake
 from lakehouse.sim.source import View, log_jobs, log_machine_size
@@ -45,61 +46,27 @@ CAMPAIGN_LOGS = ("KTH-SP2-1996-2.1-cln", "CTC-SP2-1996-3.1-cln", "SDSC-SP2-1998-
 POLICIES = "fcfs,lcfs,spf,lpf,sqf,lqf,lexp,sexp,lrf,srf,laf,saf"
 
 
-def _command(*args: str) -> list[str]:
-    """The `lakehouse` script next to this interpreter (as a user runs it), else `python -m`."""
-    script = Path(sys.executable).parent / "lakehouse"
-    return [str(script), *args] if script.exists() else [sys.executable, "-m", "lakehouse.cli", *args]
-
-
-def _peak_mb(pid: int) -> float | None:
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None
-    return int(status.split("VmHWM:")[1].split()[0]) / 1024 if "VmHWM:" in status else None
-
-
-def _timed(args: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak memory (MB) of one child process.  The peak is the child's own VmHWM,
-    read every 5 ms while it runs: the rusage of a child keeps the parent's high-water mark across
-    fork and exec, and this process holds a whole lake's ingest."""
-    started = time.perf_counter()
-    child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    peak = 0.0
-    while child.poll() is None:
-        peak = max(peak, _peak_mb(child.pid) or 0.0)
-        time.sleep(0.005)
-    elapsed = time.perf_counter() - started
-    if child.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} failed: {child.stderr.read().decode()[-400:] if child.stderr else ''}")
-    return elapsed, peak
-
-
-def _best(args: list[str], repeats: int = 3) -> tuple[float, float]:
-    runs = [_timed(args) for _ in range(repeats)]
-    return min(r[0] for r in runs), max(r[1] for r in runs)
-
-
-def verdict(checks: dict[str, bool]) -> bool:
-    """Print each target with PASS or FAIL; True if all pass."""
-    print("  targets: " + ", ".join(f"{k} {'PASS' if v else 'FAIL'}" for k, v in checks.items()))
-    return all(checks.values())
-
-
 def bench_simulate_command(lake: Lake) -> bool:
     parquet = lake.root / "parquet" / "swf" / "jobs" / f"{CEA}.parquet"
-    command = _command("simulate", CEA, "--lake", str(lake.root), "--view", "jobs_strong", "--machine-size",
+    simulate = command("simulate", CEA, "--lake", str(lake.root), "--view", "jobs_strong", "--machine-size",
                        str(CEA_SIZE), "--format", "csv")  # fmt: skip
-    seconds, peak = _best(command)
-    import_time, _ = _best([sys.executable, "-c", "import lakehouse"])
+    seconds, peak = best(simulate)
+    import_time, _ = best([sys.executable, "-c", "import lakehouse"])
     scan = f"import duckdb; duckdb.sql(\"SELECT * FROM read_parquet('{parquet.as_posix()}')\").to_arrow_table()"
-    scan_time, _ = _best([sys.executable, "-c", scan])
+    scan_time, _ = best([sys.executable, "-c", scan])
     baseline = import_time + scan_time
-    checks = {"<= 1.5 s": seconds <= 1.5, "<= 300 MB": peak <= 300, "<= 2x baseline": seconds <= 2 * baseline}
+    conservative, _ = timed([*simulate, "--algorithm", "conservative"])
+    checks = {
+        "<= 1.5 s": seconds <= 1.5,
+        "<= 300 MB": peak <= 300,
+        "<= 2x baseline": seconds <= 2 * baseline,
+        "conservative <= 8x EASY": conservative <= 8 * seconds,
+    }
     print(
         f"lakehouse simulate {CEA} --view jobs_strong (whole command): {seconds:.2f} s, peak {peak:,.0f} MB; "
         f"baseline import {import_time:.2f} s + bare scan {scan_time:.2f} s = {baseline:.2f} s; "
-        f"ratio {seconds / baseline:.2f}"
+        f"ratio {seconds / baseline:.2f}; with --algorithm conservative {conservative:.2f} s "
+        f"({conservative / seconds:.1f}x EASY's command)"
     )
     return verdict(checks)
 
@@ -146,11 +113,12 @@ def bench_engine_variants(lake: Lake, tmp: Path) -> bool:
     lexp = _engine_seconds(columns, CEA_SIZE, 3, policy="lexp")
     sexp = _engine_seconds(columns, CEA_SIZE, 3, policy="sexp")
     conservative = _engine_seconds(columns, CEA_SIZE, 1, algorithm="conservative")
-    checks = {"conservative <= 1 s": conservative <= 1.0, "LEXP <= 0.5 s": lexp <= 0.5}
+    checks = {"LEXP <= 0.5 s": lexp <= 0.5}
     print(
         f"engine on {CEA} ({jobs:,} jobs): EASY-FCFS {fcfs:.2f} s; EASY-LEXP {lexp:.2f} s "
         f"({lexp / fcfs:.1f}x FCFS); EASY-SEXP {sexp:.2f} s; conservative-FCFS {conservative:.2f} s "
-        f"({conservative / fcfs:.0f}x FCFS)"
+        f"({conservative / fcfs:.0f}x FCFS; the former 1 s target is retired: information only, the whole "
+        "command is guarded above)"
     )
     return verdict(checks)
 
@@ -159,15 +127,15 @@ def bench_campaign(lake: Lake) -> bool:
     grid = ["--view", "jobs_strong", "--policy", POLICIES, "--backfill", "queue,sjbf", "--algorithm",
             "easy,conservative", "--workers", "2", "--format", "csv"]  # fmt: skip
     logs = [arg for log in CAMPAIGN_LOGS for arg in ("--log", log)]
-    local, _ = _timed(_command("campaign", "run", "--lake", str(lake.root), "--name", "bench-local", *logs, *grid))
+    local, _ = timed(command("campaign", "run", "--lake", str(lake.root), "--name", "bench-local", *logs, *grid))
     line = f"campaign, 240 runs on 5 logs (12 policies x 2 backfill orders x 2 algorithms): local pool {local:.1f} s"
     try:
         import ray  # noqa: F401
     except ImportError:
         print(f"{line}; Ray not installed (pip install 'lakehouse[ray]'): the Ray run is skipped")
         return verdict({"local <= 60 s": local <= 60})
-    on_ray, _ = _timed(
-        _command("campaign", "run", "--lake", str(lake.root), "--name", "bench-ray", *logs, *grid, "--executor", "ray")
+    on_ray, _ = timed(
+        command("campaign", "run", "--lake", str(lake.root), "--name", "bench-ray", *logs, *grid, "--executor", "ray")
     )
     print(f"{line}; Ray (local instance, 2 CPUs) {on_ray:.1f} s = {on_ray / local:.2f}x the pool")
     return verdict({"local <= 60 s": local <= 60, "Ray <= 1.5x local": on_ray <= 1.5 * local})
@@ -190,8 +158,8 @@ def bench_eloss(lake: Lake, tmp: Path) -> bool:
 
 def bench_triples(lake: Lake) -> bool:
     logs = [arg for log in (CEA, *CAMPAIGN_LOGS) for arg in ("--log", log)]
-    seconds, _ = _timed(
-        _command(
+    seconds, _ = timed(
+        command(
             "campaign",
             "run",
             "--lake",
@@ -225,8 +193,8 @@ def bench_selection(lake: Lake) -> bool:
 
     from lakehouse.sim.campaign import stored_runs
 
-    seconds, _ = _timed(
-        _command(
+    seconds, _ = timed(
+        command(
             "report",
             "selection",
             *SELECTION_LOGS,

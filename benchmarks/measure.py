@@ -1,0 +1,49 @@
+"""Measuring whole commands as a user runs them: wall time and peak memory of a child process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def command(*args: str) -> list[str]:
+    """The `lakehouse` script next to this interpreter (as a user runs it), else `python -m`."""
+    script = Path(sys.executable).parent / "lakehouse"
+    return [str(script), *args] if script.exists() else [sys.executable, "-m", "lakehouse.cli", *args]
+
+
+def _peak_mb(pid: int) -> float | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    return int(status.split("VmHWM:")[1].split()[0]) / 1024 if "VmHWM:" in status else None
+
+
+def timed(args: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak memory (MB) of one child process.  The peak is the child's own VmHWM,
+    read every 5 ms while it runs: the rusage of a child keeps the parent's high-water mark across
+    fork and exec, and this process holds a whole lake's ingest."""
+    started = time.perf_counter()
+    child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0.0
+    while child.poll() is None:
+        peak = max(peak, _peak_mb(child.pid) or 0.0)
+        time.sleep(0.005)
+    elapsed = time.perf_counter() - started
+    if child.returncode != 0:
+        raise RuntimeError(f"{' '.join(args)} failed: {child.stderr.read().decode()[-400:] if child.stderr else ''}")
+    return elapsed, peak
+
+
+def best(args: list[str], repeats: int = 3) -> tuple[float, float]:
+    runs = [timed(args) for _ in range(repeats)]
+    return min(r[0] for r in runs), max(r[1] for r in runs)
+
+
+def verdict(checks: dict[str, bool]) -> bool:
+    """Print each target with PASS or FAIL; True if all pass."""
+    print("  targets: " + ", ".join(f"{k} {'PASS' if v else 'FAIL'}" for k, v in checks.items()))
+    return all(checks.values())
