@@ -1,4 +1,4 @@
-"""`make bench`, the research models (issue 18).
+"""`make bench`, the research models.
 
 Locality: the full grid of `report locality` (8 submit bins x 6 run-time ratios x 10 shuffles, time
 variant) on SDSC-BLUE (about 233 k jobs), jobs already loaded; target <= 10 s.  Baseline, in the same

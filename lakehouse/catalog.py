@@ -152,8 +152,9 @@ def view_file(name: str) -> ViewFile:
 
 @functools.cache
 def named_query(name: str) -> str:
-    """The SQL of `sql/queries/<name>.sql`: the fixed queries of the package live there, not in Python
-    strings (Python builds SQL only from what a user gives: a log name, a condition, a grouping)."""
+    """The SQL of `sql/queries/<name>.sql`, where the package's fixed queries live.  Python builds SQL
+    from what a user gives (a log name, a condition, a grouping), and keeps a query beside the constants
+    it is made of where those are shared with other code (the volatility report's bins and counts)."""
     path = resources.files("lakehouse.sql").joinpath("queries", f"{name}.sql")
     meta, body = parse_header(f"queries/{name}.sql", path.read_text(encoding="utf-8"))
     if "query" not in meta or not body:

@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from lakehouse.ingest import google_format
 from lakehouse.ingest.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
-from lakehouse.models.schemas import (
+from lakehouse.schemas import (
     CAMPAIGN_RUNS_SCHEMA,
     HMM_FITS_SCHEMA,
     HMM_STATES_SCHEMA,

@@ -22,7 +22,6 @@ from lakehouse.lake import Lake
 
 #: The trace clock's start (its 600 s): 19:00 EDT on Sunday 1 May 2011, as a Unix time.
 GOOGLE_TRACE_START = 1_304_290_800
-SWF_COLUMNS = [f.name for f in FIELDS]
 
 
 class ExportView(enum.StrEnum):

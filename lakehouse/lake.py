@@ -51,25 +51,6 @@ _SCRATCH_NUMBERS = itertools.count()  # each in-memory database spills into a fo
 
 
 @contextmanager
-def _query_errors(budget: Budget | None = None) -> Iterator[None]:
-    """DuckDB's errors on the lake's queries as QueryError, in one place (the CLI prints it as one line);
-    a query DuckDB stopped for Ctrl-C is the KeyboardInterrupt it is; one that ran out of its memory
-    budget says which setting to raise."""
-    try:
-        yield
-    except duckdb.InterruptException:
-        raise KeyboardInterrupt from None
-    except duckdb.OutOfMemoryException as exc:
-        raise ResourceError((budget or Budget.resolve()).too_small(str(exc).strip())) from None
-    except duckdb.Error as exc:
-        raise QueryError(str(exc).strip()) from exc
-    except RuntimeError as exc:  # how DuckDB reports a query it stopped for a pending SIGINT
-        if str(exc) == "Query interrupted":
-            raise KeyboardInterrupt from None
-        raise
-
-
-@contextmanager
 def interrupts_deferred() -> Iterator[None]:
     """Steps that must happen together (outputs renamed into place and their manifest row; the
     catalog's swap): a Ctrl-C that arrives inside the block takes effect when it ends."""
@@ -204,9 +185,21 @@ class Lake:
 
     @contextmanager
     def query_errors(self) -> Iterator[None]:
-        """DuckDB's errors in a block of queries as this lake's one-line errors (see `_query_errors`)."""
-        with _query_errors(self.budget):
+        """DuckDB's errors on the lake's queries as QueryError, in one place (the CLI prints it as one
+        line); a query DuckDB stopped for Ctrl-C is the KeyboardInterrupt it is; one that ran out of the
+        memory budget says which setting to raise."""
+        try:
             yield
+        except duckdb.InterruptException:
+            raise KeyboardInterrupt from None
+        except duckdb.OutOfMemoryException as exc:
+            raise ResourceError(self.budget.too_small(str(exc).strip())) from None
+        except duckdb.Error as exc:
+            raise QueryError(str(exc).strip()) from exc
+        except RuntimeError as exc:  # how DuckDB reports a query it stopped for a pending SIGINT
+            if str(exc) == "Query interrupted":
+                raise KeyboardInterrupt from None
+            raise
 
     def query(self, sql: str, params: list[object] | dict[str, object] | None = None) -> pl.DataFrame:
         """Run SQL against the catalog and return a Polars frame; DuckDB's errors come out as QueryError."""
@@ -223,7 +216,7 @@ class Lake:
     def _run(
         self, sql: str, params: list[object] | dict[str, object] | None, fetch: Callable[[duckdb.DuckDBPyRelation], T]
     ) -> T:
-        with _query_errors(self.budget):
+        with self.query_errors():
             if self._session is not None:
                 return fetch(self._session.sql(sql, params=params))
             with self.connect() as con:
@@ -244,7 +237,7 @@ class Lake:
         The catalog is opened read-only, but DuckDB could still write files (COPY ... TO, EXPORT,
         ATTACH, INSTALL): a file written into the lake's folders would change what its views read.
         Such statements are refused unless `allow_writes`."""
-        with self.connect() as con, _query_errors(self.budget):
+        with self.connect() as con, self.query_errors():
             statements = con.extract_statements(sql)
             if not allow_writes:
                 writers = sorted({s.type.name for s in statements} - READ_ONLY_STATEMENTS)
@@ -392,7 +385,7 @@ class CatalogWriter:
 
     def manifest_entry(self, dataset: str, name: str) -> tuple[str, str] | None:
         """(content_hash, status) of an output, if the manifest has it."""
-        with _query_errors(self.lake.budget):
+        with self.lake.query_errors():
             row = self.con.execute(named_query("manifest_entry"), [dataset, name]).fetchone()
         return (row[0], row[1]) if row else None
 

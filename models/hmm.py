@@ -416,7 +416,7 @@ def studies(submit: np.ndarray, runtime: np.ndarray, settings: Settings, states:
 def write_hmm(lake: Lake, log: str, fits: pl.DataFrame, states: pl.DataFrame) -> None:
     """Store one log's fits and states where analysis.hmm_fits and analysis.hmm_states read them."""
     from lakehouse.models.results import store
-    from lakehouse.models.schemas import HMM_FITS_SCHEMA, HMM_STATES_SCHEMA
+    from lakehouse.schemas import HMM_FITS_SCHEMA, HMM_STATES_SCHEMA
 
     store(lake, "analysis_hmm_fits", fits, HMM_FITS_SCHEMA, name=log)
     store(lake, "analysis_hmm_states", states, HMM_STATES_SCHEMA, name=log)

@@ -24,8 +24,8 @@ from lakehouse.catalog import named_query
 from lakehouse.errors import TooLittleDataError
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
-from lakehouse.models.schemas import JOB_SINUSOIDS_SCHEMA
 from lakehouse.models.spectral import ALPHA, PERIODS, false_positive_rates, fit_periodic, phase_spread
+from lakehouse.schemas import JOB_SINUSOIDS_SCHEMA
 
 TRACE_START_S = 600  # the trace clock's 600 s is the trace start (ClusterData2011_2.md)
 MIN_WINDOWS = 288  # one day of 5-minute windows: less cannot separate a daily cycle from a trend

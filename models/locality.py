@@ -279,7 +279,7 @@ def measure(lake: Lake, log: str, settings: Settings = Settings()) -> tuple[LogJ
 def write_locality(lake: Lake, log: str, frame: pl.DataFrame) -> None:
     """Store one log's grid where analysis.locality reads it."""
     from lakehouse.models.results import store
-    from lakehouse.models.schemas import LOCALITY_SCHEMA
+    from lakehouse.schemas import LOCALITY_SCHEMA
 
     store(lake, "analysis_locality", frame, LOCALITY_SCHEMA, name=log)
 

@@ -294,7 +294,7 @@ def _assignment(counts: np.ndarray, tasks: Tasks, job_ids: np.ndarray) -> np.nda
 def write_packing(lake, table: pl.DataFrame, capacity: float, jobs: pl.DataFrame, query: str) -> None:
     """Store a `pack_all` table where analysis.packing reads it."""
     from lakehouse.models.results import store
-    from lakehouse.models.schemas import PACKING_SCHEMA
+    from lakehouse.schemas import PACKING_SCHEMA
 
     rows = table.with_columns(
         capacity=pl.lit(float(capacity)),

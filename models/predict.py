@@ -31,7 +31,7 @@ from lakehouse.catalog import named_query
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
-from lakehouse.models.schemas import PREDICTION_JOBS_SCHEMA, PREDICTION_SCORES_SCHEMA
+from lakehouse.schemas import PREDICTION_JOBS_SCHEMA, PREDICTION_SCORES_SCHEMA
 
 ALL = 1_000_000_000  # a window larger than any log: the whole history
 # The candidate windows, up to the whole history (which users of a stable workflow choose).

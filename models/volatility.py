@@ -36,7 +36,7 @@ from lakehouse.datasets import DATASETS
 from lakehouse.lake import Lake, replace_atomically
 from lakehouse.models.order_statistics import exact_medians
 from lakehouse.models.results import store
-from lakehouse.models.schemas import (
+from lakehouse.schemas import (
     VOLATILITY_D_HISTOGRAM_SCHEMA,
     VOLATILITY_RATE_HISTOGRAM_SCHEMA,
     VOLATILITY_SUMMARY_SCHEMA,

@@ -1,4 +1,4 @@
-"""The workload HMM (issue 18, point 2): likelihoods and Baum-Welch rounds against hmmlearn, the
+"""The workload HMM: likelihoods and Baum-Welch rounds against hmmlearn, the
 likelihood never decreasing, no underflow on long logs, a planted two-regime workload recovered, and
 the command."""
 

@@ -1,4 +1,4 @@
-"""EASY backfilling with run-time distributions (issue 18, points 3 and 4): the online HMM predictor
+"""EASY backfilling with run-time distributions: the online HMM predictor
 keeps every schedule invariant, one event at each request is exactly EASY, a workload whose run times
 follow a planted regime is scheduled better, and what the engine cannot replay is refused."""
 

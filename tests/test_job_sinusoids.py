@@ -10,10 +10,11 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse import schemas
 from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
 from lakehouse.lake import Lake
-from lakehouse.models import schemas, spectral
+from lakehouse.models import spectral
 from lakehouse.models.job_sinusoids import fit_long_running_jobs, summary, write_job_sinusoids
 from lakehouse.synth.google_trace import Settings, generate, generate_lake
 

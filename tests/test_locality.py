@@ -1,4 +1,4 @@
-"""Runtime locality (issue 18, point 1): hand-computed cells, an independent mutual information, planted
+"""Runtime locality: hand-computed cells, an independent mutual information, planted
 ground truths, the published best cells on real logs, and the command."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sliding-window predictions (issue 7): hand-computed cases for every predictor, window choice and
+"""Sliding-window predictions: hand-computed cases for every predictor, window choice and
 profile layer, the scores, and the property that nothing submitted later changes a prediction."""
 
 from __future__ import annotations

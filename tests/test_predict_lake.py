@@ -1,4 +1,4 @@
-"""`lakehouse report predictions` on real logs and traces, and its predictions in the simulator (issue 7)."""
+"""`lakehouse report predictions` on real logs and traces, and its predictions in the simulator."""
 
 from __future__ import annotations
 

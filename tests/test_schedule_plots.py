@@ -1,4 +1,4 @@
-"""Figures of a replay (issue 20, point 2): the Gantt chart's pixels at known instants, the time
+"""Figures of a replay: the Gantt chart's pixels at known instants, the time
 averages by hand, and the command on a real log."""
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import math
 import polars as pl
 import pytest
 
-from lakehouse.models.schemas import DISTRIBUTION_METRICS
+from lakehouse.schemas import DISTRIBUTION_METRICS
 from lakehouse.sim.metrics import summary
 
 

@@ -1,4 +1,4 @@
-"""Periodic fits recover planted sinusoids; the significance test holds its level (issue 5)."""
+"""Periodic fits recover planted sinusoids; the significance test holds its level."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Volatility statistics equal a direct numpy computation on the rows of a generated trace (issue 5)."""
+"""Volatility statistics equal a direct numpy computation on the rows of a generated trace."""
 
 from __future__ import annotations
 

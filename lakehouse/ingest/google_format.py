@@ -15,8 +15,6 @@ from importlib import resources
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 1
-
 #: DuckDB and Arrow types of the schema's formats.  Hashes stay strings; "STRING_HASH_OR_INTEGER"
 #: (attribute values) mixes both, so it is a string too.
 FORMAT_TYPES = {
@@ -33,7 +31,6 @@ class Column:
     name: str
     content: str  # as the schema says it
     format: str
-    mandatory: bool
 
     @property
     def duckdb_type(self) -> str:
@@ -51,7 +48,7 @@ def tables() -> dict[str, tuple[Column, ...]]:
     columns: dict[str, list[tuple[int, Column]]] = {}
     for row in csv.DictReader(text.splitlines()):
         table = row["file pattern"].split("/", 1)[0]
-        column = Column(column_name(row["content"]), row["content"], row["format"], row["mandatory"] == "YES")
+        column = Column(column_name(row["content"]), row["content"], row["format"])
         columns.setdefault(table, []).append((int(row["field number"]), column))
     return {table: tuple(c for _, c in sorted(cols)) for table, cols in columns.items()}
 

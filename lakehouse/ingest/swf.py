@@ -29,7 +29,8 @@ from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status
-from lakehouse.ingest.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION, SwfHeader
+from lakehouse.ingest.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION
+from lakehouse.ingest.swf_header import SwfHeader
 from lakehouse.lake import Lake, fingerprint
 
 DATASET = "swf"

@@ -1,8 +1,8 @@
 //! What compilation alone buys: the in-repo Python EASY-FCFS (`lakehouse.sim.reference`) ported line
 //! for line (same heap, sorted list and waiting list), timed on the same int64 column files as the
 //! `replay` example: `cargo run --release --no-default-features --example reference_port -- PREFIX M`
-//! reads PREFIX.{submit,run,requested,procs}.bin.  Issue 3 asks the engine for 100x the Python
-//! implementation; this port reaches the same 16-30x as the engine on the small logs, which shows the
+//! reads PREFIX.{submit,run,requested,procs}.bin.  A target of 100x the Python implementation (now
+//! retired) led here: this port reaches the same 16-30x as the engine on the small logs, which shows the
 //! Python reference is already near what its algorithm costs (its heap and bisect run in C).
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -31,7 +31,7 @@ from lakehouse.catalog import sql_literal, view_file
 from lakehouse.datasets import DATASETS
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake, process_lock, replace_atomically
-from lakehouse.models.schemas import (
+from lakehouse.schemas import (
     CAMPAIGN_METRICS,
     CAMPAIGN_RUNS_SCHEMA,
     CAMPAIGN_RUNS_VERSION,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import polars as pl
 
 from lakehouse import _native
-from lakehouse.models.schemas import DISTRIBUTION_METRICS, PERCENTILES
+from lakehouse.schemas import DISTRIBUTION_METRICS, PERCENTILES
 from lakehouse.sim.options import JobClass
 
 #: Waits below this count as this in the geometric mean.

@@ -20,7 +20,7 @@ import polars as pl
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
-from lakehouse.models.schemas import SELECTION_CURVES_SCHEMA, SELECTION_RUNS_SCHEMA
+from lakehouse.schemas import SELECTION_CURVES_SCHEMA, SELECTION_RUNS_SCHEMA
 from lakehouse.sim.campaign_report import latest
 from lakehouse.sim.grid import Settings
 from lakehouse.sim.options import DAY, WEEK, Policy, Selector

@@ -21,7 +21,7 @@ from lakehouse import _native
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
-from lakehouse.models.schemas import TRIPLES_LOO_SCHEMA, TRIPLES_SCHEMA
+from lakehouse.schemas import TRIPLES_LOO_SCHEMA, TRIPLES_SCHEMA
 from lakehouse.sim.campaign_report import latest
 from lakehouse.sim.grid import Settings
 

@@ -1,4 +1,5 @@
-"""Parquet schemas of the models' results (the analysis.* views read them; kept light to import)."""
+"""Parquet schemas of the tables the reports and campaigns store (the analysis.* views read them): part
+of the lake's table registry, so pure pyarrow, light to import."""
 
 from __future__ import annotations
 
