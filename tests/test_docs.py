@@ -3,7 +3,10 @@ private notes, and every document they name exists in the repository."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -52,3 +55,26 @@ def test_view_comments_and_readme_name_only_shipped_documents():
         assert not UNSHIPPED.search(text), f"{where}: {UNSHIPPED.search(text).group()}"
         for document in DOCUMENT.findall(text):
             assert (REPO / document).exists(), f"{where} names {document}, which does not exist"
+
+
+def test_the_documentation_builds_as_a_site_without_a_warning(tmp_path):
+    """`make docs`: every page in the navigation, every link between pages resolves (strict mode)."""
+    run = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(tmp_path / "site")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "site" / "full-trace" / "index.html").exists()
+
+
+def test_the_readme_links_resolve():
+    readme = (REPO / "README.md").read_text()
+    for target in re.findall(r"\]\(((?!https?:)[^)#]+)", readme):
+        assert (REPO / target).exists(), f"README links to {target}, which does not exist"
+
+
+def test_the_readme_is_a_guide():
+    assert len((REPO / "README.md").read_text().splitlines()) <= 350

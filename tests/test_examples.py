@@ -1,5 +1,5 @@
 """Every documented CLI example runs: the `Example:` lines of every `--help` page and the `sh` blocks of
-the README, each in a small world of its own.
+the README and of docs/, each in a small world of its own.
 
 The world is a working folder with `./lake` holding the logs the examples name (the first 3,000 jobs
 of the embedded real KTH-SP2 log, small generated logs under the names of the other published logs)
@@ -76,9 +76,10 @@ def _commands(group: object, prefix: tuple[str, ...]) -> list[tuple[tuple[str, .
 
 
 def readme_blocks() -> list[tuple[str, list[str]]]:
-    """(first line, its command lines) for every `sh` block of the README, continuations joined and
-    comments dropped."""
-    blocks = re.findall(r"^```sh\n(.*?)^```", (REPO / "README.md").read_text(), re.M | re.S)
+    """(first line, its command lines) for every `sh` block of the README and of docs/, continuations
+    joined and comments dropped."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    blocks = [block for page in pages for block in re.findall(r"^```sh\n(.*?)^```", page.read_text(), re.M | re.S)]
     found = []
     for block in blocks:
         lines = [re.sub(r"\s+#\s.*$", "", line).strip() for line in block.replace("\\\n", " ").splitlines()]
