@@ -15,11 +15,15 @@ __all__ = [
     "ENGINE_BUILD",
     "SWF_MAX_SECONDS",
     "SWF_MAX_PROCS",
+    "MAX_MACHINE_SIZE",
+    "INPUT_ERROR_KINDS",
     "_panic_inside_guard",
+    "check_settings",
     "eloss_values",
     "hmm_forward_backward",
     "hmm_score",
     "hmm_viterbi",
+    "machine_size_problem",
     "pack_tasks",
     "parse_swf",
     "predictor_spec",
@@ -30,12 +34,15 @@ __version__: str  # the crate's version
 ENGINE_BUILD: str  # the crate's version + a digest of the engine's sources: which build made a stored result
 SWF_MAX_SECONDS: int  # largest magnitude of an SWF time field or UnixStartTime accepted at ingest
 SWF_MAX_PROCS: int  # largest processor count accepted at ingest
+MAX_MACHINE_SIZE: int  # the largest machine the engine replays (processors are counted in 32 bits)
+INPUT_ERROR_KINDS: list[str]  # every `kind` an InputError can have
 
 _Int64s: TypeAlias = npt.NDArray[np.int64]
 _Float64s: TypeAlias = npt.NDArray[np.float64]
 
 class InputError(ValueError):
-    """A workload the engine refuses; `args` are (what, first offending job ids, their count)."""
+    """A workload or settings the engine refuses; `args` are (what, first offending job ids, their count,
+    kind)."""
 
 @final
 class ParsedSwf:
@@ -73,24 +80,10 @@ def simulate(
     procs: _Int64s,
     user: _Int64s,
     prediction: _Int64s | None,
-    *,
-    machine_size: int,
-    algorithm: str,
-    policy: str,
-    backfill: str,
-    predictor: str,
-    correction: str,
-    threshold: int | None,
-    compat: str,  # canonical or pyss
-    record_reservations: bool,
-    selector: str | None = None,  # full, noisy or egreedy; None: `policy` throughout
-    policies: list[str] = ...,  # the selector's candidates, in tie-breaking order
-    period: int = 604800,
-    decay: float = 1.0,
-    epsilon: float = 0.3,
-    seed: int = 0,
-    backfill_confidence: float = 0.05,  # hmm, requested-law: also backfill if P(delaying the head) < this
+    settings: object,  # a lakehouse.sim.ReplaySettings, read by attribute
 ) -> Schedule: ...
+def check_settings(settings: object) -> None: ...  # InputError (with its kind) if the engine refuses them
+def machine_size_problem(machine_size: int) -> str | None: ...  # the one rule for a machine's size
 def pack_tasks(
     c: _Float64s, dx: _Float64s, dy: _Float64s, capacity: float, rule: str, machines: int | None = None
 ) -> _Int64s | None: ...

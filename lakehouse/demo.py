@@ -15,7 +15,7 @@ from lakehouse.ingest.swf import FileResult, ingest_swf
 from lakehouse.lake import Lake
 from lakehouse.models.job_sinusoids import summary, write_job_sinusoids
 from lakehouse.models.volatility import write_volatility
-from lakehouse.sim import simulate
+from lakehouse.sim import replay
 from lakehouse.sim.grid import EASY_VARIANTS
 from lakehouse.sim.grid import Settings as RunSettings
 from lakehouse.sim.source import log_jobs, log_machine_size
@@ -130,8 +130,8 @@ def run_demo_with_nightly(lake: Lake) -> tuple[dict[str, pl.DataFrame], Path | N
 #: The variants of the demo's comparison table: EASY and its best-known refinements, and the bound
 #: exact run times give.
 SCHEDULERS = {
-    **{name: settings.simulate_options() for name, settings in EASY_VARIANTS.items()},
-    "EASY, clairvoyant": RunSettings(predictor="clairvoyant").simulate_options(),
+    **EASY_VARIANTS,
+    "EASY, clairvoyant": RunSettings(predictor="clairvoyant"),
 }
 
 
@@ -139,5 +139,5 @@ def compare_schedulers(lake: Lake, log: str) -> pl.DataFrame:
     """One row of metrics per variant of `SCHEDULERS`, on the log's canonically cleaned jobs."""
     jobs = log_jobs(lake, log)
     size = log_machine_size(lake, log)
-    rows = [simulate(jobs, size, **settings).summary_frame(scheduler=name) for name, settings in SCHEDULERS.items()]
+    rows = [replay(jobs, s.replay_settings(size)).summary_frame(scheduler=name) for name, s in SCHEDULERS.items()]
     return pl.concat(rows).select("scheduler", "jobs", "mean_wait", "mean_bounded_slowdown", "max_wait", "utilization")

@@ -50,12 +50,16 @@ class SimulationInputError(LakehouseError, ValueError):
     """A workload or settings the simulator cannot replay.
 
     `what` says what is wrong; `job_ids` are the first offending jobs (at most ten) out of `count`,
-    as data for a caller to look up, and in the message."""
+    as data for a caller to look up, and in the message; `kind` names the problem for callers to
+    branch on (never on the text): the engine's kinds (`machine_size`, `wider_than_machine`,
+    `no_processors`, ...: `lakehouse._native.INPUT_ERROR_KINDS`), `setting` (an unknown choice or a
+    value Python checks) or `input` (the jobs' columns)."""
 
-    def __init__(self, what: str, job_ids: list[int] | None = None, count: int = 0):
+    def __init__(self, what: str, job_ids: list[int] | None = None, count: int = 0, *, kind: str = "input"):
         self.what = what
         self.job_ids = list(job_ids or [])
         self.count = count
+        self.kind = kind
         super().__init__(str(self))
 
     def __str__(self) -> str:
@@ -66,4 +70,8 @@ class SimulationInputError(LakehouseError, ValueError):
         return f"{self.what}: job id {ids}{more} ({self.count} job{'s' if self.count != 1 else ''})"
 
     def __reduce__(self) -> tuple[object, ...]:  # pickled by campaign workers: keep the ids as data
-        return (type(self), (self.what, self.job_ids, self.count))
+        return (_simulation_input_error, (self.what, self.job_ids, self.count, self.kind))
+
+
+def _simulation_input_error(what: str, job_ids: list[int], count: int, kind: str) -> SimulationInputError:
+    return SimulationInputError(what, job_ids, count, kind=kind)

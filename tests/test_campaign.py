@@ -480,3 +480,27 @@ def test_a_confidence_applies_to_distribution_predictors_only():
     ]
     with pytest.raises(GridError, match=r"in \(0, 1\)"):
         parse_values("backfill_confidence", ["1.5"])
+
+
+def test_one_rule_turns_a_name_into_logs_everywhere():
+    """Exact, else a unique prefix, or a glob: the CLI's one log, a grid's logs, a grid's per-log
+    machine sizes and the nightly configuration's sizes all follow lakehouse.log_names."""
+    from lakehouse.log_names import LogNameError, log_named
+    from lakehouse.nightly.config import Config
+
+    known = ["RICC-2010-2", "RICC-2010-2.1-cln", "KTH-SP2-1996-2.1-cln"]
+    assert log_named("KTH", known) == known[2]
+    assert log_named("RICC-2010-2", known) == known[0]  # exact beats a prefix of another log
+    with pytest.raises(LogNameError, match="'RICC' names 2 logs"):
+        log_named("RICC", known)
+    assert select_logs(["RICC-*"], known) == known[:2]
+    with pytest.raises(GridError, match="'RICC' names 2 logs"):
+        select_logs(["RICC"], known)
+    grid = Grid("g", ("RICC-*",), machine_sizes=(("RICC", 8192),))
+    nightly = Config(machine_size={"RICC": 8192})
+    with pytest.raises(GridError, match="'RICC' names 2 logs"):  # an ambiguous prefix is refused by both
+        grid.size_of(known[0], known)
+    with pytest.raises(LogNameError, match="'RICC' names 2 logs"):
+        nightly.size_for(known[0], known)
+    sizes = {"RICC-*": 8192, "KTH": 100, "LANL": 1024}  # the nightly config may name logs still to come
+    assert [Config(machine_size=sizes).size_for(log, known) for log in known] == [8192, 8192, 100]

@@ -275,7 +275,7 @@ def unboxed(text: str) -> str:
 
 
 def test_simulate_errors_are_clear(cli_lake):
-    assert "no log named 'nope'" in run("simulate", "nope", "--lake", cli_lake, code=1).stderr
+    assert "no log matches 'nope'" in run("simulate", "nope", "--lake", cli_lake, code=1).stderr
     bad_policy = run("simulate", "mini", "--lake", cli_lake, "--policy", "fifo", code=2)  # a usage error
     assert "'fifo' is not one of 'fcfs', 'lcfs'" in unboxed(bad_policy.stderr)
     too_small = run("simulate", "mini", "--lake", cli_lake, "--machine-size", 4, code=1)

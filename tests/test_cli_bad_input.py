@@ -34,7 +34,7 @@ def refused(*args) -> str:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["simulate", "mini", "--machine-size", "99999999999999999999"], "beyond the engine's 2,147,483,647"),
+        (["simulate", "mini", "--machine-size", "99999999999999999999"], "machine size must be from 1 to 2147483646"),
         (["simulate", "mini", "--threshold", "99999999999999999999"], "threshold must be from 0 to"),
         (["simulate", "mini", "--threshold", "-1"], "threshold must be from 0 to"),
         (["campaign", "run", "--log", "mini", "--threshold", "99999999999999999999"], "threshold must be from 0"),
@@ -47,7 +47,7 @@ def refused(*args) -> str:
         (["sql", "PREPARE p AS COPY (SELECT 1) TO '{tmp}/x.csv'"], "refusing PREPARE"),
         (["logs", "--lake", "{tmp}/nowhere"], "no lake at"),
         # The rest of the corpus: every command group, bad names, values, files and folders.
-        (["simulate", "nosuchlog"], "no log named 'nosuchlog'"),
+        (["simulate", "nosuchlog"], "no log matches 'nosuchlog'"),
         (["simulate", "mini", "--policy", "fastest"], "fastest"),
         (["simulate", "mini", "--algorithm", "greedy"], "greedy"),
         (["simulate", "mini", "--predictor", "oracle9"], "oracle9"),
@@ -76,7 +76,7 @@ def refused(*args) -> str:
         (["sql", "SELEC 1"], "syntax error"),
         (["sql", "SELECT * FROM swf.no_such_view"], "no_such_view"),
         (["views", "-o", "{tmp}/missing/views.csv"], "does not exist"),
-        (["export", "swf", "nosuchlog", "-o", "{tmp}/x.swf"], "no log named 'nosuchlog'"),
+        (["export", "swf", "nosuchlog", "-o", "{tmp}/x.swf"], "no log matches 'nosuchlog'"),
         (["export", "swf", "mini", "-o", "{tmp}/missing/x.swf"], "does not exist"),
         (["export", "google-swf", "-o", "{tmp}/g.swf"], "no Google job"),
         (["export", "google-swf", "-o", "{tmp}/g.swf", "--cores-per-machine", "0"], "is not in the range x>=1"),
@@ -101,7 +101,7 @@ def test_bad_options_get_one_clear_message(cli_lake, tmp_path, args, message):
 
 
 def test_statements_without_rows_print_ok_and_writes_need_a_flag(cli_lake, tmp_path):
-    for statement in ("SET threads = 1", "", "  ;  "):
+    for statement in ("SET VARIABLE x = 1", "", "  ;  "):
         result = runner.invoke(app, ["sql", statement, "--lake", str(cli_lake)])
         assert result.exit_code == 0 and result.stdout.strip() == "ok", result.output
     result = runner.invoke(app, ["sql", "SELECT 1 AS a; SELECT 2 AS b", "--lake", str(cli_lake), "-f", "csv"])

@@ -55,7 +55,7 @@ def test_fractional_cpu_times_survive_the_round_trip(tmp_path):
 
 def test_unknown_log_and_missing_folder_are_clear_errors(kth_lake, tmp_path):
     result = cli("export", "swf", "NOPE", "-o", tmp_path / "x.swf", "--lake", kth_lake.root, code=1)
-    assert "no log named 'NOPE'" in result.stderr
+    assert "no log matches 'NOPE'" in result.stderr
     cli("export", "swf", "KTH", "-o", tmp_path / "missing" / "x.swf", "--lake", kth_lake.root, code=2)
 
 

@@ -84,7 +84,8 @@ def test_ctrl_c_on_the_command_stops_promptly_with_one_line(tmp_path):
     child.send_signal(signal.SIGINT)
     sent = time.monotonic()
     _, err = child.communicate(timeout=30)
-    assert child.returncode == 130 and time.monotonic() - sent < 3
+    # About a second when the machine is idle; the bound leaves room for a loaded one.
+    assert child.returncode == 130 and time.monotonic() - sent < 10
     assert err.strip().splitlines()[-1] == "interrupted: what was done is kept; run the same command again to finish"
     assert "Traceback" not in err
     target = Lake(lake)
@@ -183,7 +184,7 @@ def test_an_unchanged_file_is_ingested_again_when_its_output_is_gone_or_its_mach
     ingest_swf(lake, [str(tmp_path / "in")])
     (lake.root / "parquet/swf/jobs/log00.parquet").unlink()
     assert {r.log: r.status for r in ingest_swf(lake, [str(tmp_path / "in")])} == {"log00": "ok", "log01": "unchanged"}
-    results = ingest_swf(lake, [str(tmp_path / "in" / "log01.swf.gz")], machine_size=16)
+    results = ingest_swf(lake, [str(tmp_path / "in" / "log01.swf.gz")], machine_sizes=[("log01", 16)])
     assert [(r.log, r.status) for r in results] == [("log01", "ok")]
     assert counts(lake) == expected
     assert lake.query("SELECT machine_size FROM swf.logs WHERE log = 'log01'")["machine_size"][0] == 16

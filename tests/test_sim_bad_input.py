@@ -12,7 +12,7 @@ import pytest
 
 from lakehouse import _native
 from lakehouse.errors import SimulationInputError
-from lakehouse.sim import simulate
+from lakehouse.sim import ReplaySettings, simulate
 
 from sim_workloads import jobs
 
@@ -25,7 +25,7 @@ def test_a_good_workload_runs():
 
 @pytest.mark.parametrize("machine_size", [0, -5])
 def test_machine_size_must_be_positive(machine_size):
-    with pytest.raises(SimulationInputError, match="machine size must be positive"):
+    with pytest.raises(SimulationInputError, match="machine size must be from 1 to"):
         simulate(GOOD, machine_size)
 
 
@@ -141,7 +141,9 @@ def test_runtimes_that_add_up_beyond_the_clock_are_refused():
 
 
 def test_a_machine_beyond_32_bits_is_refused():
-    with pytest.raises(SimulationInputError, match="machine size 99999999999999999999 is beyond the engine's"):
+    with pytest.raises(
+        SimulationInputError, match="machine size must be from 1 to 2147483646 processors, got 99999999999999999999"
+    ):
         simulate(GOOD, 99999999999999999999)
 
 
@@ -149,12 +151,10 @@ def test_the_learner_never_sees_a_job_without_a_request():
     """A job without a request never reaches the learner: refused in canonical replays (and by the
     engine itself), repaired as the published simulator does in pyss replays."""
     columns = [np.array(v, dtype=np.int64) for v in ((1, 2, 3), (0, 5, 9), (10, 10, 10), (20, 0, 20), (1, 1, 1))]
-    options = dict(machine_size=4, algorithm="easy", policy="fcfs", backfill="sjbf", correction="requested",
-                   threshold=None, compat="canonical", record_reservations=False)  # fmt: skip
     with pytest.raises(_native.InputError) as caught:
-        _native.simulate(*columns, columns[-1], None, predictor="eloss", **options)
-    assert caught.value.args == ("the eloss predictor needs requested times of at least 1 s", [2], 1)
-    _native.simulate(*columns, columns[-1], None, predictor="requested", **options)  # other predictors accept it
+        _native.simulate(*columns, columns[-1], None, ReplaySettings(4, backfill="sjbf", predictor="eloss"))
+    assert caught.value.args == ("the eloss predictor needs requested times of at least 1 s", [2], 1, "needs_request")
+    _native.simulate(*columns, columns[-1], None, ReplaySettings(4, backfill="sjbf"))  # other predictors accept it
     no_request = GOOD.with_columns(req_time=pl.Series([20, 20, 0]))
     with pytest.raises(SimulationInputError, match=r"requested times of at least 1 s: job id 3 \(1 job\)"):
         simulate(no_request, 4, predictor="eloss")
@@ -193,3 +193,55 @@ def test_missing_predictions_fall_back_to_the_request_and_are_counted():
     assert result.warnings == ["1 of 3 jobs have no p: they use their requested time"]
     filled = simulate(GOOD.with_columns(p=pl.Series([5, 20, 7])), 4, predictor="column:p", backfill="sjbf")
     assert result.jobs.equals(filled.jobs) and filled.warnings == []
+
+
+def test_errors_carry_a_kind_and_keep_it_through_pickling():
+    """Callers branch on `kind`, never on the text; campaign workers pickle the error."""
+    wide = GOOD.with_columns(procs=pl.Series([1, 9, 1]))
+    with pytest.raises(SimulationInputError) as caught:
+        simulate(wide, 4)
+    assert caught.value.kind == "wider_than_machine"
+    assert pickle.loads(pickle.dumps(caught.value)).kind == "wider_than_machine"
+    for settings, kind in (
+        ({"machine_size": 0}, "machine_size"),
+        ({"machine_size": 4, "threshold": -1}, "threshold"),
+        ({"machine_size": 4, "backfill_confidence": 1.0}, "confidence"),
+        ({"machine_size": 4, "algorithm": "conservative", "predictor": "hmm"}, "combination"),
+        ({"machine_size": 4, "policy": "nope"}, "setting"),
+    ):
+        with pytest.raises(SimulationInputError) as caught:
+            ReplaySettings(**settings)
+        assert caught.value.kind == kind
+        assert kind in (*_native.INPUT_ERROR_KINDS, "setting")
+
+
+@pytest.mark.parametrize("size", [-1, 0, 1, 2**31 - 2, 2**31 - 1, 2**63 - 1, 2**63, 10**20])
+def test_every_entry_point_accepts_and_refuses_the_same_machine_sizes(size, tmp_path):
+    """The machine size's range has one rule (the engine's): ingest, campaign grids, the nightly
+    configuration and the replay settings agree on every size, with the same words."""
+    from lakehouse.errors import LakehouseError
+    from lakehouse.ingest.swf import ingest_swf
+    from lakehouse.lake import Lake
+    from lakehouse.nightly.config import load
+    from lakehouse.sim.grid import Grid
+
+    answers = []
+    for attempt in (
+        lambda: ReplaySettings(size),
+        lambda: Grid("g", ("KTH",), machine_size=size),
+        lambda: ingest_swf(Lake(tmp_path / "lake"), [str(tmp_path / "none.swf")], machine_size=size),
+        lambda: load(_nightly_config(tmp_path, size)),
+    ):
+        try:
+            attempt()
+            answers.append(None)
+        except LakehouseError as exc:
+            answers.append(str(exc).rsplit(": ", 1)[-1] if "machine size" in str(exc) else None)
+    valid = 1 <= size <= 2**31 - 2
+    assert answers == [None if valid else f"machine size must be from 1 to 2147483646 processors, got {size}"] * 4
+
+
+def _nightly_config(folder, size):
+    path = folder / "nightly.toml"
+    path.write_text(f'[machine_size]\n"KTH-*" = {size}\n')
+    return path

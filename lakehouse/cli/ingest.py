@@ -32,8 +32,13 @@ def ingest_swf_command(
         str | None, typer.Option(help="Log name for a single file [default: file name without .swf/.swf.gz].")
     ] = None,
     machine_size: Annotated[
-        int | None,
-        typer.Option(help="Processors of the machine, for logs whose header lacks MaxProcs (or to override it)."),
+        list[str] | None,
+        typer.Option(
+            help="Processors of the machine: N for the logs whose header gives no MaxProcs (a header's size is "
+            "kept, and a note says so), LOG=N for the logs LOG names (a name, unique prefix or glob), over "
+            "their header with a warning. Repeatable. A size given once stays with the log on later ingests "
+            "until another is given.",
+        ),
     ] = None,
     force: Annotated[bool, typer.Option(help="Re-ingest even unchanged files.")] = False,
     fmt: FormatOption = OutputFormat.table,
@@ -44,12 +49,16 @@ def ingest_swf_command(
     Example: `lakehouse ingest swf ../logs/*.swf.gz` or `lakehouse ingest swf RICC.swf.gz --machine-size 8192`
     """
     from lakehouse.ingest.swf import discover, ingest_swf, results_frame
+    from lakehouse.machine import parse_machine_sizes
 
     target = Lake(lake)
     total = sum(p.stat().st_size for p in discover(paths))
     started = time.perf_counter()
     with byte_progress("ingest swf", total, lambda r: r.log) as advance:
-        results = ingest_swf(target, paths, name=name, machine_size=machine_size, force=force, on_file=advance)
+        every, per_log = parse_machine_sizes(machine_size or [])
+        results = ingest_swf(
+            target, paths, name=name, machine_size=every, machine_sizes=per_log, force=force, on_file=advance
+        )
     elapsed = time.perf_counter() - started
     emit(results_frame(results), fmt, output)
     failed = [r for r in results if r.status is Status.failed]

@@ -195,8 +195,8 @@ def simulate(
                 cooldown=window[1],
             )
         except SimulationInputError as exc:
-            if "wider than the machine" in str(exc):
-                raise SimulationInputError(f"{exc}; --drop-wider leaves them out") from None
+            if exc.kind == "wider_than_machine":
+                raise SimulationInputError(f"{exc}; --drop-wider leaves them out", kind=exc.kind) from None
             raise
     if jobs_out is not None:
         from lakehouse.sim.schedule_io import write_schedule

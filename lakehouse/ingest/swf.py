@@ -13,7 +13,7 @@ import glob as globlib
 import gzip
 import re
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +23,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lakehouse._native import SWF_MAX_PROCS, parse_swf
+from lakehouse._native import parse_swf
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.errors import BrokenFileError, LakehouseError
@@ -32,6 +32,8 @@ from lakehouse.ingest.status import Status
 from lakehouse.ingest.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION
 from lakehouse.ingest.swf_header import SwfHeader
 from lakehouse.lake import Lake, fingerprint
+from lakehouse.log_names import logs_named
+from lakehouse.machine import machine_size_problem
 
 DATASET = "swf"
 SUFFIXES = (".swf.gz", ".swf")
@@ -151,13 +153,13 @@ def parse_log(path: Path, data: bytes) -> ParsedLog:
     rejected = native.rejected
     good = job_lines - len(rejected)
     if job_lines and good < MIN_GOOD_SHARE * job_lines:
-        line, _, reason = rejected[0]
+        first, _, reason = rejected[0]
         raise BrokenFileError(
             str(path),
-            f"not an SWF log: only {good} of {job_lines} data lines are job lines (line {line}: {reason})",
+            f"not an SWF log: only {good} of {job_lines} data lines are job lines (line {first}: {reason})",
         )
     ints = iter(native.ints)
-    columns = {"line": native.line}
+    columns: dict[str, np.ndarray] = {"line": native.line}
     for spec in FIELDS:
         columns[spec.name] = native.avg_cpu_time if spec.fractional else next(ints)
     # A repeated job id keeps its first line; the later ones are quarantined, never dropped silently.
@@ -167,7 +169,7 @@ def parse_log(path: Path, data: bytes) -> ParsedLog:
     repeated[order[1:]] = job_id[order[1:]] == job_id[order[:-1]]
     quarantine = list(rejected)
     if repeated.any():
-        first_line = {}
+        first_line: dict[int, int] = {}
         for i in order:
             first_line.setdefault(int(job_id[i]), int(line[i]))
         raw_lines = data.split(b"\n")
@@ -211,12 +213,32 @@ def parse_log(path: Path, data: bytes) -> ParsedLog:
 
 
 def choose_machine_size(
-    max_procs: int | None, max_nodes: int | None, given: int | None
+    max_procs: int | None,
+    max_nodes: int | None,
+    default: int | None = None,
+    override: int | None = None,
+    kept: int | None = None,
 ) -> tuple[int | None, str | None]:
-    """The machine size stored with a log, and a warning when the header does not give MaxProcs: the
-    size given (--machine-size) wins, then MaxProcs, then MaxNodes (a node is then one processor)."""
-    if given is not None or max_procs is not None:
-        return (given if given is not None else max_procs), None
+    """The machine size stored with a log, and a note for the user: a size given for this log
+    (`LOG=N`, over its header, said so), else the size for logs without MaxProcs (`N`) when the header
+    has none, else a size given at an earlier ingest (`kept`), else MaxProcs, else MaxNodes (a node is
+    then one processor)."""
+    if override is not None:
+        if max_procs is not None and max_procs != override:
+            note = f"machine size {override:,} as given for this log, over its header's MaxProcs {max_procs:,}"
+            return override, note
+        return override, None
+    if default is not None and max_procs is None:
+        return default, None
+    if kept is not None:
+        return kept, f"machine size {kept:,} as given at an earlier ingest (--machine-size LOG=N changes it)"
+    if max_procs is not None:
+        if default is not None and default != max_procs:
+            return max_procs, (
+                f"machine size {max_procs:,} from the header's MaxProcs: --machine-size N is for logs without "
+                "one (LOG=N sets a log's size over its header)"
+            )
+        return max_procs, None
     if max_nodes is not None:
         return max_nodes, f"no MaxProcs in the header: machine size {max_nodes:,} taken from MaxNodes"
     return None, (
@@ -228,8 +250,9 @@ def choose_machine_size(
 def write_log(
     lake: Lake, parsed: ParsedLog, log: str, source: str, content_hash: str, machine_size: int | None
 ) -> list[tuple[Path, Path]]:
-    """Write the three outputs of a log aside; returns the renames (written, final) that commit them,
-    in the order a reader needs (`lakehouse.ingest.pipeline` does them, then records the log)."""
+    """Write the three outputs of a log aside (`machine_size`: as `choose_machine_size` chose it);
+    returns the renames (written, final) that commit them, in the order a reader needs
+    (`lakehouse.ingest.pipeline` does them, then records the log)."""
     root = lake.root
     jobs_final = DATASETS["swf_jobs"].file(root, log)
     logs_final = DATASETS["swf_logs"].file(root, log)
@@ -259,7 +282,7 @@ def write_log(
             quarantined=parsed.quarantine.num_rows,
             unsorted_submits=parsed.unsorted_submits,
             crlf_lines=parsed.crlf_lines,
-            machine_size=choose_machine_size(row["max_procs"], row["max_nodes"], machine_size)[0],
+            machine_size=machine_size,
             ingested_at=datetime.now(UTC),
         )
         pq.write_table(pa.Table.from_pylist([row], schema=LOGS_SCHEMA), tmp[logs_final])
@@ -271,18 +294,32 @@ def write_log(
     return [(tmp[final], final) for final in (quarantine_final, logs_final, jobs_final)]
 
 
-def stored_machine_size(lake: Lake, log: str) -> int | None:
+@dataclass(frozen=True)
+class StoredSize:
+    """A log's machine size as the lake holds it, and whether a user gave it (it differs from what its
+    header says): a given size is kept when the log is ingested again."""
+
+    size: int | None
+    max_procs: int | None
+    given: bool
+
+
+def stored_machine_size(lake: Lake, log: str) -> StoredSize | None:
     path = DATASETS["swf_logs"].file(lake.root, log)
     if not path.exists():
         return None
-    return pq.read_table(path, columns=["machine_size"]).column(0)[0].as_py()
+    row = pq.read_table(path, columns=["machine_size", "max_procs", "max_nodes"]).to_pylist()[0]
+    from_header = row["max_procs"] if row["max_procs"] is not None else row["max_nodes"]
+    given = row["machine_size"] is not None and row["machine_size"] != from_header
+    return StoredSize(row["machine_size"], row["max_procs"], given)
 
 
 class SwfSource:
-    """How the pipeline reads SWF logs: each file is read once, its bytes hashed, then parsed."""
+    """How the pipeline reads SWF logs: each file is read once, its bytes hashed, then parsed.
+    `machine_size`: for the logs whose header has no MaxProcs; `overrides`: per log, over its header."""
 
-    def __init__(self, lake: Lake, machine_size: int | None):
-        self.lake, self.machine_size = lake, machine_size
+    def __init__(self, lake: Lake, machine_size: int | None, overrides: dict[str, int] | None = None):
+        self.lake, self.machine_size, self.overrides = lake, machine_size, overrides or {}
         self.raw: dict[str, tuple[bytes, str]] = {}  # read, not yet parsed: the bytes and their hash
 
     def fingerprint(self, task: Task) -> tuple[str, int]:
@@ -291,8 +328,15 @@ class SwfSource:
         return self.raw[task.name][1], len(raw)
 
     def committed(self, task: Task) -> bool:
-        same = DATASETS["swf_jobs"].file(self.lake.root, task.name).exists() and (
-            self.machine_size is None or self.machine_size == stored_machine_size(self.lake, task.name)
+        """Whether the log is in the lake as this command would write it (then it is skipped)."""
+        stored = stored_machine_size(self.lake, task.name)
+        wanted = self.overrides.get(task.name)
+        if wanted is None and stored is not None and stored.max_procs is None:
+            wanted = self.machine_size  # N applies to a log without MaxProcs
+        same = (
+            DATASETS["swf_jobs"].file(self.lake.root, task.name).exists()
+            and stored is not None
+            and (wanted is None or wanted == stored.size)
         )
         if same:
             del self.raw[task.name]  # skipped: its bytes are not needed
@@ -302,9 +346,16 @@ class SwfSource:
         """Parse and write one log (runs in a worker thread: the tokenizer, zlib and DuckDB release the GIL)."""
         raw, content_hash = self.raw.pop(task.name)
         parsed = parse_log(task.path, decompress(task.path, raw))
-        renames = write_log(self.lake, parsed, task.name, str(task.path), content_hash, self.machine_size)
         header = parsed.header.row()
-        note = choose_machine_size(header["max_procs"], header["max_nodes"], self.machine_size)[1]
+        stored = stored_machine_size(self.lake, task.name)
+        size, note = choose_machine_size(
+            header["max_procs"],
+            header["max_nodes"],
+            default=self.machine_size,
+            override=self.overrides.get(task.name),
+            kept=stored.size if stored is not None and stored.given else None,
+        )
+        renames = write_log(self.lake, parsed, task.name, str(task.path), content_hash, size)
         return Outcome(
             rows_in=parsed.job_lines,
             rows_out=parsed.jobs.num_rows,
@@ -329,17 +380,22 @@ def ingest_swf(
     paths: Iterable[str],
     name: str | None = None,
     machine_size: int | None = None,
+    machine_sizes: Sequence[tuple[str, int]] = (),
     force: bool = False,
     on_file: Callable[[FileResult, int], None] | None = None,
     workers: int = 2,
 ) -> list[FileResult]:
     """Ingest SWF logs (files, folders or globs).  Broken files are reported, the rest go on.
 
+    ``machine_size``: the processors of the logs whose header gives no MaxProcs; ``machine_sizes``:
+    (LOG, N) pairs giving the logs LOG names N processors over their header (with a warning).  A size
+    given once stays with the log when it is ingested again, until another is given.
     Unchanged logs (same content hash as recorded in the manifest) are skipped unless ``force``.
     ``on_file(result, size)`` is called after each file, for progress bars.
     """
-    if machine_size is not None and not 0 < machine_size <= SWF_MAX_PROCS:
-        raise LakehouseError(f"machine size must be from 1 to {SWF_MAX_PROCS:,}, got {machine_size}")
+    for size in [machine_size, *(size for _, size in machine_sizes)]:
+        if size is not None and (problem := machine_size_problem(size)):
+            raise LakehouseError(problem)
     files = discover(paths)
     if name is not None and len(files) != 1:
         raise LakehouseError(f"--name needs exactly one input file, got {len(files)}")
@@ -353,7 +409,12 @@ def ingest_swf(
         if on_file is not None:
             on_file(FileResult.of(task, outcome), outcome.size)
 
-    outcomes = ingest_files(lake, tasks, SwfSource(lake, machine_size), force=force, workers=workers, on_done=done)
+    overrides: dict[str, int] = {}
+    for pattern, size in machine_sizes:
+        for log in logs_named(pattern, names):  # the batch's logs (lakehouse.log_names' rule)
+            overrides[log] = size
+    source = SwfSource(lake, machine_size, overrides)
+    outcomes = ingest_files(lake, tasks, source, force=force, workers=workers, on_done=done)
     return [FileResult.of(task, outcome) for task, outcome in outcomes]
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from lakehouse import _native
 from lakehouse.ingest.swf_format import NUMERIC_HEADER_COLUMNS, TEXT_HEADER_COLUMNS
@@ -17,7 +18,7 @@ from lakehouse.ingest.swf_format import NUMERIC_HEADER_COLUMNS, TEXT_HEADER_COLU
 HEADER_LIMITS = {
     "UnixStartTime": _native.SWF_MAX_SECONDS,
     "MaxRuntime": _native.SWF_MAX_SECONDS,
-    "MaxProcs": _native.SWF_MAX_PROCS,
+    "MaxProcs": _native.MAX_MACHINE_SIZE,  # the machine's size: the engine's limit
     "MaxNodes": _native.SWF_MAX_PROCS,
 }
 INT64_MAX = 2**63 - 1
@@ -92,7 +93,7 @@ class SwfHeader:
                 out[key] = number
         return out
 
-    def row(self) -> dict[str, object]:
+    def row(self) -> dict[str, Any]:
         numeric = self.numeric()
         row: dict[str, object] = {col: numeric.get(key) for key, col in NUMERIC_HEADER_COLUMNS.items()}
         for key, col in TEXT_HEADER_COLUMNS.items():

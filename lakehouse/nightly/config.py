@@ -5,7 +5,7 @@ Every key is optional (the defaults run everything)::
     reports = ["logs", "replays", "predictions", "volatility", "periodicity", "pack"]
     workers = 2                       # replay processes [default: the cores]
 
-    [machine_size]                    # processors of logs whose header lacks MaxProcs, by name, prefix or glob
+    [machine_size]                    # processors of the logs named (name, unique prefix or glob), over a header
     "RICC-*" = 8192
 
     [replays]
@@ -20,11 +20,13 @@ An unknown key or a value of the wrong type is an error naming the file, the key
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from pathlib import Path
 
 from lakehouse.errors import SettingsError
+from lakehouse.log_names import names_log
+from lakehouse.machine import machine_size_problem
 from lakehouse.sim.grid import NAME_PATTERN
 from lakehouse.sim.source import View
 from lakehouse.tomlfile import read_toml
@@ -45,10 +47,11 @@ class Config:
     campaign: str = "nightly"
     noise_trials: int = 200
 
-    def size_for(self, log: str) -> int | None:
-        """The processors the config gives a log (its name, a prefix or a glob), if any."""
+    def size_for(self, log: str, known: Sequence[str]) -> int | None:
+        """The processors the config gives a log of `known` (by lakehouse.log_names' rule: its name, a
+        unique prefix or a glob), if any."""
         for pattern, size in self.machine_size.items():
-            if log == pattern or log.startswith(pattern) or fnmatchcase(log, pattern):
+            if names_log(pattern, log, known):
                 return size
         return None
 
@@ -84,8 +87,11 @@ def load(path: Path | None) -> Config:
     if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
         raise fail("workers", f"expected a positive integer, got {workers!r}")
     sizes = data.get("machine_size", {})
-    if not isinstance(sizes, dict) or not all(isinstance(v, int) and v > 0 for v in sizes.values()):
+    if not isinstance(sizes, dict):
         raise fail("machine_size", 'expected a table of log = processors, e.g. "RICC-*" = 8192')
+    for pattern, size in sizes.items():
+        if problem := machine_size_problem(size):
+            raise fail(f"machine_size.{pattern}", problem)
     replays = data.get("replays", {})
     view = replays.get("view", View.jobs_clean.value)
     if view not in {v.value for v in View}:

@@ -219,11 +219,11 @@ def _ingest(lake: Lake, todo: Plan, config: Config) -> tuple[list[str], list[str
     logs: list[str] = []
     parts: list[str] = []
     failures: list[str] = []
-    by_size: dict[int | None, list[InboxFile]] = {}
-    for item in todo.swf:
-        by_size.setdefault(config.size_for(item.name), []).append(item)
-    for size, items in by_size.items():
-        for result in ingest_swf(lake, [str(i.path) for i in items], machine_size=size):
+    known = sorted({*lake.log_names(), *(item.name for item in todo.swf)})
+    # The config's sizes are given per log, as `ingest swf --machine-size LOG=N` takes them.
+    sizes = [(item.name, size) for item in todo.swf if (size := config.size_for(item.name, known)) is not None]
+    if todo.swf:
+        for result in ingest_swf(lake, [str(i.path) for i in todo.swf], machine_sizes=sizes):
             if result.status is Status.failed:
                 failures.append(result.error or f"{result.source}: failed")
             elif result.status is Status.ok:

@@ -25,13 +25,13 @@ fn main() {
         prediction: None,
     };
     let chosen = |name: &str| std::env::var(name).ok();
-    let semantics: Vec<Semantics> = match chosen("SEMANTICS") {
+    let semantics: Vec<Compat> = match chosen("SEMANTICS") {
         Some(s) => vec![s.parse().unwrap()],
-        None => vec![Semantics::Canonical, Semantics::Pyss],
+        None => vec![Compat::Canonical, Compat::Pyss],
     };
     for semantics in semantics {
         let mut c = Config {
-            semantics,
+            compat: semantics,
             ..Config::easy(m)
         };
         if let Some(a) = chosen("ALGORITHM") {

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -37,7 +38,7 @@ from lakehouse.schemas import (
     CAMPAIGN_RUNS_VERSION,
     DISTRIBUTION_METRICS,
 )
-from lakehouse.sim.engine import simulate
+from lakehouse.sim.engine import replay
 from lakehouse.sim.grid import Grid, GridError, Settings, run_key, select_logs
 from lakehouse.sim.metrics import prediction_errors
 from lakehouse.sim.options import WEEK, Compat, parse_predictor
@@ -146,7 +147,7 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
     try:
         if s.resample is not None:
             jobs = resample_weeks(jobs, s.resample, s.seed)
-        result = simulate(jobs, log.machine_size, tau=tau, **s.simulate_options())  # type: ignore[arg-type]
+        result = replay(jobs, s.replay_settings(log.machine_size, tau))
     except LakehouseError as exc:
         row.update(status="failed", error=str(exc), jobs=len(jobs))
         schedule = None
@@ -233,7 +234,8 @@ def write_rows(lake: Lake, campaign: str, rows: list[dict]) -> Path:
     folder = runs_folder(lake)
     final = folder / f"{campaign}.{time.time_ns()}.{os.getpid()}.parquet"
     tmp = folder / f".{final.name}.tmp"
-    table = pl.DataFrame(rows, schema=pl.from_arrow(CAMPAIGN_RUNS_SCHEMA.empty_table()).schema).to_arrow()
+    empty = cast(pl.DataFrame, pl.from_arrow(CAMPAIGN_RUNS_SCHEMA.empty_table()))
+    table = pl.DataFrame(rows, schema=empty.schema).to_arrow()
     pq.write_table(table.cast(CAMPAIGN_RUNS_SCHEMA), tmp, compression="zstd")
     replace_atomically(tmp, final)
     return final

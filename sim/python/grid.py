@@ -17,17 +17,20 @@ Every value is checked before anything runs; an error names the offending item a
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import itertools
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
-from fnmatch import fnmatchcase
 from pathlib import Path
+from typing import Any
 
-from lakehouse.errors import LakehouseError
-from lakehouse.sim.engine import MAX_MACHINE_SIZE, threshold_problem
+from lakehouse import machine
+from lakehouse.errors import LakehouseError, SettingsError, SimulationInputError
+from lakehouse.log_names import LogNameError, logs_named
+from lakehouse.machine import machine_size_problem
 from lakehouse.sim.options import (
     COLUMN_PREFIX,
     DAY,
@@ -38,10 +41,9 @@ from lakehouse.sim.options import (
     Compat,
     Correction,
     Policy,
-    choose,
     join_predictor_parameters,
-    parse_predictor,
 )
+from lakehouse.sim.settings import ReplaySettings
 from lakehouse.sim.source import View
 from lakehouse.tomlfile import read_toml
 
@@ -84,9 +86,9 @@ class Settings:
         given = {k: v for k, v in asdict(self).items() if k in _FIRST_FIELDS or v != _DEFAULTS[k]}
         return json.dumps(given, sort_keys=True)
 
-    def simulate_options(self) -> dict[str, object]:
-        """The keyword arguments of `simulate` these settings give."""
-        options: dict[str, object] = {
+    def replay_settings(self, machine_size: int, tau: float = 10.0) -> ReplaySettings:
+        """The replay these settings give on a machine of `machine_size` processors."""
+        options: dict[str, Any] = {
             k: getattr(self, k) for k in ("algorithm", "policy", "backfill", "predictor", "correction", "threshold")
         }
         options["compat"] = self.compat
@@ -99,7 +101,7 @@ class Settings:
                 options["epsilon"] = self.epsilon
         if self.backfill_confidence is not None:
             options["backfill_confidence"] = self.backfill_confidence
-        return options
+        return ReplaySettings.of(machine_size, tau=tau, **options)
 
     def label(self) -> str:
         """A short name of the variant for tables: `easy-fcfs`, `conservative-spf-sjbf`,
@@ -142,56 +144,49 @@ _FIRST_FIELDS = ("algorithm", "policy", "backfill", "predictor", "correction", "
 PERIOD_LABELS = {DAY: "day", WEEK: "week"}
 
 
-#: The grid's dimensions, their choices and how one value is parsed.
-def _threshold(text: str | int | None) -> int | None:
-    if text is None or (isinstance(text, str) and text.strip().lower() in (NO_THRESHOLD, "")):
-        return None
-    try:
-        value = int(text)
-    except (TypeError, ValueError):
-        raise GridError(f"threshold {text!r} is not a whole number of seconds (or {NO_THRESHOLD!r})") from None
-    if problem := threshold_problem(value):
-        raise GridError(problem)
-    return value
-
-
-def _predictor(text: str) -> str:
-    try:
-        spec, column = parse_predictor(text)
-    except ValueError as exc:
-        raise GridError(str(exc)) from None
-    return f"{COLUMN_PREFIX}{column}" if column else spec
-
-
-def _confidence(text: str | float) -> float:
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise GridError(f"backfill confidence {text!r} is not a number") from None
-    if not 0 < value < 1:
-        raise GridError(f"backfill confidence must be in (0, 1), got {value:g}")
-    return value
-
-
-def _choice(kind: type) -> object:
-    def parse(text: str) -> str:
+#: The grid's dimensions and how one value is read: as the replay contract takes it, and checked there
+#: (alone, at the other settings' defaults) so that a bad value is refused before anything runs.
+def _checked(key: str, read: Callable[[object], object] = str) -> Callable[[object], object]:
+    def parse(text: object) -> object:
+        value = read(text)
         try:
-            return choose(kind, str(text)).value
-        except ValueError as exc:
+            settings = ReplaySettings(1, **{key: value})  # type: ignore[arg-type]
+        except SimulationInputError as exc:
             raise GridError(str(exc)) from None
+        if key == "predictor":  # the engine's spelling, so that equal predictors make one run
+            column = settings.prediction_column
+            return f"{COLUMN_PREFIX}{column}" if column else settings.engine_predictor
+        chosen = getattr(settings, key)
+        return chosen.value if isinstance(chosen, enum.Enum) else chosen
 
     return parse
 
 
+def _threshold(text: object) -> int | None:
+    if text is None or (isinstance(text, str) and text.strip().lower() in (NO_THRESHOLD, "")):
+        return None
+    try:
+        return int(text)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        raise GridError(f"threshold {text!r} is not a whole number of seconds (or {NO_THRESHOLD!r})") from None
+
+
+def _number(text: object) -> float:
+    try:
+        return float(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise GridError(f"backfill confidence {text!r} is not a number") from None
+
+
 DIMENSIONS = {
-    "algorithm": _choice(Algorithm),
-    "policy": _choice(Policy),
-    "backfill": _choice(Backfill),
-    "predictor": _predictor,
-    "correction": _choice(Correction),
-    "threshold": _threshold,
-    "compat": _choice(Compat),
-    "backfill_confidence": _confidence,
+    "algorithm": _checked("algorithm"),
+    "policy": _checked("policy"),
+    "backfill": _checked("backfill"),
+    "predictor": _checked("predictor"),
+    "correction": _checked("correction"),
+    "threshold": _checked("threshold", _threshold),
+    "compat": _checked("compat"),
+    "backfill_confidence": _checked("backfill_confidence", _number),
 }
 
 
@@ -224,10 +219,13 @@ class Grid:
         except ValueError:
             raise GridError(f"unknown view {self.view!r}; expected one of: {', '.join(View)}") from None
         for size in [self.machine_size, *(size for _, size in self.machine_sizes)]:
-            if size is not None and not 0 < size <= MAX_MACHINE_SIZE:
-                raise GridError(f"machine size must be from 1 to {MAX_MACHINE_SIZE:,}, got {size}")
-        if not (self.tau > 0 and self.tau != float("inf")):
-            raise GridError(f"tau must be a positive finite number of seconds, got {self.tau}")
+            if size is not None and (problem := machine_size_problem(size)):
+                raise GridError(problem)
+        for point in self.settings():  # every run's settings, checked as its replay will check them
+            try:
+                point.replay_settings(self.machine_size or 1, self.tau)
+            except SimulationInputError as exc:
+                raise GridError(f"{point.label()}: {exc}" if exc.kind != "setting" else str(exc)) from None
         unknown = set(self.values) - DIMENSIONS.keys()
         if unknown:
             raise GridError(f"unknown setting(s) {', '.join(sorted(unknown))}; expected: {', '.join(DIMENSIONS)}")
@@ -240,7 +238,7 @@ class Grid:
     def size_of(self, log: str, known: Sequence[str]) -> int | None:
         """The processors given for `log` (its own entry first, then the grid's), or None: the view's."""
         for pattern, size in self.machine_sizes:
-            if log in select_logs([pattern], known):
+            if log in select_logs([pattern], known):  # a pattern that names no log is refused
                 return size
         return self.machine_size
 
@@ -251,7 +249,8 @@ class Grid:
             return list(dict.fromkeys(self.explicit))
         keys = [k for k in DIMENSIONS if k in self.values]
         combos = itertools.product(*(self.values[k] for k in keys))
-        return list(dict.fromkeys(_meaningful(Settings(**dict(zip(keys, combo, strict=True)))) for combo in combos))
+        points: Iterator[dict[str, Any]] = (dict(zip(keys, combo, strict=True)) for combo in combos)
+        return list(dict.fromkeys(_meaningful(Settings(**point)) for point in points))
 
 
 def _meaningful(settings: Settings) -> Settings:
@@ -268,7 +267,7 @@ def parse_values(key: str, items: Iterable[object]) -> tuple[object, ...]:
         raise GridError(f"unknown setting {key!r}; expected one of: {', '.join(DIMENSIONS)}")
     parsed: list[object] = []
     for item in items:
-        pieces = [p.strip() for p in item.split(",")] if isinstance(item, str) else [item]
+        pieces: list[Any] = [p.strip() for p in item.split(",")] if isinstance(item, str) else [item]
         if key == "predictor":
             pieces = join_predictor_parameters(pieces)
         for piece in pieces:
@@ -279,24 +278,12 @@ def parse_values(key: str, items: Iterable[object]) -> tuple[object, ...]:
 
 
 def parse_machine_sizes(items: Iterable[object]) -> tuple[int | None, tuple[tuple[str, int], ...]]:
-    """`--machine-size` values: a number for every log, or LOG=NUMBER for the logs LOG names (a name,
-    prefix or glob); returns the number for every log (or None) and the per-log pairs."""
-    every: int | None = None
-    per_log: list[tuple[str, int]] = []
-    for item in items:
-        text = str(item).strip()
-        pattern, _, number = text.rpartition("=")
-        try:
-            size = int(number)
-        except ValueError:
-            raise GridError(f"machine size {text!r}: expected a number of processors or LOG=NUMBER") from None
-        if "=" not in text:
-            every = size
-        elif pattern.strip():
-            per_log.append((pattern.strip(), size))
-        else:
-            raise GridError(f"machine size {text!r}: the log before '=' is missing")
-    return every, tuple(per_log)
+    """`--machine-size` values of a campaign: N for every log, LOG=N for the logs LOG names
+    (lakehouse.machine.parse_machine_sizes, as GridError)."""
+    try:
+        return machine.parse_machine_sizes(items)
+    except SettingsError as exc:
+        raise GridError(str(exc)) from None
 
 
 def split_list(text: str | None) -> list[str]:
@@ -341,20 +328,14 @@ def grid_from_toml(path: Path, name: str | None = None) -> Grid:
 
 
 def select_logs(patterns: Sequence[str], known: Sequence[str]) -> list[str]:
-    """The lake's logs named by `patterns` (exact names, unique prefixes or globs), in lake order."""
+    """The lake's logs named by `patterns` (lakehouse.log_names: exact names, unique prefixes or globs),
+    each once, in the order the patterns name them."""
     chosen: list[str] = []
     for pattern in patterns:
-        if any(ch in pattern for ch in "*?["):
-            matches = [log for log in known if fnmatchcase(log, pattern)]
-        elif pattern in known:
-            matches = [pattern]
-        else:
-            matches = [log for log in known if log.startswith(pattern)]
-            if len(matches) > 1:
-                raise GridError(f"{pattern!r} names {len(matches)} logs ({', '.join(matches)}); give more of the name")
-        if not matches:
-            raise GridError(f"no log matches {pattern!r}; the lake has: {', '.join(known) or 'no logs yet'}")
-        chosen.extend(matches)
+        try:
+            chosen.extend(logs_named(pattern, known))
+        except LogNameError as exc:
+            raise GridError(str(exc)) from None
     return list(dict.fromkeys(chosen))
 
 

@@ -109,13 +109,9 @@ def parse_period(text: str | int) -> int:
     if isinstance(text, str) and text.lower() in PERIOD_NAMES:
         return PERIOD_NAMES[text.lower()]
     try:
-        seconds = int(text)
+        return int(text)  # its range is the engine's to check
     except ValueError:
         raise SettingsError(f"period must be day, week or a number of seconds, got {text!r}") from None
-    if not 0 < seconds <= _native.SWF_MAX_SECONDS:
-        what = "positive" if seconds <= 0 else f"at most {_native.SWF_MAX_SECONDS:,} s"
-        raise SettingsError(f"period must be {what}, got {seconds} s")
-    return seconds
 
 
 E = TypeVar("E", bound=enum.StrEnum)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pyarrow.parquet as pq
 
 from lakehouse import _native
 from lakehouse.errors import SettingsError
-from lakehouse.sim.engine import SimulationResult
+from lakehouse.sim.result import SimulationResult
 
 #: Bumped when a column of the schedule file changes meaning or name.
 SCHEDULE_VERSION = 1
@@ -46,10 +47,7 @@ def schedule_frame(result: SimulationResult) -> pl.DataFrame:
 
 def provenance(result: SimulationResult, **where: object) -> dict[str, object]:
     """What produced a schedule: the file's version, where the jobs came from, every setting."""
-    settings = {
-        key: (value if isinstance(value, int | float | bool | None) else str(value))
-        for key, value in result.settings.items()
-    }
+    settings = {**result.settings.record(), **({"log": result.log} if result.log is not None else {})}
     return {"schedule_version": SCHEDULE_VERSION, "engine_version": _native.ENGINE_BUILD, **where, "settings": settings}
 
 
@@ -71,7 +69,7 @@ def write_schedule(result: SimulationResult, path: Path, **where: object) -> Non
         path.write_text(swf_text(frame, about))
 
 
-def read_provenance(path: Path) -> dict[str, object]:
+def read_provenance(path: Path) -> dict[str, Any]:
     """The metadata a Parquet schedule was written with."""
     metadata = pq.read_schema(path).metadata or {}
     if METADATA_KEY not in metadata:

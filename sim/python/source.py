@@ -5,13 +5,14 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
 from lakehouse.catalog import sql_literal
 from lakehouse.errors import LakehouseError, QueryError
 from lakehouse.lake import Lake
+from lakehouse.log_names import log_named
 from lakehouse.sim.workload import PREDICTED_WALLTIME
 
 if TYPE_CHECKING:
@@ -31,17 +32,9 @@ MACHINE_SIZE_SQL = {
 
 
 def resolve_log(lake: Lake, name: str) -> str:
-    """The lake's log called `name`, or the only one whose name starts with it (`KTH` for
-    `KTH-SP2-1996-2.1-cln`); otherwise an error naming the logs that exist."""
-    known = lake.log_names()
-    if name in known:
-        return name
-    matches = [log for log in known if log.startswith(name)]
-    if len(matches) == 1:
-        return matches[0]
-    if matches:
-        raise LakehouseError(f"{name!r} names {len(matches)} logs: {', '.join(matches)}; give more of the name")
-    raise LakehouseError(f"no log named {name!r} in the lake; it has: {', '.join(known) or 'no logs yet'}")
+    """The lake's log `name` names (lakehouse.log_names: exact, else a unique prefix); otherwise an error
+    naming the logs that exist."""
+    return log_named(name, lake.log_names())
 
 
 def log_jobs(
@@ -144,4 +137,4 @@ def log_machine_size(lake: Lake, log: str, view: View = View.jobs_clean) -> int:
     (size,) = rows[0]
     if size is None:
         raise LakehouseError(f"{log} has no MaxProcs in its header: give --machine-size")
-    return int(size)
+    return int(cast(int, size))

@@ -14,7 +14,7 @@ create_exception!(
     _native,
     InputError,
     PyValueError,
-    "A workload the engine refuses: args are (what, first offending job ids, their count)."
+    "A workload or settings the engine refuses: args are (what, first offending job ids, their count, kind)."
 );
 
 /// A tokenized SWF log (see `swf.rs`): numpy columns, header lines and rejected lines.
@@ -125,14 +125,97 @@ fn slice<'a>(name: &str, array: &'a PyReadonlyArray1<'_, i64>) -> PyResult<&'a [
     })
 }
 
-/// Replay a workload (numpy int64 columns, sorted by submit time) with the backfilling engine;
-/// returns its Schedule.  Bad input raises InputError with the offending job ids; an unknown choice,
-/// ValueError; an internal error, RuntimeError instead of taking the interpreter down.
+/// A replay's settings as the Python `ReplaySettings` holds them, read by attribute: the one object
+/// that crosses into the engine.
+#[derive(FromPyObject)]
+struct Settings {
+    machine_size: i64,
+    algorithm: String,
+    policy: String,
+    backfill: String,
+    #[pyo3(attribute("engine_predictor"))]
+    predictor: String,
+    correction: String,
+    threshold: Option<i64>,
+    compat: String,
+    record_reservations: bool,
+    selection: Option<SelectionSettings>,
+    backfill_confidence: f64,
+}
+
+/// `ReplaySettings.selection`: a selector and its parameters.
+#[derive(FromPyObject)]
+struct SelectionSettings {
+    selector: String,
+    policies: Vec<String>,
+    period: i64,
+    decay: f64,
+    #[pyo3(attribute("engine_epsilon"))]
+    epsilon: f64,
+    seed: u64,
+}
+
+/// The engine's configuration of `settings`; ValueError for an unknown choice.
+fn config(settings: Settings) -> PyResult<engine::Config> {
+    let selection = settings
+        .selection
+        .map(|s| -> PyResult<engine::Selection> {
+            let selector = match choice(&s.selector)? {
+                engine::Selector::Egreedy { .. } => {
+                    engine::Selector::Egreedy { epsilon: s.epsilon }
+                }
+                full => full,
+            };
+            Ok(engine::Selection {
+                selector,
+                policies: s
+                    .policies
+                    .iter()
+                    .map(|p| choice(p))
+                    .collect::<PyResult<_>>()?,
+                period: s.period,
+                decay: s.decay,
+                seed: s.seed,
+            })
+        })
+        .transpose()?;
+    Ok(engine::Config {
+        machine_size: settings.machine_size,
+        algorithm: choice(&settings.algorithm)?,
+        policy: choice(&settings.policy)?,
+        backfill: choice(&settings.backfill)?,
+        predictor: choice(&settings.predictor)?,
+        correction: choice(&settings.correction)?,
+        threshold: settings.threshold,
+        compat: choice(&settings.compat)?,
+        record_reservations: settings.record_reservations,
+        selection,
+        confidence: settings.backfill_confidence,
+    })
+}
+
+fn input_error(bad: engine::InputError) -> PyErr {
+    InputError::new_err((bad.what, bad.job_ids, bad.count, bad.kind))
+}
+
+/// Check a replay's settings without jobs: InputError (with its kind) naming what is wrong, the
+/// same the replay would raise; ValueError for an unknown choice.
 #[pyfunction]
-#[pyo3(signature = (id, submit, run, requested, procs, user, prediction, *, machine_size, algorithm,
-    policy, backfill, predictor, correction, threshold, compat, record_reservations,
-    selector=None, policies=Vec::new(), period=604_800, decay=1.0, epsilon=0.3, seed=0,
-    backfill_confidence=0.05))]
+fn check_settings(settings: Settings) -> PyResult<()> {
+    engine::check_config(&config(settings)?).map_err(input_error)
+}
+
+/// What is wrong with a machine size, if anything (the one place its range is checked).
+#[pyfunction]
+fn machine_size_problem(machine_size: i64) -> Option<String> {
+    engine::machine_size_problem(machine_size)
+}
+
+/// Replay a workload (numpy int64 columns, sorted by submit time) with the backfilling engine under
+/// `settings` (a `ReplaySettings`); returns its Schedule.  Bad input raises InputError with the
+/// offending job ids; an unknown choice, ValueError; an internal error, RuntimeError instead of
+/// taking the interpreter down.
+#[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -143,54 +226,9 @@ fn simulate<'py>(
     procs: PyReadonlyArray1<'py, i64>,
     user: PyReadonlyArray1<'py, i64>,
     prediction: Option<PyReadonlyArray1<'py, i64>>,
-    machine_size: i64,
-    algorithm: &str,
-    policy: &str,
-    backfill: &str,
-    predictor: &str,
-    correction: &str,
-    threshold: Option<i64>,
-    compat: &str,
-    record_reservations: bool,
-    selector: Option<&str>,
-    policies: Vec<String>,
-    period: i64,
-    decay: f64,
-    epsilon: f64,
-    seed: u64,
-    backfill_confidence: f64,
+    settings: Settings,
 ) -> PyResult<Schedule> {
-    let selection = selector
-        .map(|name| -> PyResult<engine::Selection> {
-            let selector = match choice(name)? {
-                engine::Selector::Egreedy { .. } => engine::Selector::Egreedy { epsilon },
-                full => full,
-            };
-            Ok(engine::Selection {
-                selector,
-                policies: policies
-                    .iter()
-                    .map(|p| choice(p))
-                    .collect::<PyResult<_>>()?,
-                period,
-                decay,
-                seed,
-            })
-        })
-        .transpose()?;
-    let config = engine::Config {
-        machine_size,
-        algorithm: choice(algorithm)?,
-        policy: choice(policy)?,
-        backfill: choice(backfill)?,
-        predictor: choice(predictor)?,
-        correction: choice(correction)?,
-        threshold,
-        semantics: choice(compat)?,
-        record_reservations,
-        selection,
-        confidence: backfill_confidence,
-    };
+    let config = config(settings)?;
     let workload = engine::Workload {
         id: slice("id", &id)?,
         submit: slice("submit", &submit)?,
@@ -222,7 +260,7 @@ fn simulate<'py>(
     };
     let outcome = py
         .detach(|| guarded(|| engine::simulate_until(&workload, &config, &mut stop)))?
-        .map_err(|bad| InputError::new_err((bad.what, bad.job_ids, bad.count)))?;
+        .map_err(input_error)?;
     let Some(outcome) = outcome else {
         return Err(interrupted.expect("a replay stops only for a signal"));
     };
@@ -359,11 +397,15 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ENGINE_BUILD", ENGINE_BUILD)?;
     m.add("SWF_MAX_SECONDS", crate::swf::MAX_SECONDS)?;
     m.add("SWF_MAX_PROCS", crate::swf::MAX_PROCS)?;
+    m.add("MAX_MACHINE_SIZE", engine::MAX_MACHINE_SIZE)?;
+    m.add("INPUT_ERROR_KINDS", engine::KINDS.to_vec())?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add_class::<ParsedSwf>()?;
     m.add_class::<Schedule>()?;
     m.add_function(wrap_pyfunction!(parse_swf, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(check_settings, m)?)?;
+    m.add_function(wrap_pyfunction!(machine_size_problem, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_inside_guard, m)?)?;
     m.add_function(wrap_pyfunction!(pack_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(predictor_spec, m)?)?;

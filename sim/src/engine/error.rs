@@ -1,10 +1,14 @@
 //! Input checks.  Every rejection names the offending job ids, so a user can find them in the lake.
 
-use super::{Algorithm, Config, Correction, Predictor, Semantics, Workload};
+use super::{Algorithm, Compat, Config, Correction, Predictor, Workload};
+use crate::swf::MAX_SECONDS;
 use std::fmt;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct InputError {
+    /// What kind of problem, for callers to branch on (never on `what`'s text): `machine_size`,
+    /// `wider_than_machine`, `no_processors`, `negative_runtime`, ... (see `KINDS`).
+    pub kind: &'static str,
     pub what: String,
     pub job_ids: Vec<i64>,
     pub count: usize,
@@ -34,8 +38,9 @@ impl fmt::Display for InputError {
 
 impl std::error::Error for InputError {}
 
-fn plain(what: String) -> InputError {
+fn plain(kind: &'static str, what: String) -> InputError {
     InputError {
+        kind,
         what,
         job_ids: Vec::new(),
         count: 0,
@@ -43,18 +48,122 @@ fn plain(what: String) -> InputError {
 }
 
 /// Fails with the ids of the jobs for which `bad(i)` holds, if any.
-fn check(w: &Workload, what: &str, bad: impl Fn(usize) -> bool) -> Result<(), InputError> {
+fn check(
+    w: &Workload,
+    kind: &'static str,
+    what: &str,
+    bad: impl Fn(usize) -> bool,
+) -> Result<(), InputError> {
     let offenders: Vec<usize> = (0..w.id.len()).filter(|&i| bad(i)).collect();
     if offenders.is_empty() {
         return Ok(());
     }
     Err(InputError {
+        kind,
         what: what.to_string(),
         job_ids: offenders.iter().take(SHOWN).map(|&i| w.id[i]).collect(),
         count: offenders.len(),
     })
 }
 
+/// The largest machine the engine replays: it counts processors in 32 bits, and one above the
+/// machine's size must still fit (the free count of a pass that has not yet taken a job back).
+pub const MAX_MACHINE_SIZE: i64 = i32::MAX as i64 - 1;
+
+/// Every kind an `InputError` can have.
+pub const KINDS: [&str; 15] = [
+    "columns",
+    "too_many_jobs",
+    "machine_size",
+    "threshold",
+    "selection",
+    "combination",
+    "confidence",
+    "no_processors",
+    "wider_than_machine",
+    "negative_runtime",
+    "negative_requested",
+    "needs_request",
+    "unsorted",
+    "duplicate_ids",
+    "prediction",
+];
+
+/// What is wrong with a machine size, if anything: the one place its range is checked (ingest,
+/// campaigns, the nightly configuration and every replay ask here).
+pub fn machine_size_problem(m: i64) -> Option<String> {
+    if !(1..=MAX_MACHINE_SIZE).contains(&m) {
+        return Some(format!(
+            "machine size must be from 1 to {MAX_MACHINE_SIZE} processors, got {m}"
+        ));
+    }
+    None
+}
+
+/// The checks of a configuration that need no jobs: every setting's range and the combinations the
+/// engine replays.  Callers validate settings here before any jobs are read.
+pub fn check_config(config: &Config) -> Result<(), InputError> {
+    if let Some(problem) = machine_size_problem(config.machine_size) {
+        return Err(plain("machine_size", problem));
+    }
+    if let Some(t) = config.threshold {
+        if !(0..=MAX_SECONDS).contains(&t) {
+            return Err(plain(
+                "threshold",
+                format!("threshold must be from 0 to {MAX_SECONDS} seconds, got {t}"),
+            ));
+        }
+    }
+    if let Some(selection) = &config.selection {
+        if let Some(problem) = selection.problem() {
+            return Err(plain("selection", problem));
+        }
+        if config.algorithm != Algorithm::Easy || config.compat != Compat::Canonical {
+            return Err(plain(
+                "combination",
+                "policy selection replays EASY backfilling in canonical semantics only".into(),
+            ));
+        }
+    }
+    let easy_canonical = config.algorithm == Algorithm::Easy && config.compat == Compat::Canonical;
+    if config.predictor.uses_distributions() && !easy_canonical {
+        return Err(plain(
+            "combination",
+            "distribution predictors (hmm, requested-law) replay EASY backfilling in canonical semantics only"
+                .into(),
+        ));
+    }
+    // Checked whatever the predictor, so that a setting that means nothing here is still refused
+    // when it is wrong (it would mean something to the next predictor tried).
+    if !(config.confidence > 0.0 && config.confidence < 1.0) {
+        return Err(plain(
+            "confidence",
+            format!(
+                "the backfill confidence must be a number in (0, 1), got {}",
+                config.confidence
+            ),
+        ));
+    }
+    let may_underpredict = matches!(
+        config.predictor,
+        Predictor::Ave2 | Predictor::Column | Predictor::Eloss(_)
+    );
+    if config.algorithm == Algorithm::Conservative
+        && config.correction == Correction::None
+        && may_underpredict
+    {
+        // A reservation behind a job that outlived its prediction would wait for an instant at
+        // which nothing happens; the plan needs a new prediction instead.
+        return Err(plain(
+            "combination",
+            "conservative backfilling with predictions that can be exceeded needs a correction rule".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Every check of a replay: the configuration's, then the jobs'.  Each rejection names the first
+/// offending job ids.
 pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
     let n = w.id.len();
     let columns = [
@@ -65,61 +174,36 @@ pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
         w.user.len(),
     ];
     if columns.iter().any(|&len| len != n) || w.prediction.is_some_and(|p| p.len() != n) {
-        return Err(plain("input columns differ in length".into()));
+        return Err(plain("columns", "input columns differ in length".into()));
     }
     if n >= 1 << 28 {
-        return Err(plain(format!(
-            "{n} jobs: the engine replays at most 2^28 jobs at once"
-        )));
-    }
-    let m = config.machine_size;
-    if m <= 0 {
-        return Err(plain(format!("machine size must be positive, got {m}")));
-    }
-    if m >= i64::from(i32::MAX) {
-        return Err(plain(format!(
-            "machine size {m} is too large (at most {})",
-            i32::MAX - 1
-        )));
-    }
-    if config.threshold.is_some_and(|t| t < 0) {
         return Err(plain(
-            "the starvation threshold must not be negative".into(),
+            "too_many_jobs",
+            format!("{n} jobs: the engine replays at most 2^28 jobs at once"),
         ));
     }
-    if let Some(selection) = &config.selection {
-        if let Some(problem) = selection.problem() {
-            return Err(plain(problem));
-        }
-        if config.algorithm != Algorithm::Easy || config.semantics != Semantics::Canonical {
-            return Err(plain(
-                "policy selection replays EASY backfilling in canonical semantics only".into(),
-            ));
-        }
-    }
-    check(w, "jobs need at least one processor", |i| w.procs[i] <= 0)?;
+    check_config(config)?;
+    let m = config.machine_size;
     check(
         w,
+        "no_processors",
+        "jobs need at least one processor",
+        |i| w.procs[i] <= 0,
+    )?;
+    check(
+        w,
+        "wider_than_machine",
         &format!("jobs wider than the machine ({m} processors)"),
         |i| w.procs[i] > m,
     )?;
-    check(w, "negative runtimes", |i| w.run[i] < 0)?;
-    check(w, "negative requested times", |i| w.requested[i] < 0)?;
+    check(w, "negative_runtime", "negative runtimes", |i| w.run[i] < 0)?;
+    check(w, "negative_requested", "negative requested times", |i| {
+        w.requested[i] < 0
+    })?;
     if config.predictor.uses_distributions() {
-        if config.algorithm != Algorithm::Easy || config.semantics != Semantics::Canonical {
-            return Err(plain(
-                "distribution predictors (hmm, requested-law) replay EASY backfilling in canonical semantics only"
-                    .into(),
-            ));
-        }
-        if !(config.confidence > 0.0 && config.confidence < 1.0) {
-            return Err(plain(format!(
-                "the backfill confidence must be in (0, 1), not {}",
-                config.confidence
-            )));
-        }
         check(
             w,
+            "needs_request",
             "distribution predictors need requested times of at least 1 s",
             |i| w.requested[i] < 1,
         )?;
@@ -128,12 +212,14 @@ pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
         // The learner's features and its [1 s, request] bounds need a request.
         check(
             w,
+            "needs_request",
             "the eloss predictor needs requested times of at least 1 s",
             |i| w.requested[i] < 1,
         )?;
     }
     check(
         w,
+        "unsorted",
         "input not sorted by submit time (first job submitted earlier than its predecessor)",
         |i| i > 0 && w.submit[i] < w.submit[i - 1],
     )?;
@@ -153,30 +239,20 @@ pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
         let count = dups.len();
         dups.truncate(SHOWN);
         return Err(InputError {
+            kind: "duplicate_ids",
             what: "duplicate job ids".into(),
             job_ids: dups,
             count,
         });
     }
-    let may_underpredict = matches!(
-        config.predictor,
-        Predictor::Ave2 | Predictor::Column | Predictor::Eloss(_)
-    );
-    if config.algorithm == Algorithm::Conservative
-        && config.correction == Correction::None
-        && may_underpredict
-    {
-        // A reservation behind a job that outlived its prediction would wait for an instant at
-        // which nothing happens; the plan needs a new prediction instead.
-        return Err(plain(
-            "conservative backfilling with predictions that can be exceeded needs a correction rule".into(),
-        ));
-    }
     match (config.predictor, w.prediction) {
         (Predictor::Column, None) => Err(plain(
+            "prediction",
             "the column predictor needs a prediction column".into(),
         )),
-        (Predictor::Column, Some(p)) => check(w, "negative predicted runtimes", |i| p[i] < 0),
+        (Predictor::Column, Some(p)) => {
+            check(w, "prediction", "negative predicted runtimes", |i| p[i] < 0)
+        }
         _ => Ok(()),
     }
 }

@@ -29,7 +29,7 @@ mod state;
 mod tests;
 
 pub use eloss::{Curve, Loss, Weight};
-pub use error::InputError;
+pub use error::{check_config, machine_size_problem, InputError, KINDS, MAX_MACHINE_SIZE};
 pub use hmm_online::HmmParams;
 pub use order::{Backfill, Policy};
 pub use predict::{Correction, Predictor};
@@ -46,7 +46,7 @@ pub enum Algorithm {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Semantics {
+pub enum Compat {
     /// At one instant all completions, then all submissions, then one pass.
     Canonical,
     /// The published simulator: one event at a time in its tie order, a pass after each event.
@@ -63,7 +63,7 @@ pub struct Config {
     pub correction: Correction,
     /// Jobs that have waited longer than this many seconds go to the head, in submit order.
     pub threshold: Option<i64>,
-    pub semantics: Semantics,
+    pub compat: Compat,
     /// Record each job's first reservation (costs a walk over the running jobs per new head).
     pub record_reservations: bool,
     /// Change the queue policy at period boundaries (EASY, canonical semantics); `policy` is then
@@ -85,7 +85,7 @@ impl Config {
             predictor: Predictor::Requested,
             correction: Correction::Requested,
             threshold: None,
-            semantics: Semantics::Canonical,
+            compat: Compat::Canonical,
             record_reservations: false,
             selection: None,
             confidence: 0.05,
@@ -157,7 +157,7 @@ macro_rules! names {
 }
 
 names!(Algorithm { "easy" => Easy, "conservative" => Conservative });
-names!(Semantics { "canonical" => Canonical, "pyss" => Pyss });
+names!(Compat { "canonical" => Canonical, "pyss" => Pyss });
 names!(Policy {
     "fcfs" => Fcfs, "lcfs" => Lcfs, "spf" => Spf, "lpf" => Lpf, "sqf" => Sqf, "lqf" => Lqf,
     "lexp" => Lexp, "sexp" => Sexp, "lrf" => Lrf, "srf" => Srf, "laf" => Laf, "saf" => Saf,

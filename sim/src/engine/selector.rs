@@ -74,6 +74,13 @@ impl Selection {
                 self.period
             ));
         }
+        if self.period > crate::swf::MAX_SECONDS {
+            return Some(format!(
+                "the selection period must be at most {} s, got {} s",
+                crate::swf::MAX_SECONDS,
+                self.period
+            ));
+        }
         if !(0.0..=1.0).contains(&self.decay) {
             return Some(format!("the decay must be in [0, 1], got {}", self.decay));
         }

@@ -9,7 +9,7 @@ use super::profile::Profile;
 use super::queue::Queue;
 use super::running::Running;
 use super::selector::Chooser;
-use super::{Algorithm, Backfill, Config, Outcome, Policy, Predictor, Semantics, Workload};
+use super::{Algorithm, Backfill, Compat, Config, Outcome, Policy, Predictor, Workload};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -121,7 +121,7 @@ impl<'a> Sim<'a> {
         // Tie-break among equal submit times: job id (canonical) or input order (pyss: file order).
         let mut by_arrival: Vec<usize> = (0..n).collect();
         let in_order = (1..n).all(|i| (w.submit[i - 1], w.id[i - 1]) < (w.submit[i], w.id[i]));
-        if config.semantics == Semantics::Canonical && !in_order {
+        if config.compat == Compat::Canonical && !in_order {
             by_arrival.sort_by_key(|&i| (w.submit[i], w.id[i]));
         }
         let chooser = config
@@ -140,7 +140,7 @@ impl<'a> Sim<'a> {
         };
         let learner = match config.predictor {
             Predictor::Eloss(loss) => {
-                let pyss = config.semantics == Semantics::Pyss;
+                let pyss = config.compat == Compat::Pyss;
                 Some(Learner::new(loss, pyss, n, users))
             }
             _ => None,
@@ -201,19 +201,17 @@ impl<'a> Sim<'a> {
         // pyss: PredictionIsOver < Submission < Termination at equal times.  Canonical: completions
         // first (so submissions at t see them, e.g. in AVE2), then submissions; corrections anywhere
         // before the single pass.
-        match (self.config.semantics, kind) {
-            (Semantics::Pyss, Kind::PredictionOver) | (Semantics::Canonical, Kind::Termination) => {
-                0
-            }
+        match (self.config.compat, kind) {
+            (Compat::Pyss, Kind::PredictionOver) | (Compat::Canonical, Kind::Termination) => 0,
             (_, Kind::Submission) => 1,
             _ => 2,
         }
     }
 
     fn kind_of(&self, rank: u8) -> Kind {
-        match (self.config.semantics, rank) {
+        match (self.config.compat, rank) {
             (_, 1) => Kind::Submission,
-            (Semantics::Pyss, 0) | (Semantics::Canonical, 2) => Kind::PredictionOver,
+            (Compat::Pyss, 0) | (Compat::Canonical, 2) => Kind::PredictionOver,
             _ => Kind::Termination,
         }
     }
@@ -255,9 +253,9 @@ impl<'a> Sim<'a> {
 
     /// The replay, asking `stop` every `STOP_CHECK_EVERY` instants whether to give up (None then).
     pub fn run_until(mut self, stop: &mut dyn FnMut() -> bool) -> Option<Outcome> {
-        let finished = match self.config.semantics {
-            Semantics::Pyss => self.run_per_event(stop),
-            Semantics::Canonical => self.run_per_instant(stop),
+        let finished = match self.config.compat {
+            Compat::Pyss => self.run_per_event(stop),
+            Compat::Canonical => self.run_per_instant(stop),
         };
         if let Some(chooser) = self.chooser.take() {
             self.out.periods = chooser.chosen;
@@ -398,7 +396,7 @@ impl<'a> Sim<'a> {
                     return; // stale
                 }
                 let old = self.predicted[job];
-                let capped = self.config.semantics == Semantics::Canonical;
+                let capped = self.config.compat == Compat::Canonical;
                 let new = self.config.correction.next(
                     old,
                     self.out.initial_prediction[job],
@@ -470,7 +468,7 @@ impl<'a> Sim<'a> {
     /// to end now counts as free even before its termination event, which comes later at this
     /// instant.  Canonical mode has handled every event of the instant already.
     pub(super) fn free_now(&self, now: i64) -> i64 {
-        if self.config.semantics == Semantics::Canonical {
+        if self.config.compat == Compat::Canonical {
             return self.free;
         }
         let due: i64 = self
@@ -485,7 +483,7 @@ impl<'a> Sim<'a> {
 
     /// pyss: a running job whose predicted and actual ends are both now (its termination is pending).
     pub(super) fn due_now(&self, job: usize, now: i64) -> bool {
-        self.config.semantics == Semantics::Pyss && self.out.end[job] <= now
+        self.config.compat == Compat::Pyss && self.out.end[job] <= now
     }
 
     pub(super) fn start(&mut self, job: usize, now: i64, backfilled: bool) {
@@ -494,7 +492,7 @@ impl<'a> Sim<'a> {
         // In pyss mode processors of jobs ending at this instant may be handed out before their
         // termination event is handled, so the count dips below zero until then.
         assert!(
-            self.free >= 0 || self.config.semantics == Semantics::Pyss,
+            self.free >= 0 || self.config.compat == Compat::Pyss,
             "capacity exceeded starting job {}",
             self.w.id[job]
         );

@@ -90,7 +90,11 @@ fn bad_input_names_the_jobs() {
     assert!(simulate(&w, &config(0))
         .unwrap_err()
         .to_string()
-        .contains("machine size must be positive"));
+        .contains("machine size must be from 1 to"));
+    assert_eq!(
+        simulate(&w, &config(4)).unwrap_err().kind,
+        "wider_than_machine"
+    );
 }
 
 #[test]
@@ -103,7 +107,7 @@ fn pyss_a_zero_length_job_started_in_the_pass_counts_for_the_shadow_time() {
     // input repairs make it 1 s; the engine must still not lose B's processors.)
     let j = jobs(&[(0, 10, 10, 4), (1, 0, 5, 2), (2, 5, 5, 3), (3, 2, 5, 1)]);
     let c = Config {
-        semantics: Semantics::Pyss,
+        compat: Compat::Pyss,
         predictor: Predictor::Clairvoyant,
         ..config(4)
     };
@@ -187,7 +191,7 @@ fn queues_kept_in_order_schedule_exactly_as_sorting_at_every_pass() {
                         backfill,
                         predictor: PREDICTORS[case % 3],
                         correction: CORRECTIONS[case / 3 % 4],
-                        semantics: [Semantics::Canonical, Semantics::Pyss][case / 12 % 2],
+                        compat: [Compat::Canonical, Compat::Pyss][case / 12 % 2],
                         threshold: case.is_multiple_of(5).then_some(300),
                         ..config(16)
                     };
@@ -234,7 +238,7 @@ fn conservative_keeps_slots_exactly_as_replanning_everyone() {
                 backfill: [Backfill::Queue, Backfill::Sjbf][case % 2],
                 predictor: PREDICTORS[case / 2 % 3],
                 correction: CORRECTIONS[case / 6 % 3],
-                semantics: [Semantics::Canonical, Semantics::Pyss][case / 18 % 2],
+                compat: [Compat::Canonical, Compat::Pyss][case / 18 % 2],
                 threshold: case.is_multiple_of(7).then_some(200),
                 ..config(machine)
             };
@@ -276,7 +280,7 @@ fn learned_predictions_stay_within_bounds_and_never_look_ahead() {
             backfill: Backfill::Sjbf,
             predictor: Predictor::Eloss(loss),
             correction: [Correction::Requested, Correction::Incremental][seed as usize / 6 % 2],
-            semantics: [Semantics::Canonical, Semantics::Pyss][seed as usize / 12 % 2],
+            compat: [Compat::Canonical, Compat::Pyss][seed as usize / 12 % 2],
             ..config(machine)
         };
         let full = simulate(&j.workload(), &c).expect("valid input");
@@ -426,7 +430,7 @@ fn distribution_predictors_refuse_what_they_cannot_replay() {
         },
         Config {
             predictor: Predictor::RequestedLaw,
-            semantics: Semantics::Pyss,
+            compat: Compat::Pyss,
             ..config(4)
         },
     ] {

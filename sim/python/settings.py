@@ -1,0 +1,218 @@
+"""The replay contract: every setting of one replay in one frozen, typed object, checked in one place.
+
+`simulate`, campaigns, the policy-selection and triple studies, the nightly run and the CLI all build
+a `ReplaySettings`; the engine reads that object itself (by attribute), so no setting is passed
+twice and none is spelled differently on the way.  Construction checks everything: the Python side
+turns text into the choices' types and checks what only Python uses (tau, the summary window, the
+seed's 64 bits); every range the engine knows (machine size, threshold, selection period, decay,
+epsilon, backfill confidence) and the combinations it replays are checked by the engine's own
+`check_config`, the same code a replay runs.  A problem is a `SimulationInputError` whose `kind`
+callers branch on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from lakehouse import _native
+from lakehouse.errors import SettingsError, SimulationInputError
+from lakehouse.machine import machine_size_problem
+from lakehouse.sim.options import (
+    BACKFILL_CONFIDENCE,
+    DEFAULT_TAU,
+    DISTRIBUTION_PREDICTORS,
+    WEEK,
+    Algorithm,
+    Backfill,
+    Compat,
+    Correction,
+    Policy,
+    Selector,
+    choose,
+    parse_period,
+    parse_predictor,
+    parse_selector,
+    window_problem,
+)
+
+#: The longest time the engine takes (a threshold, a selection period), seconds.
+MAX_SECONDS: int = _native.SWF_MAX_SECONDS
+#: The epsilon the engine's egreedy selector uses when none is given.
+DEFAULT_EPSILON = 0.3
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Policy selection (docs/selection.md): change EASY's queue policy at every period boundary."""
+
+    selector: Selector
+    policies: tuple[Policy, ...] = tuple(Policy)
+    period: int = WEEK
+    decay: float = 1.0
+    epsilon: float | None = None  # egreedy only
+    seed: int = 0
+
+    @property
+    def engine_epsilon(self) -> float:
+        return DEFAULT_EPSILON if self.epsilon is None else self.epsilon
+
+    @property
+    def text(self) -> str:
+        """The selector as a user writes it."""
+        return str(self.selector)
+
+
+@dataclass(frozen=True)
+class ReplaySettings:
+    """Everything one replay takes besides the jobs.  See `simulate` for what each setting means."""
+
+    machine_size: int
+    algorithm: Algorithm = Algorithm.easy
+    policy: Policy = Policy.fcfs
+    backfill: Backfill = Backfill.queue
+    predictor: str = "requested"
+    correction: Correction = Correction.requested
+    threshold: int | None = None
+    compat: Compat = Compat.canonical
+    tau: float = DEFAULT_TAU
+    warmup: float = 0
+    cooldown: float = 0
+    backfill_confidence: float = BACKFILL_CONFIDENCE
+    selection: Selection | None = None
+    #: `fixed:P` as the user gave it (the policy is then P, and the jobs gain a `policy` column).
+    fixed_selector: bool = False
+    record_reservations: bool = False
+    drop_wider: bool = False
+    #: The predictor as the engine spells it, and the column of `column:NAME` (derived).
+    engine_predictor: str = field(init=False, repr=False, compare=False)
+    prediction_column: str | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        try:
+            self._normalise()
+        except SettingsError as exc:
+            raise SimulationInputError(str(exc), kind="setting") from None
+        if problem := machine_size_problem(self.machine_size):
+            raise SimulationInputError(problem, kind="machine_size")
+        try:
+            _native.check_settings(self)
+        except _native.InputError as exc:
+            what, _, _, kind = exc.args
+            raise SimulationInputError(what, kind=kind) from None
+
+    def _normalise(self) -> None:
+        """Text to the choices' types; what only Python reads, checked here."""
+        set_ = object.__setattr__
+        for name, kind in (
+            ("algorithm", Algorithm),
+            ("policy", Policy),
+            ("backfill", Backfill),
+            ("correction", Correction),
+            ("compat", Compat),
+        ):
+            set_(self, name, choose(kind, getattr(self, name)))
+        spec, column = parse_predictor(self.predictor)
+        set_(self, "engine_predictor", spec)
+        set_(self, "prediction_column", column)
+        if not (isinstance(self.tau, int | float) and math.isfinite(self.tau) and self.tau > 0):
+            raise SettingsError(f"tau must be a positive finite number of seconds, got {self.tau!r}")
+        for name in ("warmup", "cooldown"):
+            if problem := window_problem(name, getattr(self, name)):
+                raise SettingsError(problem)
+        if not isinstance(self.backfill_confidence, int | float):
+            raise SettingsError(f"the backfill confidence must be a number, got {self.backfill_confidence!r}")
+        set_(self, "backfill_confidence", float(self.backfill_confidence))
+        # The engine checks every range, but cannot even read a number beyond 64 bits: said here in its
+        # words, with the engine's bound.
+        if isinstance(self.threshold, int) and not -(2**63) <= self.threshold < 2**63:
+            raise SettingsError(f"threshold must be from 0 to {MAX_SECONDS} seconds, got {self.threshold}")
+        if self.selection is not None and not -(2**63) <= self.selection.period < 2**63:
+            raise SettingsError(f"the selection period must be at most {MAX_SECONDS} s, got {self.selection.period} s")
+        if self.selection is not None and not 0 <= self.selection.seed < 2**64:
+            raise SettingsError(f"seed must be from 0 to 2^64 - 1, got {self.selection.seed}")
+
+    @classmethod
+    def of(
+        cls,
+        machine_size: int,
+        *,
+        selector: str | None = None,
+        policies: Sequence[Policy | str] | None = None,
+        period: int | str = WEEK,
+        decay: float = 1.0,
+        epsilon: float = DEFAULT_EPSILON,
+        seed: int = 0,
+        **settings: object,
+    ) -> ReplaySettings:
+        """The settings from `simulate`'s keywords (a selector's parameters flat, as the CLI gives them)."""
+        try:
+            selection = _selection(selector, policies, period, decay, epsilon, seed)
+        except SettingsError as exc:
+            raise SimulationInputError(str(exc), kind="setting") from None
+        if isinstance(selection, Policy):  # fixed:P
+            settings["policy"] = selection
+            return cls(machine_size, fixed_selector=True, **settings)  # type: ignore[arg-type]
+        return cls(machine_size, selection=selection, **settings)  # type: ignore[arg-type]
+
+    @property
+    def uses_distributions(self) -> bool:
+        return self.engine_predictor.split(":")[0] in DISTRIBUTION_PREDICTORS
+
+    @property
+    def selector(self) -> str | None:
+        """The selector as the user gave it: `fixed:P`, a selector's name, or None."""
+        if self.fixed_selector:
+            return f"fixed:{self.policy}"
+        return None if self.selection is None else self.selection.text
+
+    def record(self) -> dict[str, object]:
+        """The settings as plain values (a schedule's provenance): what ran, with the selector's
+        parameters and the confidence only where they apply."""
+        out: dict[str, object] = {
+            "algorithm": str(self.algorithm),
+            "policy": str(self.policy),
+            "backfill": str(self.backfill),
+            "predictor": self.predictor,
+            "correction": str(self.correction),
+            "threshold": self.threshold,
+            "compat": str(self.compat),
+        }
+        if self.selector is not None:
+            out["selector"] = self.selector
+        if (s := self.selection) is not None:
+            out.update(policies=",".join(s.policies), period=s.period, decay=s.decay, seed=s.seed)
+            if s.epsilon is not None:
+                out["epsilon"] = s.epsilon
+        if self.uses_distributions:
+            out["backfill_confidence"] = self.backfill_confidence
+        out.update({k: getattr(self, k) for k in ("warmup", "cooldown") if getattr(self, k)})
+        out["machine_size"] = self.machine_size
+        return out
+
+
+def _selection(
+    selector: str | None,
+    policies: Sequence[Policy | str] | None,
+    period: int | str,
+    decay: float,
+    epsilon: float,
+    seed: int,
+) -> Selection | Policy | None:
+    """The selection a selector names; `fixed:P` is the policy P."""
+    if selector is None:
+        return None
+    chosen, fixed = parse_selector(selector)
+    if fixed is not None:
+        return fixed
+    assert chosen is not None
+    candidates = tuple(Policy) if policies is None else tuple(choose(Policy, str(p)) for p in policies)
+    return Selection(
+        chosen,
+        candidates,
+        parse_period(period),
+        float(decay),
+        float(epsilon) if chosen == Selector.egreedy else None,
+        int(seed),
+    )
