@@ -18,6 +18,7 @@ import fcntl
 import hashlib
 import itertools
 import os
+import re
 import shutil
 import signal
 import threading
@@ -26,12 +27,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
 from lakehouse.budget import SMALLEST, SPILL, Budget
-from lakehouse.catalog import apply_catalog, named_query, refresh_views
+from lakehouse.catalog import apply_catalog, named_query, refresh_views, sql_literal
 from lakehouse.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
 
@@ -67,6 +68,18 @@ def interrupts_deferred() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+def one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> tuple[Any, ...]:
+    """The row of a query that always gives one (an aggregate without GROUP BY)."""
+    row = con.execute(sql, params).fetchone()
+    assert row is not None, sql
+    return row
+
+
+def count(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> int:
+    """The number a `SELECT count(...)` query gives."""
+    return int(one_row(con, sql, params)[0])
+
+
 def default_root() -> Path:
     """--lake DIR, else $LAKEHOUSE_LAKE, else ./lake."""
     return Path(os.environ.get(ENV_VAR) or "lake")
@@ -76,7 +89,42 @@ GLOB_CHARACTERS = ("*", "?", "[", "]", "{", "}")
 
 #: Statement kinds that read only (SET and PRAGMA change settings of the session alone).
 #: (Not PREPARE: a prepared statement may be a COPY.)
-READ_ONLY_STATEMENTS = {"SELECT", "EXPLAIN", "CALL", "SET", "VARIABLE_SET", "PRAGMA", "TRANSACTION"}
+#: What `lakehouse sql` runs without --allow-writes (CALL is left out: `CALL enable_logging(...)` writes
+#: files; `SELECT * FROM f()` reads the same table functions).
+READ_ONLY_STATEMENTS = {"SELECT", "EXPLAIN", "SET", "VARIABLE_SET", "PRAGMA", "TRANSACTION", "PREPARE", "EXECUTE"}
+#: The statements that hold another one, and how their text begins before it (checked in its turn).
+_WRAPPERS = {
+    "EXPLAIN": re.compile(r"EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^()]*\)\s*)?", re.IGNORECASE),
+    "PREPARE": re.compile(r"PREPARE\s+\w+\s+AS\s+", re.IGNORECASE),
+}
+#: Table functions that write files although a SELECT calls them (DuckDB's log writer), refused by name.
+_WRITING_FUNCTIONS = re.compile(r"\benable_logging\b", re.IGNORECASE)
+_LEADING_COMMENTS = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.DOTALL)
+
+
+def _writes(con: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> str | None:
+    """The kind of a statement that could write, if it is one (what EXPLAIN or PREPARE holds included);
+    None for a statement that only reads."""
+    kind = statement.type.name
+    if kind not in READ_ONLY_STATEMENTS:
+        return kind
+    if found := _WRITING_FUNCTIONS.search(statement.query):
+        return found.group(0)
+    if kind not in _WRAPPERS:
+        return None
+    text = statement.query
+    text = text[_LEADING_COMMENTS.match(text).end() :]  # type: ignore[union-attr]  # matches always
+    head = _WRAPPERS[kind].match(text)
+    if head is None:
+        return kind  # a form not understood: refused rather than guessed
+    try:
+        inner = con.extract_statements(text[head.end() :])
+    except duckdb.Error:
+        return kind
+    if len(inner) != 1:
+        return kind
+    problem = _writes(con, inner[0])
+    return None if problem is None else f"{kind} {problem}"
 
 
 class Lake:
@@ -146,6 +194,38 @@ class Lake:
         con = duckdb.connect(str(self.catalog_path), read_only=True)
         self.apply_budget(con, CATALOG_FILE)
         con.execute("SET enable_progress_bar = false")
+        self._check_root(con)
+        return con
+
+    def sealed(self) -> duckdb.DuckDBPyConnection:
+        """A connection to the catalog (read-only) through which no statement can write a file: DuckDB
+        reaches the lake's data folders and nothing else, and its settings are locked so that no
+        statement lifts that.  Those settings belong to a database instance, which DuckDB shares among
+        a process's connections to one file: the catalog is attached to an in-memory database of its
+        own instead, so that sealing it leaves the process's other connections alone."""
+        if not self.exists():
+            raise self._missing()
+        con = duckdb.connect()
+        try:
+            self.apply_budget(con, f"sealed-{next(_SCRATCH_NUMBERS)}")
+            con.execute("SET enable_progress_bar = false")
+            con.execute(f"ATTACH {sql_literal(str(self.catalog_path))} AS lake (READ_ONLY)")
+            con.execute("USE lake")
+            self._check_root(con)
+            tops = {Path(dataset.folder).parts[0] for dataset in DATASETS.values()}  # parquet/, analysis/, ...
+            folders = sorted((self.root / top).as_posix() + "/" for top in tops)
+            con.execute("SET allowed_directories = $folders", {"folders": folders})
+            con.execute("SET enable_external_access = false")
+            con.execute("SET autoinstall_known_extensions = false")
+            con.execute("SET autoload_known_extensions = false")
+            con.execute("SET lock_configuration = true")
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def _check_root(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Refuse a catalog built for a lake elsewhere: its views would read there."""
         try:
             built = con.execute("SELECT root FROM meta.lake").fetchone()
         except duckdb.CatalogException:
@@ -156,7 +236,6 @@ class Lake:
                 f"the lake at {self.root} was built at {built[0]}: its views still read there; "
                 f"run `lakehouse catalog rebuild --lake {self.root}`"
             )
-        return con
 
     def apply_budget(self, con: duckdb.DuckDBPyConnection, database: str, share: float = 1.0) -> None:
         """Give a DuckDB connection the lake's memory limit (or `share` of it, for one of several
@@ -209,7 +288,7 @@ class Lake:
         """`query`'s columns as numpy arrays (masked where NULL), without Polars."""
         return self._run(sql, params, lambda result: result.fetchnumpy())
 
-    def rows(self, sql: str, params: list[object] | dict[str, object] | None = None) -> list[tuple[object, ...]]:
+    def rows(self, sql: str, params: list[object] | dict[str, object] | None = None) -> list[tuple[Any, ...]]:
         """`query`'s rows as tuples: for small answers, without Polars."""
         return self._run(sql, params, lambda result: result.fetchall())
 
@@ -234,18 +313,19 @@ class Lake:
         """Run a user's SQL (one or more statements); the last statement's rows, or None when it
         returns none (SET, COPY, empty input).
 
-        The catalog is opened read-only, but DuckDB could still write files (COPY ... TO, EXPORT,
-        ATTACH, INSTALL): a file written into the lake's folders would change what its views read.
-        Such statements are refused unless `allow_writes`."""
-        with self.connect() as con, self.query_errors():
+        Unless `allow_writes`, no statement can write a file: the connection is `sealed` (DuckDB reaches
+        no file but the lake's data, and its settings are locked), and statements that write (COPY,
+        EXPORT, ATTACH, INSTALL, ..., also inside EXPLAIN ANALYZE or a prepared statement) are refused
+        before anything runs, since the data folders themselves must stay as their writers left them."""
+        with self.connect() if allow_writes else self.sealed() as con, self.query_errors():
             statements = con.extract_statements(sql)
             if not allow_writes:
-                writers = sorted({s.type.name for s in statements} - READ_ONLY_STATEMENTS)
-                if writers:
-                    raise LakehouseError(
-                        f"refusing {', '.join(writers)}: lakehouse sql only reads (it could write files, "
-                        "even into the lake's folders); pass --allow-writes if you mean it"
-                    )
+                for statement in statements:
+                    if problem := _writes(con, statement):
+                        raise LakehouseError(
+                            f"refusing {problem}: lakehouse sql only reads (it could write files, even into "
+                            "the lake's folders); pass --allow-writes if you mean it"
+                        )
             result = None
             for statement in statements:
                 result = con.sql(statement.query)

@@ -25,8 +25,9 @@ def sql(
         bool,
         typer.Option(
             "--allow-writes",
-            help="Also run statements that write files (COPY ... TO, EXPORT, ATTACH, INSTALL). Never write "
-            "into the lake's folders: the views would read what you write there.",
+            help="Also run statements that write files (COPY ... TO, EXPORT, ATTACH, INSTALL, CALL), on a "
+            "connection that may reach any file. Never write into the lake's folders: the views would read "
+            "what you write there.",
         ),
     ] = False,
     memory_limit: MemoryLimitOption = None,
@@ -34,7 +35,8 @@ def sql(
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
-    """Run SQL on the lake (read-only) and print or save the last statement's result ("ok" if it has none).
+    """Run SQL on the lake (read-only: no statement can write a file) and print or save the last statement's
+    result ("ok" if it has none).
 
     Example: `lakehouse sql "select log, count(*) from swf.jobs_clean group by log" --format csv`
     """
