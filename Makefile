@@ -46,7 +46,13 @@ DATA ?= ../shared/data
 bench: $(STAMP)
 	LAKEHOUSE_SHARED_DATA=$(DATA) $(PYTHON) -m benchmarks.bench
 
+# mypy over the whole package and the layers' import contracts, both on the installed layout (a tree of
+# links: tests/package_tree.py says why).
+TREE := build/package-tree
 lint:
+	$(PYTHON) tests/package_tree.py $(TREE)
+	cd $(TREE) && $(PYTHON) -m mypy -p lakehouse --config-file= --ignore-missing-imports --python-version 3.11
+	cd $(TREE) && PYTHONPATH=. $(PYTHON) -c "import sys, importlinter.cli as c; sys.exit(c.lint_imports('$(CURDIR)/pyproject.toml', no_logo=True))"
 	$(PYTHON) -m ruff check lakehouse sql models sim/python tests benchmarks
 	$(PYTHON) -m ruff format --check lakehouse models sim/python tests benchmarks
 	$(PYTHON) -m mypy.stubtest lakehouse._native --mypy-config-file pyproject.toml

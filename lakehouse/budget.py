@@ -198,7 +198,7 @@ class SpillFolders:
 
 def sweep(root: Path) -> list[Path]:
     """Remove the spill folders under `root` that no living process holds; returns them."""
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(root.iterdir())
     except OSError:

@@ -12,7 +12,7 @@ import json
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from rich.console import Console
 from rich.table import Table
@@ -59,7 +59,7 @@ def rich_table(frame: pl.DataFrame, title: str | None = None) -> Table:
     for i, (name, dtype) in enumerate(frame.schema.items()):
         if dtype.is_numeric() or name in NAME_COLUMNS:
             width = max([len(name), *(len(row[i]) for row in rows)])
-            justify = "right" if dtype.is_numeric() else "left"
+            justify: Literal["right", "left"] = "right" if dtype.is_numeric() else "left"
             table.add_column(name, justify=justify, no_wrap=True, min_width=width)
         else:
             widest = max([len(name), *(len(row[i]) for row in rows)])

@@ -16,7 +16,7 @@ FIELD_NAMES = tuple(f.name for f in FIELDS)
 
 def swf_job(job_id: int, submit: int, run: int, procs: int, req_time: int, user: int = 1, **fields: float) -> dict:
     """One job as a field-name -> value mapping; unspecified fields are -1 (unknown)."""
-    job = dict.fromkeys(FIELD_NAMES, -1)
+    job: dict[str, float] = dict.fromkeys(FIELD_NAMES, -1)
     job.update(
         job_id=job_id,
         submit_time=submit,

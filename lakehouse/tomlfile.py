@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from lakehouse.errors import LakehouseError
 
 
-def read_toml(path: Path, error: type[LakehouseError]) -> dict[str, object]:
+def read_toml(path: Path, error: type[LakehouseError]) -> dict[str, Any]:
     """The file's tables, or `error` naming the file and what is wrong with it."""
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))

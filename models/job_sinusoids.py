@@ -44,7 +44,7 @@ class DemandSeries:
 def demand_series(lake: Lake, jobs: Collection[int] | None = None) -> Iterator[DemandSeries]:
     """The long-running jobs' demand series with at least MIN_WINDOWS windows (of `jobs` only, if given),
     in job order, streamed from DuckDB: one job's series is in memory at a time."""
-    tasks = dict(lake.rows(named_query("long_running_jobs")))
+    tasks: dict[int, int] = dict(lake.rows(named_query("long_running_jobs")))
     wanted = sorted(int(j) for j in tasks if jobs is None or j in jobs)
     if not wanted:
         return

@@ -23,6 +23,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -128,14 +129,20 @@ def _place(tasks: Tasks, capacity: float, rule: str, machines: int | None = None
     )
 
 
+def _unbounded(where: np.ndarray | None) -> np.ndarray:
+    """A packing without a machine count (each task finds a machine, a new one at worst)."""
+    assert where is not None
+    return where
+
+
 def ffd(tasks: Tasks, capacity: float) -> np.ndarray:
     """First fit: the lowest-index machine where the task fits, else a new one."""
-    return _place(tasks, capacity, "first")
+    return _unbounded(_place(tasks, capacity, "first"))
 
 
 def bfd(tasks: Tasks, capacity: float) -> np.ndarray:
     """Best fit: the machine whose peak after adding the task is largest while <= capacity."""
-    return _place(tasks, capacity, "best")
+    return _unbounded(_place(tasks, capacity, "best"))
 
 
 def mm(tasks: Tasks, capacity: float, machines: int) -> np.ndarray | None:
@@ -187,7 +194,7 @@ def smallest_mm(tasks: Tasks, capacity: float, start: int, limit: int) -> tuple[
     for machines in range(high - 1, max(high - 1 - DOWNWARD_CHECKS, max(start, 1) - 1), -1):
         if attempt(machines) is not None:
             high = machines
-    return high, tried[high]
+    return high, _unbounded(tried[high])  # high succeeded
 
 
 def peak_loads(tasks: Tasks, where: np.ndarray) -> np.ndarray:
@@ -270,7 +277,7 @@ def exact(jobs: pl.DataFrame, capacity: float, time_limit: float = 60.0) -> Exac
             return ExactResult(best, True, best_where, statuses)
         if problem.status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
             return ExactResult(best, False, best_where, statuses)
-        where = _assignment(np.rint(x.value).astype(int), tasks, jobs["job"].to_numpy())
+        where = _assignment(np.rint(cast(np.ndarray, x.value)).astype(int), tasks, jobs["job"].to_numpy())
         if peak_loads(tasks, where).max() > capacity + 1e-6:  # our own check, not the solver's word
             statuses[machines] += " (rejected: over capacity on re-check)"
             return ExactResult(best, False, best_where, statuses)

@@ -23,13 +23,14 @@ resource: submit, done, walltime, used, requested, workflow keys), as window fun
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import duckdb
 import polars as pl
 
 from lakehouse.catalog import named_query
 from lakehouse.errors import LakehouseError
-from lakehouse.lake import Lake
+from lakehouse.lake import Lake, count, one_row
 from lakehouse.models.results import store
 from lakehouse.schemas import PREDICTION_JOBS_SCHEMA, PREDICTION_SCORES_SCHEMA
 
@@ -56,8 +57,8 @@ GROUPINGS = {
 
 
 # The columns every target view has besides its workflow keys (what the later steps carry along).
-BASE_COLUMNS = ("source", "job", "user_key", "submit", "done", "walltime", "resource", "used", "requested")
-BASE_COLUMNS += ("freed_weight", "train", "user_name")
+BASE_COLUMNS: tuple[str, ...] = ("source", "job", "user_key", "submit", "done", "walltime", "resource", "used")
+BASE_COLUMNS += ("requested", "freed_weight", "train", "user_name")
 
 
 class PredictionError(LakehouseError, ValueError):
@@ -100,7 +101,7 @@ def load_targets(con: duckdb.DuckDBPyConnection, family: str, source: str) -> in
             FROM raw_targets)"""
     )
     con.execute("DROP TABLE raw_targets")
-    return con.execute("SELECT count(*) FROM targets").fetchone()[0]
+    return count(con, "SELECT count(*) FROM targets")
 
 
 # Every resource of both target families (a value outside it fails the cast loudly).
@@ -111,9 +112,9 @@ RESOURCE_TYPE = "ENUM(" + ", ".join(f"'{r}'" for r in RESOURCES) + ")"
 def _key_code(con: duckdb.DuckDBPyConnection, key: str) -> str:
     """An integer standing for raw_targets' text column `key`, NULL where it is NULL: its hash when no two
     values of this source share one, else (never seen, but then no workflows merge) its dense rank."""
-    distinct, hashes = con.execute(
-        f"SELECT count(DISTINCT {key}), count(DISTINCT hash({key})) FILTER ({key} IS NOT NULL) FROM raw_targets"
-    ).fetchone()
+    distinct, hashes = one_row(
+        con, f"SELECT count(DISTINCT {key}), count(DISTINCT hash({key})) FILTER ({key} IS NOT NULL) FROM raw_targets"
+    )
     if _hashes_collide(distinct, hashes):
         return f"CASE WHEN {key} IS NOT NULL THEN dense_rank() OVER (ORDER BY {key}) END::UBIGINT"
     return f"CASE WHEN {key} IS NOT NULL THEN hash({key}) END"
@@ -126,7 +127,7 @@ def _hashes_collide(distinct: int, hashes: int) -> bool:
 def available_groupings(con: duckdb.DuckDBPyConnection, family: str) -> list[str]:
     """The groupings whose key the source carries (some logs lack groups, applications or queues)."""
     columns = GROUPINGS[family]
-    counts = con.execute("SELECT " + ", ".join(f"count({c})" for c in columns.values()) + " FROM targets").fetchone()
+    counts = one_row(con, "SELECT " + ", ".join(f"count({c})" for c in columns.values()) + " FROM targets")
     return [name for (name, _), n in zip(columns.items(), counts, strict=True) if n]
 
 
@@ -293,7 +294,7 @@ def _twins(con: duckdb.DuckDBPyConnection, keys: list[str]) -> dict[str, str]:
         for a, b in pairs
     )
     # Over the distinct key combinations, far fewer than the targets.
-    same = con.execute(f"SELECT {tests} FROM (SELECT DISTINCT {', '.join(keys)} FROM targets)").fetchone()
+    same = one_row(con, f"SELECT {tests} FROM (SELECT DISTINCT {', '.join(keys)} FROM targets)")
     twins = {key: key for key in keys}
     for (a, b), alike in zip(pairs, same, strict=True):
         if alike and twins[b] == b:
@@ -436,7 +437,7 @@ def run(con: duckdb.DuckDBPyConnection, family: str, source: str, settings: Sett
 
 def _relative_loss(scored: pl.DataFrame, requests: pl.DataFrame) -> float:
     joined = scored.join(requests, on="resource", suffix="_request")
-    return float((joined["loss"] / joined["loss_request"]).mean())
+    return float(cast(float, (joined["loss"] / joined["loss_request"]).mean()))
 
 
 TABLE_COLUMNS = [

@@ -33,7 +33,7 @@ import polars as pl
 from lakehouse.budget import SPILL
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS
-from lakehouse.lake import Lake, replace_atomically
+from lakehouse.lake import Lake, count, replace_atomically
 from lakehouse.models.order_statistics import exact_medians
 from lakehouse.models.results import store
 from lakehouse.schemas import (
@@ -186,7 +186,7 @@ def write_volatility(lake: Lake) -> Volatility:
 
 def _compute(con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, out: Path) -> Volatility:
     con.execute("SET preserve_insertion_order = false")  # lets DuckDB write the shares without buffering
-    usage_rows = con.execute("SELECT count(*) FROM google.task_usage").fetchone()[0]
+    usage_rows = count(con, "SELECT count(*) FROM google.task_usage")
     shares = shares_for(usage_rows, lake.budget.memory)  # measured windows are fewer: an upper bound
     share = f"hash(job_id, task_index) % {shares} AS share"
     con.execute("CREATE TEMP TABLE measured AS SELECT job_id FROM google.measured_jobs")
@@ -207,10 +207,10 @@ def _compute(con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, out: Path) 
         windows = sorted((work / "windows" / f"share={number}").glob("*.parquet"))
         if not windows:
             continue
-        tasks = sorted((work / "tasks" / f"share={number}").glob("*.parquet"))
+        events = sorted((work / "tasks" / f"share={number}").glob("*.parquet"))
         con.execute(f"CREATE OR REPLACE TEMP VIEW share_windows AS SELECT * FROM {_parquet(windows)}")
-        if tasks:
-            con.execute(f"CREATE OR REPLACE TEMP VIEW share_tasks AS SELECT * FROM {_parquet(tasks)}")
+        if events:
+            con.execute(f"CREATE OR REPLACE TEMP VIEW share_tasks AS SELECT * FROM {_parquet(events)}")
         else:  # no task events for these windows: the attributes are NULL (the flags false)
             con.execute("CREATE OR REPLACE TEMP VIEW share_tasks AS SELECT * FROM google.tasks LIMIT 0")
         output = work / f"task_volatility_{number}.parquet"
@@ -226,7 +226,7 @@ def _compute(con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, out: Path) 
         "(FORMAT parquet, COMPRESSION zstd)"
     )
     stored = _parquet([out])
-    tasks = con.execute(f"SELECT count(*) FROM {stored}").fetchone()[0]
+    tasks = count(con, f"SELECT count(*) FROM {stored}")
     counts = con.execute(TASKS_BY_SUBSET.format(tasks=stored)).pl()
     medians = exact_medians(con, stored, [column for _, column in TASK_MEDIANS], SUBSET_CONDITIONS)
     task_histograms = con.execute(TASK_HISTOGRAMS.format(tasks=stored)).pl().sort("metric", "bin", nulls_last=False)
@@ -272,9 +272,9 @@ def window_metrics(d_histogram: pl.DataFrame) -> dict[str, float | None]:
     n = int(defined["windows"].sum())
     metrics: dict[str, float | None] = {
         "windows": float(windows),
-        "share_of_windows_with_zero_mu1s": d_histogram["zero_mu1s"].sum() / windows if windows else None,
-        "mean_d": defined["sum_d"].sum() / n if n else None,
-        "mean_abs_d": defined["sum_abs_d"].sum() / n if n else None,
+        "share_of_windows_with_zero_mu1s": float(d_histogram["zero_mu1s"].sum()) / windows if windows else None,
+        "mean_d": float(defined["sum_d"].sum()) / n if n else None,
+        "mean_abs_d": float(defined["sum_abs_d"].sum()) / n if n else None,
     }
     cumulative = np.cumsum(defined["windows"].to_numpy())
     edges = defined["d_bin"].to_numpy()
@@ -298,8 +298,9 @@ def _summary(
             values |= {row: medians[(subset, column)] for row, column in TASK_MEDIANS}
         windows = d_histogram if subset == "all" else d_histogram.filter(subset)
         columns[subset] = values | (window_metrics(windows) if windows.height else {})
-    metrics = list(max(columns.values(), key=len))
-    frame = {"metric": metrics}
+    widest = max(columns.values(), key=len)  # the metrics of a subset with tasks and windows
+    metrics = list(widest)
+    frame: dict[str, list[str] | list[float | None]] = {"metric": metrics}
     for subset, values in columns.items():
-        frame[subset] = [None if values.get(m) is None else float(values[m]) for m in metrics]
+        frame[subset] = [None if (value := values.get(m)) is None else float(value) for m in metrics]
     return pl.DataFrame(frame, schema={"metric": pl.String} | dict.fromkeys(SUBSETS, pl.Float64))

@@ -3,6 +3,8 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,16 @@ from lakehouse.testing import swf_job, write_swf
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("LAKEHOUSE_SHARED_DATA", REPO.parent / "shared" / "data"))
 SWF_DIR = SHARED / "swf"
+
+
+@pytest.fixture(scope="session")
+def duckdb_shell() -> str:
+    """The `duckdb` shell, which the duckdb-cli dependency installs among this interpreter's scripts (not
+    necessarily on PATH).  A dependency, not an option: a test that needs it fails if it is missing."""
+    for folder in (sysconfig.get_path("scripts"), str(Path(sys.executable).parent)):
+        if (shell := Path(folder) / "duckdb").is_file():
+            return str(shell)
+    pytest.fail("the duckdb shell is missing: duckdb-cli (a dependency in pyproject.toml) is not installed")
 
 
 def shared_or_skip(path: Path) -> Path:

@@ -9,6 +9,7 @@ table: trials, hangs, tracebacks, inconsistent lakes, lost or duplicated rows, a
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -73,10 +74,15 @@ def _clean(kind: str, source: Path, root: Path) -> tuple[dict[str, object], floa
     return state(root), time.perf_counter() - started
 
 
-def _trial(kind: str, source: Path, root: Path, clean: dict, how: signal.Signals, after: float, tally: Counter):
-    tally["trials"] += 1
+def _trial(kind: str, source: Path, root: Path, clean: dict, how: signal.Signals, after: float, tally: Counter) -> bool:
+    """One fault `after` seconds into an ingest; False (and no trial counted) if the ingest had ended
+    before the signal landed: only a signal that lands mid-work tests anything."""
     victim = subprocess.Popen(ingest(kind, source, root), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     time.sleep(after)
+    if victim.poll() is not None:
+        victim.communicate()
+        shutil.rmtree(root, ignore_errors=True)
+        return False
     victim.send_signal(how)
     try:
         _, err = victim.communicate(timeout=15)
@@ -84,8 +90,12 @@ def _trial(kind: str, source: Path, root: Path, clean: dict, how: signal.Signals
         tally["hangs"] += 1
         victim.kill()
         _, err = victim.communicate()
-    # Ctrl-C: 130 (stopped, one line), or 0 (it had finished); anything else counts as a traceback.
-    if "Traceback" in err or (how == signal.SIGINT and victim.returncode not in (0, 130)):
+    if victim.returncode == 0:  # it finished between the look and the signal
+        shutil.rmtree(root, ignore_errors=True)
+        return False
+    tally["trials"] += 1
+    # Ctrl-C: 130 (stopped, one line); anything else counts as a traceback.
+    if "Traceback" in err or (how == signal.SIGINT and victim.returncode != 130):
         tally["tracebacks"] += 1
         print(f"\n{kind} after {after:.2f} s: exit {victim.returncode}\n{err[-2000:]}")
     try:
@@ -96,10 +106,11 @@ def _trial(kind: str, source: Path, root: Path, clean: dict, how: signal.Signals
     again = subprocess.run(ingest(kind, source, root), capture_output=True, text=True)
     if again.returncode != 0 or "Traceback" in again.stderr:
         tally["inconsistent"] += 1
-        return
+        return True
     now = state(root)
     if now != clean:
         tally["lost"] += 1
+    return True
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill -9", "ctrl-c"])
@@ -109,9 +120,12 @@ def test_faults_at_random_moments_of_an_ingest(tmp_path, trace, kind, how):
     clean, seconds = _clean(kind, source, tmp_path / "clean")
     tally = TALLY.setdefault(f"{'kill -9' if how == signal.SIGKILL else 'Ctrl-C'} during ingest {kind}", Counter())
     rng = np.random.default_rng([TRIALS, len(kind), int(how)])
-    for trial in range(TRIALS):
-        _trial(kind, source, tmp_path / f"t{trial}", clean, how, float(rng.uniform(0.6, seconds)), tally)
-    assert tally["trials"] == TRIALS
+    for attempt in range(6 * TRIALS):  # a draw after the ingest ended is drawn again
+        if tally["trials"] == TRIALS:
+            break
+        after = float(rng.uniform(0.6, max(0.9 * seconds, 0.7)))  # `seconds` ends with the interpreter's exit
+        _trial(kind, source, tmp_path / f"t{attempt}", clean, how, after, tally)
+    assert tally["trials"] == TRIALS, f"only {tally['trials']} of {TRIALS} signals landed while the ingest worked"
     assert (tally["hangs"], tally["tracebacks"], tally["inconsistent"], tally["lost"]) == (0, 0, 0, 0), dict(tally)
 
 

@@ -89,6 +89,28 @@ def test_pyss_mode_matches_the_published_runs(sc15_lake, output, name, log, mach
         assert math.isclose(result.summary[metric], expected[metric], rel_tol=0, abs_tol=1e-9), metric
 
 
+@pytest.mark.parametrize(
+    ("name", "options"),
+    [("KTH-SP2.easy_fcfs", []), ("KTH-SP2.easy_pp_ave2_tsafrir", ["--predictor", "ave2", "--backfill", "sjbf",
+                                                               "--correction", "incremental"])],
+)  # fmt: skip
+def test_the_simulate_command_prints_the_published_metrics(sc15_lake, name, options):
+    """The whole `lakehouse simulate` command, not only the engine, gives the metrics the published
+    simulator's runs list (to the digits the command prints)."""
+    from typer.testing import CliRunner
+
+    from lakehouse.cli import app
+
+    command = ["simulate", "KTH-SP2-2006", "--view", "jobs_strong", "--machine-size", "100", "--compat", "pyss"]
+    done = CliRunner().invoke(app, [*command, *options, "--lake", str(sc15_lake.root), "--format", "csv"])
+    assert done.exit_code == 0, done.output
+    printed = pl.read_csv(done.stdout.encode()).row(0, named=True)
+    expected = expected_metrics()[name]
+    assert printed["max_wait"] == expected["max_wait"]
+    for metric in ("mean_wait", "mean_bounded_slowdown", "mean_response"):
+        assert math.isclose(printed[metric], expected[metric], rel_tol=1e-9), (metric, printed[metric])
+
+
 def test_the_readme_lists_the_metrics_of_every_run():
     shared_or_skip(PYSS_DIR)
     assert {r[1] for r in RUNS} <= set(expected_metrics())

@@ -114,14 +114,8 @@ def test_readonly_connection_from_another_directory(pwa_lake, tmp_path):
         )
 
 
-def test_the_duckdb_shell_opens_the_lake_read_only(pwa_lake, tmp_path):
-    import shutil
-
-    shell = shutil.which("duckdb")
-    if shell is None:
-        import pytest
-
-        pytest.skip("the duckdb shell (package duckdb-cli) is not installed")
+def test_the_duckdb_shell_opens_the_lake_read_only(pwa_lake, tmp_path, duckdb_shell):
+    shell = duckdb_shell
     lake, _ = pwa_lake
     out = subprocess.run(
         [

@@ -1,5 +1,3 @@
-import sys
-
 from lakehouse.cli import main
 
-sys.exit(main())
+main()  # ends the process with the command's status

@@ -21,6 +21,8 @@ from lakehouse.sim.options import PREDICTOR_HELP
 from lakehouse.sim.source import View
 
 if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the CLI starts
+    from rich.progress import TaskID
+
     from lakehouse.sim.campaign import Outcome
     from lakehouse.sim.grid import Grid
 
@@ -242,7 +244,7 @@ class _ProgressBar:
             console=stderr,
             transient=True,
         )
-        self.task = None
+        self.task: TaskID | None = None
         self.started = time.perf_counter()
 
     def __enter__(self) -> _ProgressBar:
@@ -271,6 +273,7 @@ class _ProgressBar:
     def advance(self, ok: int, failed: int) -> None:
         done = ok + failed
         rate = done / max(time.perf_counter() - self.started, 1e-9)
+        assert self.task is not None  # started
         self.progress.update(
             self.task, completed=done, rate=f"{rate:.1f}", failed=f"[red]{failed} failed[/]" if failed else ""
         )

@@ -11,7 +11,7 @@ import signal
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from typer.core import TyperGroup
@@ -69,7 +69,7 @@ class StrictGroup(TyperGroup):
     """A command group whose commands refuse a one-value option given twice: click would silently keep
     the last (`--policy fcfs --policy spf` replaying SPF alone), which hides a typo in a long command."""
 
-    def resolve_command(self, ctx, args):  # type: ignore[no-untyped-def]  (typer's own click types)
+    def resolve_command(self, ctx, args):  # type: ignore[no-untyped-def]  # typer's own click types
         name, command, rest = super().resolve_command(ctx, args)
         if command is not None and not hasattr(command, "commands"):  # a command, not a group
             refuse_repeated_options(command, rest, ctx)
@@ -184,7 +184,7 @@ def announce_plots(paths: Iterable[Path]) -> None:
 
 
 @contextlib.contextmanager
-def byte_progress(label: str, total: int, describe: Callable[[object], str]) -> Iterator[Callable[[object, int], None]]:
+def byte_progress(label: str, total: int, describe: Callable[[Any], str]) -> Iterator[Callable[[Any, int], None]]:
     """A transient progress bar over input bytes (MB/s and ETA) on stderr; yields the `on_file` callback."""
     from rich.progress import (
         BarColumn,

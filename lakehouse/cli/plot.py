@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -90,7 +90,7 @@ def plot_schedule(
     if vs is not None:
         other, _, other_label = _read(vs, Lake(lake))
         labels = (label, other_label)
-    origin = float(frame["submit_time"].min())
+    origin = float(cast(float, frame["submit_time"].min()))
     lo = None if t_from is None else origin + parse_duration(t_from)
     hi = None if t_to is None else origin + parse_duration(t_to)
     if lo is not None and hi is not None and hi <= lo:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import polars as pl
 import typer
@@ -401,7 +401,7 @@ def report_hmm(
         raise typer.BadParameter(
             f"--init is static or kmeans (not {init!r}); --stop is linf, l1 or rounds (not {stop!r})"
         ) from None
-    base = dict(
+    base: dict[str, Any] = dict(
         submit_bin=parse_duration(submit_bin),
         runtime_ratio=runtime_ratio,
         init=chosen_init,

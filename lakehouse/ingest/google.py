@@ -34,7 +34,7 @@ from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status
-from lakehouse.lake import Lake, fingerprint
+from lakehouse.lake import Lake, count, fingerprint
 
 PART_NAME = re.compile(r"^part-(\d{5})-of-(\d{5})\.csv\.gz$")
 HASH_CHUNK = 1 << 22
@@ -131,8 +131,8 @@ def _not_a_file(path: Path) -> str | None:
 
 def _ranges(numbers: list[int]) -> str:
     spans, start = [], numbers[0]
-    for previous, current in zip(numbers, [*numbers[1:], None], strict=True):
-        if current != previous + 1:
+    for previous, current in zip(numbers, [*numbers[1:], -1], strict=True):
+        if current != previous + 1:  # -1 closes the last span
             spans.append(f"{start:05d}" if start == previous else f"{start:05d}-{previous:05d}")
             start = current
     return ", ".join(spans[:5]) + (" ..." if len(spans) > 5 else "")
@@ -154,7 +154,7 @@ def decompress(path: Path, into: mmap.mmap | None = None) -> tuple[int, int | No
     beside the other worker).
     """
     lines, last, size = 0, b"\n", 0
-    keep = into is not None
+    keep = into  # the buffer while the text still fits in it
     decompressor, in_member = isal_zlib.decompressobj(wbits=31), False
     with path.open("rb") as stream:
         magic = stream.read(2)
@@ -166,11 +166,11 @@ def decompress(path: Path, into: mmap.mmap | None = None) -> tuple[int, int | No
                 while chunk:
                     in_member = True
                     data = decompressor.decompress(chunk)
-                    if keep and size + len(data) <= len(into):
-                        into[size : size + len(data)] = data  # same length: a copy in place
+                    if keep is not None and size + len(data) <= len(keep):
+                        keep[size : size + len(data)] = data  # same length: a copy in place
                     else:
-                        if keep:  # too long to keep: count what was kept, then go on counting
-                            lines, keep = _newlines(into, size), False
+                        if keep is not None:  # too long to keep: count what was kept, then go on counting
+                            lines, keep = _newlines(keep, size), None
                         lines += data.count(b"\n")
                     last = data[-1:] or last
                     size += len(data)
@@ -178,11 +178,11 @@ def decompress(path: Path, into: mmap.mmap | None = None) -> tuple[int, int | No
                     if decompressor.eof:  # a gzip file may hold several members
                         chunk = decompressor.unused_data
                         decompressor, in_member = isal_zlib.decompressobj(wbits=31), False
-    except isal_zlib.error as exc:
+    except isal_zlib.error as exc:  # type: ignore[misc]  # isal's stub types `error` as a value
         raise BrokenFileError(str(path), f"corrupt gzip stream ({exc})") from None
     if in_member:
         raise BrokenFileError(str(path), "truncated gzip stream (the file ends inside compressed data)")
-    if keep:
+    if keep is not None:
         return size, None
     return size, lines + (last != b"\n")
 
@@ -234,7 +234,8 @@ def write_part(
             rows, quarantined, backwards = _write_arrow(table, tmp_out, tmp_quarantine, part)
         else:
             del table
-            if lines is None:
+            if lines is None:  # the text was kept in `text`
+                assert text is not None
                 lines = _newlines(text, size) + (size > 0 and text[size - 1] != ord("\n"))
             with lake.scratch("google", share, threads=1) as con:
                 rows, quarantined, backwards = _write_duckdb(con, part, lines, tmp_out, tmp_quarantine)
@@ -336,7 +337,7 @@ def _write_duckdb(
     except duckdb.Error as exc:
         raise BrokenFileError(str(part.path), _first_line(exc)) from None
     empty_lines = _drop_empty_records(con, part, tmp_out, [c.name for c in columns])
-    rows = con.execute(f"SELECT count(*) FROM read_parquet({sql_literal(str(tmp_out))})").fetchone()[0]
+    rows = count(con, f"SELECT count(*) FROM read_parquet({sql_literal(str(tmp_out))})")
     # DuckDB reports one reject per problem (a short line: one per missing column): one row per line.
     con.execute(
         f"COPY (SELECT {sql_literal(part.table)} AS table_name, {sql_literal(part.part)} AS part, "
@@ -346,7 +347,7 @@ def _write_duckdb(
         f"UNION ALL SELECT line, raw, {sql_literal(EMPTY_RECORD)} FROM empty_lines) ORDER BY line) "
         f"TO {sql_literal(str(tmp_quarantine))} (FORMAT parquet)"
     )
-    quarantined = con.execute("SELECT count(DISTINCT line) FROM rejects").fetchone()[0] + empty_lines.num_rows
+    quarantined = count(con, "SELECT count(DISTINCT line) FROM rejects") + empty_lines.num_rows
     if rows + quarantined == 0:
         raise BrokenFileError(str(part.path), "empty part (no lines)")
     if rows + quarantined != lines:
@@ -354,10 +355,11 @@ def _write_duckdb(
             str(part.path), f"{lines} lines but {rows} rows and {quarantined} rejected lines (blank lines?)"
         )
     time_column = TIME_COLUMN[part.table]
-    backwards = con.execute(
+    backwards = count(
+        con,
         f"SELECT count(*) FROM (SELECT {time_column} < lag({time_column}) OVER () AS back "
-        f"FROM read_parquet({sql_literal(str(tmp_out))})) WHERE back"
-    ).fetchone()[0]
+        f"FROM read_parquet({sql_literal(str(tmp_out))})) WHERE back",
+    )
     return rows, quarantined, backwards
 
 
@@ -369,7 +371,7 @@ def _drop_empty_records(con: duckdb.DuckDBPyConnection, part: TracePart, written
     out of the written part; returns their lines (line, raw), registered as `empty_lines`."""
     every_null = " AND ".join(f'"{name}" IS NULL' for name in names)
     source = f"read_parquet({sql_literal(str(written))})"
-    found = con.execute(f"SELECT count(*) FROM {source} WHERE {every_null}").fetchone()[0]
+    found = count(con, f"SELECT count(*) FROM {source} WHERE {every_null}")
     lines: list[int] = []
     raws: list[str] = []
     if found:

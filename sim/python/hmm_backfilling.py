@@ -28,7 +28,7 @@ PUBLISHED = {
 EASY = "requested"
 
 
-def study_grid(name: str, logs: Sequence[str], view: str, predictor: str, confidences: Sequence[float]) -> Grid:
+def study_grid(name: str, logs: Sequence[str], view: str, predictor: str, confidences: Sequence[float | str]) -> Grid:
     """EASY and EASY with the predictor at each confidence, on every log."""
     return Grid(
         name=name,

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import polars as pl
 
 from lakehouse import _native
@@ -71,7 +73,7 @@ def measured(jobs: pl.DataFrame, warmup: float = 0, cooldown: float = 0) -> pl.D
     `cooldown` seconds of the submissions (all of them are simulated)."""
     if jobs.is_empty() or (not warmup and not cooldown):
         return jobs
-    first, last = jobs["submit"].min(), jobs["submit"].max()
+    first, last = cast(float, jobs["submit"].min()), cast(float, jobs["submit"].max())
     return jobs.filter(pl.col("submit").is_between(first + warmup, last - cooldown))
 
 

@@ -33,7 +33,7 @@ def easy_fcfs_starts(
     waiting: list[int] = []
     next_job = 0
     while next_job < n or ends:
-        now = min(submit[next_job] if next_job < n else float("inf"), ends[0][0] if ends else float("inf"))
+        now = int(min(submit[next_job] if next_job < n else float("inf"), ends[0][0] if ends else float("inf")))
         while ends and ends[0][0] == now:
             _, job = heapq.heappop(ends)
             free += procs[job]
@@ -65,7 +65,7 @@ def easy_fcfs_starts(
         extra = available - procs[head]
         still_waiting = [head]
         for job in waiting[1:]:
-            if procs[job] <= free and now + planned[job] <= shadow:
+            if procs[job] <= free and shadow is not None and now + planned[job] <= shadow:
                 launch(job)
             elif procs[job] <= free and procs[job] <= extra:
                 extra -= procs[job]

@@ -9,6 +9,8 @@ on many plausible orderings of one log's weeks (docs/selection.md).
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import polars as pl
 
@@ -22,8 +24,8 @@ def week_count(jobs: pl.DataFrame, week: int = WEEK) -> int:
     """How many weeks the jobs' submissions span (from the first one)."""
     if jobs.is_empty():
         return 0
-    first, last = jobs[SUBMIT].min(), jobs[SUBMIT].max()
-    return int((last - first) // week) + 1  # type: ignore[operator]
+    first, last = cast(float, jobs[SUBMIT].min()), cast(float, jobs[SUBMIT].max())
+    return int((last - first) // week) + 1
 
 
 def resample_weeks(jobs: pl.DataFrame, index: int, seed: int = 0, week: int = WEEK) -> pl.DataFrame:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
@@ -137,10 +137,10 @@ def draw(
 ) -> dict[str, Any]:
     """One matplotlib figure per panel (a dict by name)."""
     plt = pyplot()
-    origin = float(schedule["submit_time"].min())
+    origin = float(cast(float, schedule["submit_time"].min()))
     figures = {}
     runs = [(labels[0], schedule)] + ([(labels[1], vs)] if vs is not None else [])
-    end = max(float(frame["end_time"].max()) for _, frame in runs)
+    end = max(float(cast(float, frame["end_time"].max())) for _, frame in runs)
     edges = _edges(origin, end)
     step_name = {3600.0: "hour", DAY: "day"}.get(float(edges[1] - edges[0]), "week")
     middles = _days((edges[:-1] + edges[1:]) / 2, origin)
@@ -169,7 +169,7 @@ def draw(
         top.legend(fontsize=7)
         figures["queue"] = fig
     if "gantt" in panels:
-        first = float(schedule["start_time"].min())
+        first = float(cast(float, schedule["start_time"].min()))
         lo = first if t_from is None else t_from
         hi = lo + DAY if t_to is None else t_to
         fig, ax = plt.subplots(figsize=(9, 4.6))
@@ -237,9 +237,9 @@ def write_html(
         from lakehouse.errors import SettingsError
 
         raise SettingsError("--html needs Plotly, which is optional: pip install 'lakehouse[html]'") from None
-    origin = float(schedule["submit_time"].min())
+    origin = float(cast(float, schedule["submit_time"].min()))
     runs = [(labels[0], schedule)] + ([(labels[1], vs)] if vs is not None else [])
-    end = max(float(frame["end_time"].max()) for _, frame in runs)
+    end = max(float(cast(float, frame["end_time"].max())) for _, frame in runs)
     edges = _edges(origin, end)
     middles = _days((edges[:-1] + edges[1:]) / 2, origin)
     fig = make_subplots(
@@ -253,7 +253,7 @@ def write_html(
         fig.add_trace(go.Scatter(x=middles, y=binned_mean(t, b, edges) / machine_size, name=label), row=1, col=1)
         t, jobs, _ = queued(frame)
         fig.add_trace(go.Scatter(x=middles, y=binned_mean(t, jobs, edges), name=f"{label}: waiting"), row=2, col=1)
-    first = float(schedule["start_time"].min())
+    first = float(cast(float, schedule["start_time"].min()))
     lo = first if t_from is None else t_from
     hi = lo + DAY if t_to is None else t_to
     shown = schedule.filter((pl.col("start_time") < hi) & (pl.col("end_time") > lo))

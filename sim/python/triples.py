@@ -14,6 +14,7 @@ two tables below from the stored runs.
 from __future__ import annotations
 
 import itertools
+from typing import cast
 
 import polars as pl
 
@@ -160,7 +161,7 @@ def store_tables(lake: Lake, campaign: str, per_log: pl.DataFrame, loo: pl.DataF
             ("analysis_triples_loo", loo, TRIPLES_LOO_SCHEMA),
         ):
             if frame.is_empty():  # e.g. no leave-one-out with one log: an empty file replaces the old one
-                framed = pl.from_arrow(schema.empty_table())
+                framed = cast(pl.DataFrame, pl.from_arrow(schema.empty_table()))
             else:
                 framed = frame.with_columns(campaign=pl.lit(campaign)).select(schema.names)
             store(lake, dataset, framed, schema, name=campaign)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -38,7 +38,7 @@ class Workload:
     warnings: list[str] = field(default_factory=list)  # what the input repaired, for the user to read
 
     @property
-    def columns(self) -> tuple[np.ndarray, ...]:
+    def columns(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return (self.id, self.submit, self.run, self.requested, self.procs, self.user)
 
 
@@ -78,7 +78,7 @@ class Columns:
         """The jobs at these positions (or where this mask is true), in that order."""
         return Columns({name: column[rows] for name, column in self.arrays.items()}, self.types)
 
-    def only(self, name: str) -> object | None:
+    def only(self, name: str) -> Any:
         """The column's one value if every job has the same, else None."""
         if name not in self.arrays or not len(self) or self.null(name).any():
             return None
@@ -263,11 +263,16 @@ def workload_from(
         prediction = np.ma.filled(
             np.ma.where(columns.null(prediction_column), requested, _integral(columns, prediction_column)), 0
         )
-    arrays = [
+    ids, submits, runs, requests, widths, users = (
         np.ascontiguousarray(np.ma.filled(c, 0), dtype=np.int64) for c in (job_id, submit, run, requested, procs, user)
-    ]
+    )
     workload = Workload(
-        *arrays,
+        ids,
+        submits,
+        runs,
+        requests,
+        widths,
+        users,
         prediction=None if prediction is None else np.ascontiguousarray(prediction, dtype=np.int64),
         warnings=warnings,
     )
