@@ -17,7 +17,7 @@ import polars as pl
 
 from lakehouse.catalog import named_query, sql_literal
 from lakehouse.errors import LakehouseError, TooLittleDataError
-from lakehouse.ingest.swf_format import FIELDS
+from lakehouse.ingest.swf_format import FIELDS, comment_line
 from lakehouse.lake import Lake
 
 #: The trace clock's start (its 600 s): 19:00 EDT on Sunday 1 May 2011, as a Unix time.
@@ -67,7 +67,7 @@ def _write(path: Path, text: str) -> None:
 
 
 def _header(lines: list[str]) -> str:
-    return "".join(f"; {line}\n" if line else ";\n" for line in lines)
+    return "".join(comment_line(line) + "\n" for line in lines)
 
 
 def export_swf(lake: Lake, log: str, view: ExportView, path: Path) -> int:

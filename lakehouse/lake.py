@@ -331,6 +331,18 @@ class Lake:
                 result = con.sql(statement.query)
             return None if result is None else result.pl()
 
+    def user_select(self, sql: str) -> pl.DataFrame:
+        """The rows of a user's query that must be one SELECT (`pack --query`, which may read the user's
+        own files): anything else, or a statement that could write, is refused before it runs."""
+        with self.connect() as con, self.query_errors():
+            statements = con.extract_statements(sql)
+            if len(statements) != 1 or statements[0].type.name != "SELECT":
+                kinds = ", ".join(s.type.name for s in statements) or "nothing"
+                raise LakehouseError(f"the query must be one SELECT statement, not {kinds}")
+            if problem := _writes(con, statements[0]):
+                raise LakehouseError(f"refusing {problem}: the query only reads")
+            return con.sql(statements[0].query).pl()
+
     @contextmanager
     def reading(self) -> Iterator[None]:
         """Answer the queries of the block from one read-only connection (otherwise each opens its

@@ -335,7 +335,7 @@ def pack_lake(
     lake, query: str = DEFAULT_PACK_QUERY, capacity: float | None = None, order: str = "c", clip: bool = False
 ) -> Packed:
     """Pack the jobs a query over the lake returns, store the result as analysis.packing."""
-    jobs = lake.query(query)
+    jobs = lake.user_select(query)
     if jobs.is_empty():
         if query == DEFAULT_PACK_QUERY:
             raise TooLittleDataError(

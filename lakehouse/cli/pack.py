@@ -20,7 +20,11 @@ from lakehouse.render import OutputFormat, emit, stderr
 def pack(
     lake: LakeOption = None,
     query: Annotated[
-        str, typer.Option(help="SQL giving job, tasks, c, rho, phi (one row per job; tasks identical within a job).")
+        str,
+        typer.Option(
+            help="One SELECT giving job, tasks, c, rho, phi (one row per job; tasks identical within a job); it "
+            "may read your files (read_csv), never write one."
+        ),
     ] = DEFAULT_PACK_QUERY,
     capacity: Annotated[
         float | None,

@@ -50,7 +50,8 @@ def simulate(
         str | None,
         typer.Option(
             help='Extra SQL condition on the jobs, e.g. "submit_offset < 30*86400" (its first month; '
-            'submit_offset = seconds since the log\'s first job in the view) or "procs <= 64".'
+            'submit_offset = seconds since the log\'s first job in the view) or "procs <= 64": one '
+            "condition on the view's columns (no subquery, no second statement)."
         ),
     ] = None,
     machine_size: Annotated[

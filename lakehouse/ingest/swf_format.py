@@ -101,3 +101,9 @@ LOGS_SCHEMA = pa.schema(
         pa.field("ingested_at", pa.timestamp("us", tz="UTC")),
     ]
 )
+
+
+def comment_line(text: str) -> str:
+    """`text` as one SWF header line (`; text`): a line break inside it (a user's --where, a log's
+    note) becomes a space, so that no text written into a header can start a job line of its own."""
+    return f"; {' '.join(str(text).splitlines())}".rstrip() if text else ";"

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 
 from lakehouse import _native
 from lakehouse.errors import SettingsError
+from lakehouse.ingest.swf_format import comment_line
 from lakehouse.sim.result import SimulationResult
 
 #: Bumped when a column of the schedule file changes meaning or name.
@@ -81,12 +82,16 @@ def swf_text(frame: pl.DataFrame, about: dict[str, object]) -> str:
     """The schedule as an SWF log: the 18 fields of each job (unknown ones -1, status 1 = completed)."""
     settings = about["settings"]
     assert isinstance(settings, dict)
+    engine, version = about["engine_version"], about["schedule_version"]
     header = [
-        "; Version: 2.2",
-        f"; Computer: simulated by lakehouse {about['engine_version']} (schedule version {about['schedule_version']})",
-        f"; MaxProcs: {settings.get('machine_size')}",
-        *(f"; Note: {key} = {value}" for key, value in about.items() if key not in {"settings", "engine_version"}),
-        *(f"; Note: setting {key} = {value}" for key, value in settings.items()),
+        comment_line(text)
+        for text in (
+            "Version: 2.2",
+            f"Computer: simulated by lakehouse {engine} (schedule version {version})",
+            f"MaxProcs: {settings.get('machine_size')}",
+            *(f"Note: {key} = {value}" for key, value in about.items() if key not in {"settings", "engine_version"}),
+            *(f"Note: setting {key} = {value}" for key, value in settings.items()),
+        )
     ]
     lines = frame.select(
         pl.concat_str(

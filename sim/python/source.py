@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, cast
 import numpy as np
 
 from lakehouse.catalog import sql_literal
+from lakehouse.conditions import one_condition
 from lakehouse.errors import LakehouseError, QueryError
 from lakehouse.lake import Lake
 from lakehouse.log_names import log_named
@@ -100,6 +101,8 @@ def _jobs_sql(log: str, view: View, where: str | None, columns: Sequence[str] | 
     # push the filter through the views into the Parquet scan and reads every log (CEA-Curie: 4 s
     # instead of 0.1 s).  The literal is escaped by sql_literal, so any name is safe.
     name = sql_literal(log)
+    if where:
+        where = one_condition(where)
     if where and OFFSET.search(where):
         # `submit_offset`: seconds since the log's first job in this view, for conditions on the
         # log's own timeline ("submit_offset < 30*86400": its first month) whatever its epoch.
