@@ -198,6 +198,11 @@ class Settings:
             raise LocalityError(f"the number of shuffles cannot be negative ({self.shuffles})")
 
 
+#: A cell of a log's grid, and the rule that marks each variant's best one.
+CELL = ["variant", "t_s", "t_r"]
+BEST = pl.col("locality") == pl.col("locality").max().over("log", "variant")
+
+
 def grid(jobs: pl.DataFrame, log: str = "", settings: Settings = Settings()) -> pl.DataFrame:
     """The locality of every cell of the grid, per variant; `best` marks each variant's highest f.
 
@@ -226,9 +231,8 @@ def grid(jobs: pl.DataFrame, log: str = "", settings: Settings = Settings()) -> 
                     (log, str(variant), t_s, t_r, chosen.height, c.mi, c.shuffled_mi, c.shuffled_sd, c.locality)
                 )
     frame = pl.DataFrame(rows, schema=GRID_SCHEMA, orient="row")
-    best = pl.col("locality") == pl.col("locality").max().over("log", "variant")
     return frame.with_columns(
-        best.alias("best"),
+        BEST.alias("best"),
         pl.lit(settings.shuffles, pl.Int64).alias("shuffles"),
         pl.lit(settings.seed, pl.Int64).alias("seed"),
     )
@@ -277,10 +281,17 @@ def measure(lake: Lake, log: str, settings: Settings = Settings()) -> tuple[LogJ
 
 
 def write_locality(lake: Lake, log: str, frame: pl.DataFrame) -> None:
-    """Store one log's grid where analysis.locality reads it."""
+    """Store one log's cells where analysis.locality reads them: the cells computed now replace their
+    earlier values, the log's other cells (other variants, other bins) stay; `best` is marked again
+    over all of them."""
+    from lakehouse.datasets import DATASETS
     from lakehouse.models.results import store
     from lakehouse.schemas import LOCALITY_SCHEMA
 
+    stored = DATASETS["analysis_locality"].file(lake.root, log)
+    if stored.exists():
+        earlier = pl.read_parquet(stored).join(frame.select(CELL), on=CELL, how="anti", nulls_equal=True)
+        frame = pl.concat([earlier, frame.select(earlier.columns)]).with_columns(BEST.alias("best")).sort(CELL)
     store(lake, "analysis_locality", frame, LOCALITY_SCHEMA, name=log)
 
 

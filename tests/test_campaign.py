@@ -504,3 +504,18 @@ def test_one_rule_turns_a_name_into_logs_everywhere():
         nightly.size_for(known[0], known)
     sizes = {"RICC-*": 8192, "KTH": 100, "LANL": 1024}  # the nightly config may name logs still to come
     assert [Config(machine_size=sizes).size_for(log, known) for log in known] == [8192, 8192, 100]
+
+
+def test_a_glob_leaves_out_a_log_without_jobs_in_the_view_and_a_name_refuses_it(tmp_path):
+    """`--log 'SDSC-*'` over a log whose jobs the view drops entirely warns and replays the others; the
+    same log named on its own refuses the campaign."""
+    jobs, header = small_log(6)
+    write_swf(tmp_path / "SDSC-a.swf", jobs, header)
+    write_swf(tmp_path / "SDSC-b.swf", [{**job, "run_time": -1} for job in jobs], header)  # none is clean
+    lake = tmp_path / "lake"
+    ingest_swf(Lake(lake), [str(tmp_path / "SDSC-a.swf"), str(tmp_path / "SDSC-b.swf")])
+    done = cli("campaign", "run", "--name", "g", "--log", "SDSC-*", "--lake", lake, "--workers", 1)
+    assert "SDSC-b has no jobs in swf.jobs_clean: left out" in done.stderr
+    assert set(stored_runs(Lake(lake), "g")["log"].to_list()) == {"SDSC-a"}
+    refused = cli("campaign", "run", "--name", "h", "--log", "SDSC-b", "--lake", lake, code=1)
+    assert "SDSC-b has no jobs in swf.jobs_clean" in refused.stderr

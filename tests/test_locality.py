@@ -182,3 +182,30 @@ def test_a_log_without_run_times_is_a_clear_error(no_runtime_lake):
     lake = no_runtime_lake
     run = CliRunner().invoke(app, ["report", "locality", "norun", "--lake", str(lake.root)])
     assert run.exit_code == 1 and "no job has a known submit time, run time and processor count" in run.output
+
+
+def test_a_second_run_replaces_only_the_cells_it_computed(no_runtime_lake, tmp_path):
+    """`report locality --variant user` after a full run keeps the time cells; a cell computed again
+    replaces its earlier value, and `best` is marked over everything stored."""
+    from lakehouse.models.locality import Settings, Variant, grid, write_locality
+
+    rng = np.random.default_rng(3)
+    jobs = pl.DataFrame(
+        {"submit_time": np.sort(rng.integers(0, 30 * 86_400, 400)), "run_time": rng.integers(1, 50_000, 400),
+         "user_id": rng.integers(1, 9, 400)}
+    )  # fmt: skip
+    lake = no_runtime_lake
+    full = grid(jobs, "x", Settings(submit_bins=[3600, 86_400], runtime_ratios=[1.5, 2.0]))
+    write_locality(lake, "x", full)
+    user = grid(jobs, "x", Settings(variants=[Variant.user], runtime_ratios=[2.0, 3.0], shuffles=5))
+    write_locality(lake, "x", user)
+    stored = lake.query("SELECT * FROM analysis.locality WHERE log = 'x'")
+    cells = {(v, t_s, t_r) for v, t_s, t_r in stored.select("variant", "t_s", "t_r").rows()}
+    assert cells == {(v, t_s, t_r) for v, t_s, t_r in full.select("variant", "t_s", "t_r").rows()} | {
+        ("user", None, 3.0)
+    }
+    again = stored.filter(variant="user", t_r=2.0)
+    assert again["shuffles"].item() == 5  # recomputed: the new value
+    assert stored.filter("best").group_by("variant").len().height == 3  # one best per variant at least
+    best_user = stored.filter(variant="user").sort("locality", descending=True)["best"].to_list()
+    assert best_user[0] and not any(best_user[1:])

@@ -242,3 +242,37 @@ def test_google_trace_arrives_and_its_reports_run(tmp_path, inbox):
     # Hashing is skipped for files whose size and time are unchanged; --verify hashes them all.
     again = run(lake, inbox, FAST, verify=True)
     assert again.record.files_skipped == 3 and again.record.files_ingested == 0
+
+
+@pytest.mark.parametrize("bad", ["good copy", "-dash", "ünïcode"])
+def test_a_badly_named_inbox_file_fails_alone_and_is_counted(tmp_path, inbox, bad):
+    put_log(inbox, "good", 40)
+    put_log(inbox, bad, 40)
+    lake = Lake(tmp_path / "lake")
+    outcome = run(lake, inbox, FAST)
+    assert outcome.record.files_ingested == 1 and outcome.record.files_failed == 1
+    assert lake.log_names() == ["good"]
+    assert any("rename the file" in e for e in outcome.record.errors)
+
+
+def test_one_log_name_in_two_inbox_folders_is_refused_every_night(tmp_path, inbox):
+    """a/X.swf and b/X.swf would take the log in turn, night after night: both are refused, counted,
+    and the lake's X stays as it was until one is renamed."""
+    put_log(inbox, "other", 40)
+    (inbox / "a").mkdir()
+    (inbox / "b").mkdir()
+    put_log(inbox / "a", "X", 100)
+    put_log(inbox / "b", "X", 200)
+    lake = Lake(tmp_path / "lake")
+    for _ in range(2):
+        outcome = run(lake, inbox, FAST)
+        assert outcome.record.files_failed == 2
+        assert lake.log_names() == ["other"]
+        assert any("would both become log 'X'" in e for e in outcome.record.errors)
+    (inbox / "b" / "X.swf.gz").rename(inbox / "b" / "Y.swf.gz")
+    run(lake, inbox, FAST)
+    assert dict(lake.query("SELECT log, count(*) FROM swf.jobs GROUP BY log").rows()) == {
+        "X": 100,
+        "Y": 200,
+        "other": 40,
+    }

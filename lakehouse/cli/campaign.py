@@ -260,6 +260,8 @@ class _ProgressBar:
     def plan(self, outcome: Outcome) -> None:
         from lakehouse import _native
 
+        for warning in outcome.warnings:
+            stderr.print(f"[yellow]warning:[/] {warning}", highlight=False)
         if outcome.skipped:
             stderr.print(f"{outcome.skipped} runs already stored: skipped")
         if outcome.outdated:

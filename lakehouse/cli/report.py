@@ -269,7 +269,8 @@ def report_locality(
     with this many bins, so f is the information beyond that.  Every cell of the grid t_s x t_r is
     measured; the table shows f per cell for the time variant and each variant's best cell.  Jobs count
     when their submit time, run time and one processor count (allocated or requested) are known; the
-    user variants also need the user.  Stored as analysis.locality (the full grid, per log).
+    user variants also need the user.  Stored as analysis.locality, per log and cell: a later run
+    replaces the cells it computes and keeps the others.
 
     `--plots DIR` writes a heatmap of f per log.  `--format csv|json|parquet` prints the full grid.
 

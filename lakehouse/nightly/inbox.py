@@ -20,10 +20,11 @@ import duckdb
 import polars as pl
 
 from lakehouse.catalog import named_query
+from lakehouse.errors import LakehouseError
 from lakehouse.ingest import google_format
 from lakehouse.ingest.google import PART_NAME, file_hash
 from lakehouse.ingest.swf import DATASET as SWF_DATASET
-from lakehouse.ingest.swf import SUFFIXES, log_name_for
+from lakehouse.ingest.swf import SUFFIXES, check_log_name, log_name_for
 from lakehouse.lake import Lake
 
 
@@ -115,10 +116,15 @@ def scan(lake: Lake, inbox: Path, verify: bool = False) -> Inbox:
     """Every input under `inbox` with its state against the lake's manifest."""
     entries, ignored = _walk(inbox)
     manifest, seen = _known(lake)
+    clashes = _clashes(entries)
     files = []
     for kind, path, trace in entries:
         if kind is Kind.swf:
             dataset, name = SWF_DATASET, log_name_for(path)
+            # A file that cannot become a log of its own fails alone (and is counted); the rest go on.
+            if problem := _log_name_problem(name) or clashes.get(name):
+                files.append(InboxFile(kind, dataset, name, path, trace, 0, 0, None, State.unreadable, problem))
+                continue
         else:
             dataset, name = f"google.{path.parent.name}", path.name.removesuffix(".csv.gz")
         try:
@@ -139,6 +145,28 @@ def scan(lake: Lake, inbox: Path, verify: bool = False) -> Inbox:
             state = State.changed
         files.append(InboxFile(kind, dataset, name, path, trace, stat.st_size, stat.st_mtime_ns, content_hash, state))
     return Inbox(files, ignored)
+
+
+def _log_name_problem(name: str) -> str | None:
+    try:
+        check_log_name(name)
+    except LakehouseError as exc:
+        return f"{exc}: rename the file"
+    return None
+
+
+def _clashes(entries: list[tuple[Kind, Path, Path | None]]) -> dict[str, str]:
+    """The log names that several SWF files of the inbox would take, each with the problem: refused
+    every night until one is renamed (taking them in turn would flip the log from night to night)."""
+    paths: dict[str, list[Path]] = {}
+    for kind, path, _ in entries:
+        if kind is Kind.swf:
+            paths.setdefault(log_name_for(path), []).append(path)
+    return {
+        name: f"{' and '.join(map(str, found))} would both become log {name!r}: rename one"
+        for name, found in paths.items()
+        if len(found) > 1
+    }
 
 
 def _known(lake: Lake) -> tuple[dict[tuple[str, str], tuple[str, str]], dict[str, tuple[int, int, str]]]:

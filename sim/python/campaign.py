@@ -18,7 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
@@ -32,6 +32,7 @@ from lakehouse.catalog import sql_literal, view_file
 from lakehouse.datasets import DATASETS
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake, process_lock, replace_atomically
+from lakehouse.log_names import is_glob
 from lakehouse.schemas import (
     CAMPAIGN_METRICS,
     CAMPAIGN_RUNS_SCHEMA,
@@ -93,6 +94,8 @@ class Outcome:
     failed: int = 0
     interrupted: bool = False
     seconds: float = 0.0
+    #: What the plan left out and why (a log a glob matched that has no jobs in the view).
+    warnings: list[str] = field(default_factory=list)
 
 
 def frame_fingerprint(frame: pl.DataFrame) -> str:
@@ -295,11 +298,18 @@ def ensure_catalog(lake: Lake) -> None:
 
 
 def plan(
-    lake: Lake, grid: Grid, scratch: Path, keep_schedules: bool = False, any_engine: bool = False
+    lake: Lake,
+    grid: Grid,
+    scratch: Path,
+    keep_schedules: bool = False,
+    any_engine: bool = False,
+    warnings: list[str] | None = None,
 ) -> tuple[list[Task], int, int]:
     """Resolve the logs, write each one's jobs once, and cut the runs not yet stored into tasks.
     Returns the tasks (largest logs first), how many runs were skipped as stored, and how many of the
-    tasks' runs are stored by another build of the engine (replayed again unless `any_engine`)."""
+    tasks' runs are stored by another build of the engine (replayed again unless `any_engine`).
+    A log without jobs in the view is refused when the grid names it, and left out (a line in
+    `warnings`) when only a glob matched it."""
     settings = grid.settings()
     columns = needed_columns(settings)
     stored = stored_runs(lake, grid.name)
@@ -312,13 +322,18 @@ def plan(
     with lake.reading():  # one connection for every query of the plan
         known = lake.log_names()
         logs = select_logs(grid.logs, known)
+        named = set(select_logs([p for p in grid.logs if not is_glob(p)], known))
         sizes = [grid.size_of(log, known) or log_machine_size(lake, log, view) for log in logs]
         selected = [
             (log, size, log_jobs(lake, log, view, columns=columns)) for log, size in zip(logs, sizes, strict=True)
         ]
     for log, size, jobs in selected:
-        if jobs.is_empty():
+        if jobs.is_empty() and log in named:
             raise GridError(f"{log} has no jobs in swf.{grid.view}")
+        if jobs.is_empty():
+            if warnings is not None:
+                warnings.append(f"{log} has no jobs in swf.{grid.view}: left out")
+            continue
         fingerprint = frame_fingerprint(jobs)
         path = scratch / f"{fingerprint}.parquet"
         jobs.write_parquet(path)
@@ -361,7 +376,11 @@ def run_campaign(
     outcome = Outcome(grid.name)
     started = time.perf_counter()
     with campaign_lock(lake, grid.name):
-        tasks, outcome.skipped, outcome.outdated = plan(lake, grid, scratch, keep_schedules, any_engine)
+        tasks, outcome.skipped, outcome.outdated = plan(
+            lake, grid, scratch, keep_schedules, any_engine, outcome.warnings
+        )
+        if not tasks and not outcome.skipped:
+            raise GridError(f"none of the logs has jobs in swf.{grid.view}")
         outcome.planned = sum(len(t.runs) for t in tasks)
         if on_plan:
             on_plan(outcome)
