@@ -214,7 +214,8 @@ class Lake:
             self._check_root(con)
             tops = {Path(dataset.folder).parts[0] for dataset in DATASETS.values()}  # parquet/, analysis/, ...
             folders = sorted((self.root / top).as_posix() + "/" for top in tops)
-            con.execute("SET allowed_directories = $folders", {"folders": folders})
+            # A literal list: a bound Python list would make DuckDB import numpy and pandas (0.5 s).
+            con.execute(f"SET allowed_directories = [{', '.join(sql_literal(f) for f in folders)}]")
             con.execute("SET enable_external_access = false")
             con.execute("SET autoinstall_known_extensions = false")
             con.execute("SET autoload_known_extensions = false")
