@@ -8,16 +8,18 @@ the columns of the view it filters (plus `submit_offset`), and functions of them
 
 from __future__ import annotations
 
-import sqlglot
-from sqlglot import exp
-from sqlglot.errors import ParseError
-
 from lakehouse.errors import SettingsError
 
 
 def one_condition(text: str) -> str:
     """The filter as DuckDB SQL written from its parse; SettingsError unless it is one expression
     without subqueries."""
+    # Imported here: sqlglot takes ~0.2 s to import, which every `lakehouse simulate` would pay
+    # whether or not it has a --where.
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import ParseError
+
     try:
         tree = sqlglot.parse_one(text, read="duckdb", into=exp.Condition)
     except ParseError as exc:
