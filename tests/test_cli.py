@@ -427,3 +427,18 @@ main()
     assert "polars before the engine: False" in ran.stderr
     assert ran.stdout.startswith("log,machine_size,jobs,") and ",mini," not in ran.stdout  # one row after the header
     assert len(ran.stdout.splitlines()) == 2
+
+
+def test_simulate_never_imports_pandas_or_sqlglot(cli_lake):
+    """Neither serves a replay: pandas came in with a bound query parameter (0.45 s of the command),
+    sqlglot is for --where alone (0.2 s)."""
+    probe = f"""
+import atexit, sys
+atexit.register(lambda: print("loaded:", sorted(m for m in ("pandas", "sqlglot") if m in sys.modules), file=sys.stderr))
+sys.argv = ["lakehouse", "simulate", "mini", "--lake", {str(cli_lake)!r}, "--format", "csv"]
+from lakehouse.cli import main
+main()
+"""
+    ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert "loaded: []" in ran.stderr, ran.stderr
