@@ -13,8 +13,8 @@ from lakehouse.data import sample_google_trace, sample_swf_paths
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.swf import FileResult, ingest_swf
 from lakehouse.lake import Lake
-from lakehouse.models.job_sinusoids import summary, write_job_sinusoids
-from lakehouse.models.volatility import write_volatility
+from lakehouse.models.job_sinusoids import summary
+from lakehouse.reports import PERIODICITY, VOLATILITY, PeriodicitySettings
 from lakehouse.sim import replay
 from lakehouse.sim.grid import EASY_VARIANTS
 from lakehouse.sim.grid import Settings as RunSettings
@@ -44,11 +44,9 @@ def google_part(lake: Lake) -> dict[str, pl.DataFrame]:
     sampling = pl.concat([sampling, found], how="diagonal").select(
         "trace", "jobs", "measured", "samples_never_recorded", "inconsistent", "planted_measured"
     )
-    with generated.writer():
-        fits = write_job_sinusoids(generated)
-        volatility = write_volatility(generated)
-    with lake.writer():
-        real_volatility = write_volatility(lake)
+    fits = PERIODICITY.run(generated, PeriodicitySettings(noise_trials=0, overlays=False)).fits
+    volatility = VOLATILITY.run(generated, None)
+    real_volatility = VOLATILITY.run(lake, None)
     wanted = ["tasks", "median_cv_mu1s", "median_cv_mu5m", "share_of_windows_with_zero_mu1s", "mean_abs_d"]
     real, synthetic = (
         table.summary.filter(pl.col("metric").is_in(wanted)).select("metric", pl.col("all").alias(name))

@@ -45,7 +45,6 @@ T = TypeVar("T")
 CATALOG_FILE = "lake.duckdb"
 LOCK_FILE = ".writer.lock"
 #: Where only the ingests (holding the writer lock) write.
-INGESTED_FOLDERS = ("parquet/", "quarantine/")
 ENV_VAR = "LAKEHOUSE_LAKE"
 WRITER_SPILL = "catalog-writer"  # the spill folder of the writer's catalog copy
 _SCRATCH_NUMBERS = itertools.count()  # each in-memory database spills into a folder of its own
@@ -421,13 +420,12 @@ class CatalogWriter:
         self.lake = lake
         self.commit_every = commit_every
         self._tmp = lake.root / f".{CATALOG_FILE}.{os.getpid()}.tmp"
-        # Left by killed writers (the catalog copy, its write-ahead log, ingest outputs not yet renamed
-        # into place); we hold the lock, so nobody else owns them.  Report and campaign outputs are
-        # written outside the lock: their folders are not swept.
+        # Left by killed writers (the catalog copy, its write-ahead log, outputs not yet renamed into
+        # place); we hold the lock, so nobody else owns them -- except a report's output computed
+        # outside the lock, named after its process (`.NAME.PID.tmp`): it is stale once that process is gone.
         stale = [*lake.root.glob(f".{CATALOG_FILE}.*.tmp"), *lake.root.glob(f".{CATALOG_FILE}.*.tmp.wal")]
         for dataset in DATASETS.values():
-            if dataset.folder.startswith(INGESTED_FOLDERS):
-                stale += dataset.directory(lake.root).glob(".*.tmp")
+            stale += (p for p in dataset.directory(lake.root).glob(".*.tmp") if not _owner_alive(p))
         for path in stale:
             path.unlink(missing_ok=True)
         self._con: duckdb.DuckDBPyConnection | None = None
@@ -523,6 +521,23 @@ def _fsync_dir(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _owner_alive(path: Path) -> bool:
+    """Whether `.NAME.PID.tmp` belongs to a running process, this one included (a report's result
+    waiting to be stored); a name without a pid has no owner but the writer."""
+    pid = path.name.removesuffix(".tmp").rpartition(".")[2]
+    if not pid.isdigit():
+        return False
+    if int(pid) == os.getpid():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def replace_atomically(tmp: Path, final: Path) -> None:

@@ -36,7 +36,9 @@ from scipy.special import gammaln
 from lakehouse import _native
 from lakehouse.errors import LakehouseError, TooLittleDataError
 from lakehouse.lake import Lake
-from lakehouse.models.locality import check_bins, runtime_bins
+from lakehouse.models.locality import check_bins, log_jobs, runtime_bins
+from lakehouse.models.results import store
+from lakehouse.schemas import HMM_FITS_SCHEMA, HMM_STATES_SCHEMA
 
 SUBMIT_BIN = 900.0
 RUNTIME_RATIO = 1.8
@@ -413,10 +415,29 @@ def studies(submit: np.ndarray, runtime: np.ndarray, settings: Settings, states:
 # -- the lake --------------------------------------------------------------------------------------------
 
 
-def write_hmm(lake: Lake, log: str, fits: pl.DataFrame, states: pl.DataFrame) -> None:
-    """Store one log's fits and states where analysis.hmm_fits and analysis.hmm_states read them."""
-    from lakehouse.models.results import store
-    from lakehouse.schemas import HMM_FITS_SCHEMA, HMM_STATES_SCHEMA
+@dataclass(frozen=True)
+class LogModels:
+    """`lakehouse report hmm` on one log: how many of its jobs were usable, one study per number of
+    states, and the two tables stored."""
 
-    store(lake, "analysis_hmm_fits", fits, HMM_FITS_SCHEMA, name=log)
-    store(lake, "analysis_hmm_states", states, HMM_STATES_SCHEMA, name=log)
+    log: str
+    counts: dict[str, int]  # as `locality.LogJobs.counts`
+    studies: list[Study]
+    fits: pl.DataFrame  # analysis.hmm_fits: one row per study
+    states: pl.DataFrame  # analysis.hmm_states: one row per state of each study
+
+
+def model_log(lake: Lake, log: str, settings: Sequence[Settings]) -> LogModels:
+    """Fit one model per setting to the log's jobs (those with a submit time, run time and processors)."""
+    jobs = log_jobs(lake, log)
+    submit, runtime = jobs.jobs["submit_time"].to_numpy(), jobs.jobs["run_time"].to_numpy()
+    fitted = [study(submit, runtime, one) for one in settings]
+    fits = pl.DataFrame([s.summary(log) for s in fitted])
+    states = pl.concat([s.states_table(log) for s in fitted], how="vertical_relaxed")
+    return LogModels(log, jobs.counts, fitted, fits, states)
+
+
+def store_models(lake: Lake, result: LogModels) -> None:
+    """Store one log's fits and states where analysis.hmm_fits and analysis.hmm_states read them."""
+    store(lake, "analysis_hmm_fits", result.fits, HMM_FITS_SCHEMA, name=result.log)
+    store(lake, "analysis_hmm_states", result.states, HMM_STATES_SCHEMA, name=result.log)

@@ -113,13 +113,6 @@ def _fit_row(one: DemandSeries) -> dict[str, object]:
     return row
 
 
-def write_job_sinusoids(lake: Lake, series: Iterable[DemandSeries] | None = None) -> pl.DataFrame:
-    """Fit and store the result where analysis.job_sinusoids reads it."""
-    fits = fit_long_running_jobs(lake, series)
-    store(lake, "analysis_job_sinusoids", fits, JOB_SINUSOIDS_SCHEMA)
-    return fits
-
-
 @dataclass(frozen=True)
 class Periodicity:
     fits: pl.DataFrame  # as stored in analysis.job_sinusoids
@@ -128,9 +121,10 @@ class Periodicity:
 
 
 def periodicity(lake: Lake, noise_trials: int = 200, overlays: bool = True) -> Periodicity:
-    """What `lakehouse report periodicity` computes: every long-running job fitted and stored, and the
-    false-positive rate of the test on `noise_trials` pure-noise series with the jobs' own gaps (those
-    of the first `noise_trials` jobs, in turn).  With `overlays`, the series of the jobs the plots draw."""
+    """What `lakehouse report periodicity` computes: every long-running job fitted (`store_periodicity`
+    keeps the fits), and the false-positive rate of the test on `noise_trials` pure-noise series with
+    the jobs' own gaps (those of the first `noise_trials` jobs, in turn).  With `overlays`, the series
+    of the jobs the plots draw."""
     grids: list[np.ndarray] = []
 
     def keeping_grids(series: Iterator[DemandSeries]) -> Iterator[DemandSeries]:
@@ -139,13 +133,16 @@ def periodicity(lake: Lake, noise_trials: int = 200, overlays: bool = True) -> P
                 grids.append(one.t)
             yield one
 
-    with lake.writer():
-        fits = write_job_sinusoids(lake, keeping_grids(demand_series(lake)))
+    fits = fit_long_running_jobs(lake, keeping_grids(demand_series(lake)))
     if fits.is_empty():
         raise TooLittleDataError(f"nothing to fit: {_what_the_trace_covers(lake)}")
     rates = false_positive_rates(grids, noise_trials) if noise_trials > 0 and grids else None
     shown = list(demand_series(lake, overlaid_jobs(fits))) if overlays else []
     return Periodicity(fits, shown, rates)
+
+
+def store_periodicity(lake: Lake, result: Periodicity) -> None:
+    store(lake, "analysis_job_sinusoids", result.fits, JOB_SINUSOIDS_SCHEMA)
 
 
 def overlaid_jobs(fits: pl.DataFrame) -> list[int]:

@@ -24,13 +24,17 @@ import enum
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import polars as pl
 
 from lakehouse.catalog import named_query
+from lakehouse.datasets import DATASETS
 from lakehouse.errors import LakehouseError, TooLittleDataError
 from lakehouse.lake import Lake
+from lakehouse.models.results import store
+from lakehouse.schemas import LOCALITY_SCHEMA
 from lakehouse.units import format_duration
 
 #: The published grid: submit bins from 10 minutes to a day, run-time bin ratios from 1.1 to 2.5.
@@ -274,20 +278,27 @@ def log_jobs(lake: Lake, log: str) -> LogJobs:
     return LogJobs(log, kept.select("submit_time", "run_time", "user_id"), counts)
 
 
-def measure(lake: Lake, log: str, settings: Settings = Settings()) -> tuple[LogJobs, pl.DataFrame]:
+class Measured(NamedTuple):
+    """`lakehouse report locality` on one log: its usable jobs and its grid of cells."""
+
+    jobs: LogJobs
+    grid: pl.DataFrame
+
+
+def measure(lake: Lake, log: str, settings: Settings = Settings()) -> Measured:
     """A log's usable jobs and its locality grid."""
     jobs = log_jobs(lake, log)
-    return jobs, grid(jobs.jobs, log, settings)
+    return Measured(jobs, grid(jobs.jobs, log, settings))
+
+
+def store_measured(lake: Lake, measured: Measured) -> None:
+    write_locality(lake, measured.jobs.log, measured.grid)
 
 
 def write_locality(lake: Lake, log: str, frame: pl.DataFrame) -> None:
     """Store one log's cells where analysis.locality reads them: the cells computed now replace their
     earlier values, the log's other cells (other variants, other bins) stay; `best` is marked again
     over all of them."""
-    from lakehouse.datasets import DATASETS
-    from lakehouse.models.results import store
-    from lakehouse.schemas import LOCALITY_SCHEMA
-
     stored = DATASETS["analysis_locality"].file(lake.root, log)
     if stored.exists():
         earlier = pl.read_parquet(stored).join(frame.select(CELL), on=CELL, how="anti", nulls_equal=True)

@@ -298,26 +298,27 @@ def _assignment(counts: np.ndarray, tasks: Tasks, job_ids: np.ndarray) -> np.nda
     return where
 
 
-def write_packing(lake, table: pl.DataFrame, capacity: float, jobs: pl.DataFrame, query: str) -> None:
-    """Store a `pack_all` table where analysis.packing reads it."""
-    from lakehouse.models.results import store
-    from lakehouse.schemas import PACKING_SCHEMA
-
-    rows = table.with_columns(
-        capacity=pl.lit(float(capacity)),
-        tasks=pl.lit(int(jobs["tasks"].sum())),
-        jobs=pl.lit(jobs.height),
-        query=pl.lit(query),
-    )
-    store(lake, "analysis_packing", rows, PACKING_SCHEMA)
-
-
 @dataclass(frozen=True)
 class Packed:
     table: pl.DataFrame  # one row per heuristic (`pack_all`)
     capacity: float
     jobs: int
     tasks: int
+    query: str  # the query that chose the jobs
+
+
+def store_packing(lake, packed: Packed) -> None:
+    """Store a packing where analysis.packing reads it."""
+    from lakehouse.models.results import store
+    from lakehouse.schemas import PACKING_SCHEMA
+
+    rows = packed.table.with_columns(
+        capacity=pl.lit(packed.capacity),
+        tasks=pl.lit(packed.tasks),
+        jobs=pl.lit(packed.jobs),
+        query=pl.lit(packed.query),
+    )
+    store(lake, "analysis_packing", rows, PACKING_SCHEMA)
 
 
 def default_capacity(lake) -> float:
@@ -334,7 +335,7 @@ def default_capacity(lake) -> float:
 def pack_lake(
     lake, query: str = DEFAULT_PACK_QUERY, capacity: float | None = None, order: str = "c", clip: bool = False
 ) -> Packed:
-    """Pack the jobs a query over the lake returns, store the result as analysis.packing."""
+    """Pack the jobs a query over the lake returns (`store_packing` keeps the result as analysis.packing)."""
     jobs = lake.user_select(query)
     if jobs.is_empty():
         if query == DEFAULT_PACK_QUERY:
@@ -345,6 +346,4 @@ def pack_lake(
         raise TooLittleDataError("the query returned no jobs")
     capacity = default_capacity(lake) if capacity is None else float(capacity)
     table = pack_all(jobs, capacity, order=order, clip=clip)
-    with lake.writer():
-        write_packing(lake, table, capacity, jobs, query)
-    return Packed(table, capacity, jobs.height, int(jobs["tasks"].sum()))
+    return Packed(table, capacity, jobs.height, int(jobs["tasks"].sum()), query)

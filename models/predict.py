@@ -31,6 +31,7 @@ import polars as pl
 from lakehouse.catalog import named_query
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake, count, one_row
+from lakehouse.log_names import LogNameError, log_named
 from lakehouse.models.results import store
 from lakehouse.schemas import PREDICTION_JOBS_SCHEMA, PREDICTION_SCORES_SCHEMA
 
@@ -521,7 +522,7 @@ def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tup
         return found, skipped
     chosen = []
     for name in names:
-        full = name if name in known or name == "google" else _unique_prefix(name, logs)
+        full = name if name in known or name == "google" else _log_or_itself(name, logs)
         if full not in known:
             have = ", ".join(known) or "no source with requests"
             raise PredictionError(f"nothing to predict for {name}: the lake has {have}")
@@ -529,6 +530,12 @@ def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tup
     return chosen, []
 
 
-def _unique_prefix(name: str, logs: list[str]) -> str:
-    matches = [log for log in logs if log.startswith(name)]
-    return matches[0] if len(matches) == 1 else name
+def _log_or_itself(name: str, logs: list[str]) -> str:
+    """The log `name` names by lakehouse.log_names' rule; `name` itself where it names no log (then
+    refused with what the lake has to predict)."""
+    try:
+        return log_named(name, logs)
+    except LogNameError:
+        if any(log.startswith(name) for log in logs):  # several: the rule's own message says which
+            raise
+        return name

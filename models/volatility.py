@@ -20,10 +20,11 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
@@ -33,6 +34,7 @@ import polars as pl
 from lakehouse.budget import SPILL
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS
+from lakehouse.errors import TooLittleDataError
 from lakehouse.lake import Lake, count, replace_atomically
 from lakehouse.models.order_statistics import exact_medians
 from lakehouse.models.results import store
@@ -68,6 +70,7 @@ class Volatility:
     task_histograms: pl.DataFrame  # metric (cv_mu1s, cv_mu5m, mean_abs_d), bin (lower edge), tasks
     task_means: pl.DataFrame  # mean_mu5m, mean_mu1s of at most SCATTER_TASKS tasks with both positive
     shares: int = 1  # how many shares the windows were split into to fit the memory limit
+    pending: Path | None = None  # the per-task table until it is stored (`store_volatility`)
 
     def d_distribution(self) -> pl.DataFrame:
         """Windows per bin of d (lower edge) over all windows with mu5m > 0."""
@@ -166,22 +169,32 @@ def _parquet(files: list[Path]) -> str:
     return f"read_parquet([{', '.join(sql_literal(f.as_posix()) for f in files)}], hive_partitioning = false)"
 
 
-def write_volatility(lake: Lake) -> Volatility:
-    """Compute every volatility statistic of the lake and store the results where the analysis.* views
-    read them (the per-task table replaced atomically, then the small tables)."""
+def compute_volatility(lake: Lake) -> Volatility:
+    """Compute every volatility statistic of the lake.  The per-task table is written beside its final
+    place under a name of this process (`pending`); `store_volatility` renames it in, under the writer
+    lock, with the small tables."""
     final = DATASETS["analysis_task_volatility"].file(lake.root, "latest")
     final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = final.with_name(f".{final.name}.tmp")
+    pending = final.with_name(f".{final.name}.{os.getpid()}.tmp")
     try:
         with lake.connect() as con, lake.query_errors(), _work_folder(lake) as work:
-            result = _compute(con, lake, work, tmp)
-        replace_atomically(tmp, final)
-    finally:
-        tmp.unlink(missing_ok=True)
+            result = _compute(con, lake, work, pending)
+        if not result.tasks:
+            raise TooLittleDataError("no usage windows of mu1s-measured jobs in the lake (ingest task_usage first)")
+    except BaseException:
+        pending.unlink(missing_ok=True)
+        raise
+    return replace(result, pending=pending)
+
+
+def store_volatility(lake: Lake, result: Volatility) -> None:
+    """Store the results where the analysis.* views read them (the per-task table renamed into place
+    whole, then the small tables)."""
+    if result.pending is not None:
+        replace_atomically(result.pending, DATASETS["analysis_task_volatility"].file(lake.root, "latest"))
     store(lake, "analysis_volatility_summary", result.summary, VOLATILITY_SUMMARY_SCHEMA)
     store(lake, "analysis_volatility_d_histogram", result.d_histogram, VOLATILITY_D_HISTOGRAM_SCHEMA)
     store(lake, "analysis_volatility_rate_histogram", result.rate_histogram, VOLATILITY_RATE_HISTOGRAM_SCHEMA)
-    return result
 
 
 def _compute(con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, out: Path) -> Volatility:

@@ -20,8 +20,7 @@ from lakehouse.budget import MEMORY_ENV, SPILL_FOLDER, THREADS_ENV, Budget, pars
 from lakehouse.cli import app
 from lakehouse.errors import SettingsError
 from lakehouse.lake import Lake
-from lakehouse.models.job_sinusoids import periodicity
-from lakehouse.models.volatility import write_volatility
+from lakehouse.reports import PERIODICITY, VOLATILITY, PeriodicitySettings
 from lakehouse.synth.google_trace import Settings, generate_lake
 
 STORED = ("analysis.task_volatility", "analysis.volatility_summary", "analysis.volatility_d_histogram",
@@ -102,9 +101,8 @@ def test_a_tiny_limit_spills_and_gives_the_same_numbers(google_lake: Path):
     results = {}
     for limit in ("4GB", "20MB"):
         lake = Lake(google_lake, memory_limit=limit, threads=2)
-        with lake.writer():
-            volatility = write_volatility(lake)
-        periodicity(lake, noise_trials=10)
+        volatility = VOLATILITY.run(lake, None)
+        PERIODICITY.run(lake, PeriodicitySettings(noise_trials=10))
         results[limit] = (volatility.shares, stored(lake))
     assert results["4GB"][0] == 1 and results["20MB"][0] > 1  # the windows were split to fit 20 MB
     for view in STORED:

@@ -15,7 +15,8 @@ from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
 from lakehouse.lake import Lake
 from lakehouse.models import spectral
-from lakehouse.models.job_sinusoids import fit_long_running_jobs, summary, write_job_sinusoids
+from lakehouse.models.job_sinusoids import fit_long_running_jobs, summary
+from lakehouse.reports import PERIODICITY, PeriodicitySettings
 from lakehouse.synth.google_trace import Settings, generate, generate_lake
 
 
@@ -25,7 +26,7 @@ def fitted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Lake, pl.Dat
     generate(out, Settings(machines=10, days=14, seed=3, services=8, batch_jobs_per_hour=0.5))
     lake = Lake(out / "lake")
     ingest_google(lake, out / "trace")
-    return out, lake, write_job_sinusoids(lake)
+    return out, lake, PERIODICITY.run(lake, PeriodicitySettings(noise_trials=0, overlays=False)).fits
 
 
 def test_planted_cycles_are_recovered(fitted):

@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
 from lakehouse.lake import Lake
-from lakehouse.models.volatility import D_QUANTILES, write_volatility
+from lakehouse.models.volatility import D_QUANTILES
+from lakehouse.reports import VOLATILITY
 from lakehouse.synth.google_trace import Settings, generate
 
 from google_raw import raw_cpu_requests, raw_usage
@@ -24,8 +25,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory):
     generate(out, Settings(machines=15, days=2, seed=21, batch_jobs_per_hour=15, services=6))
     lake = Lake(out / "lake")
     ingest_google(lake, out / "trace")
-    with lake.writer():
-        result = write_volatility(lake)
+    result = VOLATILITY.run(lake, None)
     return out, lake, result
 
 

@@ -71,8 +71,8 @@ def pack(
             plot_campaign(table, plot)
             stderr.print(f"plot -> {plot}")
         return
-    from lakehouse.models.packing import pack_lake
+    from lakehouse.reports import PACK, PackRequest
 
-    packed = pack_lake(Lake(lake, memory_limit, threads), query, capacity, order=order, clip=clip)
+    packed = PACK.run(Lake(lake, memory_limit, threads), PackRequest(query, capacity, order, clip))
     emit(packed.table, fmt, output)
-    stderr.print(f"{packed.tasks:,} tasks of {packed.jobs:,} jobs, machine capacity {packed.capacity:g}")
+    stderr.print(f"{packed.tasks:,} tasks of {packed.jobs:,} jobs, machine capacity {packed.capacity:g} {PACK.stored}")

@@ -56,17 +56,16 @@ def report_periodicity(
 
     Example: `lakehouse report periodicity --plots figures/`
     """
-    from lakehouse.models.job_sinusoids import periodicity, summary
+    from lakehouse.reports import PERIODICITY, PeriodicitySettings
 
+    target = Lake(lake, memory_limit, threads)
     with stderr.status(f"fitting long-running jobs, then {noise_trials} pure-noise series..."):
-        result = periodicity(Lake(lake, memory_limit, threads), noise_trials, overlays=plots is not None)
-    fits, series, rates = result.fits, result.series, result.false_positive
-    emit(summary(fits, false_positive=rates), fmt, output)
-    stderr.print(f"{fits.height:,} long-running jobs fitted -> analysis.job_sinusoids")
+        result = PERIODICITY.run(target, PeriodicitySettings(noise_trials, overlays=plots is not None))
+    [(_, table)] = PERIODICITY.show(result)
+    emit(table, fmt, output)
+    stderr.print(f"{result.fits.height:,} long-running jobs fitted {PERIODICITY.stored}")
     if plots is not None:
-        from lakehouse.models.periodicity_plots import plot_periodicity
-
-        announce_plots(plot_periodicity(fits, series, plots))
+        announce_plots(PERIODICITY.plots(target, result, plots))
 
 
 @report_app.command("volatility")
@@ -95,19 +94,15 @@ def report_volatility(
 
     Example: `lakehouse report volatility --plots figures/ --format csv`
     """
-    from lakehouse.models.volatility import write_volatility
+    from lakehouse.reports import VOLATILITY
 
     target = Lake(lake, memory_limit, threads)
-    with target.writer(), stderr.status("measuring volatility over the usage windows..."):
-        result = write_volatility(target)
-    if not result.tasks:
-        raise TooLittleDataError("no usage windows of mu1s-measured jobs in the lake (ingest task_usage first)")
+    with stderr.status("measuring volatility over the usage windows..."):
+        result = VOLATILITY.run(target, None)
     emit(result.summary, fmt, output)
-    stderr.print(f"{result.tasks:,} tasks of measured jobs -> analysis.task_volatility")
+    stderr.print(f"{result.tasks:,} tasks of measured jobs {VOLATILITY.stored}")
     if plots is not None:
-        from lakehouse.models.volatility_plots import plot_volatility
-
-        announce_plots(plot_volatility(result, plots))
+        announce_plots(VOLATILITY.plots(target, result, plots))
 
 
 report_app.command("selection")(clear_errors(report_selection))
@@ -146,28 +141,21 @@ def report_triples(
     Example: `lakehouse campaign run --preset triples --name triples --view jobs_strong --log KTH --log CTC
     --log SDSC-SP2 --machine-size CEA-Curie=80640` then `lakehouse report triples triples --plots figures`
     """
-    from lakehouse.sim.campaign import campaign_rows
-    from lakehouse.sim.triples import leave_one_out, per_log_table, store_tables
+    from lakehouse.reports import TRIPLES
 
     target = Lake(lake)
-    rows = campaign_rows(target, campaign)
-    per_log = per_log_table(rows)
-    emit(per_log, fmt, output, title=f"triples of campaign {campaign}: mean bounded slowdown per log")
-    if per_log.height >= 2:
-        loo = leave_one_out(rows)
+    result = TRIPLES.run(target, campaign)
+    emit(result.per_log, fmt, output, title=f"triples of campaign {campaign}: mean bounded slowdown per log")
+    if result.per_log.height >= 2:
         # With --output, the second table goes beside the first: FILE-loo.EXT.
         loo_output = output.with_name(f"{output.stem}-loo{output.suffix}") if output else None
-        emit(loo, fmt, loo_output, title="leave-one-out selection")
+        emit(result.loo, fmt, loo_output, title="leave-one-out selection")
     else:
-        loo = pl.DataFrame()
         stderr.print("one log only: leave-one-out needs at least two")
-    store_tables(target, campaign, per_log, loo)
-    stderr.print("-> analysis.triples, analysis.triples_loo")
+    stderr.print(TRIPLES.stored)
     if plots is not None:
-        from lakehouse.sim.triples_plots import triples_plots
-
         with stderr.status("replaying each log with three predictors for the figures..."):
-            announce_plots(triples_plots(target, rows, plots))
+            announce_plots(TRIPLES.plots(target, result, plots))
 
 
 @report_app.command("predictions")
@@ -213,7 +201,8 @@ def report_predictions(
 
     Example: `lakehouse report predictions HPC2N-2002-2.2-cln --plots figures/`
     """
-    from lakehouse.models.predict import Settings, choose_sources, report, write_report
+    from lakehouse.models.predict import Settings, choose_sources
+    from lakehouse.reports import PREDICTIONS, Source
 
     target = Lake(lake)
     found, skipped = choose_sources(target, sources)
@@ -223,15 +212,11 @@ def report_predictions(
     tables = []
     for family, name in found:
         with stderr.status(f"predicting {name}..."):
-            result = report(target, family, name, settings)
-            with target.writer():
-                write_report(target, result)
+            result = PREDICTIONS.run(target, Source(family, name, settings))
         tables.append(result.table)
         stderr.print(f"{name}: sliding windows over the {result.grouping!r} grouping")
         if plots is not None:
-            from lakehouse.models.predictions_plots import plot_predictions
-
-            announce_plots(plot_predictions(result.jobs, name, plots))
+            announce_plots(PREDICTIONS.plots(target, result, plots))
     emit(pl.concat(tables), fmt, output)
 
 
@@ -278,7 +263,8 @@ def report_locality(
 
     Example: `lakehouse report locality SDSC-SP2 --variant user --runtime-ratios 1.057,1.1,1.2`
     """
-    from lakehouse.models.locality import Settings, Variant, best_cells, measure, pivot, write_locality
+    from lakehouse.models.locality import Settings, Variant, best_cells, pivot
+    from lakehouse.reports import LOCALITY
     from lakehouse.sim.grid import select_logs, split_list
     from lakehouse.units import parse_duration
 
@@ -306,10 +292,8 @@ def report_locality(
     grids = []
     for log in chosen:
         with stderr.status(f"measuring locality of {log}..."):
-            jobs, frame = measure(target, log, settings)
-            with target.writer():
-                write_locality(target, log, frame)
-        c = jobs.counts
+            measured = LOCALITY.run(target, (log, settings))
+        c = measured.jobs.counts
         dropped = ", ".join(
             f"{c[k]:,} {k.replace('_', ' ')}" for k in ("no_submit_time", "no_run_time", "no_processors") if c[k]
         )
@@ -318,7 +302,7 @@ def report_locality(
         )
         if c["unknown_user"] and any(v is not Variant.time for v in settings.variants):
             stderr.print(f"{log}: {c['unknown_user']:,} jobs of unknown user left out of the user variants")
-        grids.append(frame)
+        grids.append(measured.grid)
     frame = pl.concat(grids)
     if fmt is OutputFormat.table:
         tables = [
@@ -329,11 +313,11 @@ def report_locality(
         emit_tables(tables, output)
     else:
         emit(frame, fmt, output)
-    stderr.print(f"{frame.height:,} cells -> analysis.locality")
+    stderr.print(f"{frame.height:,} cells {LOCALITY.stored}")
     if plots is not None:
-        from lakehouse.models.locality_plots import plot_locality
+        from lakehouse.models.locality_plots import plot_locality  # matplotlib, only for figures
 
-        announce_plots(plot_locality(frame, plots))
+        announce_plots(plot_locality(frame, plots))  # every log's grid at once
 
 
 @report_app.command("hmm")
@@ -384,8 +368,8 @@ def report_hmm(
 
     Example: `lakehouse report hmm KTH --states 8 --init kmeans --poisson --submit-bin 1h`
     """
-    from lakehouse.models.hmm import Init, Settings, Stop, study, write_hmm
-    from lakehouse.models.locality import log_jobs
+    from lakehouse.models.hmm import Init, Settings, Stop
+    from lakehouse.reports import HMM
     from lakehouse.sim.grid import split_list
     from lakehouse.sim.source import resolve_log
     from lakehouse.units import parse_duration
@@ -415,15 +399,10 @@ def report_hmm(
     settings = [Settings(states=n, **base) for n in counts]  # every setting checked before any work
     target = Lake(lake)
     name = resolve_log(target, log)
-    jobs = log_jobs(target, name)
-    c = jobs.counts
+    with stderr.status(f"fitting {', '.join(map(str, counts))} state(s) to {name}..."):
+        result = HMM.run(target, (name, settings))
+    c, fits = result.counts, result.fits
     stderr.print(f"{name}: {c['kept']:,} of {c['in_log']:,} jobs have a submit time, run time and processor count")
-    submit, runtime = jobs.jobs["submit_time"].to_numpy(), jobs.jobs["run_time"].to_numpy()
-    fitted = []
-    for one in settings:
-        with stderr.status(f"fitting {one.states} state(s) to {name}..."):
-            fitted.append(study(submit, runtime, one))
-    fits = pl.DataFrame([s.summary(name) for s in fitted])
     table = fits.select(
         "states",
         pl.col("gain_bits_per_job").round(4).alias("held-out gain (bits/job)"),
@@ -434,18 +413,13 @@ def report_hmm(
         "valid_jobs",
         "valid_removed",
     )
-    states_frame = pl.concat([s.states_table(name) for s in fitted], how="vertical_relaxed")
-    with target.writer():
-        write_hmm(target, name, fits, states_frame)
     if fmt is OutputFormat.table:
         emit(table, fmt, output, title=f"{name}: workload HMM, t_s {submit_bin}, t_r {runtime_ratio}")
     else:
         emit(fits, fmt, output)
-    stderr.print(f"{fits.height} model(s) -> analysis.hmm_fits, analysis.hmm_states")
+    stderr.print(f"{fits.height} model(s) {HMM.stored}")
     if plots is not None:
-        from lakehouse.models.hmm_plots import plot_hmm
-
-        announce_plots(plot_hmm(name, fitted, plots))
+        announce_plots(HMM.plots(target, result, plots))
 
 
 @report_app.command("hmm-backfilling")

@@ -51,16 +51,11 @@ def report_selection(
 
     Example: `lakehouse report selection KTH CTC --view jobs_strong --resamples 20 --plots figures`
     """
-    from lakehouse.sim.campaign import campaign_rows
+    from lakehouse.reports import SELECTION
     from lakehouse.sim.grid import Grid, parse_machine_sizes, select_logs, split_list
     from lakehouse.sim.options import Policy, choose, parse_period
     from lakehouse.sim.resample import week_count
-    from lakehouse.sim.selection import (
-        selection_curves,
-        selection_settings,
-        selection_table,
-        store_tables,
-    )
+    from lakehouse.sim.selection import selection_settings
     from lakehouse.sim.source import View, log_jobs
 
     try:
@@ -85,13 +80,9 @@ def report_selection(
             if weeks < 2:
                 raise LakehouseError(f"{log}: resampling needs jobs in at least 2 weeks of swf.{view}, it has {weeks}")
     outcome = run_with_progress(target, grid, executor, workers, ray_address)
-    rows = campaign_rows(target, name)
-    table, curves = selection_table(rows), selection_curves(rows)
-    store_tables(target, name, table, curves)
-    emit(table, fmt, output, title=f"policy selection ({name}): average wait / EASY-FCFS's, over resamples")
-    stderr.print("-> analysis.selection_runs, analysis.selection_curves")
+    result = SELECTION.run(target, name)
+    emit(result.table, fmt, output, title=f"policy selection ({name}): average wait / EASY-FCFS's, over resamples")
+    stderr.print(SELECTION.stored)
     if plots is not None:
-        from lakehouse.sim.selection_plots import selection_plots
-
-        announce_plots(selection_plots(rows, curves, plots))
+        announce_plots(SELECTION.plots(target, result, plots))
     exit_on_failures(outcome)

@@ -27,15 +27,17 @@ from pathlib import Path
 from lakehouse.errors import SettingsError
 from lakehouse.log_names import names_log
 from lakehouse.machine import machine_size_problem
+from lakehouse.reports import REPORTS as REGISTRY
 from lakehouse.sim.grid import NAME_PATTERN
 from lakehouse.sim.source import View
 from lakehouse.tomlfile import read_toml
 
+#: The reports that follow a changed SWF log, and those that follow a changed Google trace: the log
+#: summary and a campaign of replays (the nightly run's own), then those of the registry that follow one.
+SWF_REPORTS = ("logs", "replays", *(name for name, r in REGISTRY.items() if r.follows == "swf"))
+GOOGLE_REPORTS = tuple(name for name, r in REGISTRY.items() if r.follows == "google")
 #: Every report a nightly run knows, in the order it runs them.
-REPORTS = ("logs", "replays", "predictions", "volatility", "periodicity", "pack")
-#: The reports that follow a changed SWF log, and those that follow a changed Google trace.
-SWF_REPORTS = ("logs", "replays", "predictions")
-GOOGLE_REPORTS = ("volatility", "periodicity", "pack")
+REPORTS = (*SWF_REPORTS, *GOOGLE_REPORTS)
 
 
 @dataclass(frozen=True)

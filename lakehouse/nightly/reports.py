@@ -1,8 +1,8 @@
 """The standard reports a nightly run re-runs for what changed, each as a section of its HTML page.
 
-Each report is the library call behind its command (`lakehouse logs`, a small campaign of EASY,
-EASY-SJBF and EASY++, `report predictions`, `report volatility`, `report periodicity`, `pack`), stores
-its tables in the lake as that command does, and writes its figures into the run's folder.  A report
+Two are the nightly run's own (`lakehouse logs`, and a small campaign of EASY, EASY-SJBF and EASY++);
+the others are the reports of the registry (lakehouse.reports) that follow a changed SWF log or trace,
+run and stored as their commands run them, with their figures in the run's folder.  A report
 that fails is a section with its error: the others still run.
 """
 
@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
@@ -21,6 +22,8 @@ from lakehouse.catalog import named_query
 from lakehouse.errors import TooLittleDataError
 from lakehouse.lake import Lake
 from lakehouse.nightly.config import Config
+from lakehouse.reports import REPORTS as REGISTRY
+from lakehouse.reports import PackRequest, PeriodicitySettings, Source
 
 
 @dataclass
@@ -122,56 +125,38 @@ def change_table(rows: pl.DataFrame) -> pl.DataFrame:
     ).sort("log", "scheduler")
 
 
-def predictions_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
-    from lakehouse.models.predict import Settings, no_targets, report, sources, write_report
-    from lakehouse.models.predictions_plots import plot_predictions
-
-    with_targets = {name for family, name in sources(lake) if family == "swf"}
-    section.notes += [f"skipped {no_targets(log)}" for log in logs if log not in with_targets]
+def registry_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
+    """A report of the registry, run as its command runs it: once for the Google trace, once per changed
+    SWF log with targets (one log's failure is reported, the others go on)."""
+    report = REGISTRY[section.key]
     errors = []
-    for log in (log for log in logs if log in with_targets):
+    for settings in _nightly_settings(section, lake, logs, config):
         try:
-            result = report(lake, "swf", log, Settings())
-        except Exception as exc:  # one log's failure is reported, the others go on
-            errors.append(f"{log}: {exc}")
+            result = report.run(lake, settings)
+        except Exception as exc:
+            if not isinstance(settings, Source):  # the trace-wide reports: the section's error or note
+                raise
+            errors.append(f"{settings.name}: {exc}")
             continue
-        with lake.writer():
-            write_report(lake, result)
-        section.tables.append((f"{log}: sliding windows over the {result.grouping!r} grouping", result.table))
-        section.figures += plot_predictions(result.jobs, log, figures)
+        section.tables += report.show(result)
+        if report.plot is not None:
+            section.figures += report.plot(lake, result, figures)
     section.error = "; ".join(errors) or None
 
 
-def volatility_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
-    from lakehouse.models.volatility import write_volatility
-    from lakehouse.models.volatility_plots import plot_volatility
+def _nightly_settings(section: Section, lake: Lake, logs: Sequence[str], config: Config) -> list[Any]:
+    """What each registry report runs on in a nightly run."""
+    if section.key == "predictions":
+        from lakehouse.models.predict import no_targets, sources
 
-    with lake.writer():
-        result = write_volatility(lake)
-    if not result.tasks:
-        raise TooLittleDataError("no usage windows of mu1s-measured jobs in the lake")
-    section.tables.append((f"{result.tasks:,} tasks of measured jobs", result.summary))
-    section.figures += plot_volatility(result, figures)
-
-
-def periodicity_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
-    from lakehouse.models.job_sinusoids import periodicity, summary
-    from lakehouse.models.periodicity_plots import plot_periodicity
-
-    result = periodicity(lake, config.noise_trials)
-    section.tables.append(
-        (f"{result.fits.height:,} long-running jobs fitted", summary(result.fits, false_positive=result.false_positive))
-    )
-    section.figures += plot_periodicity(result.fits, result.series, figures)
-
-
-def pack_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
-    from lakehouse.models.packing import pack_lake
-
-    packed = pack_lake(lake)
-    section.tables.append(
-        (f"{packed.tasks:,} tasks of {packed.jobs:,} jobs, machine capacity {packed.capacity:g}", packed.table)
-    )
+        with_targets = {name for family, name in sources(lake) if family == "swf"}
+        section.notes += [f"skipped {no_targets(log)}" for log in logs if log not in with_targets]
+        return [Source("swf", log) for log in logs if log in with_targets]
+    if section.key == "periodicity":
+        return [PeriodicitySettings(config.noise_trials)]
+    if section.key == "pack":
+        return [PackRequest()]
+    return [None]
 
 
 Report = Callable[[Section, Lake, Sequence[str], Config, Path], None]
@@ -179,10 +164,7 @@ Report = Callable[[Section, Lake, Sequence[str], Config, Path], None]
 SECTIONS: dict[str, tuple[str, Report]] = {
     "logs": ("Logs in the lake (lakehouse logs)", logs_section),
     "replays": ("Backfilling replays: EASY, EASY-SJBF, EASY++ (a campaign)", replays_section),
-    "predictions": ("Walltime, memory and processor predictions (lakehouse report predictions)", predictions_section),
-    "volatility": ("CPU volatility, 1 s samples vs 5 min means (lakehouse report volatility)", volatility_section),
-    "periodicity": ("Hourly, daily and weekly cycles (lakehouse report periodicity)", periodicity_section),
-    "pack": ("Packing the periodic services onto machines (lakehouse pack)", pack_section),
+    **{name: (report.title, registry_section) for name, report in REGISTRY.items() if report.follows},
 }
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
@@ -21,6 +22,7 @@ from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
 from lakehouse.schemas import SELECTION_CURVES_SCHEMA, SELECTION_RUNS_SCHEMA
+from lakehouse.sim.campaign import campaign_rows
 from lakehouse.sim.campaign_report import latest
 from lakehouse.sim.grid import Settings
 from lakehouse.sim.options import DAY, WEEK, Policy, Selector
@@ -161,7 +163,23 @@ def policy_shares_over_time(rows: pl.DataFrame, strategy: str) -> pl.DataFrame:
     )
 
 
-def store_tables(lake: Lake, campaign: str, table: pl.DataFrame, curves: pl.DataFrame) -> None:
+@dataclass(frozen=True)
+class SelectionTables:
+    """`lakehouse report selection`: a campaign's stored runs and the tables made from them."""
+
+    campaign: str
+    rows: pl.DataFrame
+    table: pl.DataFrame  # analysis.selection_runs
+    curves: pl.DataFrame  # analysis.selection_curves
+
+
+def selection_tables(lake: Lake, campaign: str) -> SelectionTables:
+    rows = campaign_rows(lake, campaign)
+    return SelectionTables(campaign, rows, selection_table(rows), selection_curves(rows))
+
+
+def store_tables(lake: Lake, tables: SelectionTables) -> None:
+    campaign, table, curves = tables.campaign, tables.table, tables.curves
     for dataset, frame, schema in (
         ("analysis_selection_runs", table, SELECTION_RUNS_SCHEMA),
         ("analysis_selection_curves", curves, SELECTION_CURVES_SCHEMA),

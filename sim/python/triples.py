@@ -14,6 +14,7 @@ two tables below from the stored runs.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from typing import cast
 
 import polars as pl
@@ -23,6 +24,7 @@ from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
 from lakehouse.schemas import TRIPLES_LOO_SCHEMA, TRIPLES_SCHEMA
+from lakehouse.sim.campaign import campaign_rows
 from lakehouse.sim.campaign_report import latest
 from lakehouse.sim.grid import Settings
 
@@ -152,16 +154,33 @@ def leave_one_out(rows: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(out)
 
 
-def store_tables(lake: Lake, campaign: str, per_log: pl.DataFrame, loo: pl.DataFrame) -> None:
+@dataclass(frozen=True)
+class TripleTables:
+    """`lakehouse report triples`: a campaign's stored runs and both tables made from them."""
+
+    campaign: str
+    rows: pl.DataFrame
+    per_log: pl.DataFrame
+    loo: pl.DataFrame  # empty with one log: leave-one-out needs two
+
+
+def triple_tables(lake: Lake, campaign: str) -> TripleTables:
+    rows = campaign_rows(lake, campaign)
+    per_log = per_log_table(rows)
+    loo = leave_one_out(rows) if per_log.height >= 2 else pl.DataFrame()
+    return TripleTables(campaign, rows, per_log, loo)
+
+
+def store_tables(lake: Lake, tables: TripleTables) -> None:
     """Keep both tables in the lake as analysis.triples and analysis.triples_loo (one file per
     campaign, replaced whole)."""
-    with lake.writer():
-        for dataset, frame, schema in (
-            ("analysis_triples", per_log, TRIPLES_SCHEMA),
-            ("analysis_triples_loo", loo, TRIPLES_LOO_SCHEMA),
-        ):
-            if frame.is_empty():  # e.g. no leave-one-out with one log: an empty file replaces the old one
-                framed = cast(pl.DataFrame, pl.from_arrow(schema.empty_table()))
-            else:
-                framed = frame.with_columns(campaign=pl.lit(campaign)).select(schema.names)
-            store(lake, dataset, framed, schema, name=campaign)
+    campaign = tables.campaign
+    for dataset, frame, schema in (
+        ("analysis_triples", tables.per_log, TRIPLES_SCHEMA),
+        ("analysis_triples_loo", tables.loo, TRIPLES_LOO_SCHEMA),
+    ):
+        if frame.is_empty():  # e.g. no leave-one-out with one log: an empty file replaces the old one
+            framed = cast(pl.DataFrame, pl.from_arrow(schema.empty_table()))
+        else:
+            framed = frame.with_columns(campaign=pl.lit(campaign)).select(schema.names)
+        store(lake, dataset, framed, schema, name=campaign)
