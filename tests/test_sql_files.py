@@ -17,6 +17,9 @@ def test_every_view_file_has_a_header_and_a_unique_name():
     assert views, "no SQL files packaged"
     names = [v.name for v in views]
     assert len(names) == len(set(names))
+    # The number orders the files (each reads only views of files before it): one number, one file.
+    numbers = [v.file_name.split("_", 1)[0] for v in views]
+    assert len(numbers) == len(set(numbers)), sorted(n for n in numbers if numbers.count(n) > 1)
     for v in views:
         assert v.grain and len(v.description) > 40, v.file_name
         assert v.schema in {"swf", "google", "analysis", "predict"}, v.file_name
