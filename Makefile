@@ -53,8 +53,8 @@ lint:
 	$(PYTHON) tests/package_tree.py $(TREE)
 	cd $(TREE) && $(PYTHON) -m mypy -p lakehouse --config-file= --ignore-missing-imports --python-version 3.11
 	cd $(TREE) && PYTHONPATH=. $(PYTHON) -c "import sys, importlinter.cli as c; sys.exit(c.lint_imports('$(CURDIR)/pyproject.toml', no_logo=True))"
-	$(PYTHON) -m ruff check lakehouse sql models sim/python tests benchmarks
-	$(PYTHON) -m ruff format --check lakehouse models sim/python tests benchmarks
+	$(PYTHON) -m ruff check lakehouse sql models sim/python sim/campaigns sim/studies tests benchmarks
+	$(PYTHON) -m ruff format --check lakehouse models sim/python sim/campaigns sim/studies tests benchmarks
 	$(PYTHON) -m mypy.stubtest lakehouse._native --mypy-config-file pyproject.toml
 	cd sim && cargo fmt --check && cargo clippy --quiet --no-default-features -- -D warnings
 

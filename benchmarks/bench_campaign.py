@@ -191,7 +191,7 @@ SELECTION_RESAMPLES = 10
 def bench_selection(lake: Lake) -> bool:
     import polars as pl
 
-    from lakehouse.sim.campaign import stored_runs
+    from lakehouse.campaigns.runner import stored_runs
 
     seconds, _ = timed(
         command(

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import polars as pl
 
+from lakehouse.campaigns.grid import EASY_VARIANTS
+from lakehouse.campaigns.grid import Settings as RunSettings
 from lakehouse.catalog import named_query
 from lakehouse.data import sample_google_trace, sample_swf_paths
 from lakehouse.ingest.google import ingest_google
@@ -16,8 +18,6 @@ from lakehouse.lake import Lake
 from lakehouse.models.job_sinusoids import summary
 from lakehouse.reports import PERIODICITY, VOLATILITY, PeriodicitySettings
 from lakehouse.sim import replay
-from lakehouse.sim.grid import EASY_VARIANTS
-from lakehouse.sim.grid import Settings as RunSettings
 from lakehouse.sim.source import log_jobs, log_machine_size
 from lakehouse.synth.google_trace import Settings, generate
 

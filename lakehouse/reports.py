@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from lakehouse.models.predict import Report as Predictions
     from lakehouse.models.predict import Settings as PredictionSettings
     from lakehouse.models.volatility import Volatility
-    from lakehouse.sim.selection import SelectionTables
-    from lakehouse.sim.triples import TripleTables
+    from lakehouse.studies.selection import SelectionTables
+    from lakehouse.studies.triples import TripleTables
 
 S = TypeVar("S")
 R = TypeVar("R")
@@ -264,19 +264,19 @@ HMM: Report[tuple[str, Sequence[HmmSettings]], LogModels] = Report(
 
 
 def _triples(lake: Lake, campaign: str) -> TripleTables:
-    from lakehouse.sim.triples import triple_tables
+    from lakehouse.studies.triples import triple_tables
 
     return triple_tables(lake, campaign)
 
 
 def _store_triples(lake: Lake, result: TripleTables) -> None:
-    from lakehouse.sim.triples import store_tables
+    from lakehouse.studies.triples import store_tables
 
     store_tables(lake, result)
 
 
 def _plot_triples(lake: Lake, result: TripleTables, folder: Path) -> list[Path]:
-    from lakehouse.sim.triples_plots import triples_plots
+    from lakehouse.studies.triples_plots import triples_plots
 
     return triples_plots(lake, result.rows, folder)
 
@@ -293,19 +293,19 @@ TRIPLES: Report[str, TripleTables] = Report(
 
 
 def _selection(lake: Lake, campaign: str) -> SelectionTables:
-    from lakehouse.sim.selection import selection_tables
+    from lakehouse.studies.selection import selection_tables
 
     return selection_tables(lake, campaign)
 
 
 def _store_selection(lake: Lake, result: SelectionTables) -> None:
-    from lakehouse.sim.selection import store_tables
+    from lakehouse.studies.selection import store_tables
 
     store_tables(lake, result)
 
 
 def _plot_selection(lake: Lake, result: SelectionTables, folder: Path) -> list[Path]:
-    from lakehouse.sim.selection_plots import selection_plots
+    from lakehouse.studies.selection_plots import selection_plots
 
     return selection_plots(result.rows, result.curves, folder)
 

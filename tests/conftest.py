@@ -95,7 +95,7 @@ def rewrite_stored_runs(lake: Lake, pattern: str = "*.parquet", **values: object
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from lakehouse.sim.campaign import runs_folder
+    from lakehouse.campaigns.runner import runs_folder
 
     for path in runs_folder(lake).glob(pattern):
         table = pq.read_table(path)

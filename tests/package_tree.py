@@ -1,6 +1,6 @@
 """The installed package's layout as a tree of links, for tools that read source folders.
 
-pyproject.toml's package-dir maps `sql/`, `models/` and `sim/python/` into the one `lakehouse`
+pyproject.toml's package-dir maps `sql/`, `models/` and the folders of `sim/` into the one `lakehouse`
 namespace; mypy and import-linter know no such mapping, so they read `FOLDER/lakehouse`, whose entries
 link to the repository's files.  `make lint` and tests/test_layers.py build it with this.
 
@@ -11,11 +11,18 @@ from __future__ import annotations
 
 import shutil
 import sys
+import tomllib
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-#: Subpackages that live outside `lakehouse/` in the repository (pyproject.toml's package-dir).
-MAPPED = {"models": REPO / "models", "sim": REPO / "sim" / "python", "sql": REPO / "sql"}
+#: Subpackages that live outside `lakehouse/` in the repository, as pyproject.toml's package-dir maps them.
+MAPPED = {
+    package.removeprefix("lakehouse."): REPO / folder
+    for package, folder in tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-dir"
+    ].items()
+    if package != "lakehouse"
+}
 
 
 def build(folder: Path) -> Path:

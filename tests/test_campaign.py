@@ -17,16 +17,24 @@ import pytest
 from typer.testing import CliRunner
 
 from lakehouse import _native
+from lakehouse.campaigns.executors import ExecutorKind, local_executor, make_executor
+from lakehouse.campaigns.grid import (
+    Grid,
+    GridError,
+    Settings,
+    grid_from_toml,
+    parse_machine_sizes,
+    parse_values,
+    select_logs,
+)
+from lakehouse.campaigns.report import Metric, campaign_table, relative_matrix
+from lakehouse.campaigns.runner import run_campaign, stored_runs, write_rows
 from lakehouse.cli import app
 from lakehouse.data import sample_swf_paths
 from lakehouse.errors import LakehouseError
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake
 from lakehouse.sim import simulate
-from lakehouse.sim.campaign import run_campaign, stored_runs, write_rows
-from lakehouse.sim.campaign_report import Metric, campaign_table, relative_matrix
-from lakehouse.sim.executors import ExecutorKind, local_executor, make_executor
-from lakehouse.sim.grid import Grid, GridError, Settings, grid_from_toml, parse_machine_sizes, parse_values, select_logs
 from lakehouse.sim.options import Policy
 from lakehouse.sim.source import log_jobs, log_machine_size
 from lakehouse.testing import small_log, write_swf
@@ -234,7 +242,7 @@ def test_an_interrupted_campaign_resumes_without_duplicates(two_logs, tmp_path):
 
 
 def test_runs_stored_by_another_build_of_the_engine_are_replayed_and_shown_once(two_logs, tmp_path):
-    from lakehouse.sim.campaign import runs_folder
+    from lakehouse.campaigns.runner import runs_folder
 
     grid = Grid("upgrade", (KTH, "mini"), values={"policy": ("fcfs", "spf")})
     run_campaign(two_logs, grid, local_executor(1, "upgrade", "jobs_clean", 10.0), scratch=tmp_path)

@@ -60,7 +60,7 @@ def test_a_report_is_stored_only_through_the_registry_lock():
     root = Path(__file__).resolve().parents[1]
     takers = [
         str(path.relative_to(root))
-        for folder in ("models", "sim/python")
+        for folder in ("models", "sim/python", "sim/campaigns", "sim/studies")
         for path in (root / folder).rglob("*.py")
         if ".writer()" in path.read_text()
     ]

@@ -16,17 +16,17 @@ import pytest
 from hypothesis import given, settings
 from typer.testing import CliRunner
 
+from lakehouse.campaigns.grid import Settings
+from lakehouse.campaigns.resample import resample_weeks, week_count
+from lakehouse.campaigns.runner import stored_runs
 from lakehouse.cli import app
 from lakehouse.data import sample_swf_paths
 from lakehouse.errors import LakehouseError, SimulationInputError
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake
 from lakehouse.sim import simulate
-from lakehouse.sim.campaign import stored_runs
-from lakehouse.sim.grid import Settings
 from lakehouse.sim.options import WEEK
-from lakehouse.sim.resample import resample_weeks, week_count
-from lakehouse.sim.selection import selection_curves, selection_settings, selection_table
+from lakehouse.studies.selection import selection_curves, selection_settings, selection_table
 
 KTH = "KTH-SP2-1996-2.1-cln"
 runner = CliRunner()

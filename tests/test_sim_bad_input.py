@@ -219,11 +219,11 @@ def test_errors_carry_a_kind_and_keep_it_through_pickling():
 def test_every_entry_point_accepts_and_refuses_the_same_machine_sizes(size, tmp_path):
     """The machine size's range has one rule (the engine's): ingest, campaign grids, the nightly
     configuration and the replay settings agree on every size, with the same words."""
+    from lakehouse.campaigns.grid import Grid
     from lakehouse.errors import LakehouseError
     from lakehouse.ingest.swf import ingest_swf
     from lakehouse.lake import Lake
     from lakehouse.nightly.config import load
-    from lakehouse.sim.grid import Grid
 
     answers = []
     for attempt in (

@@ -10,12 +10,12 @@ import polars as pl
 import pytest
 from test_campaign import cli
 
+from lakehouse.campaigns.grid import Grid, GridError
+from lakehouse.campaigns.runner import write_rows
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
-from lakehouse.sim.campaign import write_rows
-from lakehouse.sim.grid import Grid, GridError
 from lakehouse.sim.metrics import prediction_errors
-from lakehouse.sim.triples import eloss_variants, leave_one_out, per_log_table, triple_settings
+from lakehouse.studies.triples import eloss_variants, leave_one_out, per_log_table, triple_settings
 
 
 def test_the_triples_are_130_distinct_settings():

@@ -11,20 +11,20 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from lakehouse.campaigns.executors import ExecutorKind
+from lakehouse.campaigns.report import Metric
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots, clear_errors
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
-from lakehouse.sim.campaign_report import Metric
-from lakehouse.sim.executors import ExecutorKind
 from lakehouse.sim.options import PREDICTOR_HELP
 from lakehouse.sim.source import View
 
 if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the CLI starts
     from rich.progress import TaskID
 
-    from lakehouse.sim.campaign import Outcome
-    from lakehouse.sim.grid import Grid
+    from lakehouse.campaigns.grid import Grid
+    from lakehouse.campaigns.runner import Outcome
 
 #: The exit code counts the failed runs, up to this (codes above 125 mean "not run" or "killed" to shells).
 MAX_FAILED_EXIT = 125
@@ -120,7 +120,7 @@ def run(
 
     Example: `lakehouse campaign run study.toml --workers 2`
     """
-    from lakehouse.sim.grid import Grid, grid_from_toml, parse_machine_sizes, parse_values, split_list
+    from lakehouse.campaigns.grid import Grid, grid_from_toml, parse_machine_sizes, parse_values, split_list
 
     given = {
         "algorithm": algorithm,
@@ -136,7 +136,7 @@ def run(
     options = {key: parse_values(key, split_list(text)) for key, text in given.items() if text is not None}
     explicit: tuple = ()
     if preset is Preset.triples:
-        from lakehouse.sim.triples import triple_settings
+        from lakehouse.studies.triples import triple_settings
 
         compats = options.pop("compat", ("canonical",))
         explicit = tuple(s for c in compats for s in triple_settings(str(c)))
@@ -183,8 +183,8 @@ def run_with_progress(
 ) -> Outcome:
     """Run a campaign's missing runs with a progress bar and a closing line; Ctrl-C keeps the finished
     runs and exits 130."""
-    from lakehouse.sim.campaign import run_campaign
-    from lakehouse.sim.executors import make_executor
+    from lakehouse.campaigns.executors import make_executor
+    from lakehouse.campaigns.runner import run_campaign
 
     cores = os.cpu_count() or 1
     chosen = make_executor(
@@ -282,8 +282,8 @@ class _ProgressBar:
 
 
 def _show(target: Lake, name: str, metric: Metric, plots: Path | None, fmt: OutputFormat, output: Path | None) -> None:
-    from lakehouse.sim.campaign import campaign_rows
-    from lakehouse.sim.campaign_report import campaign_plots, campaign_table
+    from lakehouse.campaigns.report import campaign_plots, campaign_table
+    from lakehouse.campaigns.runner import campaign_rows
 
     rows = campaign_rows(target, name)
     table = campaign_table(rows, metric)
@@ -324,8 +324,8 @@ def list_campaigns(
 
     Example: `lakehouse campaign list --format csv`
     """
-    from lakehouse.sim.campaign import stored_runs
-    from lakehouse.sim.campaign_report import campaign_list
+    from lakehouse.campaigns.report import campaign_list
+    from lakehouse.campaigns.runner import stored_runs
 
     target = Lake(lake)
     if not target.exists():

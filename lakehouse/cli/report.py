@@ -263,9 +263,9 @@ def report_locality(
 
     Example: `lakehouse report locality SDSC-SP2 --variant user --runtime-ratios 1.057,1.1,1.2`
     """
+    from lakehouse.campaigns.grid import select_logs, split_list
     from lakehouse.models.locality import Settings, Variant, best_cells, pivot
     from lakehouse.reports import LOCALITY
-    from lakehouse.sim.grid import select_logs, split_list
     from lakehouse.units import parse_duration
 
     try:
@@ -368,9 +368,9 @@ def report_hmm(
 
     Example: `lakehouse report hmm KTH --states 8 --init kmeans --poisson --submit-bin 1h`
     """
+    from lakehouse.campaigns.grid import split_list
     from lakehouse.models.hmm import Init, Settings, Stop
     from lakehouse.reports import HMM
-    from lakehouse.sim.grid import split_list
     from lakehouse.sim.source import resolve_log
     from lakehouse.units import parse_duration
 
@@ -457,10 +457,10 @@ def report_hmm_backfilling(
 
     Example: `lakehouse report hmm-backfilling KTH CTC-SP2 --backfill-confidence 0.05,0.2 --plots figures/`
     """
+    from lakehouse.campaigns.grid import select_logs, split_list
+    from lakehouse.campaigns.runner import JOBS_FOLDER, campaign_rows
     from lakehouse.cli.campaign import ExecutorKind, exit_on_failures, run_with_progress
-    from lakehouse.sim.campaign import JOBS_FOLDER, campaign_rows
-    from lakehouse.sim.grid import select_logs, split_list
-    from lakehouse.sim.hmm_backfilling import STUDY_LOGS, study_grid, study_table
+    from lakehouse.studies.hmm_backfilling import STUDY_LOGS, study_grid, study_table
 
     target = Lake(lake)
     known = target.log_names()
@@ -478,7 +478,7 @@ def report_hmm_backfilling(
     rows = campaign_rows(target, grid.name).filter(pl.col("log").is_in(chosen))
     emit(study_table(rows), fmt, output, title=f"EASY vs EASY+HMM ({view})")
     if plots is not None:
-        from lakehouse.sim.hmm_backfilling import wait_cdfs
+        from lakehouse.studies.hmm_backfilling import wait_cdfs
 
         announce_plots(wait_cdfs(target, rows, plots, target.root / JOBS_FOLDER / grid.name))
     exit_on_failures(outcome)

@@ -7,12 +7,12 @@ from typing import Annotated
 
 import typer
 
+from lakehouse.campaigns.executors import ExecutorKind
 from lakehouse.cli.campaign import exit_on_failures, run_with_progress
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
-from lakehouse.sim.executors import ExecutorKind
 from lakehouse.sim.source import View
 
 
@@ -51,12 +51,12 @@ def report_selection(
 
     Example: `lakehouse report selection KTH CTC --view jobs_strong --resamples 20 --plots figures`
     """
+    from lakehouse.campaigns.grid import Grid, parse_machine_sizes, select_logs, split_list
+    from lakehouse.campaigns.resample import week_count
     from lakehouse.reports import SELECTION
-    from lakehouse.sim.grid import Grid, parse_machine_sizes, select_logs, split_list
     from lakehouse.sim.options import Policy, choose, parse_period
-    from lakehouse.sim.resample import week_count
-    from lakehouse.sim.selection import selection_settings
     from lakehouse.sim.source import View, log_jobs
+    from lakehouse.studies.selection import selection_settings
 
     try:
         candidates = [choose(Policy, p) for p in split_list(policies)] if policies else list(Policy)

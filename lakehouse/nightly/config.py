@@ -24,11 +24,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lakehouse.campaigns.grid import NAME_PATTERN
 from lakehouse.errors import SettingsError
 from lakehouse.log_names import names_log
 from lakehouse.machine import machine_size_problem
 from lakehouse.reports import REPORTS as REGISTRY
-from lakehouse.sim.grid import NAME_PATTERN
 from lakehouse.sim.source import View
 from lakehouse.tomlfile import read_toml
 

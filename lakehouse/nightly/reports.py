@@ -46,10 +46,10 @@ def logs_section(section: Section, lake: Lake, logs: Sequence[str], config: Conf
 def replays_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
     """EASY, EASY-SJBF and EASY++ on each changed log, as the campaign `config.campaign`; the change
     since the log's previous version, when the campaign has replayed one."""
-    from lakehouse.sim.campaign import run_campaign, stored_runs
-    from lakehouse.sim.campaign_report import Metric, campaign_plots
-    from lakehouse.sim.executors import local_executor
-    from lakehouse.sim.grid import EASY_VARIANTS, Grid
+    from lakehouse.campaigns.executors import local_executor
+    from lakehouse.campaigns.grid import EASY_VARIANTS, Grid
+    from lakehouse.campaigns.report import Metric, campaign_plots
+    from lakehouse.campaigns.runner import run_campaign, stored_runs
 
     grid = Grid(name=config.campaign, logs=tuple(logs), view=config.view, explicit=tuple(EASY_VARIANTS.values()))
     executor = local_executor(config.workers or os.cpu_count() or 1, grid.name, grid.view, grid.tau)

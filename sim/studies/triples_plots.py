@@ -9,9 +9,9 @@ from pathlib import Path
 
 import polars as pl
 
+from lakehouse.campaigns.report import latest, short_log
 from lakehouse.lake import Lake
-from lakehouse.sim.campaign_report import latest, short_log
-from lakehouse.sim.triples import EASY, EASY_PLUS_PLUS, METRIC, triple_runs
+from lakehouse.studies.triples import EASY, EASY_PLUS_PLUS, METRIC, triple_runs
 
 #: The predictors compared, replayed with EASY-SJBF: (label, predictor).
 COMPARED = (

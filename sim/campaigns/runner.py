@@ -28,6 +28,8 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from lakehouse import _native
+from lakehouse.campaigns.grid import Grid, GridError, Settings, run_key, select_logs
+from lakehouse.campaigns.resample import resample_weeks
 from lakehouse.catalog import sql_literal, view_file
 from lakehouse.datasets import DATASETS
 from lakehouse.errors import LakehouseError
@@ -40,10 +42,8 @@ from lakehouse.schemas import (
     DISTRIBUTION_METRICS,
 )
 from lakehouse.sim.engine import replay
-from lakehouse.sim.grid import Grid, GridError, Settings, run_key, select_logs
 from lakehouse.sim.metrics import prediction_errors
 from lakehouse.sim.options import WEEK, Compat, parse_predictor
-from lakehouse.sim.resample import resample_weeks
 from lakehouse.sim.source import View, log_jobs, log_machine_size
 from lakehouse.sim.workload import input_columns
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import polars as pl
 
-from lakehouse.sim.campaign_report import short_log
+from lakehouse.campaigns.report import short_log
 from lakehouse.sim.options import Policy
-from lakehouse.sim.selection import FIXED_STRATEGIES as FIXED
-from lakehouse.sim.selection import policy_shares_over_time
+from lakehouse.studies.selection import FIXED_STRATEGIES as FIXED
+from lakehouse.studies.selection import policy_shares_over_time
 
 
 def selection_plots(rows: pl.DataFrame, curves: pl.DataFrame, folder: Path) -> list[Path]:

@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from lakehouse.campaigns.grid import Grid, parse_values
+from lakehouse.campaigns.report import latest
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
-from lakehouse.sim.campaign_report import latest
-from lakehouse.sim.grid import Grid, parse_values
 
 #: Logs of the published study, by the prefix of their archive name.
 STUDY_LOGS = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE")

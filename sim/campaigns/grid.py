@@ -75,7 +75,7 @@ class Settings:
     decay: float = 1.0
     epsilon: float | None = None
     seed: int = 0
-    #: Replay the `resample`-th week resample of the log (lakehouse.sim.resample, drawn with `seed`).
+    #: Replay the `resample`-th week resample of the log (lakehouse.campaigns.resample, drawn with `seed`).
     resample: int | None = None
     #: Distribution predictors (hmm, requested-law): backfill iff P(delaying the head) is below this.
     backfill_confidence: float | None = None

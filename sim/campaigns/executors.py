@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from lakehouse.errors import LakehouseError
 
 if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the CLI starts
-    from lakehouse.sim.campaign import Executor, Task
+    from lakehouse.campaigns.runner import Executor, Task
 
 
 class ExecutorKind(enum.StrEnum):
@@ -47,7 +47,7 @@ def _spawn_pool(workers: int) -> multiprocessing.pool.Pool:
 def local_executor(workers: int, campaign: str, view: str, tau: float) -> Executor:
     """A pool of `workers` processes (spawned: the parent holds DuckDB and Polars thread pools, which
     a fork would copy mid-flight).  One worker runs the tasks in this process."""
-    from lakehouse.sim.campaign import run_task
+    from lakehouse.campaigns.runner import run_task
 
     if workers < 1:
         raise LakehouseError(f"--workers must be at least 1, got {workers}")
@@ -86,7 +86,7 @@ def ray_executor(address: str | None, workers: int | None, campaign: str, view: 
     """Ray tasks, one per campaign task, on the cluster at `address` (`auto`: the one this machine
     belongs to) or on a local Ray instance with `workers` CPUs.  Each log's jobs go to the object
     store once and every task of that log reads them from there."""
-    from lakehouse.sim.campaign import load_jobs
+    from lakehouse.campaigns.runner import load_jobs
 
     ray = _ray_module()
 
@@ -126,7 +126,7 @@ def ray_executor(address: str | None, workers: int | None, campaign: str, view: 
 def _ray_task(task: Task, jobs: object, campaign: str, view: str, tau: float) -> list[dict]:
     import polars as pl
 
-    from lakehouse.sim.campaign import run_task
+    from lakehouse.campaigns.runner import run_task
 
     return run_task(task, campaign, view, tau, jobs=pl.from_arrow(jobs))  # type: ignore[arg-type]
 

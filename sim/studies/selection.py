@@ -18,13 +18,13 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from lakehouse.campaigns.grid import Settings
+from lakehouse.campaigns.report import latest
+from lakehouse.campaigns.runner import campaign_rows
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.models.results import store
 from lakehouse.schemas import SELECTION_CURVES_SCHEMA, SELECTION_RUNS_SCHEMA
-from lakehouse.sim.campaign import campaign_rows
-from lakehouse.sim.campaign_report import latest
-from lakehouse.sim.grid import Settings
 from lakehouse.sim.options import DAY, WEEK, Policy, Selector
 
 BASELINE = "easy-fcfs"
