@@ -16,6 +16,8 @@ from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.swf import FileResult, ingest_swf
 from lakehouse.lake import Lake
 from lakehouse.models.job_sinusoids import summary
+from lakehouse.nightly import history
+from lakehouse.nightly.run import run as nightly_run
 from lakehouse.reports import PERIODICITY, VOLATILITY, PeriodicitySettings
 from lakehouse.sim import replay
 from lakehouse.sim.source import log_jobs, log_machine_size
@@ -75,9 +77,6 @@ def nightly_part(lake: Lake) -> tuple[pl.DataFrame, Path | None]:
     """Two nights of `lakehouse nightly` over an inbox made from the embedded samples: the first night
     brings the first half of the KTH-SP2 log, the second its whole (a new half-year arrived) and the
     Google slice.  Returns the runs' history and the second night's HTML page."""
-    from lakehouse.nightly import history
-    from lakehouse.nightly.run import run as nightly_run
-
     folder = lake.root / NIGHTLY_FOLDER
     shutil.rmtree(folder, ignore_errors=True)  # the demo's own folder: each demo shows its two nights
     inbox = folder / "inbox"

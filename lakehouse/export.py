@@ -19,6 +19,7 @@ from lakehouse.catalog import named_query, sql_literal
 from lakehouse.errors import LakehouseError, TooLittleDataError
 from lakehouse.ingest.swf_format import FIELDS, comment_line
 from lakehouse.lake import Lake
+from lakehouse.sim.source import resolve_log
 
 #: The trace clock's start (its 600 s): 19:00 EDT on Sunday 1 May 2011, as a Unix time.
 GOOGLE_TRACE_START = 1_304_290_800
@@ -75,8 +76,6 @@ def export_swf(lake: Lake, log: str, view: ExportView, path: Path) -> int:
 
     The original header is kept, but MaxJobs and MaxRecords give the jobs of this file, and a note
     says where it came from (with the machine size the lake used, when the header has no MaxProcs)."""
-    from lakehouse.sim.source import resolve_log
-
     log = resolve_log(lake, log)
     view = ExportView(view)
     # A quoted literal (sql_literal), not a parameter: see lakehouse.sim.source.log_jobs.

@@ -86,7 +86,7 @@ def print_table(console: Console, table: Table) -> None:
 
 def flat(frame: pl.DataFrame) -> pl.DataFrame:
     """CSV has no nested values: list and struct columns are written as JSON text in their cell."""
-    import polars as pl
+    import polars as pl  # every command imports this module; only CSV output needs Polars
 
     nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
     return frame.with_columns(

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 import polars as pl
+from scipy.cluster.vq import kmeans2
 from scipy.special import gammaln
 
 from lakehouse import _native
@@ -185,7 +186,6 @@ def kmeans_init(obs: Observations, states: int, seed: int, poisson: bool) -> Par
     """Emissions from k-means over the run-time mixes of the non-empty bins (a little of the overall mix
     mixed in, so no run-time bin starts impossible), transitions counted along the clusters' sequence
     (plus one everywhere), uniform start; Poisson rates from each cluster's mean load."""
-    from scipy.cluster.vq import kmeans2
 
     busy = obs.totals > 0
     mixes = obs.counts[busy] / obs.totals[busy, None]

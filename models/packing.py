@@ -31,6 +31,8 @@ import polars as pl
 from lakehouse import _native
 from lakehouse.catalog import named_query
 from lakehouse.errors import LakehouseError, TooLittleDataError
+from lakehouse.models.results import store
+from lakehouse.schemas import PACKING_SCHEMA
 
 EPS = 1e-9  # slack on the capacity test: sums of floats
 
@@ -245,7 +247,7 @@ def exact(jobs: pl.DataFrame, capacity: float, time_limit: float = 60.0) -> Exac
     The first K that SCIP proves infeasible makes K + 1 optimal; a time-out leaves the answer unproved.
     Every solution is re-checked with our own peak function.
     """
-    import cvxpy as cp
+    import cvxpy as cp  # a second to import: only the exact packing needs it
 
     jobs = check_jobs(jobs, capacity)
     n = jobs["tasks"].to_numpy().astype(float)
@@ -309,9 +311,6 @@ class Packed:
 
 def store_packing(lake, packed: Packed) -> None:
     """Store a packing where analysis.packing reads it."""
-    from lakehouse.models.results import store
-    from lakehouse.schemas import PACKING_SCHEMA
-
     rows = packed.table.with_columns(
         capacity=pl.lit(packed.capacity),
         tasks=pl.lit(packed.tasks),

@@ -1,7 +1,10 @@
 """Every command of the `lakehouse` command line, assembled on one app.
 
 One module per command group; each command only parses its options, calls the library and renders
-the result.  Importing a module registers its commands on `app`.
+the result.  Importing a module registers its commands on `app`.  A module holding several commands
+imports the models and studies inside each command, so that a command loads only its own (the
+SWF-log reports need neither cvxpy nor matplotlib, `simulate` no model at all): the one reason for the
+imports inside this package's functions.
 
 The command line itself (`lakehouse.cli.main`) loads only the module of the command it runs
 (`app_for`): building all 27 commands and importing every module cost each command ~30 ms, 5-9 %

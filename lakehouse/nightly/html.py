@@ -87,7 +87,7 @@ def table(frame: pl.DataFrame) -> Table:
 
 
 def _figure(path: Path, page_folder: Path) -> Figure:
-    from PIL import Image  # matplotlib's own dependency
+    from PIL import Image  # (matplotlib's dependency) only a page with figures needs it
 
     with Image.open(path) as image:
         width, height = image.size

@@ -18,9 +18,14 @@ from typing import Any
 
 import polars as pl
 
+from lakehouse.campaigns.executors import local_executor
+from lakehouse.campaigns.grid import EASY_VARIANTS, Grid
+from lakehouse.campaigns.report import Metric, campaign_plots
+from lakehouse.campaigns.runner import run_campaign, stored_runs
 from lakehouse.catalog import named_query
 from lakehouse.errors import TooLittleDataError
 from lakehouse.lake import Lake
+from lakehouse.models.predict import no_targets, sources
 from lakehouse.nightly.config import Config
 from lakehouse.reports import REPORTS as REGISTRY
 from lakehouse.reports import PackRequest, PeriodicitySettings, Source
@@ -46,11 +51,6 @@ def logs_section(section: Section, lake: Lake, logs: Sequence[str], config: Conf
 def replays_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
     """EASY, EASY-SJBF and EASY++ on each changed log, as the campaign `config.campaign`; the change
     since the log's previous version, when the campaign has replayed one."""
-    from lakehouse.campaigns.executors import local_executor
-    from lakehouse.campaigns.grid import EASY_VARIANTS, Grid
-    from lakehouse.campaigns.report import Metric, campaign_plots
-    from lakehouse.campaigns.runner import run_campaign, stored_runs
-
     grid = Grid(name=config.campaign, logs=tuple(logs), view=config.view, explicit=tuple(EASY_VARIANTS.values()))
     executor = local_executor(config.workers or os.cpu_count() or 1, grid.name, grid.view, grid.tau)
     with tempfile.TemporaryDirectory(prefix="lakehouse-nightly-") as scratch:
@@ -147,8 +147,6 @@ def registry_section(section: Section, lake: Lake, logs: Sequence[str], config: 
 def _nightly_settings(section: Section, lake: Lake, logs: Sequence[str], config: Config) -> list[Any]:
     """What each registry report runs on in a nightly run."""
     if section.key == "predictions":
-        from lakehouse.models.predict import no_targets, sources
-
         with_targets = {name for family, name in sources(lake) if family == "swf"}
         section.notes += [f"skipped {no_targets(log)}" for log in logs if log not in with_targets]
         return [Source("swf", log) for log in logs if log in with_targets]

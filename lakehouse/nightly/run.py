@@ -23,10 +23,13 @@ import polars as pl
 
 from lakehouse.catalog import named_query
 from lakehouse.errors import LakehouseError
+from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.status import Status
+from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake, process_lock
 from lakehouse.nightly import history
 from lakehouse.nightly.config import GOOGLE_REPORTS, SWF_REPORTS, Config
+from lakehouse.nightly.html import render_index, render_run
 from lakehouse.nightly.inbox import Inbox, InboxFile, Kind, State, files_frame, scan
 from lakehouse.nightly.reports import Section, run_report
 
@@ -213,8 +216,6 @@ def _run(
 def _ingest(lake: Lake, todo: Plan, config: Config) -> tuple[list[str], list[str], list[str]]:
     """Ingest the plan's files; returns the SWF logs and the Google parts (table/part) now in the lake,
     and one line per file that failed."""
-    from lakehouse.ingest.google import ingest_google
-    from lakehouse.ingest.swf import ingest_swf
 
     logs: list[str] = []
     parts: list[str] = []
@@ -263,8 +264,6 @@ def _close(lake: Lake, reports: Path, outcome: Outcome, started: float) -> None:
 
 
 def _page(lake: Lake, folder: Path, outcome: Outcome) -> Path:
-    from lakehouse.nightly.html import render_run
-
     todo = outcome.plan
     arrived = files_frame(todo.inbox.arrived()) if todo else files_frame([])
     quarantine = pl.DataFrame()
@@ -283,6 +282,4 @@ def _page(lake: Lake, folder: Path, outcome: Outcome) -> Path:
 
 
 def _index(lake: Lake, reports: Path) -> Path:
-    from lakehouse.nightly.html import render_index
-
     return render_index(reports, lake.root, history.runs(lake))

@@ -47,6 +47,7 @@ def _spawn_pool(workers: int) -> multiprocessing.pool.Pool:
 def local_executor(workers: int, campaign: str, view: str, tau: float) -> Executor:
     """A pool of `workers` processes (spawned: the parent holds DuckDB and Polars thread pools, which
     a fork would copy mid-flight).  One worker runs the tasks in this process."""
+    # The replay machinery, only once a campaign runs (every campaign command imports ExecutorKind).
     from lakehouse.campaigns.runner import run_task
 
     if workers < 1:
@@ -86,6 +87,7 @@ def ray_executor(address: str | None, workers: int | None, campaign: str, view: 
     """Ray tasks, one per campaign task, on the cluster at `address` (`auto`: the one this machine
     belongs to) or on a local Ray instance with `workers` CPUs.  Each log's jobs go to the object
     store once and every task of that log reads them from there."""
+    # The replay machinery, only once a campaign runs (every campaign command imports ExecutorKind).
     from lakehouse.campaigns.runner import load_jobs
 
     ray = _ray_module()
@@ -124,6 +126,7 @@ def ray_executor(address: str | None, workers: int | None, campaign: str, view: 
 
 
 def _ray_task(task: Task, jobs: object, campaign: str, view: str, tau: float) -> list[dict]:
+    # Runs in a Ray worker, which imports this module alone: it loads what the replay needs here.
     import polars as pl
 
     from lakehouse.campaigns.runner import run_task

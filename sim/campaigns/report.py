@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 
 from lakehouse.errors import LakehouseError
+from lakehouse.models.figures import pyplot, save
 
 #: The variant every other one is compared with in the heatmap.
 BASELINE = "easy-fcfs"
@@ -63,8 +64,6 @@ def short_log(log: str) -> str:
 
 def campaign_plots(rows: pl.DataFrame, metric: Metric, folder: Path) -> list[Path]:
     """A heatmap of the metric relative to EASY-FCFS (variants x logs) and one bar chart per log."""
-    from lakehouse.models.figures import pyplot, save
-
     plt = pyplot()
     folder.mkdir(parents=True, exist_ok=True)
     name = rows["campaign"][0]

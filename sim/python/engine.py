@@ -94,9 +94,9 @@ def replay(jobs: pl.DataFrame | pa.Table | Mapping[str, np.ndarray], settings: R
         raise SimulationInputError(what, job_ids, count, kind=kind) from None
     except ValueError as exc:
         raise SimulationInputError(str(exc), kind="setting") from None
-    import polars as pl
+    import polars as pl  # loaded while the engine runs (engine._loading_polars), not at import
 
-    from lakehouse.sim.metrics import measured, per_job_columns, summary
+    from lakehouse.sim.metrics import measured, per_job_columns, summary  # Polars, as above
 
     result = pl.DataFrame(
         {

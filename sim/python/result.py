@@ -28,7 +28,7 @@ class SimulationResult:
     warnings: list[str] = field(default_factory=list)  # what was repaired in the input (e.g. missing predictions)
 
     def summary_frame(self, **labels: object) -> pl.DataFrame:
-        import polars as pl
+        import polars as pl  # loaded while the engine runs (engine._loading_polars), not at import
 
         return pl.DataFrame([{**labels, **self.summary}])
 
@@ -36,7 +36,7 @@ class SimulationResult:
         """The summary per job class: `size` (1 processor, <= 10 %, <= 50 %, > 50 % of the machine),
         `length` (run < 1 min, < 1 h, < 10 h, >= 10 h) or `user`; within the same warm-up and
         cool-down as `summary`."""
-        from lakehouse.sim.metrics import measured, summary_by
+        from lakehouse.sim.metrics import measured, summary_by  # Polars: see summary_frame
 
         chosen = choose(JobClass, by)
         window = measured(self.jobs, self.settings.warmup, self.settings.cooldown)
@@ -55,6 +55,7 @@ class SimulationResult:
         """Draw the replay (utilization, queue, a Gantt chart of [t_from, t_to) in seconds, one day
         from the first start by default, and waits per job size) into `output` (one image) or one
         file per figure in `folder`; `vs`: a second replay drawn beside this one."""
+        # matplotlib and the schedule's frame only for a figure (schedule_io also imports this module)
         from lakehouse.sim.schedule_io import schedule_frame
         from lakehouse.sim.schedule_plots import draw, write
 
@@ -70,7 +71,7 @@ class SimulationResult:
 
     def policy_shares(self) -> pl.DataFrame:
         """Share of the periods each candidate policy ran (every candidate listed, in order)."""
-        import polars as pl
+        import polars as pl  # loaded while the engine runs (engine._loading_polars), not at import
 
         selection = self.settings.selection
         if self.periods is None or selection is None:

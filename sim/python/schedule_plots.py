@@ -15,6 +15,7 @@ from typing import Any, cast
 import numpy as np
 import polars as pl
 
+from lakehouse.errors import SettingsError
 from lakehouse.models.figures import pyplot, save
 from lakehouse.sim.metrics import SIZE_CLASSES, job_class
 from lakehouse.sim.options import JobClass
@@ -231,11 +232,9 @@ def write_html(
     """One interactive page (Plotly, its script inlined: the file works offline): utilization and
     waiting jobs over time (zoomable), and the Gantt chart's window as one bar per job piece."""
     try:
-        import plotly.graph_objects as go
+        import plotly.graph_objects as go  # an optional dependency (the html extra)
         from plotly.subplots import make_subplots
     except ImportError:
-        from lakehouse.errors import SettingsError
-
         raise SettingsError("--html needs Plotly, which is optional: pip install 'lakehouse[html]'") from None
     origin = float(cast(float, schedule["submit_time"].min()))
     runs = [(labels[0], schedule)] + ([(labels[1], vs)] if vs is not None else [])

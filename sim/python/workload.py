@@ -104,7 +104,7 @@ def as_columns(
         return Columns(arrays, {name: str(column.dtype) for name, column in arrays.items()})
     module = type(jobs).__module__.split(".")[0]
     if module == "pyarrow" and type(jobs).__name__ == "Table":
-        import polars as pl
+        import polars as pl  # only for Arrow input: numpy columns need no Polars
 
         jobs = pl.from_arrow(jobs)  # type: ignore[assignment]
         module = "polars"
@@ -120,7 +120,7 @@ def as_columns(
 
 
 def _from_series(series: pl.Series) -> np.ndarray:
-    import polars as pl
+    import polars as pl  # the caller passed Polars: it is loaded already
 
     if series.dtype == pl.Null:
         return np.ma.masked_all(len(series), dtype=np.float64)

@@ -15,6 +15,7 @@ from lakehouse.campaigns.grid import Grid, parse_values
 from lakehouse.campaigns.report import latest
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
+from lakehouse.models.figures import pyplot, save
 
 #: Logs of the published study, by the prefix of their archive name.
 STUDY_LOGS = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE")
@@ -99,8 +100,6 @@ def study_table(rows: pl.DataFrame) -> pl.DataFrame:
 
 def wait_cdfs(lake: Lake, rows: pl.DataFrame, folder: Path, schedules: Path) -> list[Path]:
     """One PNG per log: the CDF of the waits of each variant (log scale, waits below 1 s at 1 s)."""
-    from lakehouse.models.figures import pyplot, save
-
     plt = pyplot()
     paths = []
     runs = latest(rows)

@@ -9,14 +9,13 @@ from pathlib import Path
 import polars as pl
 
 from lakehouse.campaigns.report import short_log
+from lakehouse.models.figures import pyplot, save
 from lakehouse.sim.options import Policy
 from lakehouse.studies.selection import FIXED_STRATEGIES as FIXED
 from lakehouse.studies.selection import policy_shares_over_time
 
 
 def selection_plots(rows: pl.DataFrame, curves: pl.DataFrame, folder: Path) -> list[Path]:
-    from lakehouse.models.figures import pyplot, save
-
     plt = pyplot()
     name = rows["campaign"][0]
     written = []

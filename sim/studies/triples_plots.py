@@ -11,6 +11,9 @@ import polars as pl
 
 from lakehouse.campaigns.report import latest, short_log
 from lakehouse.lake import Lake
+from lakehouse.models.figures import ecdf, pyplot, save
+from lakehouse.sim.engine import simulate
+from lakehouse.sim.source import View, log_jobs
 from lakehouse.studies.triples import EASY, EASY_PLUS_PLUS, METRIC, triple_runs
 
 #: The predictors compared, replayed with EASY-SJBF: (label, predictor).
@@ -24,9 +27,6 @@ COMPARED = (
 def prediction_frames(lake: Lake, rows: pl.DataFrame) -> dict[str, pl.DataFrame]:
     """Per log of the campaign: each compared predictor's initial predictions and the runtimes, from an
     EASY-SJBF replay with the campaign's view, machine size and semantics."""
-    from lakehouse.sim.engine import simulate
-    from lakehouse.sim.source import View, log_jobs
-
     frames = {}
     ok = latest(rows).filter(pl.col("status") == "ok")
     for log, size, view, compat in ok.select("log", "machine_size", "view", "compat").unique().sort("log").rows():
@@ -46,8 +46,6 @@ def prediction_frames(lake: Lake, rows: pl.DataFrame) -> dict[str, pl.DataFrame]
 
 
 def triples_plots(lake: Lake, rows: pl.DataFrame, folder: Path) -> list[Path]:
-    from lakehouse.models.figures import ecdf, pyplot, save
-
     plt = pyplot()
     name = rows["campaign"][0]
     written = []
@@ -78,7 +76,7 @@ def triples_plots(lake: Lake, rows: pl.DataFrame, folder: Path) -> list[Path]:
 
 def _scatter(plt: object, save: object, rows: pl.DataFrame, path: Path) -> list[Path]:
     """Mean bounded slowdown of every triple on one log against another, for each pair of logs."""
-    from matplotlib.ticker import NullFormatter
+    from matplotlib.ticker import NullFormatter  # matplotlib loads with pyplot(), on its Agg backend
 
     runs = triple_runs(rows).pivot(on="log", index="triple", values=METRIC)
     logs = sorted(c for c in runs.columns if c != "triple")
