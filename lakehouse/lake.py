@@ -162,6 +162,11 @@ class Lake:
     def exists(self) -> bool:
         return self.catalog_path.exists()
 
+    def require(self) -> None:
+        """Refuse (NoLakeError) where there is no lake, before any work and without making a folder."""
+        if not self.exists():
+            raise self._missing()
+
     def _missing(self) -> NoLakeError:
         return NoLakeError(f"no lake at {self.root} (run `lakehouse init` or `lakehouse ingest` first)")
 
@@ -538,6 +543,13 @@ def _owner_alive(path: Path) -> bool:
     except PermissionError:  # another user's process
         return True
     return True
+
+
+def pending_path(final: Path) -> Path:
+    """Where an output written outside the writer's lock (a report's computation, a campaign's runs)
+    waits to be renamed into place: a hidden name that carries this process's id, so that the next
+    writer removes it once the process is gone, and never while it runs."""
+    return final.with_name(f".{final.name}.{os.getpid()}.tmp")
 
 
 def replace_atomically(tmp: Path, final: Path) -> None:

@@ -52,6 +52,7 @@ class Report(Generic[S, R]):
 
     def run(self, lake: Lake, settings: S) -> R:
         """Compute, then store under the writer lock."""
+        lake.require()  # a mistyped --lake: said before minutes of work, and no folder made there
         result = self.compute(lake, settings)
         with lake.writer():
             self.store(lake, result)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,7 +34,7 @@ from lakehouse.budget import SPILL
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS
 from lakehouse.errors import TooLittleDataError
-from lakehouse.lake import Lake, count, replace_atomically
+from lakehouse.lake import Lake, count, pending_path, replace_atomically
 from lakehouse.models.order_statistics import exact_medians
 from lakehouse.models.results import store
 from lakehouse.schemas import (
@@ -175,7 +174,7 @@ def compute_volatility(lake: Lake) -> Volatility:
     lock, with the small tables."""
     final = DATASETS["analysis_task_volatility"].file(lake.root, "latest")
     final.parent.mkdir(parents=True, exist_ok=True)
-    pending = final.with_name(f".{final.name}.{os.getpid()}.tmp")
+    pending = pending_path(final)
     try:
         with lake.connect() as con, lake.query_errors(), _work_folder(lake) as work:
             result = _compute(con, lake, work, pending)

@@ -16,7 +16,7 @@ from lakehouse.audit import run_audits
 from lakehouse.data import sample_swf_paths
 from lakehouse.errors import LakeBusyError
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake
+from lakehouse.lake import Lake, pending_path
 from lakehouse.testing import small_log, swf_job, write_swf
 
 from conftest import SWF_DIR, provenance_job_counts, shared_or_skip
@@ -139,7 +139,8 @@ def test_the_next_writer_sweeps_what_killed_writers_left(lake, tmp_path):
         lake.root / "parquet" / "swf" / "jobs" / ".log07.parquet.tmp",
         lake.root / "quarantine" / "swf" / ".log07.parquet.tmp",
     ]
-    campaign_tmp = lake.root / "analysis" / "campaign_runs" / ".c.1.2.parquet.tmp"  # not the writer's
+    # A campaign's runs, written under its own lock by a process that is still running: not the writer's.
+    campaign_tmp = pending_path(lake.root / "analysis" / "campaign_runs" / "c.1.2.parquet")
     for path in [*strays, campaign_tmp]:
         path.write_bytes(b"half-written")
     ingest_swf(lake, [str(tmp_path / "in")])  # unchanged: nothing to do but the sweep

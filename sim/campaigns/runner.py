@@ -33,7 +33,7 @@ from lakehouse.campaigns.resample import resample_weeks
 from lakehouse.catalog import sql_literal, view_file
 from lakehouse.datasets import DATASETS
 from lakehouse.errors import LakehouseError
-from lakehouse.lake import Lake, process_lock, replace_atomically
+from lakehouse.lake import Lake, pending_path, process_lock, replace_atomically
 from lakehouse.log_names import is_glob
 from lakehouse.schemas import (
     CAMPAIGN_METRICS,
@@ -236,7 +236,7 @@ def write_rows(lake: Lake, campaign: str, rows: list[dict]) -> Path:
     """A new results file of the campaign, renamed into place whole."""
     folder = runs_folder(lake)
     final = folder / f"{campaign}.{time.time_ns()}.{os.getpid()}.parquet"
-    tmp = folder / f".{final.name}.tmp"
+    tmp = pending_path(final)
     empty = cast(pl.DataFrame, pl.from_arrow(CAMPAIGN_RUNS_SCHEMA.empty_table()))
     table = pl.DataFrame(rows, schema=empty.schema).to_arrow()
     pq.write_table(table.cast(CAMPAIGN_RUNS_SCHEMA), tmp, compression="zstd")
@@ -247,7 +247,7 @@ def write_rows(lake: Lake, campaign: str, rows: list[dict]) -> Path:
 def write_schedule(lake: Lake, campaign: str, key: str, schedule: pl.DataFrame) -> None:
     final = lake.root / JOBS_FOLDER / campaign / f"{key}.parquet"
     final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = final.with_name(f".{final.name}.tmp")
+    tmp = pending_path(final)
     schedule.write_parquet(tmp)
     replace_atomically(tmp, final)
 
