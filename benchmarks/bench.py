@@ -112,13 +112,14 @@ ENGINE_CHILD = """
 import json, sys, time
 import numpy as np
 from lakehouse import _native
+from lakehouse.sim.settings import ReplaySettings  # (loads neither Polars nor Arrow)
 folder, machine_size, settings, starts = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]), sys.argv[4]
 columns = [np.load(f"{folder}/{name}.npy") for name in COLUMN_NAMES]
+replay = ReplaySettings.of(machine_size, algorithm="easy", policy="fcfs", **settings)
 best = float("inf")
 for _ in range(3):
     started = time.perf_counter()
-    out = _native.simulate(*columns, None, machine_size=machine_size, algorithm="easy", policy="fcfs",
-        threshold=None, compat="canonical", record_reservations=False, **settings)
+    out = _native.simulate(*columns, None, replay)
     best = min(best, time.perf_counter() - started)
 np.save(starts, out.start)
 # VmHWM, not ru_maxrss: the latter keeps the high-water mark of the parent across fork and exec.
@@ -157,7 +158,7 @@ def _engine_in_child(columns: Path, machine_size: int, settings: dict[str, str])
 
 
 def bench_simulator(folder: Path) -> bool:
-    from lakehouse.sim.reference import easy_fcfs_starts
+    from lakehouse.sim.reference import Jobs, easy_starts
 
     files = [folder / f"{log}.swf.gz" for log in SIM_LOGS]
     ok = True
@@ -181,7 +182,7 @@ def bench_simulator(folder: Path) -> bool:
                 ok = False
                 continue
             started = time.perf_counter()
-            python_starts = easy_fcfs_starts(*(c.tolist() for c in workload.columns[1:5]), size)
+            python_starts = easy_starts(Jobs(*(c.tolist() for c in workload.columns[1:5])), size)
             python = time.perf_counter() - started
             same = np.array_equal(engine["start"], np.array(python_starts))
             speedup = python / engine["seconds"]

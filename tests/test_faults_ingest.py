@@ -3,8 +3,9 @@
 started together, readers during an ingest.  After each trial the lake opens read-only, every view
 answers, a re-run completes, and the rows equal a clean ingest's.
 
-`make test` runs a few trials of each; `make faults` runs 20 (LAKEHOUSE_FAULT_TRIALS) and prints the
-table: trials, hangs, tracebacks, inconsistent lakes, lost or duplicated rows, all zero."""
+`make test` runs a few trials of each on the ten smallest shared logs; `make faults` runs 20
+(LAKEHOUSE_FAULT_TRIALS) on every shared log and prints the table: trials, hangs, tracebacks,
+inconsistent lakes, lost or duplicated rows, all zero."""
 
 from __future__ import annotations
 
@@ -27,6 +28,9 @@ from lakehouse.synth.google_trace import Settings, generate
 from conftest import SWF_DIR, shared_or_skip
 
 TRIALS = int(os.environ.get("LAKEHOUSE_FAULT_TRIALS", "2"))
+#: Logs ingested under faults: every shared log in `make faults`, the smallest in `make test` (a clean
+#: ingest of all of them takes half a minute, and every trial ingests again).
+SMALLEST_LOGS = None if "LAKEHOUSE_FAULT_TRIALS" in os.environ else 10
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 #: Per kind of trial: what went wrong how often (printed at the end of the module).
 TALLY: dict[str, Counter] = {}
@@ -58,6 +62,17 @@ def state(root: Path) -> dict[str, object]:
         "events": lake.query("SELECT count(*) AS n FROM google.task_events")["n"][0],
         "manifest": sorted(lake.query("SELECT dataset, name, rows_out FROM meta.manifest WHERE status = 'ok'").rows()),
     }
+
+
+@pytest.fixture(scope="module")
+def swf_logs(tmp_path_factory) -> Path:
+    logs = sorted(shared_or_skip(SWF_DIR).glob("*.swf.gz"), key=lambda p: p.stat().st_size)
+    if SMALLEST_LOGS is None:
+        return SWF_DIR
+    folder = tmp_path_factory.mktemp("fault-logs")
+    for log in logs[:SMALLEST_LOGS]:
+        (folder / log.name).symlink_to(log)
+    return folder
 
 
 @pytest.fixture(scope="module")
@@ -115,8 +130,8 @@ def _trial(kind: str, source: Path, root: Path, clean: dict, how: signal.Signals
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill -9", "ctrl-c"])
 @pytest.mark.parametrize("kind", ["swf", "google"])
-def test_faults_at_random_moments_of_an_ingest(tmp_path, trace, kind, how):
-    source = shared_or_skip(SWF_DIR) if kind == "swf" else trace
+def test_faults_at_random_moments_of_an_ingest(tmp_path, swf_logs, trace, kind, how):
+    source = swf_logs if kind == "swf" else trace
     clean, seconds = _clean(kind, source, tmp_path / "clean")
     tally = TALLY.setdefault(f"{'kill -9' if how == signal.SIGKILL else 'Ctrl-C'} during ingest {kind}", Counter())
     rng = np.random.default_rng([TRIALS, len(kind), int(how)])
@@ -129,8 +144,8 @@ def test_faults_at_random_moments_of_an_ingest(tmp_path, trace, kind, how):
     assert (tally["hangs"], tally["tracebacks"], tally["inconsistent"], tally["lost"]) == (0, 0, 0, 0), dict(tally)
 
 
-def test_two_writers_started_together(tmp_path):
-    source = shared_or_skip(SWF_DIR)
+def test_two_writers_started_together(tmp_path, swf_logs):
+    source = swf_logs
     clean, _ = _clean("swf", source, tmp_path / "clean")
     tally = TALLY.setdefault("two ingests started together", Counter())
     for trial in range(TRIALS):
@@ -197,11 +212,11 @@ def test_readers_during_an_ingest_see_whole_logs(tmp_path):
     assert reads > 5 and not errors, errors[:5]
 
 
-def test_a_reader_thread_and_the_writer_share_nothing_but_the_files(tmp_path):
+def test_a_reader_thread_and_the_writer_share_nothing_but_the_files(tmp_path, swf_logs):
     # The same from threads of one process (as a notebook reading while a cell ingests).
     from lakehouse.ingest.swf import ingest_swf
 
-    source = shared_or_skip(SWF_DIR)
+    source = swf_logs
     lake = Lake(tmp_path / "lake")
     lake.init()
     errors: list[str] = []
