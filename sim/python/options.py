@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import math
 from typing import TypeVar
 
 from lakehouse import _native
@@ -59,13 +58,6 @@ class Compat(enum.StrEnum):
 
 #: The bound of the bounded slowdown, seconds.
 DEFAULT_TAU = 10
-
-
-def window_problem(name: str, seconds: float) -> str | None:
-    """What is wrong with a warm-up or cool-down, if anything."""
-    if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds >= 0):
-        return f"{name} must be a finite number of seconds >= 0, got {seconds!r}"
-    return None
 
 
 class JobClass(enum.StrEnum):

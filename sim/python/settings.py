@@ -34,7 +34,6 @@ from lakehouse.sim.options import (
     parse_period,
     parse_predictor,
     parse_selector,
-    window_problem,
 )
 
 #: The longest time the engine takes (a threshold, a selection period), seconds.
@@ -58,10 +57,12 @@ class Selection:
     def engine_epsilon(self) -> float:
         return DEFAULT_EPSILON if self.epsilon is None else self.epsilon
 
-    @property
-    def text(self) -> str:
-        """The selector as a user writes it."""
-        return str(self.selector)
+
+def window_problem(name: str, seconds: float) -> str | None:
+    """What is wrong with a warm-up or cool-down, if anything."""
+    if not (isinstance(seconds, int | float) and math.isfinite(seconds) and seconds >= 0):
+        return f"{name} must be a finite number of seconds >= 0, got {seconds!r}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -165,7 +166,7 @@ class ReplaySettings:
         """The selector as the user gave it: `fixed:P`, a selector's name, or None."""
         if self.fixed_selector:
             return f"fixed:{self.policy}"
-        return None if self.selection is None else self.selection.text
+        return None if self.selection is None else str(self.selection.selector)
 
     def record(self) -> dict[str, object]:
         """The settings as plain values (a schedule's provenance): what ran, with the selector's
