@@ -201,6 +201,15 @@ TRIPLES_LOO_SCHEMA = pa.schema(
     ]
 )
 
+#: analysis.reproductions: per study, each published number beside ours (`lakehouse reproduce`).
+REPRODUCTIONS_SCHEMA = pa.schema(
+    [
+        *_fields(pa.string(), "study", "source", "trace", "log", "quantity", "setting"),
+        *_fields(pa.float64(), "published", "ours", "difference", "relative_pct"),
+        *_fields(pa.string(), "unit", "status"),
+    ]
+)
+
 LOCALITY_SCHEMA = pa.schema(  # as lakehouse.models.locality.GRID_SCHEMA
     [
         *_fields(pa.string(), "log", "variant"),

@@ -30,6 +30,7 @@ COMMANDS = {
     "views": "query",
     "logs": "query",
     "simulate": "simulate",
+    "reproduce": "reproduce",
 }
 #: ...and of each group of commands, with the name of its app there.
 GROUPS = {

@@ -451,6 +451,8 @@ def report_hmm_backfilling(
     backfills jobs EASY refuses when they delay the head with probability below the confidence), on the
     published study's logs: mean wait, geometric mean wait (waits below 10 s counted as 10 s) and mean bounded
     slowdown, each with its change against EASY on the same log, and the published figures beside.
+    CTC-SP2 is replayed on 512 processors, the whole machine, as the study did (its header gives the
+    338 of the batch partition; with 338, EASY waits ten times the published figure).
 
     The runs are a campaign (stored in analysis.campaign_runs under --name, with their schedules, so a
     second call only prints); `--plots DIR` draws each log's CDF of waits.
@@ -460,7 +462,7 @@ def report_hmm_backfilling(
     from lakehouse.campaigns.grid import select_logs, split_list
     from lakehouse.campaigns.runner import JOBS_FOLDER, campaign_rows
     from lakehouse.cli.campaign import ExecutorKind, exit_on_failures, run_with_progress
-    from lakehouse.studies.hmm_backfilling import STUDY_LOGS, study_grid, study_table
+    from lakehouse.studies.hmm_backfilling import STUDY_LOGS, on_study_machines, study_grid, study_table
 
     target = Lake(lake)
     known = target.log_names()
@@ -475,7 +477,7 @@ def report_hmm_backfilling(
             )
     grid = study_grid(name, chosen, view, predictor, split_list(backfill_confidence))
     outcome = run_with_progress(target, grid, ExecutorKind.local, workers, None, keep_schedules=True)
-    rows = campaign_rows(target, grid.name).filter(pl.col("log").is_in(chosen))
+    rows = on_study_machines(campaign_rows(target, grid.name).filter(pl.col("log").is_in(chosen)))
     emit(study_table(rows), fmt, output, title=f"EASY vs EASY+HMM ({view})")
     if plots is not None:
         from lakehouse.studies.hmm_backfilling import wait_cdfs

@@ -277,6 +277,12 @@ def parse_values(key: str, items: Iterable[object]) -> tuple[object, ...]:
     return tuple(dict.fromkeys(parsed))
 
 
+def sizes_of_logs(sizes: Sequence[tuple[str, int]], logs: Sequence[str]) -> tuple[tuple[str, int], ...]:
+    """The (log prefix, processors) pairs of a study that name one of `logs` (a grid refuses a pattern
+    that names no log)."""
+    return tuple((prefix, size) for prefix, size in sizes if any(log.startswith(prefix) for log in logs))
+
+
 def parse_machine_sizes(items: Iterable[object]) -> tuple[int | None, tuple[tuple[str, int], ...]]:
     """`--machine-size` values of a campaign: N for every log, LOG=N for the logs LOG names
     (lakehouse.machine.parse_machine_sizes, as GridError)."""

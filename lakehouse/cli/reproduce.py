@@ -1,0 +1,61 @@
+"""`lakehouse reproduce STUDY`: a published study beside our run of it, number by number."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import polars as pl
+import typer
+
+from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors
+from lakehouse.cli.root import app
+from lakehouse.lake import Lake
+from lakehouse.render import OutputFormat, emit, stderr
+
+
+@app.command()
+@clear_errors
+def reproduce(
+    study: Annotated[str, typer.Argument(help="locality, hmm-backfilling or eloss-triples.")],
+    lake: LakeOption = None,
+    campaign: Annotated[
+        str | None,
+        typer.Option(help="eloss-triples: the campaign that keeps its runs [default: reproduce-eloss-triples]."),
+    ] = None,
+    workers: Annotated[int | None, typer.Option(help="Processes of the studies' campaigns [default: cores].")] = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Every number a published study reports that public logs allow, beside ours: the paper's table,
+    the trace, the lake's log it was compared on, the quantity and the setting the paper states, the
+    published value, ours, their difference (ours - published) and the difference in percent.
+
+    Studies: `locality` (Nissimov and Feitelson, 2006, tables 2.1-2.3: the runtime locality f at the
+    paper's best cells, measured as `lakehouse report locality` measures it), `hmm-backfilling` (the same
+    thesis, tables 5.1-5.2: EASY against EASY with the workload HMM's run-time distributions, run as
+    `lakehouse report hmm-backfilling` runs it, as a campaign whose runs are kept) and `eloss-triples`
+    (Reis 2015, tables 2.6-2.7: every heuristic triple replayed as the published simulator replays,
+    `--compat pyss`, on its logs, CEA-Curie on 80,640 processors, as `lakehouse campaign run --preset
+    triples` does; then `lakehouse report triples`' tables).  The studies' campaigns keep their runs: a
+    second call only reads them.  A row whose log the lake lacks
+    says so and has a value once the log is ingested; a row we do not compute says why.  Stored as
+    analysis.reproductions, one set of rows per study; docs/reproductions.md explains the differences.
+
+    Example: `lakehouse reproduce locality`
+
+    Example: `lakehouse reproduce eloss-triples --format csv -o triples.csv`
+    """
+    from lakehouse.reports import REPRODUCE
+    from lakehouse.reproduce import Request, cite
+
+    with stderr.status(f"reproducing {study}..."):
+        result = REPRODUCE.run(Lake(lake), Request(study, campaign, workers))
+    table = result.table
+    if fmt is OutputFormat.table:
+        table = table.select(
+            "source", "trace", "log", "quantity", "setting", "published",
+            pl.col("ours", "difference", "relative_pct").round(3), "unit", "status",
+        )  # fmt: skip
+    emit(table, fmt, output, title=f"{study}: {cite(study)}")
+    measured = result.table["ours"].is_not_null().sum()
+    stderr.print(f"{measured} of {result.table.height} published numbers reproduced {REPRODUCE.stored}")

@@ -1,0 +1,277 @@
+"""`lakehouse reproduce STUDY`: a published study run as the paper states it, on the logs of the lake,
+every published number beside ours.
+
+The published numbers come from the package's data file (lakehouse.published).  A row whose log the
+lake lacks says so (and has a value as soon as the log is ingested); a row we do not compute says why.
+Each study reuses the command behind it, so that our value is what that command gives: `report
+locality` at the paper's cells, `report hmm-backfilling`'s campaign, `report triples`' tables of a
+stored triples campaign.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from lakehouse.campaigns.executors import local_executor
+from lakehouse.campaigns.grid import Grid
+from lakehouse.campaigns.report import latest
+from lakehouse.campaigns.runner import campaign_rows, run_campaign
+from lakehouse.errors import LakehouseError
+from lakehouse.lake import Lake
+from lakehouse.log_names import LogNameError, logs_named
+from lakehouse.models.locality import Settings, Variant
+from lakehouse.published import PAPERS, Published, published
+from lakehouse.reports import LOCALITY
+from lakehouse.schemas import REPRODUCTIONS_SCHEMA
+from lakehouse.studies.hmm_backfilling import (
+    CAMPAIGN,
+    CONFIDENCE,
+    EASY,
+    PREDICTOR,
+    VIEW,
+    on_study_machines,
+    study_grid,
+)
+from lakehouse.studies.triples import leave_one_out, per_log_table, triple_settings
+
+COLUMNS = ["study", "source", "trace", "log", "quantity", "setting", "published", "ours", "unit", "status"]
+MEASURED = "measured"
+#: The campaign that keeps the triples study's runs, and the cleaned jobs it replays.
+TRIPLES_CAMPAIGN, TRIPLES_VIEW = "reproduce-eloss-triples", "jobs_strong"
+
+
+@dataclass(frozen=True)
+class Request:
+    study: str
+    campaign: str | None = None  # eloss-triples: the campaign that keeps its runs [default: TRIPLES_CAMPAIGN]
+    workers: int | None = None  # campaigns: processes [default: cores]
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    study: str
+    table: pl.DataFrame  # one row per published number (REPRODUCTIONS_SCHEMA's columns)
+
+
+def _row(p: Published, log: str | None, ours: float | None, status: str) -> dict[str, object]:
+    return {
+        "study": p.study,
+        "source": p.source,
+        "trace": p.trace,
+        "log": log,
+        "quantity": p.quantity,
+        "setting": p.setting,
+        "published": p.value,
+        "ours": ours,
+        "unit": p.unit,
+        "status": status,
+    }
+
+
+def _lake_log(prefix: str, known: Sequence[str]) -> str | None:
+    """The lake's log for an archive log name (one rule: lakehouse.log_names), None if it has none."""
+    if not prefix:
+        return None
+    try:
+        return logs_named(prefix, known)[0]
+    except LogNameError:
+        return None
+
+
+def _lacking(p: Published) -> str:
+    if not p.log:
+        return "no log: a total over the study's logs, computed when all of them are in the lake"
+    return f"the lake has no {p.log} log (ingest it from the Parallel Workloads Archive: `lakehouse ingest swf FILE`)"
+
+
+# -- locality ------------------------------------------------------------------------------------------
+
+
+def _locality(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
+    known = lake.log_names()
+    out: list[dict[str, object]] = []
+    for prefix in dict.fromkeys(p.log for p in rows):
+        mine = [p for p in rows if p.log == prefix]
+        log = _lake_log(prefix, known)
+        cells = [p for p in mine if "t_r" in p.settings()]
+        if log is None:
+            out += [_row(p, None, None, _lacking(p)) for p in mine]
+            continue
+        settings = Settings(
+            submit_bins=sorted({float(p.settings()["t_s"]) for p in cells if "t_s" in p.settings()}),
+            runtime_ratios=sorted({float(p.settings()["t_r"]) for p in cells}),
+            variants=[Variant(v) for v in dict.fromkeys(p.settings()["variant"] for p in cells)],
+        )
+        grid = LOCALITY.run(lake, (log, settings)).grid
+
+        by_quantity = {p.quantity: p for p in mine}
+        for p in mine:
+            s = p.settings()
+            if "bins" in s:
+                out.append(
+                    _row(p, log, None, "not computed: lakehouse bins run times geometrically (t_r), not by K-Means")
+                )
+            elif "t_r" in s:
+                out.append(_row(p, log, _cell(grid, p), MEASURED))
+            else:  # f(s; r | u): what the submit time adds to the user, the pair's best cell over the user's
+                out.append(
+                    _row(p, log, _cell(grid, by_quantity["f((s;u);r)"]) - _cell(grid, by_quantity["f(u;r)"]), MEASURED)
+                )
+    return out
+
+
+def _cell(grid: pl.DataFrame, p: Published) -> float:
+    """f at the cell the paper states for `p`."""
+    s = p.settings()
+    t_s = None if s["variant"] == "user" else float(s["t_s"])
+    found = grid.filter(
+        pl.col("variant") == s["variant"],
+        pl.col("t_s").is_null() if t_s is None else pl.col("t_s") == t_s,
+        pl.col("t_r") == float(s["t_r"]),
+    )
+    return float(found["locality"][0])
+
+
+# -- EASY with the workload HMM ---------------------------------------------------------------------------
+
+
+def _hmm_backfilling(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
+    known = lake.log_names()
+    logs = {p.log: _lake_log(p.log, known) for p in rows if p.log}
+    present = [log for log in dict.fromkeys(logs.values()) if log is not None]
+    values: dict[tuple[str, str], float] = {}  # (log prefix, quantity) -> ours
+    if present:
+        grid = study_grid(CAMPAIGN, present, VIEW, PREDICTOR, [CONFIDENCE])
+        _run(lake, grid, request)
+        runs = on_study_machines(latest(campaign_rows(lake, CAMPAIGN)))
+        runs = runs.filter(pl.col("log").is_in(present), pl.col("status") == "ok")
+        for prefix, log in logs.items():
+            if log is None:
+                continue
+            mine = runs.filter(pl.col("log") == log)
+            easy = mine.filter(pl.col("predictor") == EASY)
+            hmm = mine.filter(pl.col("predictor") != EASY, pl.col("backfill_confidence") == float(CONFIDENCE))
+            if easy.is_empty() or hmm.is_empty():
+                continue
+            for name, column, scale in (("mean wait", "mean_wait", 60.0), ("geometric mean wait", "geomean_wait", 1.0)):
+                before, after = float(easy[column][0]), float(hmm[column][0])
+                values[(prefix, f"{name} EASY")] = before / scale
+                values[(prefix, f"{name} EASY+HMM")] = after / scale
+                if before > 0:  # (a log on which EASY never waits has no change to measure)
+                    values[(prefix, f"{name} change")] = 100 * (after / before - 1)
+    out = []
+    for p in rows:
+        if p.log:
+            ours, log = values.get((p.log, p.quantity)), logs[p.log]
+            why = _lacking(p) if log is None else "undefined: EASY never waits on this log"
+            out.append(_row(p, log, ours, MEASURED if ours is not None else why))
+        else:  # the total: the geometric mean of the per-log ratios, as the paper's totals are
+            changes = [values.get((prefix, p.quantity)) for prefix in logs]
+            if all(c is not None for c in changes):
+                ratio = math.prod(1 + c / 100 for c in changes if c is not None) ** (1 / len(changes))
+                out.append(_row(p, None, 100 * (ratio - 1), MEASURED))
+            else:
+                out.append(_row(p, None, None, _lacking(p)))
+    return out
+
+
+# -- E-Loss heuristic triples -------------------------------------------------------------------------------
+
+#: Table 2.6's quantities: the column of `report triples`' per-log table that holds ours.
+PER_LOG_COLUMNS = {
+    "AVEbsld clairvoyant FCFS": "clairvoyant_queue",
+    "AVEbsld clairvoyant SJBF": "clairvoyant_sjbf",
+    "AVEbsld EASY": "easy",
+    "AVEbsld EASY++": "easy_plus_plus",
+    "AVEbsld best learned FCFS": "best_learned_queue",
+    "AVEbsld worst learned FCFS": "worst_learned_queue",
+    "AVEbsld best learned SJBF": "best_learned_sjbf",
+    "AVEbsld worst learned SJBF": "worst_learned_sjbf",
+}
+#: Table 2.7's: the column of the leave-one-out table.
+LOO_COLUMNS = {
+    "AVEbsld leave-one-out triple": "selected_bsld",
+    "reduction vs EASY of the leave-one-out triple": "reduction_vs_easy_pct",
+}
+
+
+#: The machines the study replayed where they differ from the log's MaxProcs (its Table 2.4).
+TRIPLES_MACHINE_SIZES = (("CEA-Curie", 80_640),)
+
+
+def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
+    """The study's campaign (every triple, replayed as the published simulator replays: `--compat
+    pyss`), then `report triples`' tables from its runs."""
+    known = lake.log_names()
+    logs = {p.log: _lake_log(p.log, known) for p in rows}
+    present = [log for log in dict.fromkeys(logs.values()) if log is not None]
+    per_log = pl.DataFrame({"log": []}, schema={"log": pl.String})
+    loo = pl.DataFrame({"held_out": []}, schema={"held_out": pl.String})
+    if present:
+        grid = Grid(
+            name=request.campaign or TRIPLES_CAMPAIGN,
+            logs=tuple(present),
+            view=TRIPLES_VIEW,
+            machine_sizes=tuple(
+                (prefix, size)
+                for prefix, size in TRIPLES_MACHINE_SIZES
+                if any(log.startswith(prefix) for log in present)
+            ),
+            explicit=tuple(triple_settings("pyss")),
+        )
+        _run(lake, grid, request)
+        runs = campaign_rows(lake, grid.name).filter(pl.col("log").is_in(present), pl.col("compat") == "pyss")
+        per_log = per_log_table(runs)
+        if per_log.height >= 2:
+            loo = leave_one_out(runs)
+    out = []
+    for p in rows:
+        log = logs[p.log]
+        if log is None:
+            out.append(_row(p, None, None, _lacking(p)))
+        elif p.quantity in PER_LOG_COLUMNS:
+            out.append(_row(p, log, per_log.filter(pl.col("log") == log)[PER_LOG_COLUMNS[p.quantity]][0], MEASURED))
+        else:
+            held = loo.filter(pl.col("held_out") == log)
+            value = held[LOO_COLUMNS[p.quantity]][0] if held.height else None
+            out.append(_row(p, log, value, MEASURED if value is not None else "leave-one-out needs two logs"))
+    return out
+
+
+def _run(lake: Lake, grid: Grid, request: Request) -> None:
+    """A study's campaign: the runs it lacks (a second call only reads)."""
+    executor = local_executor(request.workers or os.cpu_count() or 1, grid.name, grid.view, grid.tau)
+    with tempfile.TemporaryDirectory(prefix="lakehouse-reproduce-") as scratch:
+        outcome = run_campaign(lake, grid, executor, scratch=Path(scratch))
+    if outcome.failed:
+        raise LakehouseError(f"{outcome.failed} replay(s) of the study failed (lakehouse campaign show {grid.name})")
+
+
+STUDIES: dict[str, Callable[[Lake, list[Published], Request], list[dict[str, object]]]] = {
+    "locality": _locality,
+    "hmm-backfilling": _hmm_backfilling,
+    "eloss-triples": _eloss_triples,
+}
+
+
+def reproduce(lake: Lake, request: Request) -> Reproduction:
+    """Every published number of the study beside ours."""
+    if request.study not in STUDIES:
+        raise LakehouseError(f"unknown study {request.study!r}; the studies are: {', '.join(STUDIES)}")
+    rows = STUDIES[request.study](lake, published(request.study), request)
+    table = pl.DataFrame(rows, schema={c: pl.Float64 if c in ("published", "ours") else pl.String for c in COLUMNS})
+    table = table.with_columns(difference=pl.col("ours") - pl.col("published")).with_columns(
+        relative_pct=100 * pl.col("difference") / pl.col("published").abs()
+    )
+    return Reproduction(request.study, table.select(REPRODUCTIONS_SCHEMA.names))
+
+
+def cite(study: str) -> str:
+    return PAPERS[study]

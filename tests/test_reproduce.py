@@ -1,0 +1,115 @@
+"""`lakehouse reproduce`: the published numbers as the papers print them, and ours as the commands
+behind each study give them."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from lakehouse.cli import app
+from lakehouse.published import published
+from lakehouse.reproduce import STUDIES
+
+# Typed again from the papers, by hand, apart from the data file: (study, table, trace, quantity) -> value.
+FROM_THE_PAPERS = {
+    ("locality", "Table 2.2", "CTC SP2", "f(s;r)"): 0.77,
+    ("locality", "Table 2.3", "SDSC Blue", "f(u;r)"): 1.11,
+    ("locality", "Table 2.3", "LANL CM5", "f((s;u);r)"): 0.97,
+    ("locality", "Table 2.1", "LANL CM5", "f(s;r) K-Means run-time bins"): 0.41,
+    ("hmm-backfilling", "Table 5.1", "KTH SP2", "mean wait EASY"): 114,
+    ("hmm-backfilling", "Table 5.2", "SDSC Blue", "geometric mean wait EASY+HMM"): 135,
+    ("hmm-backfilling", "Table 5.1", "Total", "mean wait change"): -8.7,
+    ("eloss-triples", "Table 2.6", "Curie", "AVEbsld worst learned SJBF"): 4.01e4,
+    ("eloss-triples", "Table 2.6", "KTH SP2", "AVEbsld EASY++"): 63.5,
+    ("eloss-triples", "Table 2.7", "CTC SP2", "AVEbsld leave-one-out triple"): 20.5,
+}
+
+
+def test_the_data_file_holds_the_papers_numbers():
+    rows = {(p.study, p.source, p.trace, p.quantity): p.value for p in published()}
+    for key, value in FROM_THE_PAPERS.items():
+        assert rows[key] == pytest.approx(value), key
+    assert {p.study for p in published()} == set(STUDIES)
+    assert len(rows) == len(published())  # one number per row
+
+
+def test_the_totals_are_geometric_means_of_the_per_log_ratios():
+    """How the paper's totals are made (checked on its own numbers), which is how ours are."""
+    for table, quantity in (("Table 5.1", "mean wait change"), ("Table 5.2", "geometric mean wait change")):
+        rows = [p for p in published("hmm-backfilling") if p.source == table and p.quantity == quantity]
+        per_log = [1 + p.value / 100 for p in rows if p.log]
+        total = next(p.value for p in rows if not p.log)
+        assert 100 * (pl.Series(per_log).product() ** (1 / len(per_log)) - 1) == pytest.approx(total, abs=0.06)
+
+
+def _reproduce(lake, study: str) -> pl.DataFrame:
+    run = CliRunner().invoke(app, ["reproduce", study, "--lake", str(lake.root), "-f", "json"])
+    assert run.exit_code == 0, run.output
+    return pl.DataFrame(json.loads(run.stdout))
+
+
+@pytest.mark.slow
+def test_locality_rows_are_what_report_locality_gives_at_the_papers_cells(pwa_lake):
+    lake, _ = pwa_lake
+    rows = _reproduce(lake, "locality")
+    assert (
+        lake.query("SELECT count(*) AS n FROM analysis.reproductions WHERE study = 'locality'")["n"][0] == rows.height
+    )
+    ctc = rows.filter(pl.col("trace") == "CTC SP2", pl.col("quantity") == "f(s;r)").row(0, named=True)
+    direct = CliRunner().invoke(
+        app,
+        ["report", "locality", "CTC-SP2", "--lake", str(lake.root), "--submit-bins", "1h", "--runtime-ratios", "1.3",
+         "--variant", "time", "-f", "json"],
+    )  # fmt: skip
+    assert direct.exit_code == 0, direct.output
+    assert ctc["ours"] == pytest.approx(json.loads(direct.stdout)[0]["locality"], rel=1e-12)
+    assert ctc["log"] == "CTC-SP2-1996-3.1-cln" and ctc["status"] == "measured"
+    # The gain of the time over the user is the pair's cell less the user's, on the same log.
+    sp2 = {r["quantity"]: r["ours"] for r in rows.filter(pl.col("trace") == "SDSC SP2").iter_rows(named=True)}
+    assert sp2["f(s;r|u)"] == pytest.approx(sp2["f((s;u);r)"] - sp2["f(u;r)"])
+    # A log the lake lacks, and a table we do not compute, say so.
+    paragon95 = rows.filter(pl.col("trace") == "SDSC Paragon '95")
+    assert paragon95["ours"].is_null().all() and paragon95["status"].str.contains("no SDSC-Par-1995 log").all()
+    kmeans = rows.filter(pl.col("source") == "Table 2.1", pl.col("log").is_not_null())
+    assert kmeans.height == 5 and kmeans["status"].str.contains("K-Means").all()
+    # Every measured cell is within 5 % of the paper (docs/reproductions.md).
+    measured = rows.filter(pl.col("status") == "measured")
+    assert measured.height == 20 and (measured["relative_pct"].abs() < 5).all()
+
+
+@pytest.mark.slow
+def test_hmm_backfilling_rows_are_the_reports_on_the_studys_machines(kth_lake):
+    rows = _reproduce(kth_lake, "hmm-backfilling")
+    report = CliRunner().invoke(app, ["report", "hmm-backfilling", "--lake", str(kth_lake.root), "-f", "json"])
+    assert report.exit_code == 0, report.output
+    table = {r["variant"]: r for r in json.loads(report.stdout)}
+    easy = table["easy-fcfs"]
+    kth = {r["quantity"]: r["ours"] for r in rows.filter(pl.col("trace") == "KTH SP2").iter_rows(named=True)}
+    assert kth["mean wait EASY"] == pytest.approx(easy["mean wait (min)"], abs=0.05)
+    assert kth["geometric mean wait EASY"] == pytest.approx(easy["geo. mean wait (s)"], abs=0.05)
+    # Three of the study's logs are not in this lake: their rows and the totals say so.
+    assert rows.filter(pl.col("ours").is_null()).height == 2 * 3 * 3 + 2
+
+
+def test_an_unknown_study_is_named(kth_lake):
+    run = CliRunner().invoke(app, ["reproduce", "nope", "--lake", str(kth_lake.root)])
+    assert run.exit_code != 0 and "nope" in run.output and "locality" in run.output
+
+
+def test_the_report_runs_the_study_with_the_studys_own_defaults():
+    """`report hmm-backfilling` and `reproduce hmm-backfilling` share one campaign and its settings."""
+    import inspect
+
+    from lakehouse.cli.report import report_hmm_backfilling
+    from lakehouse.studies.hmm_backfilling import CAMPAIGN, CONFIDENCE, PREDICTOR, VIEW
+
+    defaults = {name: p.default for name, p in inspect.signature(report_hmm_backfilling).parameters.items()}
+    assert (defaults["name"], defaults["view"], defaults["predictor"], defaults["backfill_confidence"]) == (
+        CAMPAIGN,
+        VIEW,
+        PREDICTOR,
+        CONFIDENCE,
+    )
