@@ -25,7 +25,7 @@ from lakehouse.nightly.run import run
 from nightly_inbox import FAST, put_log
 
 #: kill -9 trials: a few in `make test`, 20 in `make faults` (LAKEHOUSE_KILL_TRIALS).
-KILL_TRIALS = int(os.environ.get("LAKEHOUSE_KILL_TRIALS", "4"))
+KILL_TRIALS = int(os.environ.get("LAKEHOUSE_KILL_TRIALS", "2"))
 pytestmark = pytest.mark.faults
 
 

@@ -47,7 +47,7 @@ CASES = [
     ("easy", "KTH-SP2-1996-2.1-cln", None),
     ("easy", "CTC-SP2-1996-3.1-cln", 8_000),
     ("conservative", "KTH-SP2-1996-2.1-cln", 2_000),
-    ("conservative", "CTC-SP2-1996-3.1-cln", 1_000),
+    ("conservative", "CTC-SP2-1996-3.1-cln", 600),
 ]
 
 
