@@ -26,6 +26,7 @@ from lakehouse.campaigns.grid import (
     parse_machine_sizes,
     parse_values,
     select_logs,
+    split_list,
 )
 from lakehouse.campaigns.report import Metric, campaign_table, relative_matrix
 from lakehouse.campaigns.runner import run_campaign, stored_runs, write_rows
@@ -527,3 +528,16 @@ def test_a_glob_leaves_out_a_log_without_jobs_in_the_view_and_a_name_refuses_it(
     assert set(stored_runs(Lake(lake), "g")["log"].to_list()) == {"SDSC-a"}
     refused = cli("campaign", "run", "--name", "h", "--log", "SDSC-b", "--lake", lake, code=1)
     assert "SDSC-b has no jobs in swf.jobs_clean" in refused.stderr
+
+
+def test_an_eloss_with_parameters_is_one_predictor_of_the_command_line(kth_lake):
+    """`--predictor ave2,eloss:under=linear,weight=one` is two predictors, as docs/predictions.md says,
+    whether the text reaches the grid whole or split at its commas (the command line splits it)."""
+    text = "ave2,eloss:under=linear,weight=one"
+    expected = ("ave2", "eloss:under=linear,weight=one")
+    assert parse_values("predictor", [text]) == parse_values("predictor", split_list(text)) == expected
+    run = CliRunner().invoke(
+        app, ["campaign", "run", "--name", "two", "--log", "KTH", "--predictor", text, "--lake", str(kth_lake.root)]
+    )
+    assert run.exit_code == 0, run.output
+    assert stored_runs(kth_lake, "two")["predictor"].sort().to_list() == sorted(expected)

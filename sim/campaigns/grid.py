@@ -265,16 +265,15 @@ def parse_values(key: str, items: Iterable[object]) -> tuple[object, ...]:
     """One dimension's values, each parsed and checked; comma-separated strings are split."""
     if key not in DIMENSIONS:
         raise GridError(f"unknown setting {key!r}; expected one of: {', '.join(DIMENSIONS)}")
-    parsed: list[object] = []
+    pieces: list[Any] = []
     for item in items:
-        pieces: list[Any] = [p.strip() for p in item.split(",")] if isinstance(item, str) else [item]
-        if key == "predictor":
-            pieces = join_predictor_parameters(pieces)
-        for piece in pieces:
-            if piece == "":
-                raise GridError(f"{key}: an empty value in {item!r}")
-            parsed.append(DIMENSIONS[key](piece))
-    return tuple(dict.fromkeys(parsed))
+        split = [p.strip() for p in item.split(",")] if isinstance(item, str) else [item]
+        if "" in split:
+            raise GridError(f"{key}: an empty value in {item!r}")
+        pieces += split
+    if key == "predictor":  # (the items may come split already: `eloss:over=linear` then `weight=one`)
+        pieces = join_predictor_parameters(pieces)
+    return tuple(dict.fromkeys(DIMENSIONS[key](piece) for piece in pieces))
 
 
 def sizes_of_logs(sizes: Sequence[tuple[str, int]], logs: Sequence[str]) -> tuple[tuple[str, int], ...]:
