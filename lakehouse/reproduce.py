@@ -227,7 +227,10 @@ def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[
             explicit=tuple(triple_settings("pyss")),
         )
         _run(lake, grid, request)
-        runs = campaign_rows(lake, grid.name).filter(pl.col("log").is_in(present), pl.col("compat") == "pyss")
+        predictors = list({s.predictor for s in grid.settings()})  # (the campaign may hold other runs too)
+        runs = campaign_rows(lake, grid.name).filter(
+            pl.col("log").is_in(present), pl.col("compat") == "pyss", pl.col("predictor").is_in(predictors)
+        )
         per_log = per_log_table(runs)
         if per_log.height >= 2:
             loo = leave_one_out(runs)

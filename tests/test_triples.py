@@ -24,7 +24,9 @@ def test_the_triples_are_130_distinct_settings():
     assert len(set(eloss_variants())) == 20
     # Never-exceeded predictions are run once, with the default correction.
     assert {s.correction for s in settings if s.predictor in ("requested", "clairvoyant")} == {"requested"}
-    assert "eloss" in eloss_variants()  # the published E-Loss is one of them, in its short spelling
+    # Table 2.5's combinations with Eq. 2.3's weighing: over- and under-predictions alike (factor 1).
+    assert all("over-factor=1" in v for v in eloss_variants())
+    assert "eloss:over-factor=1" in eloss_variants()  # squared both sides, weight 5 + ln(q/p): short spelling
     assert Grid("t", ("KTH",), explicit=tuple(settings)).settings() == settings
     with pytest.raises(GridError, match="preset fixes the settings"):
         Grid("t", ("KTH",), values={"policy": ("spf",)}, explicit=tuple(settings))
