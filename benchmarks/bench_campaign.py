@@ -75,14 +75,14 @@ ENGINE_CHILD = """
 import json, sys, time
 import numpy as np
 from lakehouse import _native
+from lakehouse.sim.settings import ReplaySettings  # (loads neither Polars nor Arrow)
 folder, size, settings, repeats = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4])
 columns = [np.load(f"{folder}/{name}.npy") for name in ("id", "submit", "run", "requested", "procs", "user")]
-options = {"algorithm": "easy", "policy": "fcfs", "backfill": "queue", "predictor": "requested",
-           "correction": "requested", "threshold": None, "compat": "canonical", "record_reservations": False}
+replay = ReplaySettings.of(size, **settings)  # EASY-FCFS with the requests, canonical, but for `settings`
 best = float("inf")
 for _ in range(repeats):
     started = time.perf_counter()
-    _native.simulate(*columns, None, machine_size=size, **{**options, **settings})
+    _native.simulate(*columns, None, replay)
     best = min(best, time.perf_counter() - started)
 print(best)
 """
