@@ -108,3 +108,17 @@ def test_dropping_wider_jobs_from_numpy_columns():
         result = simulate(given, 4, drop_wider=True)
         assert result.jobs["job_id"].to_list() == [1, 3]
         assert result.warnings == ["dropped 1 jobs wider than the machine (4 processors), e.g. job 2 with 9"]
+
+
+def test_a_result_prints_as_one_line_not_a_frame():
+    """What a notebook shows for a replay: the log, jobs, machine, what ran and the headline metrics."""
+    jobs = pl.DataFrame(
+        {"job_id": [1, 2], "submit_time": [0, 5], "run_time": [10, 20], "req_time": [20, 30], "procs": [1, 2],
+         "user_id": [1, 1]}
+    )  # fmt: skip
+    shown = repr(simulate(jobs, 4, backfill="sjbf"))
+    assert "\n" not in shown and len(shown) < 200
+    assert shown == (
+        "<SimulationResult: 2 jobs on 4 processors; easy, fcfs, sjbf backfilling, requested predictions; "
+        "mean wait 0 s, mean bounded slowdown 1, utilization 50.0%>"
+    )

@@ -27,6 +27,20 @@ class SimulationResult:
     periods: pl.DataFrame | None = None
     warnings: list[str] = field(default_factory=list)  # what was repaired in the input (e.g. missing predictions)
 
+    def __repr__(self) -> str:
+        """One line (a notebook prints this, not the frame of every job): what ran on what, and how it went."""
+        s = self.settings
+        ran = f"{s.algorithm}, {s.selector or s.policy}, {s.backfill} backfilling, {s.predictor} predictions"
+        shown = {"mean_wait": "mean wait {:,.0f} s", "mean_bounded_slowdown": "mean bounded slowdown {:.3g}",
+                 "utilization": "utilization {:.1%}"}  # fmt: skip
+        metrics = ", ".join(
+            text.format(value)
+            for name, text in shown.items()
+            if isinstance(value := self.summary.get(name), int | float)
+        )
+        on = f"{self.log}, " if self.log else ""
+        return f"<SimulationResult: {on}{self.jobs.height:,} jobs on {s.machine_size:,} processors; {ran}; {metrics}>"
+
     def summary_frame(self, **labels: object) -> pl.DataFrame:
         import polars as pl  # loaded while the engine runs (engine._loading_polars), not at import
 
