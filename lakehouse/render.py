@@ -16,13 +16,22 @@ from typing import TYPE_CHECKING, Literal
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from lakehouse.errors import RenderError
 
 if TYPE_CHECKING:  # (imported by the frames' makers; `simulate` loads Polars while its replay runs)
     import polars as pl
 
-stderr = Console(stderr=True)
+# Data is never markup: a log's header, a file name or a cell may hold `[batch:1]` or `[/]`, which rich
+# would take for styles (or fail on).  The consoles print text as it is; the few styled words of a
+# message are built with `labelled`.
+stderr = Console(stderr=True, markup=False)
+
+
+def labelled(label: str, style: str, message: object) -> Text:
+    """`error: <message>` with only the label styled: the message is shown as it is."""
+    return Text.assemble((label, style), " ", str(message))
 
 
 class OutputFormat(enum.StrEnum):
@@ -54,18 +63,18 @@ NAME_COLUMNS = {"log", "source", "view", "audit", "campaign", "table", "size", "
 def rich_table(frame: pl.DataFrame, title: str | None = None) -> Table:
     """Numbers and names are never broken across lines: their columns are as wide as their widest cell
     and header, and only free text (notes, dates) folds; `print_table` widens what still does not fit."""
-    table = Table(title=title, header_style="bold", show_lines=False)
+    table = Table(title=None if title is None else Text(title), header_style="bold", show_lines=False)
     rows = [[_cell(v) for v in row] for row in frame.iter_rows()]
     for i, (name, dtype) in enumerate(frame.schema.items()):
         if dtype.is_numeric() or name in NAME_COLUMNS:
             width = max([len(name), *(len(row[i]) for row in rows)])
             justify: Literal["right", "left"] = "right" if dtype.is_numeric() else "left"
-            table.add_column(name, justify=justify, no_wrap=True, min_width=width)
+            table.add_column(Text(name), justify=justify, no_wrap=True, min_width=width)
         else:
             widest = max([len(name), *(len(row[i]) for row in rows)])
-            table.add_column(name, overflow="fold", min_width=min(widest, max(len(name), FOLDED_MIN_WIDTH)))
+            table.add_column(Text(name), overflow="fold", min_width=min(widest, max(len(name), FOLDED_MIN_WIDTH)))
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*(Text(cell) for cell in row))
     return table
 
 
@@ -114,9 +123,9 @@ def emit(
         print_table(console, rich_table(frame, title))
     elif fmt is OutputFormat.table:
         console = (
-            Console(file=open(output, "w"), width=200)
+            Console(file=open(output, "w"), width=200, markup=False)
             if output
-            else Console(width=None if sys.stdout.isatty() else 160)
+            else Console(width=None if sys.stdout.isatty() else 160, markup=False)
         )
         print_table(console, rich_table(frame, title))
         if output:
@@ -134,7 +143,11 @@ def emit(
 def emit_tables(tables: list[tuple[pl.DataFrame, str]], output: Path | None = None) -> None:
     """Several titled tables, one after the other, to stdout or into one text file."""
     with open(output, "w") if output else contextlib.nullcontext() as file:
-        console = Console(file=file, width=200) if file else Console(width=None if sys.stdout.isatty() else 160)
+        console = (
+            Console(file=file, width=200, markup=False)
+            if file
+            else Console(width=None if sys.stdout.isatty() else 160, markup=False)
+        )
         for frame, title in tables:
             print_table(console, rich_table(frame, title))
     if output is not None:

@@ -16,7 +16,7 @@ from lakehouse.campaigns.report import Metric
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots, clear_errors
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, stderr
+from lakehouse.render import OutputFormat, emit, labelled, stderr
 from lakehouse.sim.options import PREDICTOR_HELP
 from lakehouse.sim.source import View
 
@@ -220,7 +220,11 @@ def exit_on_failures(outcome: Outcome) -> None:
     """Exit with the number of failed runs (at most 125), if any, after saying where to look."""
     grid_name = outcome.name
     if outcome.failed:
-        stderr.print(f"[red]{outcome.failed} run(s) failed[/]: see their error (`lakehouse campaign show {grid_name}`)")
+        stderr.print(
+            labelled(
+                f"{outcome.failed} run(s) failed:", "red", f"see their error (`lakehouse campaign show {grid_name}`)"
+            )
+        )
         raise typer.Exit(min(outcome.failed, MAX_FAILED_EXIT))
 
 
@@ -235,7 +239,7 @@ class _ProgressBar:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
         self.progress = Progress(
-            TextColumn(f"campaign {name}"),
+            TextColumn(f"campaign {name}", markup=False),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("{task.fields[rate]} runs/s"),
@@ -261,7 +265,7 @@ class _ProgressBar:
         from lakehouse import _native
 
         for warning in outcome.warnings:
-            stderr.print(f"[yellow]warning:[/] {warning}", highlight=False)
+            stderr.print(labelled("warning:", "yellow", warning), highlight=False)
         if outcome.skipped:
             stderr.print(f"{outcome.skipped} runs already stored: skipped")
         if outcome.outdated:

@@ -19,7 +19,7 @@ from typer.core import TyperGroup
 from lakehouse.budget import DEFAULT_SHARE, MEMORY_ENV, THREADS_ENV
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import ENV_VAR
-from lakehouse.render import OutputFormat, stderr
+from lakehouse.render import OutputFormat, labelled, stderr
 
 LakeOption = Annotated[
     Path | None,
@@ -118,18 +118,18 @@ def clear_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except LakehouseError as exc:
-            stderr.print(f"[bold red]error:[/] {exc}", highlight=False)
+            stderr.print(labelled("error:", "bold red", exc), highlight=False)
             raise typer.Exit(1) from None
         except OSError as exc:
             if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
                 raise
-            stderr.print(f"[bold red]error:[/] {disk_full(exc.filename)}", highlight=False)
+            stderr.print(labelled("error:", "bold red", disk_full(exc.filename)), highlight=False)
             raise typer.Exit(1) from None
         except Exception as exc:  # DuckDB's own report of a full disk (its writes are not OSErrors)
             if "No space left on device" not in str(exc):
                 raise
             named = re.search(r'"(/[^"]+)"', str(exc))  # DuckDB names the file it could not write
-            stderr.print(f"[bold red]error:[/] {disk_full(named.group(1) if named else None)}", highlight=False)
+            stderr.print(labelled("error:", "bold red", disk_full(named.group(1) if named else None)), highlight=False)
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             # What was committed stays; the work in flight (a file being parsed, a replay) only wrote
@@ -196,12 +196,12 @@ def byte_progress(label: str, total: int, describe: Callable[[Any], str]) -> Ite
     )
 
     with Progress(
-        TextColumn(label),
+        TextColumn(label, markup=False),  # (file names: data, never markup)
         BarColumn(),
         DownloadColumn(),
         TransferSpeedColumn(),
         TimeRemainingColumn(),
-        TextColumn("{task.description}"),
+        TextColumn("{task.description}", markup=False),
         console=stderr,
         transient=True,
     ) as progress:

@@ -18,7 +18,7 @@ from lakehouse.cli.common import (
 )
 from lakehouse.ingest.status import Status
 from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, stderr
+from lakehouse.render import OutputFormat, emit, labelled, stderr
 
 ingest_app = command_group("Ingest raw files into the lake (incremental: unchanged files are skipped).")
 
@@ -75,7 +75,7 @@ def ingest_swf_command(
 def exit_if_failed(failed: list) -> None:
     """Name every file that failed, then exit with status 2 (the others are in the lake)."""
     for r in failed:
-        stderr.print(f"[bold red]error:[/] {r.error}", highlight=False)
+        stderr.print(labelled("error:", "bold red", r.error), highlight=False)
     if failed:
         raise typer.Exit(2)
 
@@ -114,5 +114,5 @@ def ingest_google_command(
         f"{len(failed)} failed in {elapsed:.1f} s ({total / 1e6 / max(elapsed, 1e-9):,.1f} MB/s gzip) -> {target.root}"
     )
     for warning in warnings + [f"{r.table}/{r.part}: {w}" for r in results for w in r.warnings]:
-        stderr.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        stderr.print(labelled("warning:", "yellow", warning), highlight=False)
     exit_if_failed(failed)

@@ -10,7 +10,7 @@ from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_e
 from lakehouse.cli.root import app
 from lakehouse.errors import NoLakeError
 from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, stderr
+from lakehouse.render import OutputFormat, emit, labelled, stderr
 
 catalog_app = command_group("Maintain the DuckDB catalog (lake.duckdb).")
 
@@ -94,6 +94,6 @@ def audit(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, outpu
             console=stderr,
         )
     if failed:
-        stderr.print(f"[bold red]{len(failed)} of {len(results)} audits failed[/]")
+        stderr.print(labelled(f"{len(failed)} of {len(results)}", "bold red", "audits failed"))
         raise typer.Exit(1)
     stderr.print(f"{len(results)} audits passed")

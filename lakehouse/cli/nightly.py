@@ -12,7 +12,7 @@ import typer
 from lakehouse.cli.common import FormatOption, LakeOption, MemoryLimitOption, OutputOption, ThreadsOption, clear_errors
 from lakehouse.cli.root import app
 from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, stderr
+from lakehouse.render import OutputFormat, emit, labelled, stderr
 
 if TYPE_CHECKING:
     from lakehouse.nightly.run import Outcome
@@ -107,15 +107,15 @@ def nightly(
     try:
         outcome = run(target, inbox, settings, reports_root=reports, verify=verify, say=stderr.print)
     except NightlyBusyError as exc:
-        stderr.print(f"[bold yellow]busy:[/] {exc}", highlight=False)
+        stderr.print(labelled("busy:", "bold yellow", exc), highlight=False)
         raise typer.Exit(EXIT_BUSY) from None
     except NothingDoneError as exc:
-        stderr.print(f"[bold red]error:[/] {exc}", highlight=False)
+        stderr.print(labelled("error:", "bold red", exc), highlight=False)
         raise typer.Exit(EXIT_FAILED) from None
     record = outcome.record
     emit(_summary(outcome), fmt, output)
     for error in record.errors:
-        stderr.print(f"[red]problem:[/] {error}", highlight=False)
+        stderr.print(labelled("problem:", "red", error), highlight=False)
     stderr.print(
         f"nightly {record.run}: {record.status}, {record.files_ingested} file(s) ingested, {record.files_skipped} "
         f"unchanged, {record.files_failed} failed, reports: {', '.join(record.reports_run) or 'none'} "

@@ -12,7 +12,7 @@ from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_e
 from lakehouse.cli.root import app
 from lakehouse.errors import SettingsError, SimulationInputError, TooLittleDataError
 from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, stderr
+from lakehouse.render import OutputFormat, emit, labelled, stderr
 from lakehouse.sim.options import (
     POLICY_HELP,
     PREDICTOR_HELP,
@@ -216,5 +216,5 @@ def simulate(
     if result.periods is not None and fmt is OutputFormat.table and output is None:
         emit(result.policy_shares(), fmt, None, title="periods per policy")
     for warning in result.warnings:
-        stderr.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        stderr.print(labelled("warning:", "yellow", warning), highlight=False)
     stderr.print(f"{result.summary['jobs']:,} jobs replayed in {time.perf_counter() - started:.2f} s")

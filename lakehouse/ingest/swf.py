@@ -92,7 +92,7 @@ def discover(paths: Iterable[str]) -> list[Path]:
     """Files, folders (searched recursively for *.swf and *.swf.gz) and glob patterns, in order."""
     found: list[Path] = []
     for raw in paths:
-        if _is_glob(raw):
+        if _is_glob(raw) and not Path(raw).exists():  # (a file or folder named with brackets is itself)
             matches = [Path(p) for p in sorted(globlib.glob(raw, recursive=True))]
         else:
             matches = [Path(raw)]
