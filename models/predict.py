@@ -22,6 +22,7 @@ resource: submit, done, walltime, used, requested, workflow keys), as window fun
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import cast
 
@@ -77,6 +78,15 @@ class Settings:
     local_profile: bool = True
     global_profile: bool = True
     grouping: str | None = None
+
+    def __post_init__(self) -> None:
+        # (The weights go into the scoring SQL as numbers: a NaN would read as a column's name.)
+        for name in ("under", "over"):
+            weight = getattr(self, name)
+            if not (isinstance(weight, int | float) and math.isfinite(weight) and weight >= 0):
+                raise PredictionError(f"--{name}: a loss weight is a finite number >= 0, not {weight!r}")
+        if self.under == self.over == 0:
+            raise PredictionError("--under and --over are both 0: every prediction would score the same")
 
 
 def load_targets(con: duckdb.DuckDBPyConnection, family: str, source: str) -> int:
