@@ -118,6 +118,17 @@ def test_bad_grids_fail_before_anything_runs():
         ('logs = ["KTH"]\n[grid]\npolicy = ["fcfs", "lifo"]\n', "unknown policy 'lifo'"),
         ('logs = ["KTH"]\n[grid]\nbackfil = ["sjbf"]\n', "grid.backfil"),
         ("logs = [KTH", "not valid TOML"),
+        # Values of the wrong type: each named, never a traceback.
+        ('logs = ["KTH"]\ntau = "abc"\n', "tau must be a number of seconds"),
+        ('logs = ["KTH"]\ntau = true\n', "tau must be a number of seconds"),
+        ("logs = 5\n", "logs must be a list of log names"),
+        ('logs = ["KTH", 5]\n', "logs must be a list of log names"),
+        ('name = 3\nlogs = ["KTH"]\n', "name must be a string"),
+        ('logs = ["KTH"]\nview = ["jobs_clean"]\n', "view must be a string"),
+        ('logs = ["KTH"]\n[grid]\npredictor = [5]\n', 'unknown predictor "5"'),
+        ('logs = ["KTH"]\n[grid]\npolicy = [true]\n', "grid.policy must be a value or a list of values"),
+        ('logs = ["KTH"]\n[grid]\npolicy = [["fcfs"]]\n', "grid.policy must be a value or a list of values"),
+        ('logs = ["KTH"]\nmachine_size = "big"\n', "machine size"),
     ],
 )
 def test_bad_toml_grids_name_the_key_or_value(tmp_path, toml, message):

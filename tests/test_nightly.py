@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lakehouse.cli import app
+from lakehouse.errors import SettingsError
 from lakehouse.lake import Lake
 from lakehouse.nightly import history
 from lakehouse.nightly.config import load
@@ -276,3 +277,21 @@ def test_one_log_name_in_two_inbox_folders_is_refused_every_night(tmp_path, inbo
         "Y": 200,
         "other": 40,
     }
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ('[replays]\nview = ["jobs_clean"]\n', "replays.view: unknown view"),
+        ("[replays]\ncampaign = 5\n", "replays.campaign"),
+        ('workers = "two"\n', "workers: expected a positive integer"),
+        ('reports = "logs"\n', "reports: expected a list"),
+        ('[periodicity]\nnoise_trials = "many"\n', "noise_trials: expected an integer"),
+        ("machine_size = 5\n", "machine_size: expected a table"),
+    ],
+)
+def test_a_config_value_of_the_wrong_type_is_named(tmp_path, toml, message):
+    config = tmp_path / "nightly.toml"
+    config.write_text(toml)
+    with pytest.raises(SettingsError, match=message):
+        load(config)

@@ -96,7 +96,7 @@ def load(path: Path | None) -> Config:
             raise fail(f"machine_size.{pattern}", problem)
     replays = data.get("replays", {})
     view = replays.get("view", View.jobs_clean.value)
-    if view not in {v.value for v in View}:
+    if not isinstance(view, str) or view not in {v.value for v in View}:
         raise fail("replays.view", f"unknown view {view!r}; expected one of: {', '.join(View)}")
     campaign = replays.get("campaign", "nightly")
     if not isinstance(campaign, str) or not NAME_PATTERN.fullmatch(campaign):

@@ -311,10 +311,23 @@ def grid_from_toml(path: Path, name: str | None = None) -> Grid:
     for key, items in grid.items():
         if key not in DIMENSIONS:
             raise GridError(f"{path}: unknown key grid.{key}; expected: {', '.join(DIMENSIONS)}")
-        values[key] = parse_values(key, items if isinstance(items, list) else [items])
+        listed = items if isinstance(items, list) else [items]
+        if not all(isinstance(x, str | int | float) and not isinstance(x, bool) for x in listed):
+            raise GridError(
+                f'{path}: grid.{key} must be a value or a list of values, e.g. ["fcfs", "spf"], not {items!r}'
+            )
+        values[key] = parse_values(key, [str(x) if key == "predictor" else x for x in listed])
     logs = data.get("logs", [])
     if isinstance(logs, str):
         logs = [logs]
+    if not (isinstance(logs, list) and all(isinstance(x, str) for x in logs)):
+        raise GridError(f'{path}: logs must be a list of log names, e.g. ["KTH", "SDSC-*"], not {logs!r}')
+    for key in ("name", "view"):
+        if key in data and not isinstance(data[key], str):
+            raise GridError(f"{path}: {key} must be a string, not {data[key]!r}")
+    tau = data.get("tau", 10.0)
+    if isinstance(tau, bool) or not isinstance(tau, int | float):
+        raise GridError(f"{path}: tau must be a number of seconds, not {tau!r}")
     campaign = name or data.get("name") or path.stem
     sizes = data.get("machine_size")
     if isinstance(sizes, dict):
@@ -328,7 +341,7 @@ def grid_from_toml(path: Path, name: str | None = None) -> Grid:
         machine_size=every,
         machine_sizes=per_log,
         values=values,
-        tau=float(data.get("tau", 10.0)),
+        tau=float(tau),
     )
 
 
