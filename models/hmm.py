@@ -46,6 +46,11 @@ RUNTIME_RATIO = 1.8
 STATES = 16
 ROUNDS = 200
 EPSILON = 1.0
+#: The bounds of the work one fit may take: states (as the replay's online HMM), and submit bins from
+#: the first job to the last (each a row of every forward-backward array: a million bins of 64 states
+#: is half a gigabyte per array; a 1-second bin over a year of a log is 31 million).
+MAX_STATES = 64
+MAX_BINS = 1_000_000
 
 
 class HmmError(LakehouseError):
@@ -77,8 +82,8 @@ class Settings:
 
     def __post_init__(self) -> None:
         check_bins([self.submit_bin], [self.runtime_ratio])
-        if self.states < 1:
-            raise HmmError(f"an HMM needs at least one state, not {self.states}")
+        if not 1 <= self.states <= MAX_STATES:
+            raise HmmError(f"an HMM has 1 to {MAX_STATES} states, not {self.states}")
         if self.rounds < 1:
             raise HmmError(f"Baum-Welch needs at least one round, not {self.rounds}")
         if not (math.isfinite(self.epsilon) and self.epsilon > 0):
@@ -126,6 +131,11 @@ def observations(
     known = (index < columns.size) & (columns[np.minimum(index, columns.size - 1)] == r)
     first = int(s.min())
     steps = int(s.max()) - first + 1
+    if steps > MAX_BINS:
+        raise HmmError(
+            f"{steps:,} submit bins of {submit_bin:g} s from the first job to the last: at most {MAX_BINS:,} "
+            f"(give a submit bin of at least {math.ceil(steps * submit_bin / MAX_BINS):,} s)"
+        )
     counts = np.zeros((steps, columns.size), dtype=np.int64)
     np.add.at(counts, (s[known] - first, index[known]), 1)
     return Observations(counts, columns, first, int((~known).sum()))

@@ -62,6 +62,11 @@ def refused(*args) -> str:
         (["report", "locality", "mini", "--runtime-ratios", "1.2,x"], "give numbers above 1"),
         (["report", "locality", "mini", "--variant", "weekday"], "choose among time, user, time+user"),
         (["report", "locality", "nosuchlog"], "nosuchlog"),
+        # Knobs that scale the work: each has its range.
+        (["report", "locality", "mini", "--shuffles", "100000000"], "the shuffles are 0 to 1,000"),
+        (["report", "locality", "mini", "--shuffles", "-1"], "the shuffles are 0 to 1,000"),
+        (["report", "hmm", "mini", "--states", "1000"], "an HMM has 1 to 64 states"),
+        (["report", "hmm", "mini", "--states", "0"], "an HMM has 1 to 64 states"),
         (["report", "predictions", "nosuchlog"], "nothing to predict for nosuchlog"),
         (["report", "predictions", "mini", "--over", "nan"], "a loss weight is a finite number >= 0"),
         (["report", "predictions", "mini", "--under", "-1"], "a loss weight is a finite number >= 0"),

@@ -194,3 +194,14 @@ def test_a_log_without_run_times_is_a_clear_error(no_runtime_lake):
 def test_the_stored_tables_have_the_schema_the_views_promise(kth_lake):
     frame = kth_lake.query("SELECT * FROM analysis.hmm_states LIMIT 1")
     assert isinstance(frame.schema["emissions"], pl.List)
+
+
+def test_submit_bins_beyond_the_bound_are_refused_before_any_array_is_made():
+    """A 1-second bin over four months is 10 million rows of every forward-backward array: refused, with
+    the smallest bin that fits."""
+    from lakehouse.models.hmm import MAX_BINS, HmmError, observations
+
+    submit, runtime = np.array([0.0, 1e7]), np.array([60.0, 600.0])
+    with pytest.raises(HmmError, match=r"10,000,001 submit bins of 1 s .* at least 11 s"):
+        observations(submit, runtime, 1.0, 1.8)
+    assert observations(submit, runtime, 1e7 / (MAX_BINS - 1), 1.8).counts.shape[0] == MAX_BINS

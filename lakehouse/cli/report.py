@@ -238,7 +238,9 @@ def report_locality(
     variant: Annotated[
         str, typer.Option(help="Comma-separated: time (S = submit bin), user (S = user), time+user (S = the pair).")
     ] = "time,user,time+user",
-    shuffles: Annotated[int, typer.Option(min=0, help="Shuffles of the run-time bins whose mean is subtracted.")] = 10,
+    shuffles: Annotated[
+        int, typer.Option(help="Shuffles of the run-time bins whose mean is subtracted (0 to 1,000).")
+    ] = 10,
     seed: Annotated[int, typer.Option(help="Seed of the shuffles.")] = 0,
     plots: PlotsOption = None,
     fmt: FormatOption = OutputFormat.table,
@@ -326,7 +328,7 @@ def report_hmm(
     log: Annotated[str, typer.Argument(help="An SWF log: name or unique prefix.")],
     lake: LakeOption = None,
     states: Annotated[
-        str, typer.Option(help="Numbers of hidden states, comma-separated: one model per number.")
+        str, typer.Option(help="Numbers of hidden states (1 to 64), comma-separated: one model per number.")
     ] = "1,2,4,8,16",
     submit_bin: Annotated[
         str, typer.Option(help="Submit-time bin t_s: seconds or with a unit (s, min, h, d, w).")
