@@ -175,7 +175,7 @@ def test_report_stores_fits_and_states_and_draws_them(kth_lake, tmp_path: Path):
     [
         (["--submit-bin", "0"], "positive number of seconds"),
         (["--runtime-ratio", "0.5"], "above 1"),
-        (["--states", "0"], "at least one state"),
+        (["--states", "0"], "an HMM has 1 to 64 states"),
         (["--states", "four"], "whole numbers"),
         (["--init", "random"], "static or kmeans"),
     ],

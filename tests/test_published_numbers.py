@@ -40,9 +40,9 @@ def policy_rows() -> list[tuple[str, str, float, float]]:
 
 
 def triple_rows() -> list[tuple[str, float, float]]:
-    """(log, EASY, EASY++) of the canonical column of the leave-one-out table."""
-    rows = table_rows("predictions", "| held out | published:")
-    return [(LOG_NAMES[row[0]], *map(float, row[3].split(" / ")[1:])) for row in rows]
+    """(log, EASY, EASY++) of the canonical column of the triple study's EASY / EASY++ table."""
+    rows = table_rows("predictions", "| log | published: EASY / EASY++")
+    return [(LOG_NAMES[row[0]], *map(float, row[3].split(" / "))) for row in rows]
 
 
 def replay(lake, log: str, **settings: str) -> float:
