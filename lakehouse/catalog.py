@@ -16,6 +16,7 @@ may only use views of earlier files (a test checks this).  Dataset placeholders 
 from __future__ import annotations
 
 import functools
+import os
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -23,7 +24,7 @@ from pathlib import Path
 
 import duckdb
 
-from lakehouse.datasets import DATASETS, INGESTED, SCHEMA_FILE, ingest_outputs
+from lakehouse.datasets import DATASETS, SCHEMA_FILE, ingest_outputs
 from lakehouse.errors import CatalogError
 
 _HEADER = re.compile(r"^--\s*(name|grain|description|setup|audit|query)\s*:\s*(.*)$")
@@ -75,16 +76,43 @@ def substitute_datasets(sql: str, root: Path, files: Files | None = None) -> str
     return re.sub(r"\{([a-z_]+)\}", replace, sql)
 
 
-def ingested_files(con: duckdb.DuckDBPyConnection, root: Path) -> Files:
-    """For each ingested dataset, its schema file and the outputs of the manifest's entries that are in
-    place (a file someone else put in the folder is not read)."""
-    files: Files = {key: [DATASETS[key].directory(root).joinpath(SCHEMA_FILE).as_posix()] for key in INGESTED}
-    for dataset, name in con.execute("SELECT dataset, name FROM meta.manifest ORDER BY dataset, name").fetchall():
-        for key, stem in ingest_outputs(dataset, name):
-            path = DATASETS[key].file(root, stem)
-            if path.exists():
-                files[key].append(path.as_posix())
+def committed_files(con: duckdb.DuckDBPyConnection, root: Path) -> Files:
+    """For each dataset, its schema file and the files its writers committed that are in place: the
+    outputs of the manifest's ingests, the analysis files of meta.outputs.  A file someone else put in
+    a folder (`duckdb -readonly` can COPY anywhere it may write) is not read."""
+    files: Files = {
+        key: [dataset.directory(root).joinpath(SCHEMA_FILE).as_posix()] for key, dataset in DATASETS.items()
+    }
+    committed = [
+        pair
+        for dataset, name in con.execute("SELECT dataset, name FROM meta.manifest ORDER BY ALL").fetchall()
+        for pair in ingest_outputs(dataset, name)
+    ]
+    committed += con.execute("SELECT dataset, name FROM meta.outputs ORDER BY ALL").fetchall()
+    for key, stem in committed:
+        if key in DATASETS and (path := DATASETS[key].file(root, stem)).exists():
+            files[key].append(path.as_posix())
     return {key: sorted(paths) for key, paths in files.items()}
+
+
+def adopt_analysis_files(con: duckdb.DuckDBPyConnection, root: Path) -> int:
+    """Record the analysis files already in place as committed: once, for a lake made before
+    meta.outputs listed them (its views globbed the folders).  Returns how many."""
+    rows = [
+        (key, path.stem, "found in place when the lake's outputs were first listed", count_rows(path))
+        for key, dataset in DATASETS.items()
+        if key.startswith("analysis_")
+        for path in sorted(dataset.directory(root).glob("[!._]*.parquet"))
+    ]
+    if rows:
+        con.executemany(named_query("output_record"), rows)
+    return len(rows)
+
+
+def count_rows(path: Path) -> int:
+    import pyarrow.parquet as pq  # only a writer adopting old files needs it
+
+    return int(pq.ParquetFile(path).metadata.num_rows)
 
 
 @dataclass(frozen=True)
@@ -165,6 +193,7 @@ def named_query(name: str) -> str:
 def apply_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> dict[str, str]:
     """Run the setup files (the manifest is created only if new), then (re)create every view with the
     lake's absolute paths; returns each view's DDL (for `refresh_views`)."""
+    fresh, listed = not _has_table(con, "meta", "manifest"), _has_table(con, "meta", "outputs")
     for setup in setup_files():
         try:
             con.execute(setup.statements)
@@ -174,13 +203,56 @@ def apply_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> dict[str, str]:
     # (`Lake.connect` compares), or its views would read the old place.
     con.execute(f"CREATE OR REPLACE VIEW meta.lake AS SELECT {sql_literal(root.as_posix())} AS root")
     con.execute("COMMENT ON VIEW meta.lake IS 'The folder the views were built to read (lakehouse catalog rebuild).'")
+    if fresh and restore_meta(con, root):
+        pass  # a catalog lost or broken: its tables come back from their copies (`save_meta`)
+    elif not listed:
+        adopt_analysis_files(con, root)
     return refresh_views(con, root, {})
+
+
+#: The catalog's own tables (the views are made from sql/ and the lake's files).  The writer keeps a
+#: Parquet copy of each beside the catalog at every commit, so that a catalog lost or overwritten is
+#: rebuilt from them (`lakehouse catalog rebuild`).
+META_TABLES = ("manifest", "outputs", "nightly_runs", "nightly_files")
+META_FOLDER = "meta"
+
+
+def meta_copy(root: Path, table: str) -> Path:
+    return root / META_FOLDER / f"{table}.parquet"
+
+
+def save_meta(con: duckdb.DuckDBPyConnection, root: Path) -> None:
+    """Write the copies of the catalog's tables (each aside, then renamed over the last one)."""
+    (root / META_FOLDER).mkdir(exist_ok=True)
+    for table in META_TABLES:
+        final = meta_copy(root, table)
+        tmp = final.with_name(f".{final.name}.tmp")
+        con.execute(f"COPY meta.{table} TO {sql_literal(tmp.as_posix())} (FORMAT parquet)")
+        os.replace(tmp, final)
+
+
+def restore_meta(con: duckdb.DuckDBPyConnection, root: Path) -> bool:
+    """Fill a new catalog's tables from their copies; False when there are none (a new lake)."""
+    copies = {table: meta_copy(root, table) for table in META_TABLES}
+    if not any(path.exists() for path in copies.values()):
+        return False
+    for table, path in copies.items():
+        if path.exists():
+            con.execute(f"INSERT INTO meta.{table} BY NAME SELECT * FROM read_parquet({sql_literal(path.as_posix())})")
+    return True
+
+
+def _has_table(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = $1 AND table_name = $2", [schema, table]
+    ).fetchone()
+    return bool(found and found[0])
 
 
 def refresh_views(con: duckdb.DuckDBPyConnection, root: Path, applied: dict[str, str]) -> dict[str, str]:
     """(Re)create the views whose DDL differs from `applied` (the files an ingest added or replaced
     change the few views that read them); returns the DDL of every view."""
-    files = ingested_files(con, root)
+    files = committed_files(con, root)
     for view in view_files():
         ddl = view.ddl(root, files)
         if applied.get(view.name) == ddl:

@@ -97,11 +97,6 @@ DATASETS: dict[str, Dataset] = {
 }
 
 
-#: Datasets only the ingests write (under the writer lock).  Their views read exactly the files the
-#: manifest names, not a glob over a folder anyone could add a file to.
-INGESTED = tuple(key for key, d in DATASETS.items() if d.folder.startswith(("parquet/", "quarantine/")))
-
-
 def ingest_outputs(dataset: str, name: str) -> list[tuple[str, str]]:
     """(dataset key, file stem) of every output of one manifest entry: an SWF log's jobs, header and
     quarantine; a Google part's rows and quarantine."""

@@ -2,9 +2,11 @@
 
 Layout under the root::
 
-    lake.duckdb                 the catalog (views + meta.manifest); open it with duckdb -readonly
+    lake.duckdb                 the catalog (views + meta tables); open it with duckdb -readonly
     parquet/<dataset>/...       typed Parquet, one file per source file
     quarantine/<dataset>/...    every rejected line with its file, line number and reason
+    analysis/<table>/...        the reports' and campaigns' results
+    meta/<table>.parquet        a copy of each meta table, written at every commit (`Lake.rebuild`)
     .writer.lock                held by the one writer (an ingest, a report storing its tables) while it runs
 
 DuckDB lets one process write a database file *or* many read it.  So a writer never opens
@@ -21,6 +23,7 @@ import os
 import re
 import shutil
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,7 +35,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import duckdb
 
 from lakehouse.budget import SMALLEST, SPILL, Budget
-from lakehouse.catalog import apply_catalog, named_query, refresh_views, sql_literal
+from lakehouse.catalog import apply_catalog, named_query, refresh_views, save_meta, sql_literal
 from lakehouse.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
 
@@ -151,6 +154,7 @@ class Lake:
                 "as a pattern; choose a folder without them"
             )
         self._session: duckdb.DuckDBPyConnection | None = None
+        self._writer: CatalogWriter | None = None
 
     def __repr__(self) -> str:
         return f"Lake({str(self.root)!r})"
@@ -195,7 +199,8 @@ class Lake:
         """A read-only connection to the catalog (many can be open while a writer works)."""
         if not self.exists():
             raise self._missing()
-        con = duckdb.connect(str(self.catalog_path), read_only=True)
+        with self.opening_catalog():
+            con = duckdb.connect(str(self.catalog_path), read_only=True)
         self.apply_budget(con, CATALOG_FILE)
         con.execute("SET enable_progress_bar = false")
         self._check_root(con)
@@ -213,7 +218,8 @@ class Lake:
         try:
             self.apply_budget(con, f"sealed-{next(_SCRATCH_NUMBERS)}")
             con.execute("SET enable_progress_bar = false")
-            con.execute(f"ATTACH {sql_literal(str(self.catalog_path))} AS lake (READ_ONLY)")
+            with self.opening_catalog():
+                con.execute(f"ATTACH {sql_literal(str(self.catalog_path))} AS lake (READ_ONLY)")
             con.execute("USE lake")
             self._check_root(con)
             tops = {Path(dataset.folder).parts[0] for dataset in DATASETS.values()}  # parquet/, analysis/, ...
@@ -228,6 +234,37 @@ class Lake:
             con.close()
             raise
         return con
+
+    @contextmanager
+    def opening_catalog(self) -> Iterator[None]:
+        """A catalog DuckDB cannot open (overwritten, truncated) is named with the way back."""
+        try:
+            yield
+        except duckdb.Error as exc:
+            raise LakehouseError(
+                f"{self.catalog_path}: {str(exc).strip()}; `lakehouse catalog rebuild --lake {self.root}` "
+                "remakes the catalog from the lake's files"
+            ) from None
+
+    def catalog_problem(self) -> str | None:
+        """Why DuckDB cannot read the catalog, or None when it can."""
+        try:
+            with duckdb.connect(str(self.catalog_path), read_only=True) as con:
+                con.execute("SELECT count(*) FROM meta.manifest").fetchone()
+        except duckdb.Error as exc:
+            return str(exc).strip()
+        return None
+
+    def rebuild(self) -> Path | None:
+        """Recreate every view for where the lake is now; a catalog DuckDB cannot read is moved aside
+        (returned) and remade from the copies of its tables and the lake's files."""
+        aside = None
+        # The session remakes the catalog when it ends: from a copy of the one in place, or anew.
+        with self.writer(wait=True, create=True):
+            if self.exists() and self.catalog_problem() is not None:
+                aside = self.catalog_path.with_name(f"{CATALOG_FILE}.broken-{time.strftime('%Y%m%d-%H%M%S')}")
+                os.replace(self.catalog_path, aside)
+        return aside
 
     def _check_root(self, con: duckdb.DuckDBPyConnection) -> None:
         """Refuse a catalog built for a lake elsewhere: its views would read there."""
@@ -385,10 +422,19 @@ class Lake:
         with process_lock(self.root / LOCK_FILE, busy, wait=wait):
             self._ensure_layout()
             session = CatalogWriter(self, commit_every)
+            self._writer = session
             try:
                 yield session
             finally:
+                self._writer = None
                 session.close()
+
+    @property
+    def committing(self) -> CatalogWriter:
+        """The writer session this lake is in (a report stores its tables only under it)."""
+        if self._writer is None:
+            raise LakehouseError("an analysis table is stored only under the lake's writer lock (Lake.writer)")
+        return self._writer
 
 
 @contextmanager
@@ -446,7 +492,8 @@ class CatalogWriter:
             with interrupts_deferred():
                 if self.lake.catalog_path.exists():
                     shutil.copyfile(self.lake.catalog_path, self._tmp)
-                con = duckdb.connect(str(self._tmp))
+                with self.lake.opening_catalog():
+                    con = duckdb.connect(str(self._tmp))
                 self.lake.apply_budget(con, WRITER_SPILL)
                 # The first session brings the catalog up to this package's views; the later ones copy
                 # what this writer committed, which has them (re-applying took ~0.5 s a commit).
@@ -479,6 +526,15 @@ class CatalogWriter:
         if time.monotonic() - self._last_commit >= self.commit_every:
             self.commit()
 
+    def place(self, dataset: str, written: Path, name: str, rows: int) -> None:
+        """Rename a finished file of an analysis table into its folder and record it (meta.outputs) as
+        its view's to read from the next commit on."""
+        con = self.con
+        with interrupts_deferred():  # the file and its row together
+            replace_atomically(written, DATASETS[dataset].file(self.lake.root, name))
+            con.execute(named_query("output_record"), [dataset, name, invocation(), rows])
+            self._dirty = True
+
     def manifest_entry(self, dataset: str, name: str) -> tuple[str, str] | None:
         """(content_hash, status) of an output, if the manifest has it."""
         with self.lake.query_errors():
@@ -490,6 +546,7 @@ class CatalogWriter:
             return
         # The views read the files the manifest names: those recorded since they were made, too.
         refresh_views(self.con, self.lake.root, self._views)
+        save_meta(self.con, self.lake.root)
         self.con.execute("CHECKPOINT")
         self.con.close()
         self._con = None
@@ -543,6 +600,11 @@ def _owner_alive(path: Path) -> bool:
     except PermissionError:  # another user's process
         return True
     return True
+
+
+def invocation() -> str:
+    """The command that wrote a file (`lakehouse report locality --variant user`), for meta.outputs."""
+    return " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300]
 
 
 def pending_path(final: Path) -> Path:

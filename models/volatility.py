@@ -34,7 +34,7 @@ from lakehouse.budget import SPILL
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS
 from lakehouse.errors import TooLittleDataError
-from lakehouse.lake import Lake, count, pending_path, replace_atomically
+from lakehouse.lake import Lake, count, pending_path
 from lakehouse.models.order_statistics import exact_medians
 from lakehouse.models.results import store
 from lakehouse.schemas import (
@@ -190,7 +190,7 @@ def store_volatility(lake: Lake, result: Volatility) -> None:
     """Store the results where the analysis.* views read them (the per-task table renamed into place
     whole, then the small tables)."""
     if result.pending is not None:
-        replace_atomically(result.pending, DATASETS["analysis_task_volatility"].file(lake.root, "latest"))
+        lake.committing.place("analysis_task_volatility", result.pending, "latest", result.tasks)
     store(lake, "analysis_volatility_summary", result.summary, VOLATILITY_SUMMARY_SCHEMA)
     store(lake, "analysis_volatility_d_histogram", result.d_histogram, VOLATILITY_D_HISTOGRAM_SCHEMA)
     store(lake, "analysis_volatility_rate_histogram", result.rate_histogram, VOLATILITY_RATE_HISTOGRAM_SCHEMA)

@@ -29,7 +29,7 @@ from lakehouse.campaigns.grid import (
     split_list,
 )
 from lakehouse.campaigns.report import Metric, campaign_table, relative_matrix
-from lakehouse.campaigns.runner import run_campaign, stored_runs, write_rows
+from lakehouse.campaigns.runner import run_campaign, store_rows, stored_runs
 from lakehouse.cli import app
 from lakehouse.data import sample_swf_paths
 from lakehouse.errors import LakehouseError
@@ -342,7 +342,7 @@ def test_ray_gives_the_same_rows_as_the_local_pool(two_logs, tmp_path):
 
 def campaign_under_way(lake: Lake, name: str, workers: int) -> tuple[list[str], subprocess.Popen]:
     """`lakehouse campaign run` of 24 conservative replays of KTH in a new process group, returned once
-    its first finished run is stored (each run is written as it finishes)."""
+    its first finished run is stored (each run is committed as it finishes)."""
     args = [sys.executable, "-m", "lakehouse.cli", "campaign", "run", "--lake", str(lake.root), "--name", name,
             "--log", KTH, "--algorithm", "conservative", "--policy", ",".join(POLICIES), "--backfill", "queue,sjbf",
             "--workers", str(workers), "-f", "csv"]  # fmt: skip
@@ -350,9 +350,8 @@ def campaign_under_way(lake: Lake, name: str, workers: int) -> tuple[list[str], 
     child = subprocess.Popen(
         args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, env=every_run
     )
-    folder = lake.root / "analysis" / "campaign_runs"
     deadline = time.monotonic() + 120
-    while not list(folder.glob(f"{name}.*.parquet")) and time.monotonic() < deadline and child.poll() is None:
+    while time.monotonic() < deadline and child.poll() is None and stored_runs(lake, name).is_empty():
         time.sleep(0.05)
     return args, child
 
@@ -404,7 +403,7 @@ def hand_rows() -> list[dict]:
 
 def test_campaign_show_on_hand_made_rows(tmp_path):
     lake = Lake(tmp_path / "lake").init()
-    write_rows(lake, "hand", hand_rows())
+    store_rows(lake, "hand", hand_rows())
     table = campaign_table(stored_runs(lake, "hand"))
     assert table.height == 6 and table["log"].to_list() == ["A"] * 3 + ["B"] * 3
     variants, logs, ratios = relative_matrix(stored_runs(lake, "hand"), Metric.mean_bounded_slowdown)

@@ -196,9 +196,11 @@ def test_a_second_run_replaces_only_the_cells_it_computed(no_runtime_lake, tmp_p
     )  # fmt: skip
     lake = no_runtime_lake
     full = grid(jobs, "x", Settings(submit_bins=[3600, 86_400], runtime_ratios=[1.5, 2.0]))
-    write_locality(lake, "x", full)
+    with lake.writer():  # as Report.run stores
+        write_locality(lake, "x", full)
     user = grid(jobs, "x", Settings(variants=[Variant.user], runtime_ratios=[2.0, 3.0], shuffles=5))
-    write_locality(lake, "x", user)
+    with lake.writer():
+        write_locality(lake, "x", user)
     stored = lake.query("SELECT * FROM analysis.locality WHERE log = 'x'")
     cells = {(v, t_s, t_r) for v, t_s, t_r in stored.select("variant", "t_s", "t_r").rows()}
     assert cells == {(v, t_s, t_r) for v, t_s, t_r in full.select("variant", "t_s", "t_r").rows()} | {

@@ -11,7 +11,7 @@ import pytest
 from test_campaign import cli
 
 from lakehouse.campaigns.grid import Grid, GridError
-from lakehouse.campaigns.runner import write_rows
+from lakehouse.campaigns.runner import store_rows
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.sim.metrics import prediction_errors
@@ -92,7 +92,7 @@ def test_leave_one_out_by_hand():
 
 def test_report_triples_reads_the_stored_campaign(tmp_path):
     lake = Lake(tmp_path / "lake").init()
-    write_rows(lake, "tri", rows())
+    store_rows(lake, "tri", rows())
     cli("report", "triples", "tri", "--lake", lake.root, "-f", "json", "--output", tmp_path / "t.json")
     assert [r["log"] for r in json.loads((tmp_path / "t.json").read_text())] == ["A", "B", "C"]
     assert len(json.loads((tmp_path / "t-loo.json").read_text())) == 3
@@ -102,7 +102,7 @@ def test_report_triples_reads_the_stored_campaign(tmp_path):
 
 def test_report_triples_keeps_both_tables_in_the_lake(tmp_path):
     lake = Lake(tmp_path / "lake").init()
-    write_rows(lake, "tri", rows())
+    store_rows(lake, "tri", rows())
     cli("report", "triples", "tri", "--lake", lake.root, "-f", "json")
     stored = lake.query("SELECT * FROM analysis.triples ORDER BY log")
     assert stored["campaign"].to_list() == ["tri"] * 3 and stored["machine_size"].to_list() == [64] * 3

@@ -8,6 +8,7 @@ import typer
 
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, command_group
 from lakehouse.cli.root import app
+from lakehouse.catalog import meta_copy
 from lakehouse.errors import NoLakeError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, labelled, stderr
@@ -31,12 +32,18 @@ def init(lake: LakeOption = None) -> None:
 def catalog_rebuild(lake: LakeOption = None) -> None:
     """Recreate every view with the lake's current absolute path (run this after moving a lake).
 
+    A catalog that DuckDB can no longer open (overwritten, truncated, deleted) is moved aside and
+    made again: its tables (the ingest manifest, the analysis files, the nightly history) from the
+    copies every writer keeps in the lake's meta/ folder, its views from the lake's files.
+
     Example: `mv lake /data/lake && lakehouse catalog rebuild --lake /data/lake`
     """
     target = Lake(lake)
-    if not target.exists():
+    if not target.exists() and not meta_copy(target.root, "manifest").exists():
         raise NoLakeError(f"no lake at {target.root}")
-    target.init()
+    aside = target.rebuild()
+    if aside is not None:
+        stderr.print(f"the catalog DuckDB could not open was moved to {aside}")
     stderr.print(f"catalog rebuilt for {target.root}")
 
 

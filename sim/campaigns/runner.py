@@ -30,9 +30,8 @@ import pyarrow.parquet as pq
 from lakehouse import _native
 from lakehouse.campaigns.grid import Grid, GridError, Settings, run_key, select_logs
 from lakehouse.campaigns.resample import resample_weeks
-from lakehouse.catalog import sql_literal, view_file
 from lakehouse.datasets import DATASETS
-from lakehouse.errors import LakehouseError
+from lakehouse.errors import LakeBusyError, LakehouseError
 from lakehouse.lake import Lake, pending_path, process_lock, replace_atomically
 from lakehouse.log_names import is_glob
 from lakehouse.schemas import (
@@ -211,14 +210,10 @@ def runs_folder(lake: Lake) -> Path:
 
 def stored_runs(lake: Lake, campaign: str | None = None) -> pl.DataFrame:
     """The stored rows (of one campaign, or all) as the view `analysis.campaign_runs` shows them (the
-    newest row of each run), read with the view's own SQL from the files, so that it works before the
-    catalog knows the view."""
-    if not runs_folder(lake).exists():
-        return pl.from_arrow(CAMPAIGN_RUNS_SCHEMA.empty_table())  # type: ignore[return-value]
-    where = f"WHERE campaign = {sql_literal(campaign)}" if campaign is not None else ""
-    select = view_file("analysis.campaign_runs").select_sql(lake.root)
-    with lake.scratch("campaign") as con:
-        return con.sql(f"SELECT * FROM ({select}) {where}").pl()
+    newest row of each run)."""
+    if campaign is None:
+        return lake.query("SELECT * FROM analysis.campaign_runs")
+    return lake.query("SELECT * FROM analysis.campaign_runs WHERE campaign = $1", [campaign])
 
 
 def campaign_rows(lake: Lake, campaign: str) -> pl.DataFrame:
@@ -232,16 +227,38 @@ def campaign_rows(lake: Lake, campaign: str) -> pl.DataFrame:
     return rows
 
 
-def write_rows(lake: Lake, campaign: str, rows: list[dict]) -> Path:
-    """A new results file of the campaign, renamed into place whole."""
-    folder = runs_folder(lake)
-    final = folder / f"{campaign}.{time.time_ns()}.{os.getpid()}.parquet"
-    tmp = pending_path(final)
+def write_rows(lake: Lake, campaign: str, rows: list[dict]) -> tuple[Path, str, int]:
+    """A new results file of the campaign, written aside under this process's name (the next writer
+    removes it if the process dies before `commit_rows` places it); returns (file, name, rows)."""
+    name = f"{campaign}.{time.time_ns()}.{os.getpid()}"
+    tmp = pending_path(RUNS.file(lake.root, name))
     empty = cast(pl.DataFrame, pl.from_arrow(CAMPAIGN_RUNS_SCHEMA.empty_table()))
     table = pl.DataFrame(rows, schema=empty.schema).to_arrow()
     pq.write_table(table.cast(CAMPAIGN_RUNS_SCHEMA), tmp, compression="zstd")
-    replace_atomically(tmp, final)
-    return final
+    return tmp, name, len(rows)
+
+
+def store_rows(lake: Lake, campaign: str, rows: list[dict]) -> None:
+    """Write and commit one results file of the campaign (rows made elsewhere: tests, imports)."""
+    commit_rows(lake, [write_rows(lake, campaign, rows)], wait=True)
+
+
+def commit_rows(lake: Lake, written: list[tuple[Path, str, int]], wait: bool) -> None:
+    """Place the written results files under the lake's writer, which lists them for the view; when
+    another writer (an ingest) holds the lake and not `wait`, they wait for the next flush."""
+    if not written:
+        return
+    try:
+        with lake.writer(wait=wait) as writer:
+            while written:
+                tmp, name, rows = written[0]
+                try:
+                    writer.place(RUNS.key, tmp, name, rows)
+                finally:  # forgotten once placed: the session commits it even when a Ctrl-C ends the block
+                    if not tmp.exists():
+                        written.pop(0)
+    except LakeBusyError:
+        pass
 
 
 def write_schedule(lake: Lake, campaign: str, key: str, schedule: pl.DataFrame) -> None:
@@ -385,15 +402,17 @@ def run_campaign(
         if on_plan:
             on_plan(outcome)
         pending: list[dict] = []
+        written: list[tuple[Path, str, int]] = []  # files not yet placed (another writer held the lake)
         last_flush = time.monotonic()
 
-        def flush() -> None:
+        def flush(wait: bool = False) -> None:
             nonlocal last_flush
             # Written and forgotten as one step: a Ctrl-C between the two would write them twice.
             with interrupts_deferred():
                 if pending:
-                    write_rows(lake, grid.name, pending)
+                    written.append(write_rows(lake, grid.name, pending))
                     pending.clear()
+                commit_rows(lake, written, wait)
             last_flush = time.monotonic()
 
         def finished(results: list[dict]) -> None:
@@ -420,6 +439,6 @@ def run_campaign(
             outcome.seconds = time.perf_counter() - started
             exc.outcome = outcome  # type: ignore[attr-defined]
             raise
-        flush()
+        flush(wait=True)
     outcome.seconds = time.perf_counter() - started
     return outcome

@@ -1,0 +1,144 @@
+"""The catalog survives its loss, and every view reads only what a writer committed.
+
+`lake.duckdb` is one file that a user's `duckdb` shell (even `-readonly`) can overwrite with a COPY, and
+the analysis folders are folders anyone may write into: neither may change what the lake answers."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from lakehouse.audit import run_audits
+from lakehouse.cli import app
+from lakehouse.lake import Lake
+from lakehouse.nightly import history
+from lakehouse.nightly.run import run
+
+from nightly_inbox import FAST, put_log
+
+
+def answers(lake: Lake) -> dict[str, object]:
+    """What the lake says: jobs per log, the manifest, the analysis files, runs and scores, the history."""
+    return {
+        "jobs": sorted(lake.rows("SELECT log, count(*) FROM swf.jobs GROUP BY log")),
+        "manifest": sorted(lake.rows("SELECT dataset, name, content_hash, rows_out, status FROM meta.manifest")),
+        "outputs": sorted(lake.rows("SELECT dataset, name, rows FROM meta.outputs")),
+        "runs": sorted(lake.rows("SELECT log, variant, mean_bounded_slowdown FROM analysis.campaign_runs")),
+        "scores": lake.rows("SELECT count(*), sum(loss) FROM analysis.predictions_scores"),
+        "nights": history.runs(lake)["run"].to_list(),
+    }
+
+
+@pytest.fixture(scope="module")
+def night(tmp_path_factory) -> Path:
+    """A lake after one nightly run over two small logs (ingest, replays, predictions, history)."""
+    folder = tmp_path_factory.mktemp("night")
+    inbox = folder / "inbox"
+    inbox.mkdir()
+    put_log(inbox, "alpha", 400)
+    put_log(inbox, "beta", 300, seed=3)
+    lake = Lake(folder / "lake")
+    assert run(lake, inbox, FAST).record.status == "ok"
+    return lake.root
+
+
+@pytest.fixture
+def lake(night, tmp_path) -> Lake:
+    copy = tmp_path / "lake"
+    shutil.copytree(night, copy)
+    moved = Lake(copy)
+    moved.rebuild()  # a copied lake's views read the original until rebuilt
+    return moved
+
+
+def cli(*args: object):
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def _overwrite_with_csv(path: Path) -> None:
+    # What `COPY (SELECT 1) TO 'lake.duckdb'` from a shell did.
+    path.write_text("a\n1\n")
+
+
+def _truncate(path: Path) -> None:
+    with open(path, "r+b") as f:
+        f.truncate(4096)
+
+
+def _empty(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def _random_bytes(path: Path) -> None:
+    path.write_bytes(os.urandom(300_000))
+
+
+def _delete(path: Path) -> None:
+    path.unlink()
+
+
+@pytest.mark.parametrize("damage", [_overwrite_with_csv, _truncate, _empty, _random_bytes, _delete])
+def test_a_damaged_catalog_is_one_line_then_rebuilt_from_the_lakes_files(lake, damage):
+    before = answers(lake)
+    assert before["runs"] and before["scores"][0][0] > 0 and len(before["manifest"]) == 2
+    damage(lake.catalog_path)
+    if lake.catalog_path.exists():  # every reader says what happened and the way back, in one error
+        refused = cli("sql", "--lake", lake.root, "SELECT count(*) FROM swf.jobs")
+        assert refused.exit_code != 0 and "lakehouse catalog rebuild" in " ".join(refused.stderr.split())
+        refused = cli("audit", "--lake", lake.root)
+        assert refused.exit_code != 0 and "lakehouse catalog rebuild" in " ".join(refused.stderr.split())
+    rebuilt = cli("catalog", "rebuild", "--lake", lake.root)
+    assert rebuilt.exit_code == 0, rebuilt.stderr
+    assert answers(lake) == before
+    assert all(result.passed for result in run_audits(lake))
+    aside = list(lake.root.glob("lake.duckdb.broken-*"))
+    assert len(aside) == (damage is not _delete)  # the damaged file is kept, not destroyed
+
+
+def test_the_catalogs_copies_follow_every_commit(lake, tmp_path):
+    """A later ingest and report are in the copies too: a rebuild after them loses neither."""
+    (tmp_path / "more").mkdir()
+    put_log(tmp_path / "more", "gamma", 200, seed=9)
+    assert run(lake, tmp_path / "more", FAST).record.status == "ok"
+    before = answers(lake)
+    assert ("gamma", 200) in before["jobs"]
+    _overwrite_with_csv(lake.catalog_path)
+    lake.rebuild()
+    assert answers(lake) == before
+
+
+def test_files_put_into_analysis_folders_are_not_read(lake):
+    """A COPY from a read-only shell into an analysis folder (a forged campaign result, a forged
+    score) changes nothing, before and after the next writer's commit, and the audits pass."""
+    before = answers(lake)
+    runs = lake.root / "analysis" / "campaign_runs"
+    committed = sorted(runs.glob("[!_]*.parquet"))[0]
+    scores = lake.root / "analysis" / "predictions_scores"
+    with duckdb.connect(str(lake.catalog_path), read_only=True) as con:
+        forged = f"SELECT * REPLACE (mean_bounded_slowdown * 100 AS mean_bounded_slowdown) FROM '{committed}'"
+        con.execute(f"COPY ({forged}) TO '{runs}/nightly.1.1.parquet'")
+        con.execute(f"COPY ({forged}) TO '{runs}/{committed.stem}-copy.parquet'")
+        con.execute(f"COPY (SELECT * FROM '{scores}/alpha.parquet') TO '{scores}/zeta.parquet'")
+    assert answers(lake) == before
+    lake.init()  # a writer's commit lists the committed files again, still not these
+    assert answers(lake) == before
+    assert all(result.passed for result in run_audits(lake))
+
+
+def test_a_lake_made_before_the_outputs_were_listed_keeps_its_analysis_tables(lake):
+    """Its catalog has no meta.outputs: the first writer adopts the analysis files in place, once."""
+    before = answers(lake)
+    shutil.rmtree(lake.root / "meta")  # nor copies, as then
+    with duckdb.connect(str(lake.catalog_path)) as con:
+        con.execute("DROP TABLE meta.outputs")
+    lake.init()
+    after = answers(lake)
+    assert after["runs"] == before["runs"] and after["scores"] == before["scores"]
+    assert {d for d, _, _ in after["outputs"]} == {d for d, _, _ in before["outputs"]}
