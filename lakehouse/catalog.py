@@ -213,7 +213,7 @@ def apply_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> dict[str, str]:
 #: The catalog's own tables (the views are made from sql/ and the lake's files).  The writer keeps a
 #: Parquet copy of each beside the catalog at every commit, so that a catalog lost or overwritten is
 #: rebuilt from them (`lakehouse catalog rebuild`).
-META_TABLES = ("manifest", "outputs", "nightly_runs", "nightly_files")
+META_TABLES = ("manifest", "outputs", "nightly_runs", "nightly_files", "nightly_owed")
 META_FOLDER = "meta"
 
 

@@ -1,5 +1,5 @@
--- setup: meta.nightly_runs, meta.nightly_files
--- description: The nightly runs' history (one row per `lakehouse nightly`, written when it starts and again when it ends; a run found still 'running' by the next one was killed and is marked failed) and the inbox files they saw, by path, size and modification time, so that a later run hashes only files whose size or time changed. Created once; never replaced.
+-- setup: meta.nightly_runs, meta.nightly_files, meta.nightly_owed
+-- description: The nightly runs' history (one row per `lakehouse nightly`, written when it starts and again when it ends; a run found still 'running' by the next one was killed and is marked failed) and the inbox files they saw, by path, size and modification time, so that a later run hashes only files whose size or time changed; and the reports owed for what a run ingests, recorded before its ingest and settled as each report ends, so that a run stopped midway leaves them to the next. Created once; never replaced.
 CREATE SCHEMA IF NOT EXISTS meta;
 CREATE TABLE IF NOT EXISTS meta.nightly_runs (
     run VARCHAR PRIMARY KEY,           -- the run's name and its report folder: YYYY-MM-DD, then -2, -3 the same day
@@ -24,4 +24,12 @@ CREATE TABLE IF NOT EXISTS meta.nightly_files (
     mtime_ns BIGINT NOT NULL,
     content_hash VARCHAR NOT NULL,     -- SHA-256, as in meta.manifest
     seen_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE IF NOT EXISTS meta.nightly_owed (
+    report VARCHAR NOT NULL,           -- a report of the nightly config
+    dataset VARCHAR NOT NULL,          -- the version of an input it is owed for, as meta.manifest names it
+    name VARCHAR NOT NULL,
+    content_hash VARCHAR NOT NULL,
+    owed_since VARCHAR NOT NULL,       -- the run that planned to ingest it
+    PRIMARY KEY (report, dataset, name)
 );

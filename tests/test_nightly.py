@@ -279,6 +279,67 @@ def test_one_log_name_in_two_inbox_folders_is_refused_every_night(tmp_path, inbo
     }
 
 
+def test_reports_owed_by_an_interrupted_run_run_on_the_next(tmp_path, inbox, monkeypatch):
+    """Stopped after its ingest, a run leaves its reports owed: the next run, with nothing new in the
+    inbox, runs them (once), and the one after owes nothing."""
+    lake = Lake(tmp_path / "lake")
+    put_log(inbox, "alpha", 120)
+
+    def stopped(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("lakehouse.nightly.run.run_report", stopped)
+    with pytest.raises(KeyboardInterrupt):
+        run(lake, inbox, FAST)
+    monkeypatch.undo()
+    assert lake.log_names() == ["alpha"] and history.owed(lake).height == 3
+    second = run(lake, inbox, FAST)
+    assert second.record.files_ingested == 0 and second.record.reports_run == ["logs", "replays", "predictions"]
+    assert lake.query("SELECT count(*) AS n FROM analysis.predictions_scores WHERE source = 'alpha'")["n"][0] > 0
+    assert lake.query("SELECT count(*) AS n FROM analysis.campaign_runs WHERE log = 'alpha'")["n"][0] == 3
+    assert history.owed(lake).is_empty()
+    assert run(lake, inbox, FAST).record.reports_run == []
+
+
+def test_a_run_stopped_between_reports_owes_only_those_not_yet_run(tmp_path, inbox, monkeypatch):
+    from lakehouse.nightly import run as nightly_run
+
+    lake = Lake(tmp_path / "lake")
+    put_log(inbox, "alpha", 120)
+    real = nightly_run.run_report
+
+    def stop_at_predictions(key: str, *args: object, **kwargs: object):
+        if key == "predictions":
+            raise KeyboardInterrupt
+        return real(key, *args, **kwargs)
+
+    monkeypatch.setattr("lakehouse.nightly.run.run_report", stop_at_predictions)
+    with pytest.raises(KeyboardInterrupt):
+        run(lake, inbox, FAST)
+    monkeypatch.undo()
+    assert history.owed(lake)["report"].to_list() == ["predictions"]
+    assert run(lake, inbox, FAST).record.reports_run == ["predictions"]
+
+
+def test_a_log_the_lake_took_from_another_file_still_there_is_refused(tmp_path, inbox):
+    """Two inboxes (or an inbox and a hand-made ingest) that both hold log X would replace it in turn,
+    night after night: the second source is refused while the first still exists."""
+    lake = Lake(tmp_path / "lake")
+    first = tmp_path / "first"
+    first.mkdir()
+    put_log(first, "X", 100)
+    run(lake, first, FAST)
+    put_log(inbox, "X", 200)
+    for _ in range(2):
+        outcome = run(lake, inbox, FAST)
+        assert outcome.record.files_failed == 1 and outcome.exit_code == 2  # nothing else to do
+        assert any("was ingested from" in e for e in outcome.record.errors)
+        assert lake.query("SELECT count(*) AS n FROM swf.jobs")["n"][0] == 100
+    (first / "X.swf.gz").unlink()  # the first source gone: the inbox's file is the log's new version
+    assert run(lake, inbox, FAST).exit_code == 0
+    assert lake.query("SELECT count(*) AS n FROM swf.jobs")["n"][0] == 200
+
+
 @pytest.mark.parametrize(
     ("toml", "message"),
     [

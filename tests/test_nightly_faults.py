@@ -1,5 +1,5 @@
 """The nightly run under faults: a full disk (a real small file system where the test may mount one,
-and an injected write error everywhere), and kill -9 at random points followed by a re-run."""
+and an injected write error everywhere), and kill -9 or SIGTERM at random points followed by a re-run."""
 
 from __future__ import annotations
 
@@ -44,6 +44,19 @@ def state(lake: Lake) -> dict[str, object]:
         "usage": lake.query("SELECT count(*) AS n FROM google.task_usage")["n"][0],
         "job events": lake.query("SELECT count(*) AS n FROM google.job_events")["n"][0],
         "manifest": sorted(lake.query("SELECT dataset, name, rows_out, status FROM meta.manifest").rows()),
+    }
+
+
+def reports(lake: Lake) -> dict[str, object]:
+    """What the reports of a night left: each log's newest replays (jobs replayed per variant), the
+    prediction scores per log, the trace's tables; nothing still owed."""
+    newest = "SELECT log, variant, arg_max(jobs, finished_at) FROM analysis.campaign_runs GROUP BY ALL ORDER BY ALL"
+    return {
+        "replays": lake.rows(newest),
+        "scores": lake.rows("SELECT source, count(*) FROM analysis.predictions_scores GROUP BY ALL ORDER BY ALL"),
+        "volatility": lake.rows("SELECT count(*) FROM analysis.task_volatility"),
+        "periodicity": lake.rows("SELECT count(*) FROM analysis.job_sinusoids"),
+        "owed": history.owed(lake).height,
     }
 
 
@@ -132,7 +145,7 @@ def _finish(process: subprocess.Popen) -> int:
 
 
 @pytest.mark.slow
-def test_kill_9_at_random_points_then_a_rerun_completes_exactly(tmp_path):
+def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_path):
     inbox = _inbox(tmp_path / "inbox")
     config = _fast_config(tmp_path)
     clean_root = tmp_path / "clean"
@@ -140,9 +153,12 @@ def test_kill_9_at_random_points_then_a_rerun_completes_exactly(tmp_path):
     assert _finish(_nightly(inbox, clean_root, config)) == 0
     duration = time.perf_counter() - started
     clean = state(Lake(clean_root))
+    clean_reports = reports(Lake(clean_root))
+    assert clean_reports["owed"] == 0 and len(clean_reports["replays"]) == 6
     # A lake of the night before, when the log `alpha` had half its jobs: killed runs there replace it.
     older_root = tmp_path / "older"
     assert _finish(_nightly(_inbox(tmp_path / "older-inbox", alpha=700), older_root, config)) == 0
+    shutil.rmtree(tmp_path / "older-inbox")  # that night's files are gone: the inbox holds their new versions
     rng = np.random.default_rng(20261124)
     killed_points: list[float] = []
     for trial in range(3 * KILL_TRIALS):  # a draw after the run ended is drawn again
@@ -153,11 +169,13 @@ def test_kill_9_at_random_points_then_a_rerun_completes_exactly(tmp_path):
         if trial % 2:
             shutil.copytree(older_root, root)
             Lake(root).init()  # a copied lake's views still read the original: rebuild them
+        # kill -9, or systemd's SIGTERM (which the run takes as a Ctrl-C)
+        stop = signal.SIGKILL if trial % 3 else signal.SIGTERM
         victim = _nightly(inbox, root, config)
         delay = float(rng.uniform(0.3, duration))
         time.sleep(delay)
-        victim.send_signal(signal.SIGKILL)
-        if _finish(victim) != -signal.SIGKILL:  # it had ended: the kill tested nothing
+        victim.send_signal(stop)
+        if _finish(victim) == 0:  # it had ended: the signal tested nothing
             shutil.rmtree(root)
             continue
         killed_points.append(round(delay, 2))
@@ -167,11 +185,13 @@ def test_kill_9_at_random_points_then_a_rerun_completes_exactly(tmp_path):
         again = _nightly(inbox, root, config)
         assert _finish(again) == 0, again.stderr_text
         assert state(lake) == clean, f"trial {trial}, killed after {delay:.2f} s"
+        # Every report owed by what the stopped run ingested has run: as in the clean lake.
+        assert reports(lake) == clean_reports, f"trial {trial}, {stop.name} after {delay:.2f} s"
         runs = history.runs(lake)
         assert runs["status"].to_list()[0] == "ok"
         assert set(runs["status"].to_list()[1:]) <= {"failed", "ok"}  # the killed run, if it had started
         campaign = lake.query("SELECT count(*) AS n, count(DISTINCT run_key) AS d FROM analysis.campaign_runs")
         assert campaign["n"][0] == campaign["d"][0]  # no replay stored twice
         shutil.rmtree(root)
-    print(f"{len(killed_points)} kill -9 trials, killed after (s): {killed_points}")
+    print(f"{len(killed_points)} kill -9 / SIGTERM trials, stopped after (s): {killed_points}")
     assert len(killed_points) == KILL_TRIALS, "the kills did not land while the nightly run worked"

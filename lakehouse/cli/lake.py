@@ -6,9 +6,9 @@ import time
 
 import typer
 
+from lakehouse.catalog import meta_copy
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, command_group
 from lakehouse.cli.root import app
-from lakehouse.catalog import meta_copy
 from lakehouse.errors import NoLakeError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, labelled, stderr

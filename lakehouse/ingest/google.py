@@ -406,7 +406,7 @@ class TraceSource:
         # Each part's content, by table: committed ones from the manifest, then those of this ingest.
         self.seen: dict[tuple[str, str], str] = {}
         if lake.exists():
-            for dataset, name, content_hash, status in lake.query(named_query("manifest_hashes")).iter_rows():
+            for dataset, name, content_hash, status, _ in lake.query(named_query("manifest_hashes")).iter_rows():
                 if dataset.startswith("google.") and status == Status.ok:
                     self.seen[(dataset, content_hash)] = name
 

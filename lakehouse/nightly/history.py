@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -94,6 +94,37 @@ def finish(lake: Lake, record: RunRecord, files: Iterable[InboxFile]) -> None:
         ]
         if cached:
             writer.con.executemany(named_query("nightly_remember_file"), cached)
+
+
+def owe(lake: Lake, run: str, owed: list[tuple[str, str, str, str]]) -> None:
+    """Record the reports owed for the versions a run is about to ingest, (report, dataset, name,
+    content hash) each: recorded before the ingest, so that a run stopped after it leaves them owed."""
+    if owed:
+        with lake.writer() as writer:
+            writer.con.executemany(named_query("nightly_owe"), [(*row, run) for row in owed])
+
+
+def due(lake: Lake, reports: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+    """The reports owed now (this run's and those a stopped run left), each with the (dataset, name)
+    it is owed for; what is owed for a version the lake does not hold is forgotten."""
+    with lake.writer() as writer:
+        writer.con.execute(named_query("nightly_forget_unowed"), [list(reports)])
+        rows = writer.con.execute(named_query("nightly_owed")).fetchall()
+    owed: dict[str, list[tuple[str, str]]] = {}
+    for report, dataset, name in rows:
+        owed.setdefault(report, []).append((dataset, name))
+    return owed
+
+
+def settle(lake: Lake, report: str) -> None:
+    """A report has run (ok, failed or skipped for too little data): it owes nothing more."""
+    with lake.writer() as writer:
+        writer.con.execute(named_query("nightly_settle"), [report])
+
+
+def owed(lake: Lake) -> pl.DataFrame:
+    """What is owed, by report (`lakehouse nightly --dry-run` and the tests)."""
+    return lake.query(named_query("nightly_owed"))
 
 
 def runs(lake: Lake) -> pl.DataFrame:

@@ -139,8 +139,11 @@ def scan(lake: Lake, inbox: Path, verify: bool = False) -> Inbox:
         previous = manifest.get((dataset, name))
         if previous is None:
             state = State.new
-        elif previous == (content_hash, "ok"):
+        elif previous[:2] == (content_hash, "ok"):
             state = State.unchanged
+        elif problem := _other_source(kind, path, name, previous[2]):
+            files.append(InboxFile(kind, dataset, name, path, trace, 0, 0, None, State.unreadable, problem))
+            continue
         else:
             state = State.changed
         files.append(InboxFile(kind, dataset, name, path, trace, stat.st_size, stat.st_mtime_ns, content_hash, state))
@@ -153,6 +156,15 @@ def _log_name_problem(name: str) -> str | None:
     except LakehouseError as exc:
         return f"{exc}: rename the file"
     return None
+
+
+def _other_source(kind: Kind, path: Path, name: str, source: str) -> str | None:
+    """A log the lake took from another file that is still there (another inbox, a hand-made ingest):
+    taking this one would replace it, and the other the next night, in turn; refused until one goes."""
+    other = Path(source)
+    if kind is not Kind.swf or other.absolute() == path.absolute() or not other.is_file():
+        return None
+    return f"{path}: log {name!r} was ingested from {other}, still there; rename one, or remove {other}"
 
 
 def _clashes(entries: list[tuple[Kind, Path, Path | None]]) -> dict[str, str]:
@@ -169,12 +181,12 @@ def _clashes(entries: list[tuple[Kind, Path, Path | None]]) -> dict[str, str]:
     }
 
 
-def _known(lake: Lake) -> tuple[dict[tuple[str, str], tuple[str, str]], dict[str, tuple[int, int, str]]]:
-    """The manifest's (hash, status) by (dataset, name), and the files earlier nightly runs saw."""
+def _known(lake: Lake) -> tuple[dict[tuple[str, str], tuple[str, str, str]], dict[str, tuple[int, int, str]]]:
+    """The manifest's (hash, status, source) by (dataset, name), and the files earlier nightly runs saw."""
     if not lake.exists():
         return {}, {}
     with lake.connect() as con:
-        manifest = {(d, n): (h, s) for d, n, h, s in con.sql(named_query("manifest_hashes")).fetchall()}
+        manifest = {(d, n): (h, s, source) for d, n, h, s, source in con.sql(named_query("manifest_hashes")).fetchall()}
         try:
             seen = {p: (size, mtime, h) for p, size, mtime, h in con.sql(named_query("nightly_files")).fetchall()}
         except duckdb.CatalogException:  # a lake made before the nightly run existed

@@ -25,6 +25,7 @@ from lakehouse.catalog import named_query
 from lakehouse.errors import LakehouseError
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.status import Status
+from lakehouse.ingest.swf import DATASET as SWF_DATASET
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake, process_lock
 from lakehouse.nightly import history
@@ -72,6 +73,16 @@ class Plan:
             .alias("action")
         )
 
+    def owed(self) -> list[tuple[str, str, str, str]]:
+        """(report, dataset, name, content hash): each report owed for each version to ingest."""
+        return [
+            (report, f.dataset, f.name, f.content_hash)
+            for f in [*self.swf, *self.google]
+            if f.content_hash is not None
+            for report in self.reports
+            if report in (SWF_REPORTS if f.kind is Kind.swf else GOOGLE_REPORTS)
+        ]
+
 
 def plan(lake: Lake, inbox: Path, config: Config, verify: bool = False) -> Plan:
     """What a run of `inbox` would do, found without changing anything (the dry run prints it)."""
@@ -88,7 +99,11 @@ def plan(lake: Lake, inbox: Path, config: Config, verify: bool = False) -> Plan:
             failed.append((f, f"{f.path}: another inbox file is also log {f.name!r}; keep one of them"))
     swf = [f for f in swf if f.name not in clashes]
     google = [f for f in arrived if f.kind is Kind.google]
-    reports = [r for r in config.reports if (swf and r in SWF_REPORTS) or (google and r in GOOGLE_REPORTS)]
+    # What the files bring, and what earlier runs stopped before running.
+    earlier = set(history.owed(lake)["report"].to_list()) if lake.exists() else set()
+    reports = [
+        r for r in config.reports if (swf and r in SWF_REPORTS) or (google and r in GOOGLE_REPORTS) or r in earlier
+    ]
     return Plan(found, swf, google, failed, reports)
 
 
@@ -189,17 +204,20 @@ def _run(
         f"{record.files_skipped} unchanged"
     )
     step = time.perf_counter()
+    history.owe(lake, record.run, todo.owed())  # before the ingest: a run stopped after it leaves them owed
     logs, parts, failures = _ingest(lake, todo, config)
     record.seconds["ingest"] = time.perf_counter() - step
     record.errors += failures
     record.files_ingested = len(logs) + len(parts)
     record.files_failed = len(todo.failed) + len(failures)
+    owed = history.due(lake, config.reports)
     if not todo.swf and not todo.google:
-        say("nothing new")
-    reports = [r for r in todo.reports if (r in SWF_REPORTS and logs) or (r in GOOGLE_REPORTS and parts)]
-    for key in reports:
+        say(f"nothing new; {len(owed)} report(s) owed by an earlier run" if owed else "nothing new")
+    for key in (r for r in config.reports if r in owed):
         say(f"report {key}...")
-        section = run_report(key, lake, logs, config, folder / "figures")
+        logs_owed = [name for dataset, name in owed[key] if dataset == SWF_DATASET]
+        section = run_report(key, lake, logs_owed, config, folder / "figures")
+        history.settle(lake, key)
         outcome.sections.append(section)
         record.seconds[key] = section.seconds
         record.reports_run.append(key)

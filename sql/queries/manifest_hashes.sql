@@ -1,2 +1,2 @@
--- query: every committed output's fingerprint and status (the nightly run compares its inbox with them)
-SELECT dataset, name, content_hash, status FROM meta.manifest
+-- query: every committed output's fingerprint, status and source (the nightly run compares its inbox with them)
+SELECT dataset, name, content_hash, status, source FROM meta.manifest
