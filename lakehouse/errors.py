@@ -42,6 +42,10 @@ class CatalogError(LakehouseError):
     """A view of `sql/` cannot be created in the catalog (the message names its file)."""
 
 
+class OutputError(LakehouseError):
+    """An output file (--output, --jobs-out, an export, a figure) cannot be written there."""
+
+
 class RenderError(LakehouseError):
     """A result cannot be written in the chosen format or place."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import enum
 import gzip
 import io
-import os
 import re
 from pathlib import Path
 
@@ -19,6 +18,7 @@ from lakehouse.catalog import named_query, sql_literal
 from lakehouse.errors import LakehouseError, TooLittleDataError
 from lakehouse.ingest.swf_format import FIELDS, comment_line
 from lakehouse.lake import Lake
+from lakehouse.outputs import check_file, written_aside
 from lakehouse.sim.source import resolve_log
 
 #: The trace clock's start (its 600 s): 19:00 EDT on Sunday 1 May 2011, as a Unix time.
@@ -56,15 +56,12 @@ def _swf_body(frame: pl.DataFrame) -> str:
 
 
 def _write(path: Path, text: str) -> None:
-    folder = path.expanduser().absolute().parent
-    if not folder.is_dir():
-        raise LakehouseError(f"folder {folder} does not exist")
-    tmp = folder / f".{path.name}.tmp"
+    check_file(path)
     data = text.encode("utf-8")
     if path.name.endswith(".gz"):
         data = gzip.compress(data, compresslevel=6, mtime=0)
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    with written_aside(path) as tmp:
+        tmp.write_bytes(data)
 
 
 def _header(lines: list[str]) -> str:

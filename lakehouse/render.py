@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lakehouse.errors import RenderError
+from lakehouse.outputs import written_aside
 
 if TYPE_CHECKING:  # (imported by the frames' makers; `simulate` loads Polars while its replay runs)
     import polars as pl
@@ -118,31 +119,34 @@ def emit(
                 raise RenderError("--format parquet writes binary data: give --output FILE or redirect stdout")
             frame.write_parquet(sys.stdout.buffer)
         else:
-            frame.write_parquet(output)
+            with written_aside(output) as tmp:
+                frame.write_parquet(tmp)
     elif fmt is OutputFormat.table and console is not None:
         print_table(console, rich_table(frame, title))
     elif fmt is OutputFormat.table:
-        console = (
-            Console(file=open(output, "w"), width=200, markup=False)
-            if output
-            else Console(width=None if sys.stdout.isatty() else 160, markup=False)
-        )
-        print_table(console, rich_table(frame, title))
         if output:
-            console.file.close()
+            with written_aside(output) as tmp, open(tmp, "w") as file:
+                print_table(Console(file=file, width=200, markup=False), rich_table(frame, title))
+        else:
+            console = Console(width=None if sys.stdout.isatty() else 160, markup=False)
+            print_table(console, rich_table(frame, title))
     else:
         text = flat(frame).write_csv() if fmt is OutputFormat.csv else frame.write_json()
         if output is None:
             sys.stdout.write(text if fmt is OutputFormat.csv else text + "\n")
         else:
-            Path(output).write_text(text)
+            with written_aside(output) as tmp:
+                tmp.write_text(text)
     if output is not None:
         stderr.print(f"wrote {frame.height:,} rows to {output}")
 
 
 def emit_tables(tables: list[tuple[pl.DataFrame, str]], output: Path | None = None) -> None:
     """Several titled tables, one after the other, to stdout or into one text file."""
-    with open(output, "w") if output else contextlib.nullcontext() as file:
+    with (
+        written_aside(output) if output else contextlib.nullcontext() as tmp,
+        open(tmp, "w") if tmp else contextlib.nullcontext() as file,
+    ):
         console = (
             Console(file=file, width=200, markup=False)
             if file

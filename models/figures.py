@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from lakehouse.outputs import written_aside
+
 
 def pyplot() -> Any:
     """matplotlib.pyplot on the Agg backend (imported late: the CLI starts fast without it)."""
@@ -21,8 +23,11 @@ def pyplot() -> Any:
 def save(fig: Any, path: Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    pyplot().close(fig)
+    try:
+        with written_aside(path) as tmp:
+            fig.savefig(tmp, dpi=110, format=path.suffix.lstrip(".") or "png")
+    finally:
+        pyplot().close(fig)
     return path
 
 

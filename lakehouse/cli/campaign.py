@@ -13,7 +13,7 @@ import typer
 
 from lakehouse.campaigns.executors import ExecutorKind
 from lakehouse.campaigns.report import Metric
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots, clear_errors
+from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots, clear_errors, writable_folder
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, labelled, stderr
@@ -306,7 +306,11 @@ def show(
     ] = Metric.mean_bounded_slowdown,
     plots: Annotated[
         Path | None,
-        typer.Option(help="Write a heatmap of --metric relative to EASY-FCFS and one bar chart per log here."),
+        typer.Option(
+            help="Write a heatmap of --metric relative to EASY-FCFS and one bar chart per log here.",
+            file_okay=False,
+            callback=writable_folder,
+        ),
     ] = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,

@@ -17,8 +17,9 @@ import typer
 from typer.core import TyperGroup
 
 from lakehouse.budget import DEFAULT_SHARE, MEMORY_ENV, THREADS_ENV
-from lakehouse.errors import LakehouseError
+from lakehouse.errors import LakehouseError, OutputError
 from lakehouse.lake import ENV_VAR
+from lakehouse.outputs import check_file, check_folder, error_number
 from lakehouse.render import OutputFormat, labelled, stderr
 
 LakeOption = Annotated[
@@ -43,23 +44,41 @@ ThreadsOption = Annotated[
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
 
 
-def in_existing_folder(path: Path | None) -> Path | None:
-    """An output file's folder must exist: found out before the work, not after it."""
-    folder = None if path is None else path.expanduser().absolute().parent
-    if folder is not None and not folder.is_dir():
-        raise typer.BadParameter(f"folder {folder} does not exist")
+def writable_file(path: Path | None) -> Path | None:
+    """An output file's place is checked before the work, not after it (`lakehouse.outputs`)."""
+    if path is not None:
+        try:
+            check_file(path)
+        except OutputError as exc:
+            raise typer.BadParameter(str(exc)) from None
+    return path
+
+
+def writable_folder(path: Path | None) -> Path | None:
+    """A folder of figures: made if missing, and checked writable before the work."""
+    if path is not None:
+        try:
+            check_folder(path)
+        except OutputError as exc:
+            raise typer.BadParameter(str(exc)) from None
     return path
 
 
 OutputOption = Annotated[
     Path | None,
     typer.Option(
-        "--output", "-o", help="Write to this file instead of stdout.", dir_okay=False, callback=in_existing_folder
+        "--output", "-o", help="Write to this file instead of stdout.", dir_okay=False, callback=writable_file
     ),
 ]
 
 PlotsOption = Annotated[
-    Path | None, typer.Option("--plots", help="Also write the report's PNG figures into this folder.", file_okay=False)
+    Path | None,
+    typer.Option(
+        "--plots",
+        help="Also write the report's PNG figures into this folder.",
+        file_okay=False,
+        callback=writable_folder,
+    ),
 ]
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -121,7 +140,7 @@ def clear_errors(func: F) -> F:
             stderr.print(labelled("error:", "bold red", exc), highlight=False)
             raise typer.Exit(1) from None
         except OSError as exc:
-            if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            if error_number(exc) not in (errno.ENOSPC, errno.EDQUOT):
                 raise
             stderr.print(labelled("error:", "bold red", disk_full(exc.filename)), highlight=False)
             raise typer.Exit(1) from None
@@ -220,4 +239,6 @@ __all__ = [
     "byte_progress",
     "clear_errors",
     "command_group",
+    "writable_file",
+    "writable_folder",
 ]

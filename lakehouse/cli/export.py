@@ -13,7 +13,7 @@ from lakehouse.cli.common import (
     ThreadsOption,
     clear_errors,
     command_group,
-    in_existing_folder,
+    writable_file,
 )
 from lakehouse.export import GOOGLE_RULES, PROCESSOR_RULES, ExportView, Processors
 from lakehouse.lake import Lake
@@ -22,7 +22,7 @@ from lakehouse.render import stderr
 export_app = command_group("Write the lake back out as SWF files (gzipped when the name ends in .gz).")
 
 OutputFile = Annotated[
-    Path, typer.Option("--output", "-o", help="The SWF file to write.", dir_okay=False, callback=in_existing_folder)
+    Path, typer.Option("--output", "-o", help="The SWF file to write.", dir_okay=False, callback=writable_file)
 ]
 
 

@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Annotated
 import polars as pl
 import typer
 
-from lakehouse.cli.common import FormatOption, LakeOption, MemoryLimitOption, OutputOption, ThreadsOption, clear_errors
+from lakehouse.cli.common import (
+    FormatOption,
+    LakeOption,
+    MemoryLimitOption,
+    OutputOption,
+    ThreadsOption,
+    clear_errors,
+    writable_folder,
+)
 from lakehouse.cli.root import app
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, labelled, stderr
@@ -39,7 +47,10 @@ def nightly(
         ),
     ] = None,
     reports: Annotated[
-        Path | None, typer.Option(help="Where the dated HTML reports go [default: LAKE/reports].", file_okay=False)
+        Path | None,
+        typer.Option(
+            help="Where the dated HTML reports go [default: LAKE/reports].", file_okay=False, callback=writable_folder
+        ),
     ] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would be done, and do nothing.")] = False,
     verify: Annotated[

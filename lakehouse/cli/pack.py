@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from lakehouse.cli.common import FormatOption, LakeOption, MemoryLimitOption, OutputOption, ThreadsOption, clear_errors
+from lakehouse.cli.common import (
+    FormatOption,
+    LakeOption,
+    MemoryLimitOption,
+    OutputOption,
+    ThreadsOption,
+    clear_errors,
+    writable_file,
+)
 from lakehouse.cli.root import app
 from lakehouse.errors import SettingsError
 from lakehouse.lake import Lake
@@ -39,7 +47,8 @@ def pack(
     ] = False,
     seeds: Annotated[int, typer.Option(help="Instances per family in the synthetic campaign.")] = 10,
     plot: Annotated[
-        Path | None, typer.Option(help="With --synthetic: write grouped bars to this PNG.", dir_okay=False)
+        Path | None,
+        typer.Option(help="With --synthetic: write grouped bars to this PNG.", dir_okay=False, callback=writable_file),
     ] = None,
     memory_limit: MemoryLimitOption = None,
     threads: ThreadsOption = None,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
-from lakehouse.cli.common import LakeOption, PlotsOption, announce_plots, clear_errors, command_group
+from lakehouse.cli.common import LakeOption, PlotsOption, announce_plots, clear_errors, command_group, writable_file
 from lakehouse.errors import SettingsError
 from lakehouse.lake import Lake
 from lakehouse.render import stderr
@@ -47,7 +47,14 @@ def plot_schedule(
         Path | None, typer.Option("--vs", help="A second schedule file drawn beside the first.", dir_okay=False)
     ] = None,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="One image with every figure [default: schedule.png].")
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="One image with every figure [default: schedule.png].",
+            dir_okay=False,
+            callback=writable_file,
+        ),
     ] = None,
     plots: PlotsOption = None,
     svg: Annotated[bool, typer.Option("--svg", help="SVG instead of PNG.")] = False,
@@ -57,6 +64,7 @@ def plot_schedule(
             "--html",
             help="Also write an interactive page (Plotly, works offline; pip install 'lakehouse[html]').",
             dir_okay=False,
+            callback=writable_file,
         ),
     ] = None,
 ) -> None:

@@ -18,6 +18,7 @@ from lakehouse.cli.common import (
     announce_plots,
     clear_errors,
     command_group,
+    writable_file,
 )
 from lakehouse.cli.selection import report_selection
 from lakehouse.errors import TooLittleDataError
@@ -123,6 +124,7 @@ def report_triples(
             "-o",
             help="Write the per-log table here and the leave-one-out table to FILE-loo.EXT.",
             dir_okay=False,
+            callback=writable_file,
         ),
     ] = None,
     plots: PlotsOption = None,

@@ -9,7 +9,7 @@ import typer
 
 from lakehouse.campaigns.executors import ExecutorKind
 from lakehouse.cli.campaign import exit_on_failures, run_with_progress
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots
+from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots, writable_folder
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
@@ -36,7 +36,12 @@ def report_selection(
     workers: Annotated[int | None, typer.Option(help="Processes (local) or Ray CPUs [default: cores].")] = None,
     ray_address: Annotated[str | None, typer.Option(help="With --executor ray: auto or HOST:PORT.")] = None,
     plots: Annotated[
-        Path | None, typer.Option(help="Write the improvement-over-time and policy-share figures to this folder.")
+        Path | None,
+        typer.Option(
+            help="Write the improvement-over-time and policy-share figures to this folder.",
+            file_okay=False,
+            callback=writable_folder,
+        ),
     ] = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,

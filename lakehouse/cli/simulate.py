@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, in_existing_folder
+from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, writable_file
 from lakehouse.cli.root import app
 from lakehouse.errors import SettingsError, SimulationInputError, TooLittleDataError
 from lakehouse.lake import Lake
@@ -35,7 +35,7 @@ def schedule_path(path: Path | None) -> Path | None:
     from lakehouse.sim.schedule_io import check_schedule_path
 
     try:
-        return check_schedule_path(in_existing_folder(path))  # type: ignore[arg-type]
+        return check_schedule_path(writable_file(path))  # type: ignore[arg-type]
     except SettingsError as exc:
         raise typer.BadParameter(str(exc)) from None
 

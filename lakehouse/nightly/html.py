@@ -19,6 +19,7 @@ import polars as pl
 
 from lakehouse.nightly.history import RunRecord
 from lakehouse.nightly.reports import Section
+from lakehouse.outputs import written_aside
 
 #: Rows of a table shown in a page (the lake keeps them all).
 MAX_ROWS = 60
@@ -110,9 +111,8 @@ def _duration(seconds: float | None) -> str:
 
 def _write(path: Path, text: str) -> None:
     """Whole or not at all: a reader opening the page while the run writes it sees the old one."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    with written_aside(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
 
 
 def render_run(

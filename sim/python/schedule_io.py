@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 from lakehouse import _native
 from lakehouse.errors import SettingsError
 from lakehouse.ingest.swf_format import comment_line
+from lakehouse.outputs import written_aside
 from lakehouse.sim.result import SimulationResult
 
 #: Bumped when a column of the schedule file changes meaning or name.
@@ -58,16 +59,17 @@ def write_schedule(result: SimulationResult, path: Path, **where: object) -> Non
     frame = schedule_frame(result)
     about = provenance(result, **where)
     suffix = path.suffix.lower()
-    if suffix == ".parquet":
-        table = frame.to_arrow()
-        table = table.replace_schema_metadata(
-            {**(table.schema.metadata or {}), METADATA_KEY: json.dumps(about).encode()}
-        )
-        pq.write_table(table, path)
-    elif suffix == ".csv":
-        frame.write_csv(path)
-    else:
-        path.write_text(swf_text(frame, about))
+    with written_aside(path) as tmp:
+        if suffix == ".parquet":
+            table = frame.to_arrow()
+            table = table.replace_schema_metadata(
+                {**(table.schema.metadata or {}), METADATA_KEY: json.dumps(about).encode()}
+            )
+            pq.write_table(table, tmp)
+        elif suffix == ".csv":
+            frame.write_csv(tmp)
+        else:
+            tmp.write_text(swf_text(frame, about))
 
 
 def read_provenance(path: Path) -> dict[str, Any]:

@@ -17,6 +17,7 @@ import polars as pl
 
 from lakehouse.errors import SettingsError
 from lakehouse.models.figures import pyplot, save
+from lakehouse.outputs import written_aside
 from lakehouse.sim.metrics import SIZE_CLASSES, job_class
 from lakehouse.sim.options import JobClass
 
@@ -215,8 +216,11 @@ def write(figures: dict[str, Any], output: Path | None, folder: Path | None, svg
     fig = plt.figure(figsize=(page.shape[1] / 100, page.shape[0] / 100), dpi=100)
     fig.figimage(page, 0, 0)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(target, dpi=100, format=suffix[1:])
-    plt.close(fig)
+    try:
+        with written_aside(target) as tmp:
+            fig.savefig(tmp, dpi=100, format=suffix[1:])
+    finally:
+        plt.close(fig)
     return [target]
 
 

@@ -1,0 +1,146 @@
+"""Every output a command writes: its place refused before any work when no file can be made there, and
+the file written aside and renamed, so that a write stopped halfway leaves the previous file whole.
+
+The corpus crosses each kind of output (--output of a table, --jobs-out, an SWF export, a schedule's
+figure, a folder of figures, the nightly pages) with each kind of place that cannot take it."""
+
+from __future__ import annotations
+
+import resource
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from lakehouse.cli import app
+from lakehouse.testing import small_log, write_swf
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def cli_lake(tmp_path: Path) -> Path:
+    jobs, header = small_log(40)
+    write_swf(tmp_path / "mini.swf", jobs, header)
+    root = tmp_path / "lake"
+    assert runner.invoke(app, ["ingest", "swf", str(tmp_path / "mini.swf"), "--lake", str(root)]).exit_code == 0
+    return root
+
+
+#: Each kind of output: the command, with {out} where the destination goes.
+FILE_OUTPUTS = {
+    "sql --output": ["sql", "SELECT 1 AS a", "-f", "csv", "--output", "{out}"],
+    "simulate --jobs-out": ["simulate", "mini", "--jobs-out", "{out}"],
+    "simulate --output": ["simulate", "mini", "-f", "json", "--output", "{out}"],
+    "export swf": ["export", "swf", "mini", "--output", "{out}"],
+    "plot schedule -o": ["plot", "schedule", "--log", "mini", "--output", "{out}"],
+    "logs --output": ["logs", "--output", "{out}"],
+}
+FOLDER_OUTPUTS = {
+    "plot schedule --plots": ["plot", "schedule", "--log", "mini", "--plots", "{out}"],
+    "report locality --plots": ["report", "locality", "mini", "--plots", "{out}"],
+}
+
+
+def _suffix(kind: str) -> str:
+    return {"simulate --jobs-out": ".parquet", "export swf": ".swf", "plot schedule -o": ".png"}.get(kind, ".csv")
+
+
+def _places(tmp_path: Path, suffix: str) -> dict[str, tuple[str, str]]:
+    """Places no file can be made, each with what the message must say."""
+    (tmp_path / "a-folder").mkdir(exist_ok=True)
+    (tmp_path / "a-folder" / f"inside{suffix}").mkdir(exist_ok=True)
+    return {
+        "missing folder": (str(tmp_path / "nowhere" / f"x{suffix}"), "does not exist"),
+        "a folder": (str(tmp_path / "a-folder" / f"inside{suffix}"), "folder"),
+        "/proc": (f"/proc/lakehouse-test{suffix}", "cannot write"),
+        "name over 255 bytes": (str(tmp_path / ("n" * 300 + suffix)), "cannot write"),
+    }
+
+
+def refused(args: list[str]) -> str:
+    result = runner.invoke(app, args)
+    output = result.stdout + result.stderr
+    assert result.exit_code != 0, output
+    assert "Traceback" not in output and (result.exception is None or isinstance(result.exception, SystemExit))
+    assert output.count("error:") + output.count("─ Error ─") == 1, output
+    return " ".join(output.replace("│", " ").split())
+
+
+@pytest.mark.parametrize("kind", sorted(FILE_OUTPUTS))
+@pytest.mark.parametrize("place", ["missing folder", "a folder", "/proc", "name over 255 bytes"])
+def test_a_file_no_one_can_write_is_refused_before_any_work(cli_lake, tmp_path, kind, place):
+    destination, message = _places(tmp_path, _suffix(kind))[place]
+    args = [a.replace("{out}", destination) for a in FILE_OUTPUTS[kind]] + ["--lake", str(cli_lake)]
+    text = refused(args)
+    assert message in text, text
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
+@pytest.mark.parametrize("kind", sorted(FOLDER_OUTPUTS))
+def test_a_folder_of_figures_that_cannot_take_files_is_refused(cli_lake, tmp_path, kind):
+    (tmp_path / "file").write_text("x")
+    for destination in ("/proc/lakehouse-figures", str(tmp_path / "file")):
+        args = [a.replace("{out}", destination) for a in FOLDER_OUTPUTS[kind]] + ["--lake", str(cli_lake)]
+        text = refused(args)
+        assert "cannot" in text or "is a file" in text, text
+
+
+def test_the_nightly_reports_folder_is_checked_first(cli_lake, tmp_path):
+    (tmp_path / "inbox").mkdir()
+    args = ["nightly", "--inbox", str(tmp_path / "inbox"), "--lake", str(cli_lake), "--reports", "/proc/reports"]
+    assert "cannot" in refused(args)
+
+
+def _limited(limit_bytes: int):
+    def apply() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG) instead
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit_bytes, limit_bytes))
+
+    return apply
+
+
+@pytest.mark.parametrize(
+    ("kind", "args"),
+    [
+        ("--jobs-out", ["simulate", "mini", "--jobs-out", "{out}"]),
+        ("--output", ["sql", "SELECT range AS n, 'some text' AS t FROM range(100000)", "-f", "csv", "-o", "{out}"]),
+        ("export", ["export", "swf", "mini", "--output", "{out}"]),
+    ],
+)
+def test_a_write_stopped_by_a_file_size_limit_keeps_the_previous_file(cli_lake, tmp_path, kind, args):
+    """A file-size limit (as a full disk would) stops the write halfway: one line, the old file whole."""
+    suffix = {"--jobs-out": ".parquet", "export": ".swf"}.get(kind, ".csv")
+    out = tmp_path / f"previous{suffix}"
+    previous = b"the previous file\n" * 10
+    out.write_bytes(previous)
+    command = [sys.executable, "-m", "lakehouse.cli", *[a.replace("{out}", str(out)) for a in args]]
+    done = subprocess.run(
+        [*command, "--lake", str(cli_lake)], capture_output=True, text=True, preexec_fn=_limited(2_000), timeout=120
+    )
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("error:") == 1, done.stderr
+    assert "unchanged" in " ".join(done.stderr.split()) or "no space" in done.stderr
+    assert out.read_bytes() == previous
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_polars_error_without_errno_is_one_line(tmp_path, monkeypatch):
+    """Polars raises OSError('... (os error 28)') with no errno: still the full-disk line."""
+    import polars as pl
+
+    from lakehouse.render import OutputFormat, emit
+
+    def full(self: object, *args: object, **kwargs: object) -> None:
+        raise OSError("failed to write whole buffer: No space left on device (os error 28)")
+
+    monkeypatch.setattr(pl.DataFrame, "write_parquet", full)
+    out = tmp_path / "x.parquet"
+    out.write_bytes(b"before")
+    with pytest.raises(OSError) as caught:
+        emit(pl.DataFrame({"a": [1]}), OutputFormat.parquet, out)
+    assert caught.value.errno == 28 and caught.value.filename == str(out)
+    assert out.read_bytes() == b"before" and not list(tmp_path.glob(".*.tmp"))
