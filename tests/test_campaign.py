@@ -344,7 +344,7 @@ def campaign_under_way(lake: Lake, name: str, workers: int) -> tuple[list[str], 
     """`lakehouse campaign run` of 24 conservative replays of KTH in a new process group, returned once
     its first finished run is stored (each run is committed as it finishes)."""
     args = [sys.executable, "-m", "lakehouse.cli", "campaign", "run", "--lake", str(lake.root), "--name", name,
-            "--log", KTH, "--algorithm", "conservative", "--policy", ",".join(POLICIES), "--backfill", "queue,sjbf",
+            "--log", KTH, "--algorithm", "conservative", "--policy", ",".join(POLICIES), "--threshold", "none,86400",
             "--workers", str(workers), "-f", "csv"]  # fmt: skip
     every_run = {**os.environ, "LAKEHOUSE_CAMPAIGN_FLUSH_SECONDS": "0"}
     child = subprocess.Popen(
@@ -370,7 +370,13 @@ def test_a_killed_campaign_process_resumes_to_the_same_results(two_logs, tmp_pat
     clean = run_campaign(
         two_logs,
         Grid(
-            "clean", (KTH,), values={"algorithm": ("conservative",), "policy": POLICIES, "backfill": ("queue", "sjbf")}
+            "clean",
+            (KTH,),
+            values={
+                "algorithm": ("conservative",),
+                "policy": POLICIES,
+                "threshold": parse_values("threshold", ["none", "86400"]),
+            },
         ),
         local_executor(1, "clean", "jobs_clean", 10.0),
         scratch=tmp_path,
@@ -551,3 +557,29 @@ def test_an_eloss_with_parameters_is_one_predictor_of_the_command_line(kth_lake)
     )
     assert run.exit_code == 0, run.output
     assert stored_runs(kth_lake, "two")["predictor"].sort().to_list() == sorted(expected)
+
+
+def test_conservative_backfilling_has_no_backfill_order_so_its_sjbf_runs_once():
+    grid = Grid("fold", ("mini",), values={"algorithm": ("conservative", "easy"), "backfill": ("queue", "sjbf")})
+    assert (
+        sorted(s.label() for s in grid.settings()) == sorted(["conservative-fcfs", "easy-fcfs", "easy-fcfs-sjbf"])
+        and grid.repeats() == 1
+    )
+
+
+def test_a_grid_too_large_to_plan_is_refused_before_it_is_made():
+    started = time.perf_counter()
+    with pytest.raises(GridError, match="120,000 combinations of settings; a campaign takes at most 100,000"):
+        Grid("huge", ("mini",), values={"policy": tuple(POLICIES), "threshold": tuple(range(1, 10_001))})
+    assert time.perf_counter() - started < 1.0  # refused from the counts, not after making 120,000 settings
+
+
+def test_a_campaign_over_the_run_budget_stops_before_its_first_replay_unless_yes(two_logs):
+    from lakehouse.cli.campaign import RUN_BUDGET
+
+    thresholds = ",".join(str(t) for t in range(1, RUN_BUDGET // 2 + 2))  # two logs: just over the budget
+    args = ["campaign", "run", "--name", "big", "--log", "*", "--threshold", thresholds, "--lake", two_logs.root]
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    message = " ".join(result.stderr.split())
+    assert result.exit_code == 1 and f"would replay {RUN_BUDGET + 2:,} runs" in message and "--yes" in message
+    assert stored_runs(two_logs, "big").is_empty()

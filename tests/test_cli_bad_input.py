@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lakehouse.cli import app
-from lakehouse.testing import small_log, swf_text, write_swf
+from lakehouse.testing import small_log, swf_job, swf_text, write_swf
 
 runner = CliRunner()
 
@@ -92,6 +92,10 @@ def refused(*args) -> str:
         (["nightly", "--inbox", "{tmp}", "--config", "{tmp}/missing.toml", "--dry-run"], "missing.toml"),
         (["nightly", "--inbox", "{tmp}", "--print-systemd", "--at", "24:61"], "give a time of day as HH:MM"),
         (["nightly", "--dry-run"], "give the folder new traces arrive in"),
+        # A Ray address that is no address, or where nothing listens: refused before any work.
+        (["campaign", "run", "--log", "mini", "--executor", "ray", "--ray-address", "not a host"], "expected auto"),
+        (["campaign", "run", "--log", "mini", "--executor", "ray", "--ray-address", "localhost:99999"], "expected"),
+        (["campaign", "run", "--log", "mini", "--executor", "ray", "--ray-address", "127.0.0.1:1"], "nothing answers"),
     ],
 )
 def test_bad_options_get_one_clear_message(cli_lake, tmp_path, args, message):
@@ -106,6 +110,16 @@ def test_bad_options_get_one_clear_message(cli_lake, tmp_path, args, message):
         "mini.parquet",
     ]
     assert not (tmp_path / "nowhere").exists()  # only init and ingest create a lake
+
+
+def test_a_log_without_jobs_in_the_view_is_one_line_for_plot_schedule(tmp_path):
+    jobs = [swf_job(i + 1, i * 10, -1, 1, req_time=100) for i in range(5)]  # no runtime: none is replayable
+    write_swf(tmp_path / "unknown-runtimes.swf", jobs, small_log(1)[1])
+    root = str(tmp_path / "lake")
+    assert runner.invoke(app, ["ingest", "swf", str(tmp_path / "unknown-runtimes.swf"), "--lake", root]).exit_code == 0
+    assert "no jobs of unknown-runtimes in swf.jobs_clean" in refused(
+        "plot", "schedule", "--log", "unknown", "--lake", root
+    )
 
 
 def test_statements_without_rows_print_ok_and_writes_need_a_flag(cli_lake, tmp_path):

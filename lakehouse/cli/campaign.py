@@ -6,6 +6,8 @@ import enum
 import os
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -105,6 +107,14 @@ def run(
             "build are replayed again).",
         ),
     ] = False,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes",
+            help=f"Run a campaign of more than {RUN_BUDGET:,} replays (without it, such a campaign stops "
+            "before the first replay and says how large it is).",
+        ),
+    ] = False,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
@@ -164,11 +174,37 @@ def run(
             explicit=explicit,
         )
     target = Lake(lake)
+    if grid.repeats():
+        stderr.print(
+            f"{grid.repeats()} combination(s) replay like another (conservative backfilling has no backfill order; "
+            "a confidence its predictor ignores): each runs once"
+        )
     outcome = run_with_progress(
-        target, grid, executor, workers, ray_address, keep_schedules=jobs_out, any_engine=any_engine
+        target,
+        grid,
+        executor,
+        workers,
+        ray_address,
+        keep_schedules=jobs_out,
+        any_engine=any_engine,
+        budget=None if yes else RUN_BUDGET,
     )
     _show(target, grid.name, Metric.mean_bounded_slowdown, None, fmt, output)
     exit_on_failures(outcome)
+
+
+#: Replays a campaign runs without --yes: ~10 minutes of CEA-Curie-sized logs on 2 cores, an hour of
+#: the shared logs; a grid larger than this is more often a slip (a glob, a long list) than a plan.
+RUN_BUDGET = 10_000
+
+
+def _within_budget(budget: int | None, then: Callable[[Outcome], None], outcome: Outcome) -> None:
+    if budget is not None and outcome.planned > budget:
+        raise LakehouseError(
+            f"campaign {outcome.name!r} would replay {outcome.planned:,} runs, more than {budget:,}: "
+            "pass --yes to run them all, or narrow the logs or the settings"
+        )
+    then(outcome)
 
 
 def run_with_progress(
@@ -180,9 +216,10 @@ def run_with_progress(
     *,
     keep_schedules: bool = False,
     any_engine: bool = False,
+    budget: int | None = None,
 ) -> Outcome:
     """Run a campaign's missing runs with a progress bar and a closing line; Ctrl-C keeps the finished
-    runs and exits 130."""
+    runs and exits 130.  More than `budget` runs to do stops before the first (`--yes` lifts it)."""
     from lakehouse.campaigns.executors import make_executor
     from lakehouse.campaigns.runner import run_campaign
 
@@ -200,7 +237,7 @@ def run_with_progress(
                 scratch=Path(scratch),
                 keep_schedules=keep_schedules,
                 any_engine=any_engine,
-                on_plan=bar.plan,
+                on_plan=partial(_within_budget, budget, bar.plan),
                 on_progress=bar.advance,
             )
         except KeyboardInterrupt as exc:

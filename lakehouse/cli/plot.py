@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 
 from lakehouse.cli.common import LakeOption, PlotsOption, announce_plots, clear_errors, command_group, writable_file
-from lakehouse.errors import SettingsError
+from lakehouse.errors import SettingsError, TooLittleDataError
 from lakehouse.lake import Lake
 from lakehouse.render import stderr
 from lakehouse.sim.source import View
@@ -98,6 +98,8 @@ def plot_schedule(
     if vs is not None:
         other, _, other_label = _read(vs, Lake(lake))
         labels = (label, other_label)
+    if frame.is_empty():
+        raise TooLittleDataError(f"{schedule}: no jobs to draw")
     origin = float(cast(float, frame["submit_time"].min()))
     lo = None if t_from is None else origin + parse_duration(t_from)
     hi = None if t_to is None else origin + parse_duration(t_to)
@@ -157,6 +159,8 @@ def _replay(
     name = resolve_log(lake, str(log))
     size = machine_size if machine_size is not None else log_machine_size(lake, name, view)
     jobs = log_jobs(lake, name, view)
+    if jobs.is_empty():
+        raise TooLittleDataError(f"no jobs of {name} in swf.{view} to replay and draw")
     result = simulate(jobs, size, **settings)
     frame = schedule_frame(result).join(_log_starts(lake, name, view), on="job_id", how="left")
     return frame, size, f"{name} ({', '.join(settings.values())})"

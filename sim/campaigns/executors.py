@@ -10,7 +10,9 @@ from __future__ import annotations
 import enum
 import multiprocessing
 import multiprocessing.pool
+import re
 import signal
+import socket
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
@@ -90,6 +92,8 @@ def ray_executor(address: str | None, workers: int | None, campaign: str, view: 
     # The replay machinery, only once a campaign runs (every campaign command imports ExecutorKind).
     from lakehouse.campaigns.runner import load_jobs
 
+    if address is not None:
+        check_ray_address(address)
     ray = _ray_module()
 
     def execute(tasks: list[Task], finished: Callable[[list[dict]], None]) -> None:
@@ -123,6 +127,31 @@ def ray_executor(address: str | None, workers: int | None, campaign: str, view: 
                 ray.shutdown()
 
     return execute
+
+
+_RAY_ADDRESS = re.compile(r"^(?:ray://)?(?P<host>[A-Za-z0-9][A-Za-z0-9.\-]*|\[[0-9A-Fa-f:]+\]):(?P<port>\d{1,5})$")
+#: How long a Ray head may take to accept a connection before the campaign gives up on it (Ray's own
+#: client retries for minutes).
+CONNECT_SECONDS = 10.0
+
+
+def check_ray_address(address: str) -> None:
+    """Refuse, before any work, an address that is not `auto` or HOST:PORT (ray://HOST:PORT), or where
+    nothing accepts a connection within CONNECT_SECONDS."""
+    if address == "auto":
+        return
+    found = _RAY_ADDRESS.match(address)
+    if found is None or not 0 < int(found["port"]) < 65536:
+        raise LakehouseError(f"--ray-address {address!r}: expected auto, HOST:PORT or ray://HOST:PORT")
+    host = found["host"].strip("[]")
+    try:
+        socket.create_connection((host, int(found["port"])), timeout=CONNECT_SECONDS).close()
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        raise LakehouseError(
+            f"--ray-address {address}: nothing answers there ({reason}); start the head with `ray start --head` "
+            "or give the address it printed"
+        ) from None
 
 
 def _ray_task(task: Task, jobs: object, campaign: str, view: str, tau: float) -> list[dict]:

@@ -21,6 +21,7 @@ import enum
 import hashlib
 import itertools
 import json
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -50,6 +51,11 @@ from lakehouse.tomlfile import read_toml
 #: A campaign's name is a file-name part in the lake: letters, digits, `.`, `_`, `-`.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 NO_THRESHOLD = "none"
+
+
+#: The most combinations of settings one campaign may have: each is held while the campaign is planned
+#: (~1 KB), and a grid this large is a typo more often than a plan.
+MAX_SETTINGS = 100_000
 
 
 class GridError(LakehouseError):
@@ -221,6 +227,11 @@ class Grid:
         for size in [self.machine_size, *(size for _, size in self.machine_sizes)]:
             if size is not None and (problem := machine_size_problem(size)):
                 raise GridError(problem)
+        if (points := self.product_size()) > MAX_SETTINGS:
+            raise GridError(
+                f"the grid is {points:,} combinations of settings; a campaign takes at most {MAX_SETTINGS:,} "
+                "(split it into several campaigns)"
+            )
         for point in self.settings():  # every run's settings, checked as its replay will check them
             try:
                 point.replay_settings(self.machine_size or 1, self.tau)
@@ -242,6 +253,14 @@ class Grid:
                 return size
         return self.machine_size
 
+    def product_size(self) -> int:
+        """How many combinations the values give, repeats included (known without making them)."""
+        return len(self.explicit) if self.explicit else math.prod(len(v) for v in self.values.values())
+
+    def repeats(self) -> int:
+        """Combinations that are another's replay (conservative x sjbf = conservative), run once."""
+        return self.product_size() - len(self.settings())
+
     def settings(self) -> list[Settings]:
         """The product of every dimension's values (defaults where a dimension is not given), without
         repeats, in the order the values were given; a preset's settings as they are."""
@@ -254,10 +273,14 @@ class Grid:
 
 
 def _meaningful(settings: Settings) -> Settings:
-    """The settings without a confidence its predictor ignores (so the product has no repeats)."""
+    """The settings without what their replay ignores, so that the product has no repeats: a confidence
+    its predictor does not use, a backfill order under conservative backfilling (which reserves every
+    job in queue order, and has none)."""
     uses_confidence = settings.predictor.split(":")[0] in DISTRIBUTION_PREDICTORS
     if settings.backfill_confidence is not None and not uses_confidence:
-        return replace(settings, backfill_confidence=None)
+        settings = replace(settings, backfill_confidence=None)
+    if settings.algorithm == Algorithm.conservative.value and settings.backfill != Backfill.queue.value:
+        settings = replace(settings, backfill=Backfill.queue.value)
     return settings
 
 
