@@ -15,7 +15,15 @@ import typer
 
 from lakehouse.campaigns.executors import ExecutorKind
 from lakehouse.campaigns.report import Metric
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots, clear_errors, writable_folder
+from lakehouse.cli.common import (
+    FormatOption,
+    LakeOption,
+    OutputOption,
+    announce_plots,
+    clear_errors,
+    workers_option,
+    writable_folder,
+)
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, labelled, stderr
@@ -90,9 +98,7 @@ def run(
     ] = None,
     tau: Annotated[float | None, typer.Option(help="Bound of the bounded slowdown, seconds [default: 10].")] = None,
     executor: Annotated[ExecutorKind, typer.Option(help="local (a process pool) or ray.")] = ExecutorKind.local,
-    workers: Annotated[
-        int | None, typer.Option(help="Processes (local) or CPUs of a Ray instance started here [default: cores].")
-    ] = None,
+    workers: Annotated[int | None, workers_option("Processes (local) or CPUs of a Ray instance started here.")] = None,
     ray_address: Annotated[
         str | None, typer.Option(help="With --executor ray: auto or HOST:PORT [default: start Ray here].")
     ] = None,

@@ -71,6 +71,16 @@ OutputOption = Annotated[
     ),
 ]
 
+#: Worker processes a command may start: each loads the engine and a log's jobs (~150 MB), so a pool
+#: much larger than the cores only adds memory.
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
+
+
+def workers_option(what: str) -> Any:
+    """--workers, bounded 1 to MAX_WORKERS (its help says so)."""
+    return typer.Option(min=1, max=MAX_WORKERS, help=f"{what} [default: cores; at most 4 per core].")
+
+
 PlotsOption = Annotated[
     Path | None,
     typer.Option(

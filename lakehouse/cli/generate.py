@@ -18,12 +18,18 @@ generate_app = command_group("Write synthetic data in the published formats, wit
 @clear_errors
 def generate_google(
     out: Annotated[Path, typer.Argument(help="Output folder: the trace goes to OUT/trace, the truth to OUT/truth.")],
-    machines: Annotated[int, typer.Option(help="Machines of the cell.")] = 20,
-    days: Annotated[float, typer.Option(help="Length of the trace window.")] = 2.0,
+    machines: Annotated[int, typer.Option(min=1, max=12_583, help="Machines of the cell (the real one: 12,583).")] = 20,
+    days: Annotated[
+        float, typer.Option(min=0.01, max=29.0, help="Length of the trace window (the real one: 29).")
+    ] = 2.0,
     seed: Annotated[int, typer.Option(help="Random seed (same seed, same trace).")] = 0,
-    services: Annotated[int, typer.Option(help="Long-running jobs with daily and weekly demand cycles.")] = 6,
-    batch_jobs_per_hour: Annotated[float, typer.Option(help="Arrival rate of batch jobs.")] = 20.0,
-    parts: Annotated[int, typer.Option(help="Parts per table (machine_events: one).")] = 4,
+    services: Annotated[
+        int, typer.Option(min=0, max=1_000, help="Long-running jobs with daily and weekly demand cycles.")
+    ] = 6,
+    batch_jobs_per_hour: Annotated[
+        float, typer.Option(min=0.0, max=10_000.0, help="Arrival rate of batch jobs.")
+    ] = 20.0,
+    parts: Annotated[int, typer.Option(min=1, max=500, help="Parts per table (machine_events: one).")] = 4,
 ) -> None:
     """Generate a Google trace (clusterdata-2011-2 format) with planted ground truth.
 

@@ -17,7 +17,6 @@ from lakehouse.cli.common import (
     writable_file,
 )
 from lakehouse.cli.root import app
-from lakehouse.errors import SettingsError
 from lakehouse.lake import Lake
 from lakehouse.models.packing import DEFAULT_PACK_QUERY, TaskOrder
 from lakehouse.render import OutputFormat, emit, stderr
@@ -45,7 +44,7 @@ def pack(
     synthetic: Annotated[
         bool, typer.Option(help="Run the synthetic campaign (8 families of instances) instead of --query.")
     ] = False,
-    seeds: Annotated[int, typer.Option(help="Instances per family in the synthetic campaign.")] = 10,
+    seeds: Annotated[int, typer.Option(min=1, max=1_000, help="Instances per family in the synthetic campaign.")] = 10,
     plot: Annotated[
         Path | None,
         typer.Option(help="With --synthetic: write grouped bars to this PNG.", dir_okay=False, callback=writable_file),
@@ -71,8 +70,6 @@ def pack(
         from lakehouse.models.packing_campaign import campaign
         from lakehouse.models.packing_campaign import plot as plot_campaign
 
-        if seeds <= 0:
-            raise SettingsError("--seeds must be positive")
         with stderr.status("packing the synthetic campaign..."):
             table = campaign(seeds)
         emit(table, fmt, output)

@@ -18,6 +18,7 @@ from lakehouse.cli.common import (
     announce_plots,
     clear_errors,
     command_group,
+    workers_option,
     writable_file,
 )
 from lakehouse.cli.selection import report_selection
@@ -34,7 +35,10 @@ def report_periodicity(
     lake: LakeOption = None,
     plots: PlotsOption = None,
     noise_trials: Annotated[
-        int, typer.Option(help="Pure-noise series fitted to measure the test's false-positive rate (0: skip).")
+        int,
+        typer.Option(
+            min=0, max=10_000, help="Pure-noise series fitted to measure the test's false-positive rate (0: skip)."
+        ),
     ] = 200,
     memory_limit: MemoryLimitOption = None,
     threads: ThreadsOption = None,
@@ -343,7 +347,7 @@ def report_hmm(
         str,
         typer.Option(help="linf or l1: stop when the parameters move less than epsilon/sqrt(jobs); rounds: run all."),
     ] = "linf",
-    rounds: Annotated[int, typer.Option(help="At most this many Baum-Welch rounds.")] = 200,
+    rounds: Annotated[int, typer.Option(min=1, max=10_000, help="At most this many Baum-Welch rounds.")] = 200,
     epsilon: Annotated[float, typer.Option(help="Convergence threshold, times 1/sqrt(training jobs).")] = 1.0,
     poisson: Annotated[bool, typer.Option("--poisson", help="Also model each bin's load (Poisson per state).")] = False,
     seed: Annotated[int, typer.Option(help="Seed of k-means.")] = 0,
@@ -446,7 +450,7 @@ def report_hmm_backfilling(
     name: Annotated[str, typer.Option(help="The campaign that keeps the runs (re-runs skip stored ones).")] = (
         "hmm-backfilling"
     ),
-    workers: Annotated[int | None, typer.Option(help="Processes [default: cores].")] = None,
+    workers: Annotated[int | None, workers_option("Processes.")] = None,
     plots: PlotsOption = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,

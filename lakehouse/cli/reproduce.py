@@ -7,7 +7,7 @@ from typing import Annotated
 import polars as pl
 import typer
 
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors
+from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, workers_option
 from lakehouse.cli.root import app
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
@@ -22,7 +22,7 @@ def reproduce(
         str | None,
         typer.Option(help="eloss-triples: the campaign that keeps its runs [default: reproduce-eloss-triples]."),
     ] = None,
-    workers: Annotated[int | None, typer.Option(help="Processes of the studies' campaigns [default: cores].")] = None,
+    workers: Annotated[int | None, workers_option("Processes of the studies' campaigns.")] = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:

@@ -9,7 +9,7 @@ import typer
 
 from lakehouse.campaigns.executors import ExecutorKind
 from lakehouse.cli.campaign import exit_on_failures, run_with_progress
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots, writable_folder
+from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots, workers_option, writable_folder
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
@@ -25,7 +25,7 @@ def report_selection(
         list[str] | None,
         typer.Option(help="Processors for every log, or LOG=N (repeat) [default: the size each log's view used]."),
     ] = None,
-    resamples: Annotated[int, typer.Option(help="Week resamples per log.")] = 100,
+    resamples: Annotated[int, typer.Option(min=1, max=1_000, help="Week resamples per log.")] = 100,
     seed: Annotated[int, typer.Option(help="Seed of the resamples (and of the selectors' draws).")] = 0,
     policies: Annotated[
         str | None,
@@ -33,7 +33,7 @@ def report_selection(
     ] = None,
     periods: Annotated[str, typer.Option(help="Selection periods, comma-separated: day, week, seconds.")] = "week,day",
     executor: Annotated[ExecutorKind, typer.Option(help="local (a process pool) or ray.")] = ExecutorKind.local,
-    workers: Annotated[int | None, typer.Option(help="Processes (local) or Ray CPUs [default: cores].")] = None,
+    workers: Annotated[int | None, workers_option("Processes (local) or Ray CPUs.")] = None,
     ray_address: Annotated[str | None, typer.Option(help="With --executor ray: auto or HOST:PORT.")] = None,
     plots: Annotated[
         Path | None,
