@@ -83,15 +83,70 @@ def rich_table(frame: pl.DataFrame, title: str | None = None) -> Table:
 FOLDED_MIN_WIDTH = 24
 
 
+def _needed(table: Table) -> int:
+    return sum(column.min_width or 0 for column in table.columns) + 3 * len(table.columns) + 1
+
+
 def print_table(console: Console, table: Table) -> None:
     """Print on `console`; a table whose fixed columns do not fit its width is printed as wide as
-    they need (the terminal then wraps whole lines, which a pager can scroll) rather than cutting a
-    number or a log name."""
-    needed = sum(column.min_width or 0 for column in table.columns) + 3 * len(table.columns) + 1
-    if needed > console.width:
-        console.print(table, width=needed, crop=False)
-    else:
+    they need rather than cutting a number or a log name (in a file or a pipe: one line per row)."""
+    needed = _needed(table)
+    if needed <= console.width:
         console.print(table)
+        return
+    narrower = console.width  # (rich caps a print's width at its console's, so the console widens)
+    console.width = needed
+    try:
+        console.print(table, crop=False)
+    finally:
+        console.width = narrower
+
+
+def print_frame(console: Console, frame: pl.DataFrame, title: str | None = None) -> None:
+    """A frame on `console`, never a column dropped: on a terminal too narrow for it, a single row is
+    shown turned (one line per column) and more rows in blocks of columns that fit, each repeating the
+    columns that name the row; in a file or a pipe every row stays one line."""
+    table = rich_table(frame, title)
+    if _needed(table) <= console.width or not console.is_terminal or frame.width < 2:
+        print_table(console, table)
+    elif frame.height == 1:
+        turned = {"column": frame.columns, "value": [_cell(value) for value in frame.row(0)]}
+        print_table(console, rich_table(_frame(turned), title))
+    else:
+        for block, part in column_blocks(frame, console.width):
+            suffix = f"columns {block}"
+            print_table(console, rich_table(part, f"{title} ({suffix})" if title else suffix))
+
+
+def column_blocks(frame: pl.DataFrame, width: int) -> list[tuple[str, pl.DataFrame]]:
+    """The frame's columns cut into blocks that fit `width`, each led by the columns that name a row
+    (the leading names: a log, a view, ...); (which columns, as `2-7 of 16`) and the block."""
+    widths = [column.min_width or 0 for column in rich_table(frame).columns]
+    keys = 0
+    while keys < frame.width - 1 and (frame.columns[keys] in NAME_COLUMNS or keys == 0):
+        keys += 1
+    base = sum(widths[:keys]) + 3 * keys + 1
+    blocks: list[list[int]] = [[]]
+    used = base
+    for i in range(keys, frame.width):
+        if blocks[-1] and used + widths[i] + 3 > width:
+            blocks.append([])
+            used = base
+        blocks[-1].append(i)
+        used += widths[i] + 3
+    return [
+        (
+            f"{block[0] + 1}-{block[-1] + 1} of {frame.width}",
+            frame.select(frame.columns[:keys] + [frame.columns[i] for i in block]),
+        )
+        for block in blocks
+    ]
+
+
+def _frame(columns: dict[str, list[str]]) -> pl.DataFrame:
+    import polars as pl  # only a table turned on a narrow terminal needs Polars here
+
+    return pl.DataFrame(columns)
 
 
 def flat(frame: pl.DataFrame) -> pl.DataFrame:
@@ -122,14 +177,14 @@ def emit(
             with written_aside(output) as tmp:
                 frame.write_parquet(tmp)
     elif fmt is OutputFormat.table and console is not None:
-        print_table(console, rich_table(frame, title))
+        print_frame(console, frame, title)
     elif fmt is OutputFormat.table:
         if output:
             with written_aside(output) as tmp, open(tmp, "w") as file:
                 print_table(Console(file=file, width=200, markup=False), rich_table(frame, title))
         else:
             console = Console(width=None if sys.stdout.isatty() else 160, markup=False)
-            print_table(console, rich_table(frame, title))
+            print_frame(console, frame, title)
     else:
         text = flat(frame).write_csv() if fmt is OutputFormat.csv else frame.write_json()
         if output is None:
@@ -153,6 +208,6 @@ def emit_tables(tables: list[tuple[pl.DataFrame, str]], output: Path | None = No
             else Console(width=None if sys.stdout.isatty() else 160, markup=False)
         )
         for frame, title in tables:
-            print_table(console, rich_table(frame, title))
+            print_frame(console, frame, title)
     if output is not None:
         stderr.print(f"wrote {len(tables)} tables to {output}")

@@ -11,7 +11,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from lakehouse.cli import app
-from lakehouse.render import print_table, rich_table
+from lakehouse.render import print_frame, print_table, rich_table
 from lakehouse.testing import small_log, write_swf
 
 runner = CliRunner()
@@ -73,6 +73,38 @@ def test_log_names_and_counts_are_never_broken_in_an_80_column_terminal():
     narrow = Console(width=80, record=True)  # a table that fits folds only its free text
     print_table(narrow, rich_table(frame.select("log", "jobs", "note")))
     assert all(len(line) <= 80 for line in narrow.export_text().splitlines())
+
+
+WIDE = pl.DataFrame(
+    {"log": ["LLNL-Thunder-2007-1.1-cln", "KTH-SP2-1996-2.1-cln"], "view": ["jobs_clean", "jobs_clean"]}
+    | {name: [123_456.0, 7.5] for name in ("mean_wait", "max_wait", "p50_wait", "p90_wait", "p99_wait")}
+    | {f"mean_bounded_slowdown_{i}": [1.0, 2.0] for i in range(6)}
+    | {"utilization": [0.7, 0.8], "jobs": [28_476, 1_234_567]}
+)
+
+
+def test_a_table_too_wide_for_the_terminal_shows_every_column_in_blocks():
+    """At 80 columns, a 15-column table comes in blocks that fit, each naming its rows, none dropped."""
+    console = Console(width=80, record=True, force_terminal=True)
+    print_frame(console, WIDE, "replays")
+    text = console.export_text()
+    assert all(len(line) <= 80 for line in text.splitlines())
+    assert all(name in text for name in WIDE.columns)
+    blocks = text.count("replays (columns")
+    assert blocks >= 3 and text.count("LLNL-Thunder-2007-1.1-cln") == blocks  # every block names the rows
+    assert "1,234,567" in text
+
+
+def test_one_row_too_wide_is_shown_turned_and_a_file_keeps_one_line_per_row():
+    console = Console(width=80, record=True, force_terminal=True)
+    print_frame(console, WIDE.head(1))
+    text = console.export_text()
+    assert all(len(line) <= 80 for line in text.splitlines()) and all(name in text for name in WIDE.columns)
+    piped = Console(width=80, record=True, force_terminal=False)  # a file or a pipe: whole rows
+    print_frame(piped, WIDE)
+    whole = piped.export_text()
+    rows = [line for line in whole.splitlines() if "LLNL" in line or "KTH" in line]
+    assert len(rows) == 2 and all(name in whole for name in WIDE.columns)
 
 
 def test_pack_without_periodic_jobs_says_what_to_run(tmp_path):
