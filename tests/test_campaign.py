@@ -583,3 +583,28 @@ def test_a_campaign_over_the_run_budget_stops_before_its_first_replay_unless_yes
     message = " ".join(result.stderr.split())
     assert result.exit_code == 1 and f"would replay {RUN_BUDGET + 2:,} runs" in message and "--yes" in message
     assert stored_runs(two_logs, "big").is_empty()
+
+
+def test_progress_lines_go_to_a_stderr_that_is_not_a_terminal(two_logs, tmp_path):
+    """A campaign (and an ingest) run from cron or into a log file says how far it is, with rate and ETA."""
+    every_line = {**os.environ, "LAKEHOUSE_PROGRESS_SECONDS": "0"}
+    args = ["campaign", "run", "--name", "logged", "--log", "mini", "--policy", "fcfs,spf,sqf", "--lake", two_logs.root]
+    done = subprocess.run([sys.executable, "-m", "lakehouse.cli", *map(str, args)], capture_output=True, text=True,
+                          env=every_line, check=True)  # fmt: skip
+    lines = [line for line in done.stderr.splitlines() if line.startswith("campaign logged: runs:")]
+    assert len(lines) == 3 and "1 of 3 (33%)" in lines[0] and "left" in lines[0] and "3 of 3 (100%)" in lines[-1]
+    ingest = [sys.executable, "-m", "lakehouse.cli", "ingest", "swf", *map(str, sample_swf_paths()), "--lake",
+              str(tmp_path / "lake")]  # fmt: skip
+    logged = subprocess.run(ingest, capture_output=True, text=True, env=every_line, check=True)
+    assert " MB of " in logged.stderr and "(100%)" in logged.stderr
+
+
+def test_a_campaign_table_too_long_for_a_terminal_is_summarized_per_variant(two_logs, monkeypatch):
+    monkeypatch.setattr("lakehouse.cli.campaign.SHOWN_ROWS", 3)
+    args = ["campaign", "run", "--name", "long", "--log", "*", "--policy", "fcfs,spf,sqf", "--lake", two_logs.root]
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.stderr
+    assert "each variant over its logs" in result.stdout and result.stdout.count("easy-") == 3
+    assert "lakehouse campaign show long" in " ".join(result.stderr.split())
+    whole = CliRunner().invoke(app, ["campaign", "show", "long", "--lake", str(two_logs.root), "-f", "csv"])
+    assert len(whole.stdout.strip().splitlines()) == 1 + 6  # two logs x three variants

@@ -19,6 +19,7 @@ from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
     OutputOption,
+    ProgressLines,
     announce_plots,
     clear_errors,
     workers_option,
@@ -195,7 +196,7 @@ def run(
         any_engine=any_engine,
         budget=None if yes else RUN_BUDGET,
     )
-    _show(target, grid.name, Metric.mean_bounded_slowdown, None, fmt, output)
+    _show(target, grid.name, Metric.mean_bounded_slowdown, None, fmt, output, summarize=True)
     exit_on_failures(outcome)
 
 
@@ -292,6 +293,7 @@ class _ProgressBar:
             transient=True,
         )
         self.task: TaskID | None = None
+        self.lines: ProgressLines | None = None
         self.started = time.perf_counter()
 
     def __enter__(self) -> _ProgressBar:
@@ -318,6 +320,7 @@ class _ProgressBar:
             )
         self.started = time.perf_counter()
         self.task = self.progress.add_task("", total=outcome.planned, rate="-", failed="")
+        self.lines = ProgressLines(f"campaign {outcome.name}: runs", outcome.planned)
 
     def advance(self, ok: int, failed: int) -> None:
         done = ok + failed
@@ -326,15 +329,34 @@ class _ProgressBar:
         self.progress.update(
             self.task, completed=done, rate=f"{rate:.1f}", failed=f"[red]{failed} failed[/]" if failed else ""
         )
+        if self.lines is not None:
+            self.lines.update(done, f"{failed} failed" if failed else "")
 
 
-def _show(target: Lake, name: str, metric: Metric, plots: Path | None, fmt: OutputFormat, output: Path | None) -> None:
-    from lakehouse.campaigns.report import campaign_plots, campaign_table
+#: A campaign run prints its whole table up to this many rows on a terminal; more go to the lake only,
+#: with a summary per variant (`campaign show` prints them all).
+SHOWN_ROWS = 60
+
+
+def _show(
+    target: Lake,
+    name: str,
+    metric: Metric,
+    plots: Path | None,
+    fmt: OutputFormat,
+    output: Path | None,
+    summarize: bool = False,
+) -> None:
+    from lakehouse.campaigns.report import campaign_plots, campaign_table, variant_summary
     from lakehouse.campaigns.runner import campaign_rows
 
     rows = campaign_rows(target, name)
     table = campaign_table(rows, metric)
-    emit(table, fmt, output, title=f"campaign {name}")
+    if summarize and fmt is OutputFormat.table and output is None and table.height > SHOWN_ROWS:
+        emit(variant_summary(table, metric), fmt, None, title=f"campaign {name}: each variant over its logs")
+        stderr.print(f"{table.height:,} rows stored: `lakehouse campaign show {name}` prints them all")
+    else:
+        emit(table, fmt, output, title=f"campaign {name}")
     if plots is not None:
         announce_plots(campaign_plots(rows, metric, plots))
 

@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -212,9 +213,46 @@ def announce_plots(paths: Iterable[Path]) -> None:
         stderr.print(f"plot -> {path}")
 
 
+#: Seconds between two progress lines where stderr is not a terminal ($LAKEHOUSE_PROGRESS_SECONDS).
+PROGRESS_SECONDS = 30.0
+
+
+class ProgressLines:
+    """Progress where stderr is not a terminal (a log file, a pipe, cron), where a bar shows nothing:
+    a line every $LAKEHOUSE_PROGRESS_SECONDS (30) with what is done, the rate and the time left, and
+    one when all is done.  On a terminal it says nothing (the bar does)."""
+
+    def __init__(self, label: str, total: float, show: Callable[[float], str] = lambda n: f"{n:,.0f}") -> None:
+        self.label, self.total, self.show = label, total, show
+        self.on = not stderr.is_terminal
+        self.every = float(os.environ.get("LAKEHOUSE_PROGRESS_SECONDS", PROGRESS_SECONDS))
+        self.started = self.last = time.monotonic()
+
+    def update(self, done: float, note: str = "") -> None:
+        now = time.monotonic()
+        if not self.on or (now - self.last < self.every and done < self.total):
+            return
+        self.last = now
+        elapsed = max(now - self.started, 1e-9)
+        rate = done / elapsed
+        left = f", about {_clock((self.total - done) / rate)} left" if 0 < done < self.total else ""
+        share = f" ({done / self.total:.0%})" if self.total else ""
+        stderr.print(
+            f"{self.label}: {self.show(done)} of {self.show(self.total)}{share}, {self.show(rate)}/s{left}"
+            + (f", {note}" if note else "")
+        )
+
+
+def _clock(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.0f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
+
+
 @contextlib.contextmanager
 def byte_progress(label: str, total: int, describe: Callable[[Any], str]) -> Iterator[Callable[[Any, int], None]]:
-    """A transient progress bar over input bytes (MB/s and ETA) on stderr; yields the `on_file` callback."""
+    """A transient progress bar over input bytes (MB/s and ETA) on stderr, and progress lines where
+    stderr is not a terminal; yields the `on_file` callback."""
     from rich.progress import (
         BarColumn,
         DownloadColumn,
@@ -235,7 +273,16 @@ def byte_progress(label: str, total: int, describe: Callable[[Any], str]) -> Ite
         transient=True,
     ) as progress:
         task = progress.add_task("", total=total)
-        yield lambda result, size: progress.update(task, advance=size, description=describe(result))
+        lines = ProgressLines(label, total, lambda n: f"{n / 1e6:,.1f} MB")
+        done = 0
+
+        def on_file(result: Any, size: int) -> None:
+            nonlocal done
+            done += size
+            progress.update(task, advance=size, description=describe(result))
+            lines.update(done)
+
+        yield on_file
 
 
 __all__ = [
@@ -247,6 +294,7 @@ __all__ = [
     "StrictGroup",
     "announce_plots",
     "byte_progress",
+    "ProgressLines",
     "clear_errors",
     "command_group",
     "writable_file",

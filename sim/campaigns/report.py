@@ -39,6 +39,24 @@ def campaign_table(rows: pl.DataFrame, metric: Metric = Metric.mean_bounded_slow
     return latest(rows).select("log", "machine_size", "variant", "status", "jobs", *metrics, "error")
 
 
+def variant_summary(table: pl.DataFrame, metric: Metric = Metric.mean_bounded_slowdown) -> pl.DataFrame:
+    """One row per variant of a campaign's table: its logs, runs that failed, and the median and the
+    range of `metric` over its logs."""
+    ok = pl.col("status") == "ok"
+    value = pl.col(metric.value).filter(ok)
+    return (
+        table.group_by("variant", maintain_order=True)
+        .agg(
+            pl.col("log").n_unique().alias("logs"),
+            (~ok).sum().alias("failed"),
+            value.median().alias(f"median {metric.value}"),
+            value.min().alias("lowest"),
+            value.max().alias("highest"),
+        )
+        .sort("variant")
+    )
+
+
 def relative_matrix(rows: pl.DataFrame, metric: Metric) -> tuple[list[str], list[str], np.ndarray]:
     """(variants, logs, metric / metric of EASY-FCFS on the same log); NaN where a run is missing,
     failed or the baseline is absent or zero."""
