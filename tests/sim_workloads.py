@@ -26,14 +26,14 @@ def jobs(*rows: tuple, prediction: list[int] | None = None) -> pl.DataFrame:
 
 def starts(frame: pl.DataFrame, machine_size: int, **settings) -> dict[int, int]:
     result = simulate(frame, machine_size, **settings).jobs
-    return dict(zip(result["job_id"].to_list(), result["start"].to_list(), strict=True))
+    return dict(zip(result["job_id"].to_list(), result["start_time"].to_list(), strict=True))
 
 
 def peak_use(result: pl.DataFrame) -> int:
     """Most processors in use at any instant (a job occupies [start, end); ends free first)."""
     events = sorted(
-        [(e, -p) for e, p in zip(result["end"], result["procs"], strict=True)]
-        + [(s, p) for s, p, e in zip(result["start"], result["procs"], result["end"], strict=True) if e > s]
+        [(e, -p) for e, p in zip(result["end_time"], result["procs"], strict=True)]
+        + [(s, p) for s, p, e in zip(result["start_time"], result["procs"], result["end_time"], strict=True) if e > s]
     )
     use = peak = 0
     for _, delta in events:

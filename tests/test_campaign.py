@@ -203,9 +203,9 @@ def test_a_campaign_stores_one_row_per_run_equal_to_a_direct_replay(two_logs, tm
         assert row[metric] == pytest.approx(direct[metric], rel=1e-12), metric
     assert row["machine_size"] == 100 and row["status"] == "ok" and row["error"] is None
     # The requested times as predictions: never under, off by the mean of request - run.
-    ran = replay.jobs["end"] - replay.jobs["start"]
+    ran = replay.jobs["end_time"] - replay.jobs["start_time"]
     assert row["prediction_under_share"] == 0.0
-    assert row["prediction_mae"] == pytest.approx((replay.jobs["requested"] - ran).mean(), rel=1e-12)
+    assert row["prediction_mae"] == pytest.approx((replay.jobs["req_time"] - ran).mean(), rel=1e-12)
     errors = two_logs.query("SELECT * FROM analysis.prediction_errors WHERE campaign = 'direct'")
     assert errors.height == 12 and errors["prediction_mean_eloss"].min() > 0
     # Running it again skips every run.
@@ -482,7 +482,7 @@ def test_jobs_out_keeps_each_runs_schedule(two_logs, tmp_path):
     files = sorted((two_logs.root / "analysis" / "campaign_jobs" / "schedules").glob("*.parquet"))
     assert sorted(f.stem for f in files) == sorted(keys)
     schedule = pl.read_parquet(files[0])
-    assert {"job_id", "submit", "start", "end", "wait", "bounded_slowdown"} <= set(schedule.columns)
+    assert {"job_id", "submit_time", "start_time", "end_time", "wait", "bounded_slowdown"} <= set(schedule.columns)
     assert schedule.height == 6
 
 

@@ -56,10 +56,10 @@ distribution_settings = st.fixed_dictionaries(
 def test_hmm_schedules_keep_every_invariant(workload, config):
     result = simulate(workload, MACHINE, predictor=FAST_HMM, **config).jobs.sort("job_id")
     assert result["job_id"].to_list() == workload["job_id"].to_list()  # each job once
-    assert (result["start"] >= result["submit"]).all()
+    assert (result["start_time"] >= result["submit_time"]).all()
     assert peak_use(result) <= MACHINE
     expected = [min(r, q) for r, q in zip(workload["run_time"], workload["req_time"], strict=True)]
-    assert (result["end"] - result["start"]).to_list() == expected
+    assert (result["end_time"] - result["start_time"]).to_list() == expected
 
 
 @EXAMPLES
@@ -68,7 +68,7 @@ def test_one_event_at_each_request_schedules_exactly_as_easy(workload, config):
     confidence = config.pop("backfill_confidence")
     easy = simulate(workload, MACHINE, **config).jobs
     laws = simulate(workload, MACHINE, predictor="requested-law", backfill_confidence=confidence, **config).jobs
-    assert laws["start"].to_list() == easy["start"].to_list()
+    assert laws["start_time"].to_list() == easy["start_time"].to_list()
     assert laws["backfilled"].to_list() == easy["backfilled"].to_list()
 
 
@@ -79,7 +79,7 @@ def test_one_event_at_each_request_is_easy_on_a_real_log(kth_lake):
     size = log_machine_size(lake, log, "jobs_strong")
     easy = simulate(jobs, size).jobs
     laws = simulate(jobs, size, predictor="requested-law").jobs
-    assert laws["start"].to_list() == easy["start"].to_list()
+    assert laws["start_time"].to_list() == easy["start_time"].to_list()
     assert easy["backfilled"].sum() > 10_000
 
 

@@ -63,7 +63,7 @@ def test_the_full_selector_through_the_python_api():
     assert result.periods is not None
     assert result.periods["policy"].to_list() == ["fcfs", "lcfs", "lcfs"]
     assert result.periods["start"].to_list() == [0, 100, 200]
-    assert result.jobs["start"].to_list() == [0, 50, 90, 100, 200, 160, 250]
+    assert result.jobs["start_time"].to_list() == [0, 50, 90, 100, 200, 160, 250]
     assert result.jobs["policy"].to_list() == ["fcfs"] * 3 + ["lcfs"] * 4
     shares = result.policy_shares()
     assert shares.rows() == [("fcfs", 1, 1 / 3), ("lcfs", 2, 2 / 3)]
@@ -253,7 +253,7 @@ def test_report_selection_refuses_what_cannot_run(kth):
     assert "unknown policy 'zzz'" in bad.stderr
     bad = cli("report", "selection", "nope", "--lake", kth.root, code=1)
     assert "no log matches 'nope'" in bad.stderr
-    bad = cli("report", "selection", "KTH", "--lake", kth.root, "--resamples", "0", code=1)
-    assert "at least 1" in bad.stderr
+    bad = cli("report", "selection", "KTH", "--lake", kth.root, "--resamples", "0", code=2)  # click's range
+    assert "1<=x<=1000" in bad.stderr
     bad = cli("report", "selection", "KTH", "--lake", kth.root, "--periods", "0", code=1)
     assert "period must be positive" in bad.stderr

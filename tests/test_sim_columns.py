@@ -122,3 +122,23 @@ def test_a_result_prints_as_one_line_not_a_frame():
         "<SimulationResult: 2 jobs on 4 processors; easy, fcfs, sjbf backfilling, requested predictions; "
         "mean wait 0 s, mean bounded slowdown 1, utilization 50.0%>"
     )
+
+
+def test_simulate_log_from_python_equals_the_command(kth_lake, tmp_path):
+    """`simulate_log(lake, "KTH")` is `lakehouse simulate KTH`, and its jobs carry the names of the
+    `--jobs-out` file (which adds `run`)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from lakehouse.cli import app
+    from lakehouse.sim import simulate_log
+
+    result = simulate_log(kth_lake, "KTH", backfill="sjbf")
+    out = tmp_path / "kth.parquet"
+    args = ["simulate", "KTH", "--backfill", "sjbf", "--lake", str(kth_lake.root), "-f", "json", "--jobs-out", str(out)]
+    command = json.loads(CliRunner().invoke(app, args).stdout)[0]
+    assert command == {"log": result.log, "machine_size": result.settings.machine_size, **result.summary}
+    written = pl.read_parquet(out)
+    assert set(result.jobs.columns) | {"run"} == set(written.columns)
+    assert written["start_time"].to_list() == result.jobs["start_time"].to_list()

@@ -199,7 +199,7 @@ def test_conservative_fills_holes_before_reservations():
     # [1, 10) beside job 1 -> starts at 1 and ends before 2's reservation.
     workload = jobs((1, 0, 10, 10, 3), (2, 1, 10, 10, 4), (3, 1, 9, 9, 1))
     result = simulate(workload, 4, algorithm="conservative").jobs
-    assert dict(zip(result["job_id"], result["start"], strict=True)) == {1: 0, 2: 10, 3: 1}
+    assert dict(zip(result["job_id"], result["start_time"], strict=True)) == {1: 0, 2: 10, 3: 1}
     assert result.filter(result["job_id"] == 3)["backfilled"].to_list() == [True]
 
 

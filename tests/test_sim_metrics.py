@@ -15,9 +15,9 @@ def test_geometric_mean_and_percentiles_by_hand():
     waits = [0, 10, 20, 30, 100]
     jobs = pl.DataFrame(
         {
-            "submit": [0] * 5,
-            "start": waits,
-            "end": [w + 10 for w in waits],
+            "submit_time": [0] * 5,
+            "start_time": waits,
+            "end_time": [w + 10 for w in waits],
             "procs": [1] * 5,
             "wait": waits,
             "bounded_slowdown": [1.0, 2.0, 3.0, 4.0, 11.0],
@@ -33,7 +33,7 @@ def test_geometric_mean_and_percentiles_by_hand():
 
 
 def test_an_empty_replay_has_every_metric_empty():
-    row = summary(pl.DataFrame(schema={"submit": pl.Int64, "start": pl.Int64, "end": pl.Int64}), 4)
+    row = summary(pl.DataFrame(schema={"submit_time": pl.Int64, "start_time": pl.Int64, "end_time": pl.Int64}), 4)
     assert row["jobs"] == 0 and all(row[k] is None for k in DISTRIBUTION_METRICS)
 
 

@@ -72,7 +72,7 @@ def test_capacity_is_never_exceeded(workload, config):
 def test_no_job_starts_before_its_submission(workload, config):
     assume(valid(config))
     result = simulate(workload, MACHINE, **config).jobs
-    assert (result["start"] >= result["submit"]).all()
+    assert (result["start_time"] >= result["submit_time"]).all()
 
 
 @EXAMPLES
@@ -84,7 +84,7 @@ def test_every_job_runs_once_for_min_of_runtime_and_request(workload, config):
     expected = [min(r, q) for r, q in zip(workload["run_time"], workload["req_time"], strict=True)]
     if config["compat"] == "pyss":
         expected = [max(e, 1) for e in expected]  # pyss keeps zero-length jobs as 1 s jobs
-    assert (result["end"] - result["start"]).to_list() == expected
+    assert (result["end_time"] - result["start_time"]).to_list() == expected
 
 
 @EXAMPLES
@@ -95,7 +95,7 @@ def test_easy_with_exact_predictions_never_starts_the_head_after_its_reservation
         workload, MACHINE, predictor="clairvoyant", backfill=backfill, compat=compat, record_reservations=True
     ).jobs
     reserved = result.filter(pl.col("reservation").is_not_null())
-    assert (reserved["start"] <= reserved["reservation"]).all()
+    assert (reserved["start_time"] <= reserved["reservation"]).all()
 
 
 @EXAMPLES
@@ -106,7 +106,7 @@ def test_conservative_never_delays_a_reserved_job(workload, policy, predictor):
         workload, MACHINE, algorithm="conservative", policy=policy, predictor=predictor, record_reservations=True
     ).jobs
     assert result["reservation"].is_not_null().all()
-    assert (result["start"] <= result["reservation"]).all()
+    assert (result["start_time"] <= result["reservation"]).all()
 
 
 def test_conservative_pyss_starts_every_job_of_the_workload_hypothesis_found():
@@ -121,5 +121,5 @@ def test_conservative_pyss_starts_every_job_of_the_workload_hypothesis_found():
     frame = pl.DataFrame(rows, schema=["job_id", "submit_time", "run_time", "req_time", "procs"], orient="row")
     result = simulate(frame.with_columns(user_id=pl.lit(1)), MACHINE, algorithm="conservative", predictor="ave2",
                       compat="pyss").jobs  # fmt: skip
-    assert (result["start"] >= result["submit"]).all()
-    assert result.filter(pl.col("job_id") == 19)["start"][0] == 115
+    assert (result["start_time"] >= result["submit_time"]).all()
+    assert result.filter(pl.col("job_id") == 19)["start_time"][0] == 115

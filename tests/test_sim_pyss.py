@@ -71,9 +71,9 @@ def test_pyss_mode_matches_the_published_runs(sc15_lake, output, name, log, mach
     joined = result.jobs.join(reference, on="job_id", how="full", coalesce=True)
     assert joined.height == reference.height, "the same jobs on both sides"
     differing = joined.filter(
-        (pl.col("submit") != pl.col("ref_submit"))
+        (pl.col("submit_time") != pl.col("ref_submit"))
         | (pl.col("wait") != pl.col("ref_wait"))
-        | (pl.col("end") - pl.col("start") != pl.col("ref_run"))
+        | (pl.col("end_time") - pl.col("start_time") != pl.col("ref_run"))
     )
     assert differing.is_empty(), f"{differing.height} jobs differ, first: {differing.sort('submit').head(3)}"
     assert joined.filter(pl.col("backfilled") != pl.col("ref_backfilled")).is_empty()

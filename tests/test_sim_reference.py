@@ -37,7 +37,7 @@ def _jobs(frame: pl.DataFrame, clairvoyant: bool = False) -> Jobs:
 def test_easy_fcfs_matches_on_whole_logs(pwa_lake, log, predictor):
     frame, size = _log(pwa_lake, log)
     assert frame.height > 25_000
-    engine = simulate(frame, size, predictor=predictor).jobs["start"].to_list()
+    engine = simulate(frame, size, predictor=predictor).jobs["start_time"].to_list()
     assert not _differing(engine, easy_starts(_jobs(frame, predictor == "clairvoyant"), size), frame)
 
 
@@ -59,7 +59,7 @@ def test_every_queue_order_matches(pwa_lake, algorithm, log, jobs):
     workload = _jobs(frame)
     wrong = {}
     for policy in POLICIES:
-        engine = simulate(frame, size, algorithm=algorithm, policy=policy).jobs["start"].to_list()
+        engine = simulate(frame, size, algorithm=algorithm, policy=policy).jobs["start_time"].to_list()
         python = reference(workload, size, policy)
         assert min(python) >= 0
         if problem := _differing(engine, python, frame):

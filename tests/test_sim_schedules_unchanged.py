@@ -36,6 +36,6 @@ def test_schedules_equal_the_recorded_ones(pwa_lake, log):
     assert len(cases) == 39
     for case in cases:
         result = simulate(jobs, case["machine_size"], **case["settings"])
-        got = schedule_digest(result.jobs["start"].to_numpy(), result.jobs["backfilled"].to_numpy())
+        got = schedule_digest(result.jobs["start_time"].to_numpy(), result.jobs["backfilled"].to_numpy())
         assert got == case["digest"], (log, case["settings"])
         assert result.summary["mean_wait"] == pytest.approx(case["mean_wait"], rel=1e-12)

@@ -126,7 +126,7 @@ def test_a_log_at_two_machine_sizes_or_semantics_is_refused():
 
 def test_prediction_errors_by_hand():
     """MAE, mean E-Loss (over squared, under linear, weight 1 + ln(q p)) and share under-predicted."""
-    jobs = pl.DataFrame({"start": [0, 10], "end": [50, 50], "initial_prediction": [100, 30], "procs": [1, 2]})
+    jobs = pl.DataFrame({"start_time": [0, 10], "end_time": [50, 50], "initial_prediction": [100, 30], "procs": [1, 2]})
     errors = prediction_errors(jobs)
     assert errors["prediction_mae"] == 30.0  # |100 - 50| and |30 - 40|
     assert errors["prediction_under_share"] == 0.5

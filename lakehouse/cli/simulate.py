@@ -10,7 +10,7 @@ import typer
 
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, writable_file
 from lakehouse.cli.root import app
-from lakehouse.errors import SettingsError, SimulationInputError, TooLittleDataError
+from lakehouse.errors import SettingsError, SimulationInputError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, labelled, stderr
 from lakehouse.sim.options import (
@@ -155,27 +155,19 @@ def simulate(
 
     Example: `lakehouse simulate KTH --view jobs_strong --predictor hmm:states=8 --backfill-confidence 0.1`
     """
-    from lakehouse.sim import simulate as replay
-    from lakehouse.sim.options import parse_predictor
-    from lakehouse.sim.source import log_columns, log_machine_size, resolve_log
-    from lakehouse.sim.workload import input_columns
+    from lakehouse.sim.from_lake import simulate_log
 
     window = (parse_duration(warmup), parse_duration(cooldown))  # checked before anything is read
     target = Lake(lake)
-    columns = input_columns(pyss=compat is Compat.pyss, prediction_column=parse_predictor(predictor)[1])
     started = time.perf_counter()
-    with target.reading():
-        log = resolve_log(target, log)
-        size = machine_size if machine_size is not None else log_machine_size(target, log, view)
-        # (As numpy columns: Polars is imported while the engine runs.)
-        jobs = log_columns(target, log, view, where, columns)
     with stderr.status(f"replaying {log}..."):
-        if not len(jobs["job_id"]):
-            raise TooLittleDataError(f"no jobs of {log} in swf.{view}" + (f" where {where}" if where else ""))
         try:
-            result = replay(
-                jobs,
-                size,
+            result = simulate_log(
+                target,
+                log,
+                view=view,
+                where=where,
+                machine_size=machine_size,
                 algorithm=algorithm,
                 policy=policy,
                 backfill=backfill,
@@ -199,6 +191,7 @@ def simulate(
             if exc.kind == "wider_than_machine":
                 raise SimulationInputError(f"{exc}; --drop-wider leaves them out", kind=exc.kind) from None
             raise
+    log, size = str(result.log), result.settings.machine_size
     if jobs_out is not None:
         from lakehouse.sim.schedule_io import write_schedule
 
@@ -215,6 +208,12 @@ def simulate(
         emit(result.summary_by(by), fmt, None, title=f"by {by}")
     if result.periods is not None and fmt is OutputFormat.table and output is None:
         emit(result.policy_shares(), fmt, None, title="periods per policy")
+    elif result.periods is not None and output is not None:  # a second table: a second file beside
+        emit(result.policy_shares(), fmt, output.with_name(f"{output.stem}-periods{output.suffix}"))
+    elif result.periods is not None:
+        stderr.print(
+            "the periods per policy are a second table: give --output FILE (it goes to FILE-periods) or -f table"
+        )
     for warning in result.warnings:
         stderr.print(labelled("warning:", "yellow", warning), highlight=False)
     stderr.print(f"{result.summary['jobs']:,} jobs replayed in {time.perf_counter() - started:.2f} s")

@@ -170,7 +170,7 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
 def weekly_waits(schedule: pl.DataFrame) -> dict[str, list]:
     """Per week of submission from the first one: the jobs' total wait and their count (every week,
     empty ones included)."""
-    week = ((pl.col("submit") - pl.col("submit").min()) // WEEK).alias("week")
+    week = ((pl.col("submit_time") - pl.col("submit_time").min()) // WEEK).alias("week")
     per_week = schedule.group_by(week).agg(pl.col("wait").sum().cast(pl.Float64), pl.len()).sort("week")
     weeks = int(per_week["week"].max()) + 1  # type: ignore[arg-type]
     wait, count = [0.0] * weeks, [0] * weeks

@@ -101,11 +101,11 @@ def replay(jobs: pl.DataFrame | pa.Table | Mapping[str, np.ndarray], settings: R
     result = pl.DataFrame(
         {
             "job_id": workload.id,
-            "submit": workload.submit,
-            "start": out.start,
-            "end": out.end,
+            "submit_time": workload.submit,
+            "start_time": out.start,
+            "end_time": out.end,
             "procs": workload.procs,
-            "requested": workload.requested,
+            "req_time": workload.requested,
             "user_id": workload.user,
             "backfilled": out.backfilled,
             "corrections": out.corrections,

@@ -28,8 +28,8 @@ SCORING_LOSS = "over=squared,over-factor=1,under=linear,weight=log-area"
 
 
 def per_job_columns(tau: float) -> list[pl.Expr]:
-    run = pl.col("end") - pl.col("start")
-    wait = pl.col("start") - pl.col("submit")
+    run = pl.col("end_time") - pl.col("start_time")
+    wait = pl.col("start_time") - pl.col("submit_time")
     return [
         wait.alias("wait"),
         pl.max_horizontal((wait + run) / pl.max_horizontal(run, pl.lit(tau)), pl.lit(1.0)).alias("bounded_slowdown"),
@@ -56,7 +56,7 @@ def job_class(by: JobClass, machine_size: int) -> pl.Expr:
             .then(pl.lit(SIZE_CLASSES[2]))
             .otherwise(pl.lit(SIZE_CLASSES[3]))
         )
-    run = pl.col("end") - pl.col("start")
+    run = pl.col("end_time") - pl.col("start_time")
     return (
         pl.when(run < 60)
         .then(pl.lit(LENGTH_CLASSES[0]))
@@ -73,8 +73,8 @@ def measured(jobs: pl.DataFrame, warmup: float = 0, cooldown: float = 0) -> pl.D
     `cooldown` seconds of the submissions (all of them are simulated)."""
     if jobs.is_empty() or (not warmup and not cooldown):
         return jobs
-    first, last = cast(float, jobs["submit"].min()), cast(float, jobs["submit"].max())
-    return jobs.filter(pl.col("submit").is_between(first + warmup, last - cooldown))
+    first, last = cast(float, jobs["submit_time"].min()), cast(float, jobs["submit_time"].max())
+    return jobs.filter(pl.col("submit_time").is_between(first + warmup, last - cooldown))
 
 
 def summary_by(jobs: pl.DataFrame, machine_size: int, by: JobClass) -> pl.DataFrame:
@@ -107,7 +107,7 @@ def summary(jobs: pl.DataFrame, machine_size: int) -> dict[str, float | int | No
         return {"jobs": 0, "mean_wait": None, "mean_bounded_slowdown": None, "max_wait": None,
                 "mean_response": None, "utilization": None, "makespan": None,
                 **dict.fromkeys(DISTRIBUTION_METRICS)}  # fmt: skip
-    run = pl.col("end") - pl.col("start")
+    run = pl.col("end_time") - pl.col("start_time")
     row = jobs.select(
         jobs=pl.len(),
         mean_wait=pl.col("wait").mean(),
@@ -115,7 +115,7 @@ def summary(jobs: pl.DataFrame, machine_size: int) -> dict[str, float | int | No
         max_wait=pl.col("wait").max(),
         mean_response=(pl.col("wait") + run).mean(),
         busy=(run * pl.col("procs")).sum(),
-        makespan=pl.col("end").max() - pl.col("submit").min(),
+        makespan=pl.col("end_time").max() - pl.col("submit_time").min(),
         geomean_wait=pl.col("wait").clip(lower_bound=GEOMEAN_FLOOR).cast(pl.Float64).log().mean().exp(),
         **{
             f"p{q}_{metric}": pl.col(metric).quantile(q / 100, interpolation="linear")
@@ -134,7 +134,7 @@ def prediction_errors(jobs: pl.DataFrame) -> dict[str, float | None]:
     share of under-predicted jobs."""
     if jobs.is_empty():
         return {"prediction_mae": None, "prediction_mean_eloss": None, "prediction_under_share": None}
-    run = (jobs["end"] - jobs["start"]).to_numpy()
+    run = (jobs["end_time"] - jobs["start_time"]).to_numpy()
     predicted = jobs["initial_prediction"].to_numpy()
     losses = _native.eloss_values(SCORING_LOSS, predicted.astype("float64"), run, jobs["procs"].to_numpy())
     return {

@@ -27,9 +27,6 @@ from lakehouse.sim.result import SimulationResult
 SCHEDULE_VERSION = 1
 METADATA_KEY = b"lakehouse.schedule"
 FORMATS = (".parquet", ".csv", ".swf")
-RENAMED = {"submit": "submit_time", "start": "start_time", "end": "end_time", "requested": "req_time"}
-
-
 def check_schedule_path(path: Path) -> Path:
     """The format is the extension's; anything else is refused before the replay runs."""
     if path.suffix.lower() not in FORMATS:
@@ -41,7 +38,7 @@ def check_schedule_path(path: Path) -> Path:
 
 def schedule_frame(result: SimulationResult) -> pl.DataFrame:
     """The per-job schedule in the lake's column names."""
-    jobs = result.jobs.rename(RENAMED)
+    jobs = result.jobs
     first = ["job_id", "submit_time", "start_time", "end_time", "wait"]
     jobs = jobs.with_columns(run=pl.col("end_time") - pl.col("start_time"))
     return jobs.select(*first, "run", *(c for c in jobs.columns if c not in {*first, "run"}))

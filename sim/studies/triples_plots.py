@@ -38,7 +38,7 @@ def prediction_frames(lake: Lake, rows: pl.DataFrame) -> dict[str, pl.DataFrame]
                 result.select(
                     predictor=pl.lit(label),
                     predicted=pl.col("initial_prediction"),
-                    run=pl.col("end") - pl.col("start"),
+                    run=pl.col("end_time") - pl.col("start_time"),
                 )
             )
         frames[log] = pl.concat(parts)

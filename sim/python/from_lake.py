@@ -1,0 +1,43 @@
+"""Replaying a log of the lake by its name: what `lakehouse simulate LOG` does, from Python."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from lakehouse.errors import TooLittleDataError
+from lakehouse.lake import Lake
+from lakehouse.sim.engine import simulate
+from lakehouse.sim.options import Compat, parse_predictor
+from lakehouse.sim.result import SimulationResult
+from lakehouse.sim.source import View, log_columns, log_machine_size, resolve_log
+from lakehouse.sim.workload import input_columns
+
+
+def simulate_log(
+    lake: Lake,
+    log: str,
+    *,
+    view: View | str = View.jobs_clean,
+    where: str | None = None,
+    machine_size: int | None = None,
+    **settings: Any,
+) -> SimulationResult:
+    """Replay one log of the lake (a name or a unique prefix) as `lakehouse simulate` does: the jobs of
+    `swf.<view>` (those `where` keeps), on the machine size the view was filtered with unless
+    `machine_size`; `settings` are `simulate`'s (algorithm="conservative", backfill="sjbf", ...).
+
+    >>> simulate_log(Lake("lake"), "KTH", backfill="sjbf").summary["mean_bounded_slowdown"]  # doctest: +SKIP
+    """
+    view = View(str(view))
+    compat = Compat(str(settings.get("compat", Compat.canonical)))
+    predictor = str(settings.get("predictor", "requested"))
+    columns = input_columns(pyss=compat is Compat.pyss, prediction_column=parse_predictor(predictor)[1])
+    with lake.reading():
+        name = resolve_log(lake, log)
+        size = machine_size if machine_size is not None else log_machine_size(lake, name, view)
+        # (As numpy columns: Polars is imported while the engine runs.)
+        jobs = log_columns(lake, name, view, where, columns)
+    if not len(jobs["job_id"]):
+        raise TooLittleDataError(f"no jobs of {name} in swf.{view}" + (f" where {where}" if where else ""))
+    return replace(simulate(jobs, size, **settings), log=name)
