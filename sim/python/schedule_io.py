@@ -27,6 +27,8 @@ from lakehouse.sim.result import SimulationResult
 SCHEDULE_VERSION = 1
 METADATA_KEY = b"lakehouse.schedule"
 FORMATS = (".parquet", ".csv", ".swf")
+
+
 def check_schedule_path(path: Path) -> Path:
     """The format is the extension's; anything else is refused before the replay runs."""
     if path.suffix.lower() not in FORMATS:
