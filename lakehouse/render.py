@@ -53,6 +53,10 @@ def _cell(value: object) -> str:
         return f"{value:,}"
     if isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M:%S")
+    if isinstance(value, list | tuple):  # (a list column: its items, not Python's repr)
+        return ", ".join(_cell(item) for item in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{key}: {_cell(item)}" for key, item in value.items())
     return str(value)
 
 

@@ -208,7 +208,7 @@ def test_generate_google_then_ingest(tmp_path):
         "task_events",
         "task_usage",
     }
-    assert "must be positive" in run("generate", "google", tmp_path / "x", "--days", 0, code=1).stderr
+    assert "0.01<=x<=29.0" in run("generate", "google", tmp_path / "x", "--days", 0, code=2).stderr
 
 
 def test_report_periodicity_on_a_generated_trace(tmp_path):

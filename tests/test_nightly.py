@@ -64,7 +64,9 @@ def test_a_second_run_with_nothing_new_ingests_nothing_and_says_so(tmp_path, inb
     second = run(lake, inbox, FAST)
     assert (second.record.files_ingested, second.record.files_skipped, second.record.reports_run) == (0, 1, [])
     assert second.exit_code == 0 and second.record.run == f"{first.record.run}-2"
-    assert "Nothing new" in second.page.read_text()
+    assert second.page is None and not (lake.root / "reports" / second.record.run).exists()  # a quiet night
+    index = (lake.root / "reports" / "index.html").read_text()
+    assert second.record.run in index and f'href="{second.record.run}/index.html"' not in index
     assert lake.query("SELECT count(*) AS n FROM swf.jobs")["n"][0] == 120  # not twice
     dry = plan(lake, inbox, FAST)
     assert dry.swf == [] and dry.reports == []

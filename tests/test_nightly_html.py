@@ -7,6 +7,7 @@ import html
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from lakehouse.data import sample_google_trace
 from lakehouse.lake import Lake
 from lakehouse.nightly.run import run
 
-from browser import dump_dom, not_blank, screenshot
+from browser import chromium, dump_dom, not_blank, screenshot
 from nightly_inbox import FAST, put_broken, put_log
 
 #: Put first in a copy of the page: it records every failed load and, once the page has loaded, what
@@ -79,3 +80,30 @@ def test_the_blank_check_can_fail(tmp_path):
     blank = tmp_path / "blank.html"
     blank.write_text("<!DOCTYPE html><html><body></body></html>")
     assert not not_blank(screenshot(blank, tmp_path / "blank.png", "800,600"))
+
+
+FOLD = """<script>
+window.addEventListener("load", () => {
+  const box = document.querySelector(".headline").getBoundingClientRect();
+  const text = document.querySelector(".headline").innerText;
+  document.body.setAttribute("data-fold", JSON.stringify({bottom: box.bottom, text}));
+});
+</script>"""
+
+
+def test_the_headline_is_above_the_fold_at_1280_by_900(report, tmp_path):
+    """What changed, what got better or worse and what failed, read without scrolling; the details below."""
+    probe = report.with_name("fold.html")
+    probe.write_text(report.read_text().replace("<head>", "<head>\n" + FOLD, 1))
+    dom = subprocess.run([*chromium(), "--window-size=1280,900", "--dump-dom", probe.as_uri()],
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    found = re.search(r'data-fold="([^"]*)"', dom.stdout)
+    assert found, dom.stdout[-2000:]
+    fold = json.loads(html.unescape(found.group(1)))
+    assert fold["bottom"] <= 900, fold
+    text = fold["text"]
+    assert "What changed" in text and "1 SWF log changed" in text
+    assert "alpha" in text and "mean bounded slowdown" in text and "instead of 200 (the log changed)" in text
+    assert "Failures" in text and "broken.swf.gz" in text
+    page = report.read_text()
+    assert page.index('class="headline"') < page.index("<details")  # the details come after, folded

@@ -84,6 +84,7 @@ def finish(lake: Lake, record: RunRecord, files: Iterable[InboxFile]) -> None:
                 list(record.seconds.values()),
                 record.errors,
                 record.run,
+                record.report,
             ],
         )
         now = record.finished_at

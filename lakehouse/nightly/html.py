@@ -115,6 +115,60 @@ def _write(path: Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
+#: A change of the mean bounded slowdown smaller than this (%) is "about the same" in the headline.
+NOTICEABLE = 1.0
+
+
+def headline(record: RunRecord, counts: dict[str, int], arrived: pl.DataFrame, sections: list[Section]) -> dict:
+    """What the top of the page says at a glance: what changed, what got better or worse, what failed
+    and what was skipped (the details follow, folded)."""
+    changed = []
+    if counts.get("new") or counts.get("changed"):
+        kinds = arrived.group_by("kind", "state").len().sort("kind", "state").rows()
+        changed = [
+            f"{n:,} {'SWF log' if kind == 'swf' else 'trace part'}{'s' * (n != 1)} {state}" for kind, state, n in kinds
+        ]
+    better, worse, same = [], [], []
+    for section in sections:
+        if section.changes is None:
+            continue
+        for row in section.changes.iter_rows(named=True):
+            line = (
+                f"{row['log']} {row['scheduler']}: mean bounded slowdown {row['bsld before']:,.3g} → "
+                f"{row['bsld now']:,.3g} ({row['change %']:+.0f} %)"
+            )
+            if row["jobs before"] != row["jobs now"]:
+                line += f", on {row['jobs now']:,} jobs instead of {row['jobs before']:,} (the log changed)"
+            if row["engine"] != "same":
+                line += f" (engine {row['engine']})"
+            change = row["change %"]
+            (better if change < -NOTICEABLE else worse if change > NOTICEABLE else same).append(line)
+    return {
+        "changed": changed,
+        "better": better,
+        "worse": worse,
+        "same": same,
+        "failures": list(record.errors),
+        "skipped": [f"{s.title}: {s.skipped}" for s in sections if s.skipped],
+    }
+
+
+def arrivals(arrived: pl.DataFrame) -> pl.DataFrame:
+    """The files that arrived, a trace's parts summed per table (a night of 60 parts is 6 lines)."""
+    if arrived.is_empty():
+        return arrived
+    table = pl.col("file").str.split("/").list.first()
+    return (
+        arrived.with_columns(pl.when(pl.col("kind") == "google").then(table).otherwise(pl.col("file")).alias("file"))
+        .group_by("kind", "file", maintain_order=True)
+        .agg(
+            pl.len().alias("files"),
+            pl.col("state").unique(maintain_order=True).str.join(", ").alias("state"),
+            pl.col("bytes").sum(),
+        )
+    )
+
+
 def render_run(
     folder: Path,
     record: RunRecord,
@@ -138,7 +192,8 @@ def render_run(
             started=record.started_at.strftime("%Y-%m-%d %H:%M:%S %Z"),
             duration=f"took {_duration(elapsed)}" if elapsed is not None else "still running",
             counts=counts,
-            arrived=table(arrived) if not arrived.is_empty() else None,
+            headline=headline(record, counts, arrived, sections),
+            arrived=table(arrivals(arrived)) if not arrived.is_empty() else None,
             ignored=ignored,
             quarantine=table(quarantine) if not quarantine.is_empty() else None,
             sections=[
@@ -147,6 +202,7 @@ def render_run(
                     "title": s.title,
                     "seconds": s.seconds,
                     "error": s.error,
+                    "skipped": s.skipped,
                     "notes": s.notes,
                     "tables": [(caption, table(frame)) for caption, frame in s.tables],
                     "figures": [_figure(path, folder) for path in s.figures if path.exists()],

@@ -42,6 +42,13 @@ class Section:
     notes: list[str] = field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+    #: Each changed log's replays against its previous version (`change_table`), for the page's headline.
+    changes: pl.DataFrame | None = None
+
+    @property
+    def skipped(self) -> str | None:
+        """Why the report did not run (too little data), if it did not."""
+        return next((note.removeprefix("skipped: ") for note in self.notes if note.startswith("skipped: ")), None)
 
 
 def logs_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
@@ -63,7 +70,7 @@ def replays_section(section: Section, lake: Lake, logs: Sequence[str], config: C
     )
     section.notes.append(f"stored as campaign {config.campaign!r} on swf.{config.view} (lakehouse campaign show)")
     section.tables.append(("each changed log, replayed now", replay_table(rows)))
-    changes = change_table(rows)
+    changes = section.changes = change_table(rows)
     if not changes.is_empty():
         section.tables.append(("change since the log's previous version (mean bounded slowdown)", changes))
         if (changes["engine"] != "same").any():

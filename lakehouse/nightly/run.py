@@ -265,7 +265,12 @@ def _close(lake: Lake, reports: Path, outcome: Outcome, started: float) -> None:
     record.seconds["total"] = time.perf_counter() - started
     record.finished_at = dt.datetime.now(dt.UTC).astimezone()
     try:
-        outcome.page = _page(lake, reports / record.run, outcome)
+        # A quiet night (nothing new, nothing owed, nothing wrong) is a row of the index, not a page.
+        quiet = not (record.files_ingested or record.files_failed or record.reports_run or record.errors)
+        if quiet:
+            record.report = None
+        else:
+            outcome.page = _page(lake, reports / record.run, outcome)
     except (LakehouseError, OSError) as exc:
         record.errors.append(f"the HTML report could not be written: {_one_line(exc)}")
         record.status = "partial" if record.status == "ok" else record.status

@@ -64,6 +64,7 @@ def instructions(inbox: Path, lake: Path, config: Path | None, at: str = "02:30"
         text += [f"# ~/.config/systemd/user/{name}", body]
     text += [
         "# then: systemctl --user daemon-reload && systemctl --user enable --now lakehouse-nightly.timer",
+        "# and, so that the timer fires while you are logged out: loginctl enable-linger $USER",
         "# (system-wide: the same files in /etc/systemd/system/, without --user)",
         "",
         "# or, with cron (crontab -e):",
