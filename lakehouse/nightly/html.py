@@ -128,7 +128,9 @@ def headline(record: RunRecord, counts: dict[str, int], arrived: pl.DataFrame, s
         changed = [
             f"{n:,} {'SWF log' if kind == 'swf' else 'trace part'}{'s' * (n != 1)} {state}" for kind, state, n in kinds
         ]
-    better, worse, same = [], [], []
+    better: list[str] = []
+    worse: list[str] = []
+    same: list[str] = []
     for section in sections:
         if section.changes is None:
             continue
