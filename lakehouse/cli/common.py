@@ -45,24 +45,25 @@ ThreadsOption = Annotated[
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
 
 
-def writable_file(path: Path | None) -> Path | None:
-    """An output file's place is checked before the work, not after it (`lakehouse.outputs`)."""
-    if path is not None:
-        try:
-            check_file(path)
-        except OutputError as exc:
-            raise typer.BadParameter(str(exc)) from None
-    return path
+def _checked_before_the_work(check: Callable[[Path], Path]) -> Callable[[Path | None], Path | None]:
+    """An option's callback that runs `check` (lakehouse.outputs) when the option is parsed, so that an
+    output that cannot be written is refused before the work, not after it."""
+
+    def callback(path: Path | None) -> Path | None:
+        if path is not None:
+            try:
+                check(path)
+            except OutputError as exc:
+                raise typer.BadParameter(str(exc)) from None
+        return path
+
+    return callback
 
 
-def writable_folder(path: Path | None) -> Path | None:
-    """A folder of figures: made if missing, and checked writable before the work."""
-    if path is not None:
-        try:
-            check_folder(path)
-        except OutputError as exc:
-            raise typer.BadParameter(str(exc)) from None
-    return path
+#: An output file: its folder exists and can take it.
+writable_file = _checked_before_the_work(check_file)
+#: A folder of figures: made if missing, and checked writable.
+writable_folder = _checked_before_the_work(check_folder)
 
 
 OutputOption = Annotated[
