@@ -55,3 +55,8 @@ def names_log(name: str, log: str, known: Sequence[str]) -> bool:
     if not is_glob(name) and name not in known and not any(k.startswith(name) for k in known):
         return False
     return log in logs_named(name, known)
+
+
+def short_log(log: str) -> str:
+    """`KTH-SP2-1996-2.1-cln` -> `KTH-SP2`: the machine, for axis labels and legends."""
+    return "-".join(log.split("-")[:2])

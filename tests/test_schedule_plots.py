@@ -44,7 +44,7 @@ def test_the_gantt_chart_is_busy_and_idle_where_the_schedule_says():
     height = image.shape[0]
 
     def colour(t: float, row: float) -> tuple[int, ...]:
-        x, y = ax.transData.transform((t, row))
+        x, y = ax.transData.transform((t / 3600, row))  # the axis counts hours
         return tuple(int(v) for v in image[int(round(height - y)), int(round(x))])
 
     # t = 10: A on rows 0-1, B on rows 2-3.  t = 50: A has ended (rows 0-1 idle), C runs on B's rows.
@@ -75,6 +75,40 @@ def kth_schedule(kth_lake, tmp_path_factory) -> Path:
     run = CliRunner().invoke(app, ["simulate", "KTH", "--lake", str(kth_lake.root), "--jobs-out", str(path)])
     assert run.exit_code == 0, run.output
     return path
+
+
+def test_the_gantt_counts_hours_since_the_first_submission():
+    plt = pyplot()
+    fig, ax = plt.subplots()
+    jobs = five_jobs().with_columns(pl.col(c) + 10_970_000 for c in ("submit_time", "start_time", "end_time"))
+    gantt(ax, jobs, 4, 10_970_000 + 3600, 10_970_000 + 7200, origin=10_970_000)
+    assert ax.get_xlim() == (1.0, 2.0) and ax.get_xlabel() == "hours since the first submission"
+    plt.close(fig)
+
+
+@pytest.mark.parametrize(
+    ("settings", "name"),
+    [
+        ({}, "EASY"),
+        ({"backfill": "sjbf"}, "EASY-SJBF"),
+        ({"predictor": "ave2", "backfill": "sjbf", "correction": "incremental"}, "EASY++"),
+        ({"policy": "spf"}, "EASY-SPF"),
+        ({"algorithm": "conservative", "policy": "lexp", "backfill": "sjbf"}, "Conservative-LEXP"),
+        ({"backfill": "sjbf", "predictor": "clairvoyant"}, "EASY-SJBF (clairvoyant)"),
+    ],
+)
+def test_variants_are_named_as_users_name_them(settings, name):
+    from lakehouse.sim.options import variant_name
+
+    assert variant_name(**settings) == name
+
+
+def test_output_and_plots_together_write_both(kth_lake, tmp_path):
+    args = ["plot", "schedule", "--log", "KTH", "--lake", str(kth_lake.root), "--backfill", "sjbf",
+            "-o", str(tmp_path / "page.png"), "--plots", str(tmp_path / "figures")]  # fmt: skip
+    run = CliRunner().invoke(app, args)
+    assert run.exit_code == 0, run.output
+    assert not_blank(tmp_path / "page.png") and len(list((tmp_path / "figures").glob("*.png"))) == 4
 
 
 def test_every_figure_of_a_real_log_is_drawn(kth_lake, kth_schedule, tmp_path):

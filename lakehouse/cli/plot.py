@@ -10,7 +10,9 @@ import typer
 from lakehouse.cli.common import LakeOption, PlotsOption, announce_plots, clear_errors, command_group, writable_file
 from lakehouse.errors import SettingsError, TooLittleDataError
 from lakehouse.lake import Lake
+from lakehouse.log_names import short_log
 from lakehouse.render import stderr
+from lakehouse.sim.options import variant_name
 from lakehouse.sim.source import View
 from lakehouse.units import parse_duration
 
@@ -113,6 +115,10 @@ def plot_schedule(
     stderr.print(f"{frame.height:,} jobs on {size:,} processors")
 
 
+#: The settings a variant's name is made of (`variant_name`).
+VARIANT_KEYS = ("algorithm", "policy", "backfill", "predictor", "correction")
+
+
 def _read(path: Path, lake: Lake) -> tuple[pl.DataFrame, int, str]:
     import polars as pl
 
@@ -135,7 +141,9 @@ def _read(path: Path, lake: Lake) -> tuple[pl.DataFrame, int, str]:
         frame = frame.join(
             _log_starts(lake, log, View(str(about.get("view") or View.jobs_clean))), on="job_id", how="left"
         )
-    return frame, int(size), f"{log or 'schedule'} ({path.name})"
+    named = {k: str(v) for k, v in settings.items() if k in VARIANT_KEYS} if isinstance(settings, dict) else {}
+    who = f"{short_log(log)} {variant_name(**named)}" if isinstance(log, str) else path.stem
+    return frame, int(size), who
 
 
 def _log_starts(lake: Lake, log: str, view: View) -> pl.DataFrame:
@@ -163,4 +171,4 @@ def _replay(
         raise TooLittleDataError(f"no jobs of {name} in swf.{view} to replay and draw")
     result = simulate(jobs, size, **settings)
     frame = schedule_frame(result).join(_log_starts(lake, name, view), on="job_id", how="left")
-    return frame, size, f"{name} ({', '.join(settings.values())})"
+    return frame, size, f"{short_log(name)} {variant_name(**settings)}"

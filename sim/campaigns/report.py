@@ -9,6 +9,7 @@ import numpy as np
 import polars as pl
 
 from lakehouse.errors import LakehouseError
+from lakehouse.log_names import short_log
 from lakehouse.models.figures import pyplot, save
 
 #: The variant every other one is compared with in the heatmap.
@@ -73,11 +74,6 @@ def relative_matrix(rows: pl.DataFrame, metric: Metric) -> tuple[list[str], list
     else:
         matrix[:] = np.nan
     return variants, logs, matrix
-
-
-def short_log(log: str) -> str:
-    """`KTH-SP2-1996-2.1-cln` -> `KTH-SP2`: the machine, for axis labels."""
-    return "-".join(log.split("-")[:2])
 
 
 def campaign_plots(rows: pl.DataFrame, metric: Metric, folder: Path) -> list[Path]:

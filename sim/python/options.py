@@ -160,3 +160,24 @@ def join_predictor_parameters(pieces: list[str]) -> list[str]:
         else:
             joined.append(piece)
     return joined
+
+
+def variant_name(
+    algorithm: str = "easy",
+    policy: str = "fcfs",
+    backfill: str = "queue",
+    predictor: str = "requested",
+    correction: str = "requested",
+) -> str:
+    """A replay's name as papers and users write it: `EASY`, `EASY-SJBF`, `EASY++` (AVE2 predictions,
+    SJBF, incremental corrections), `EASY-SPF`, `Conservative-LEXP`, then any other predictor or
+    correction in brackets: `EASY-SJBF (clairvoyant)`."""
+    if (algorithm, policy, backfill, predictor, correction) == ("easy", "fcfs", "sjbf", "ave2", "incremental"):
+        return "EASY++"
+    parts = ["EASY" if algorithm == Algorithm.easy else "Conservative"]
+    if policy != Policy.fcfs:
+        parts.append(policy.upper())
+    if backfill == Backfill.sjbf and algorithm == Algorithm.easy:  # (conservative has no backfill order)
+        parts.append("SJBF")
+    extra = [p for p, default in ((predictor, "requested"), (correction, "requested")) if p != default]
+    return "-".join(parts) + (f" ({', '.join(extra)})" if extra else "")

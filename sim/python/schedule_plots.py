@@ -23,6 +23,7 @@ from lakehouse.sim.options import JobClass
 
 PANELS = ("utilization", "queue", "gantt", "waits")
 DAY = 86_400.0
+HOUR = 3_600.0
 
 
 def _steps(starts: np.ndarray, ends: np.ndarray, amounts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -77,10 +78,13 @@ def pack(schedule: pl.DataFrame, machine_size: int) -> list[tuple[int, int, int,
     return pieces
 
 
-def gantt(ax: Any, schedule: pl.DataFrame, machine_size: int, t_from: float, t_to: float) -> None:
-    """Jobs running in [t_from, t_to) as rectangles on processor rows; backfilled jobs hatched."""
+def gantt(ax: Any, schedule: pl.DataFrame, machine_size: int, t_from: float, t_to: float, origin: float = 0.0) -> None:
+    """Jobs running in [t_from, t_to) as rectangles on processor rows; backfilled jobs hatched.  The
+    time axis is in hours since `origin` (the first submission), as the other figures count days
+    (the log's own clock, 1.097e7 s, says nothing)."""
     shown = schedule.filter((pl.col("start_time") < t_to) & (pl.col("end_time") > t_from))
-    start, end = shown["start_time"].to_numpy(), shown["end_time"].to_numpy()
+    start = (shown["start_time"].to_numpy() - origin) / HOUR
+    end = (shown["end_time"].to_numpy() - origin) / HOUR
     backfilled = shown["backfilled"].to_numpy() if "backfilled" in shown.columns else np.zeros(shown.height, bool)
     colours = pyplot().get_cmap("tab20")
     for i, first, rows, _ in pack(shown, machine_size):
@@ -95,9 +99,9 @@ def gantt(ax: Any, schedule: pl.DataFrame, machine_size: int, t_from: float, t_t
                 hatch="///" if backfilled[i] else None,
             )
         )
-    ax.set_xlim(t_from, t_to)
+    ax.set_xlim((t_from - origin) / HOUR, (t_to - origin) / HOUR)
     ax.set_ylim(0, machine_size)
-    ax.set_xlabel("time (s)")
+    ax.set_xlabel("hours since the first submission")
     ax.set_ylabel("processors")
     ax.set_title(f"Gantt chart, {shown.height:,} jobs (hatched: backfilled)")
 
@@ -175,7 +179,7 @@ def draw(
         lo = first if t_from is None else t_from
         hi = lo + DAY if t_to is None else t_to
         fig, ax = plt.subplots(figsize=(9, 4.6))
-        gantt(ax, schedule, machine_size, lo, hi)
+        gantt(ax, schedule, machine_size, lo, hi, origin)
         figures["gantt"] = fig
     if "waits" in panels:
         fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.8))
@@ -189,7 +193,13 @@ def draw(
                         data.append(np.maximum(values, 1))
                         names.append(name if vs is None else f"{name}\n{label}")
             axis.boxplot(data, showfliers=False)
-            axis.set_xticks(range(1, len(names) + 1), names, fontsize=7, rotation=30 if vs is not None else 0)
+            axis.set_xticks(
+                range(1, len(names) + 1),
+                names,
+                fontsize=7,
+                rotation=45 if vs is not None else 0,
+                ha="right" if vs is not None else "center",
+            )
             axis.set_yscale("log")
             axis.set_title(f"{metric.replace('_', ' ')} per job size (>= 1)")
         figures["waits"] = fig
@@ -197,19 +207,27 @@ def draw(
 
 
 def write(figures: dict[str, Any], output: Path | None, folder: Path | None, svg: bool, stem: str) -> list[Path]:
-    """Each figure in `folder` (one file per panel), or all of them stacked in `output`."""
+    """Each figure in `folder` (one file per panel), and all of them stacked in `output` (the default
+    `schedule.png` when no folder is given)."""
     suffix = ".svg" if svg else ".png"
+    written = []
     if folder is not None:
-        return [save(fig, folder / f"{stem}-{name}{suffix}") for name, fig in figures.items()]
+        if output is not None:  # first: `save` closes each figure it writes
+            written.append(_stacked(figures, output, suffix, close=False))
+        return [*written, *(save(fig, folder / f"{stem}-{name}{suffix}") for name, fig in figures.items())]
+    return [_stacked(figures, output if output is not None else Path(f"{stem}{suffix}"), suffix)]
+
+
+def _stacked(figures: dict[str, Any], target: Path, suffix: str, close: bool = True) -> Path:
+    """Every figure, one under the other, in one image (matplotlib has no figure-of-figures)."""
     plt = pyplot()
-    target = output if output is not None else Path(f"{stem}{suffix}")
-    # One page: render each figure and stack the images (matplotlib has no figure-of-figures).
     images = []
     for fig in figures.values():
         fig.tight_layout()
         fig.canvas.draw()
         images.append(np.asarray(fig.canvas.buffer_rgba()))
-        plt.close(fig)
+        if close:
+            plt.close(fig)
     width = max(image.shape[1] for image in images)
     padded = [np.pad(img, ((0, 0), (0, width - img.shape[1]), (0, 0)), constant_values=255) for img in images]
     page = np.concatenate(padded, axis=0)
@@ -221,7 +239,7 @@ def write(figures: dict[str, Any], output: Path | None, folder: Path | None, svg
             fig.savefig(tmp, dpi=100, format=suffix[1:])
     finally:
         plt.close(fig)
-    return [target]
+    return target
 
 
 def write_html(

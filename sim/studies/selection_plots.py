@@ -8,7 +8,7 @@ from pathlib import Path
 
 import polars as pl
 
-from lakehouse.campaigns.report import short_log
+from lakehouse.log_names import short_log
 from lakehouse.models.figures import pyplot, save
 from lakehouse.sim.options import Policy
 from lakehouse.studies.selection import FIXED_STRATEGIES as FIXED

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import polars as pl
 
-from lakehouse.campaigns.report import latest, short_log
+from lakehouse.campaigns.report import latest
 from lakehouse.lake import Lake
+from lakehouse.log_names import short_log
 from lakehouse.models.figures import ecdf, pyplot, save
 from lakehouse.sim.engine import simulate
 from lakehouse.sim.source import View, log_jobs
