@@ -442,3 +442,13 @@ main()
     ran = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
     assert "loaded: []" in ran.stderr, ran.stderr
+
+
+def test_an_unchanged_file_shows_no_counts_rather_than_zero(tmp_path):
+    """It was not read: its row says so, where 0 jobs would read as an empty log."""
+    jobs, header = small_log(6)
+    write_swf(tmp_path / "mini.swf", jobs, header)
+    run("ingest", "swf", tmp_path / "mini.swf", "--lake", tmp_path / "lake")
+    again = json.loads(run("ingest", "swf", tmp_path / "mini.swf", "--lake", tmp_path / "lake", "-f", "json").stdout)
+    assert again[0]["status"] == "unchanged" and again[0]["jobs"] is None and again[0]["job_lines"] is None
+    assert "already in the lake" in again[0]["note"]

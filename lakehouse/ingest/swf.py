@@ -419,15 +419,25 @@ def ingest_swf(
 
 
 def results_frame(results: list[FileResult]) -> pl.DataFrame:
-    """One row per file: what `lakehouse ingest swf` prints."""
+    """One row per file: what `lakehouse ingest swf` prints (an unchanged file was not read: its counts
+    are unknown here, not 0, and its note says where they are)."""
+
+    def read(r: FileResult, value: int) -> int | None:
+        return None if r.status is Status.unchanged else value
+
     return pl.DataFrame(
         {
             "log": [r.log for r in results],
             "status": [str(r.status) for r in results],
-            "job_lines": [r.job_lines for r in results],
-            "jobs": [r.jobs for r in results],
-            "quarantined": [r.quarantined for r in results],
-            "note": [r.error or "; ".join(r.warnings) for r in results],
+            "job_lines": [read(r, r.job_lines) for r in results],
+            "jobs": [read(r, r.jobs) for r in results],
+            "quarantined": [read(r, r.quarantined) for r in results],
+            "note": [
+                "already in the lake, not read again (`lakehouse logs` counts its jobs)"
+                if r.status is Status.unchanged
+                else r.error or "; ".join(r.warnings)
+                for r in results
+            ],
         },
         schema={
             "log": pl.String,
