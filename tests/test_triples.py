@@ -133,3 +133,21 @@ def test_prediction_errors_by_hand():
     over = (1 + math.log(1 * 50)) * 50**2
     under = (1 + math.log(2 * 40)) * 10
     assert math.isclose(errors["prediction_mean_eloss"], (over + under) / 2, rel_tol=1e-12)
+
+
+def test_the_scatter_of_triples_labels_its_axes(tmp_path):
+    """Each pair of logs' axes carry labelled ticks, whether the slowdowns span decades or not."""
+    from lakehouse.models.figures import pyplot, save
+    from lakehouse.studies.triples_plots import _scatter
+
+    plt = pyplot()
+    captured = []
+    frame = pl.DataFrame(rows())
+    _scatter(plt, lambda fig, path: captured.append(fig) or save(fig, path), frame, tmp_path / "s.png")
+    fig = captured[0]
+    fig.canvas.draw()
+    for ax in fig.axes:
+        if ax.axison:
+            assert [t.get_text() for t in ax.get_xticklabels() if t.get_text()], ax.get_xlabel()
+            assert [t.get_text() for t in ax.get_yticklabels() if t.get_text()], ax.get_ylabel()
+    assert (tmp_path / "s.png").exists()

@@ -60,6 +60,8 @@ def triples_plots(lake: Lake, rows: pl.DataFrame, folder: Path) -> list[Path]:
         runs = frame.filter(pl.col("predictor") == COMPARED[0][0])["run"].to_numpy().astype(float)
         right.plot(*ecdf(runs), label="actual runtime", color="black", linestyle="--")
         left.set_xscale("symlog", linthresh=60)
+        # Durations a reader knows, not 10^k labels crowding each other around 0.
+        left.set_xticks(list(ERROR_TICKS.values()), list(ERROR_TICKS), fontsize=7)
         left.axvline(0, color="grey", linewidth=0.8)
         left.set_xlabel("prediction - runtime (s; left of 0: under-predicted)")
         right.set_xscale("log")
@@ -75,9 +77,13 @@ def triples_plots(lake: Lake, rows: pl.DataFrame, folder: Path) -> list[Path]:
     return written
 
 
+#: The x ticks of the prediction errors' ECDF (seconds, symmetric log scale).
+ERROR_TICKS = {"-1 d": -86_400, "-1 h": -3_600, "-1 min": -60, "0": 0, "1 min": 60, "1 h": 3_600, "1 d": 86_400}
+
+
 def _scatter(plt: object, save: object, rows: pl.DataFrame, path: Path) -> list[Path]:
     """Mean bounded slowdown of every triple on one log against another, for each pair of logs."""
-    from matplotlib.ticker import NullFormatter  # matplotlib loads with pyplot(), on its Agg backend
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # loaded with pyplot(), on Agg
 
     runs = triple_runs(rows).pivot(on="log", index="triple", values=METRIC)
     logs = sorted(c for c in runs.columns if c != "triple")
@@ -97,10 +103,14 @@ def _scatter(plt: object, save: object, rows: pl.DataFrame, path: Path) -> list[
             hit = both.filter(pl.col("triple") == triple)
             if hit.height:
                 ax.scatter(hit[a], hit[b], s=50, marker=marker, color="red", label=triple)
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        for axis in (ax.xaxis, ax.yaxis):  # minor tick labels of a narrow log range overlap
-            axis.set_minor_formatter(NullFormatter())
+        for values, axis, scale in ((both[a], ax.xaxis, ax.set_xscale), (both[b], ax.yaxis, ax.set_yscale)):
+            low, high = float(values.min() or 1), float(values.max() or 1)
+            if low > 0 and high / low >= 10:  # several decades: a log scale labelled at 1, 2, 5 x 10^k
+                scale("log")
+                axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+                axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+                axis.set_minor_formatter(NullFormatter())
+            # (within a decade a log scale has no labelled tick at all: the linear one is kept)
         ax.set_xlabel(f"{short_log(a)} mean bounded slowdown", fontsize=8)
         ax.set_ylabel(f"{short_log(b)}", fontsize=8)
         ax.grid(alpha=0.3)
