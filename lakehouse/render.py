@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import json
+import re
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -60,6 +61,9 @@ def _cell(value: object) -> str:
     return str(value)
 
 
+#: Numeric columns in seconds, whose headers say so on a terminal (CSV and JSON keep the bare names).
+SECONDS = re.compile(r"(^|_)(wait|response|makespan|seconds)$")
+
 #: Columns that name things (a log, a view, a campaign, a class of jobs): never wrapped, whatever the
 #: terminal's width.
 NAME_COLUMNS = {"log", "source", "view", "audit", "campaign", "table", "size", "length", "user"}
@@ -70,8 +74,9 @@ def rich_table(frame: pl.DataFrame, title: str | None = None) -> Table:
     and header, and only free text (notes, dates) folds; `print_table` widens what still does not fit."""
     table = Table(title=None if title is None else Text(title), header_style="bold", show_lines=False)
     rows = [[_cell(v) for v in row] for row in frame.iter_rows()]
-    for i, (name, dtype) in enumerate(frame.schema.items()):
-        if dtype.is_numeric() or name in NAME_COLUMNS:
+    for i, (column, dtype) in enumerate(frame.schema.items()):
+        name = f"{column} (s)" if dtype.is_numeric() and SECONDS.search(column) else column
+        if dtype.is_numeric() or column in NAME_COLUMNS:
             width = max([len(name), *(len(row[i]) for row in rows)])
             justify: Literal["right", "left"] = "right" if dtype.is_numeric() else "left"
             table.add_column(Text(name), justify=justify, no_wrap=True, min_width=width)

@@ -138,3 +138,11 @@ def test_periodicity_on_the_embedded_google_sample_says_what_to_ingest(tmp_path)
     assert (
         "nothing to fit: no long-running task in google.tasks_long_running (ingest the trace's task_events" in message
     )
+
+
+def test_seconds_say_so_in_a_table_header_but_not_in_csv():
+    frame = pl.DataFrame({"log": ["x"], "mean_wait": [12.5], "makespan": [100], "mean_bounded_slowdown": [1.5]})
+    console = Console(width=200, record=True)
+    print_frame(console, frame)
+    text = console.export_text()
+    assert "mean_wait (s)" in text and "makespan (s)" in text and "mean_bounded_slowdown (s)" not in text

@@ -71,7 +71,7 @@ def _cell(value: object) -> Cell:
     if isinstance(value, float):
         if math.isnan(value):
             return Cell("", True)
-        if value != 0 and (abs(value) >= 1e6 or abs(value) < 1e-3):
+        if value != 0 and abs(value) < 1e-3:
             return Cell(f"{value:.3g}", True)
         return Cell(f"{value:,.4g}" if abs(value) < 1e4 else f"{value:,.0f}", True)
     if isinstance(value, dt.datetime):
