@@ -329,7 +329,7 @@ def test_ray_is_optional_with_a_clear_message(monkeypatch):
 
 @pytest.mark.slow
 @pytest.mark.xdist_group("ray")  # one local Ray at a time: two starting together time out on 2 cores
-def test_ray_gives_the_same_rows_as_the_local_pool(two_logs, tmp_path):
+def test_ray_gives_the_same_rows_as_the_local_pool(two_logs, tmp_path, capfd):
     pytest.importorskip("ray", reason="Ray is optional: pip install 'lakehouse[ray]'")
     grid = small_grid("on-ray")
     ray_run = make_executor(ExecutorKind.ray, workers=2, ray_address=None, campaign="on-ray", view="jobs_clean", tau=10)
@@ -338,6 +338,7 @@ def test_ray_gives_the_same_rows_as_the_local_pool(two_logs, tmp_path):
     local = small_grid("on-pool")
     run_campaign(two_logs, local, local_executor(2, "on-pool", "jobs_clean", 10.0), scratch=tmp_path)
     assert comparable(stored_runs(two_logs, "on-ray")).equals(comparable(stored_runs(two_logs, "on-pool")))
+    assert "Token authentication" not in capfd.readouterr().err  # Ray's notice is not the user's business
 
 
 def campaign_under_way(lake: Lake, name: str, workers: int) -> tuple[list[str], subprocess.Popen]:

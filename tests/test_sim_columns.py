@@ -142,3 +142,16 @@ def test_simulate_log_from_python_equals_the_command(kth_lake, tmp_path):
     written = pl.read_parquet(out)
     assert set(result.jobs.columns) | {"run"} == set(written.columns)
     assert written["start_time"].to_list() == result.jobs["start_time"].to_list()
+
+
+def test_the_policy_shares_of_a_selector_are_written_beside_an_output(kth_lake, tmp_path):
+    from typer.testing import CliRunner
+
+    from lakehouse.cli import app
+
+    out = tmp_path / "sel.csv"
+    args = ["simulate", "KTH", "--selector", "full", "--policies", "fcfs,spf", "--period", "week",
+            "--lake", str(kth_lake.root), "-f", "csv", "-o", str(out)]  # fmt: skip
+    assert CliRunner().invoke(app, args).exit_code == 0
+    shares = pl.read_csv(tmp_path / "sel-periods.csv")
+    assert set(shares["policy"]) <= {"fcfs", "spf"} and shares.height >= 1

@@ -8,6 +8,7 @@ not threads, scale a campaign on one machine.
 from __future__ import annotations
 
 import enum
+import logging
 import multiprocessing
 import multiprocessing.pool
 import re
@@ -100,6 +101,10 @@ def ray_executor(address: str | None, workers: int | None, campaign: str, view: 
         started_here = not ray.is_initialized()
         if started_here:
             options = {"address": address} if address else {"num_cpus": workers}
+            if not address:
+                # Ray starts its own instance with token authentication (its default, kept) and tells
+                # every campaign's stderr so: a notice for cluster operators, not for this command's user.
+                logging.getLogger(RAY_AUTH_LOGGER).addFilter(_not_the_token_notice)
             try:
                 ray.init(**options, include_dashboard=False, log_to_driver=False, configure_logging=False)
             except (ConnectionError, RuntimeError, TimeoutError) as exc:  # what Ray raises when it cannot start or join
@@ -152,6 +157,13 @@ def check_ray_address(address: str) -> None:
             f"--ray-address {address}: nothing answers there ({reason}); start the head with `ray start --head` "
             "or give the address it printed"
         ) from None
+
+
+RAY_AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
+
+
+def _not_the_token_notice(record: logging.LogRecord) -> bool:
+    return "Token authentication is enabled for this Ray cluster" not in record.getMessage()
 
 
 def _ray_task(task: Task, jobs: object, campaign: str, view: str, tau: float) -> list[dict]:
