@@ -156,7 +156,7 @@ def test_report_stores_the_grid_draws_it_and_counts_what_it_left_out(published_l
     assert run.exit_code == 0, run.output
     assert "32,135 of 32,135 jobs used" in run.stderr
     grid = pl.read_csv(run.stdout.encode())
-    assert grid.height == 8 * 6 + 6 + 8 * 6 and set(grid["variant"]) == {"time", "user", "time+user"}
+    assert grid.height == 12 * 9 + 9 + 12 * 9 and set(grid["variant"]) == {"time", "user", "time+user"}
     stored = published_lake.query("SELECT * FROM analysis.locality WHERE log = 'SDSC-Par-1996-3.1-cln'")
     assert stored.height == grid.height and stored.filter("best").height == 3
     assert [p.name for p in tmp_path.glob("*.png")] == ["locality-SDSC-Par-1996-3.1-cln.png"]

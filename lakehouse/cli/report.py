@@ -235,12 +235,20 @@ def report_locality(
     ] = None,
     lake: LakeOption = None,
     submit_bins: Annotated[
-        str,
-        typer.Option(help="Submit-time bin widths t_s, comma-separated: seconds or with a unit (s, min, h, d, w)."),
-    ] = "10min,20min,40min,1h,2h,6h,12h,1d",
+        str | None,
+        typer.Option(
+            help="Submit-time bin widths t_s, comma-separated: seconds or with a unit (s, min, h, d, w) "
+            "[default: 10 min to 30 d, the study's cells].",
+            show_default=False,
+        ),
+    ] = None,
     runtime_ratios: Annotated[
-        str, typer.Option(help="Run-time bin ratios t_r (> 1), comma-separated.")
-    ] = "1.1,1.2,1.3,1.49,1.8,2.5",
+        str | None,
+        typer.Option(
+            help="Run-time bin ratios t_r (> 1), comma-separated [default: 1.03 to 2.5, the study's cells].",
+            show_default=False,
+        ),
+    ] = None,
     variant: Annotated[
         str, typer.Option(help="Comma-separated: time (S = submit bin), user (S = user), time+user (S = the pair).")
     ] = "time,user,time+user",
@@ -272,12 +280,12 @@ def report_locality(
     Example: `lakehouse report locality SDSC-SP2 --variant user --runtime-ratios 1.057,1.1,1.2`
     """
     from lakehouse.campaigns.grid import select_logs, split_list
-    from lakehouse.models.locality import Settings, Variant, best_cells, pivot
+    from lakehouse.models.locality import RUNTIME_RATIOS, SUBMIT_BINS, Settings, Variant, best_cells, pivot
     from lakehouse.reports import LOCALITY
     from lakehouse.units import parse_duration
 
     try:
-        ratios = [float(x) for x in split_list(runtime_ratios)]
+        ratios = [float(x) for x in split_list(runtime_ratios)] if runtime_ratios else list(RUNTIME_RATIOS)
     except ValueError:
         raise typer.BadParameter(
             f"{runtime_ratios!r}: give numbers above 1, e.g. 1.2,1.49", param_hint="--runtime-ratios"
@@ -287,7 +295,7 @@ def report_locality(
     except ValueError:
         raise typer.BadParameter(f"{variant!r}: choose among time, user, time+user", param_hint="--variant") from None
     settings = Settings(
-        submit_bins=[parse_duration(x) for x in split_list(submit_bins)],
+        submit_bins=[parse_duration(x) for x in split_list(submit_bins)] if submit_bins else list(SUBMIT_BINS),
         runtime_ratios=ratios,
         variants=variants or list(Variant),
         shuffles=shuffles,
