@@ -73,8 +73,9 @@ figures: $(STAMP)
 	$(PYTHON) -m lakehouse.cli report volatility --lake build/figures-lake/demo-generated/lake --plots docs/figures > /dev/null
 	$(PYTHON) -m lakehouse.cli report periodicity --lake build/figures-lake/demo-generated/lake --plots docs/figures > /dev/null
 	# The nightly page of the demo's second night, as a browser shows it at 1280 x 900 (where Chromium is),
-	# made in a neutral folder: the page names its inbox and lake.
-	rm -rf /tmp/lakehouse-demo && $(PYTHON) -m lakehouse.cli demo --lake /tmp/lakehouse-demo > /dev/null
-	page=$$(ls -td /tmp/lakehouse-demo/demo-nightly/lake/reports/*/ | head -1)index.html; \
+	# made in a temporary folder: the page names its inbox and lake.
+	demo=$$(mktemp -d) && $(PYTHON) -m lakehouse.cli demo --lake $$demo/lake > /dev/null && \
+	  page=$$(ls -td $$demo/lake/demo-nightly/lake/reports/*/ | head -1)index.html && \
 	  if command -v chromium >/dev/null; then chromium --headless --disable-gpu --no-sandbox --hide-scrollbars \
-	  --window-size=1280,900 --screenshot=docs/figures/nightly_page.png "file://$$page" 2>/dev/null; fi
+	  --window-size=1280,900 --screenshot=docs/figures/nightly_page.png "file://$$page" 2>/dev/null; fi; \
+	  rm -rf $$demo
