@@ -29,7 +29,9 @@ def answers(lake: Lake) -> dict[str, object]:
         "manifest": sorted(lake.rows("SELECT dataset, name, content_hash, rows_out, status FROM meta.manifest")),
         "outputs": sorted(lake.rows("SELECT dataset, name, rows FROM meta.outputs")),
         "runs": sorted(lake.rows("SELECT log, variant, mean_bounded_slowdown FROM analysis.campaign_runs")),
-        "scores": lake.rows("SELECT count(*), sum(loss) FROM analysis.predictions_scores"),
+        "scores": lake.rows(
+            "SELECT count(*), round(sum(loss), 6) FROM analysis.predictions_scores"
+        ),  # (parallel sums: last bits vary)
         "nights": history.runs(lake)["run"].to_list(),
     }
 
