@@ -146,3 +146,14 @@ def test_seconds_say_so_in_a_table_header_but_not_in_csv():
     print_frame(console, frame)
     text = console.export_text()
     assert "mean_wait (s)" in text and "makespan (s)" in text and "mean_bounded_slowdown (s)" not in text
+
+
+def test_help_at_80_columns_folds_option_names_instead_of_cutting_them():
+    import os
+    import subprocess
+    import sys
+
+    narrow = {**os.environ, "COLUMNS": "80"}
+    shown = subprocess.run([sys.executable, "-m", "lakehouse.cli", "report", "predictions", "--help"],
+                           capture_output=True, text=True, env=narrow, check=True).stdout  # fmt: skip
+    assert "…" not in shown and "profile" in shown

@@ -3,8 +3,30 @@
 from __future__ import annotations
 
 import typer
+import typer.rich_utils
+from rich.table import Table
+from rich.text import Text
 
 from lakehouse.cli.common import StrictGroup
+
+
+class _FoldingTable(Table):
+    """typer's help tables with every column folding: on an 80-column terminal a long word (an option
+    such as --no-global-profile, $LAKEHOUSE_MEMORY_LIMIT, a folder) went on the next line instead of
+    being cut with an ellipsis, which hid defaults.  typer has no setting for it, so its table class
+    is replaced here, for help output only."""
+
+    def add_row(self, *renderables: object, **options: object) -> None:
+        for cell in renderables:  # an option's help is a row of words (rich Columns): each folds too
+            for part in getattr(cell, "renderables", [cell]):
+                if isinstance(part, Text):
+                    part.overflow = "fold"
+        super().add_row(*renderables, **options)  # type: ignore[arg-type]
+        for column in self.columns:
+            column.overflow = "fold"
+
+
+typer.rich_utils.Table = _FoldingTable  # type: ignore[misc]
 
 app = typer.Typer(
     name="lakehouse",
