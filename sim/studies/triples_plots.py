@@ -104,7 +104,8 @@ def _scatter(plt: object, save: object, rows: pl.DataFrame, path: Path) -> list[
             if hit.height:
                 ax.scatter(hit[a], hit[b], s=50, marker=marker, color="red", label=triple)
         for values, axis, scale in ((both[a], ax.xaxis, ax.set_xscale), (both[b], ax.yaxis, ax.set_yscale)):
-            low, high = float(values.min() or 1), float(values.max() or 1)
+            finite = values.cast(pl.Float64).to_numpy()
+            low, high = (float(finite.min()), float(finite.max())) if finite.size else (1.0, 1.0)
             if low > 0 and high / low >= 10:  # several decades: a log scale labelled at 1, 2, 5 x 10^k
                 scale("log")
                 axis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
