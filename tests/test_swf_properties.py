@@ -13,7 +13,11 @@ from lakehouse.ingest.swf import decompress, parse_log
 from lakehouse.testing import FIELD_NAMES
 
 # Mostly values a log has, now and then one beyond the ingest's limits (quarantined, and checked as such).
-ints = st.one_of(st.integers(min_value=-1, max_value=10**6), st.integers(min_value=-1, max_value=10**12))
+# (One value in ten is drawn up to 10^12: with seven limited fields, an even split left too few rows in
+# range for the value check to be sure of its share of examples, whatever the draw.)
+ints = st.sampled_from([False] * 9 + [True]).flatmap(
+    lambda big: st.integers(min_value=-1, max_value=10 ** (12 if big else 6))
+)
 job = st.fixed_dictionaries({name: ints for name in FIELD_NAMES})
 # Times (submit, wait, run, requested, think) and processor counts beyond these are quarantined.
 LIMITS = {
@@ -50,9 +54,7 @@ def render(values: dict, corruption: str) -> str:
     return "  ".join(tokens)
 
 
-# Derandomized: the share of examples whose values are compared (checked below) is a property of the
-# examples drawn, and a random draw put it under the bar once in a while (118 of 200 against 120).
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(job, corruptions), min_size=1, max_size=40))
 def lines_in_equal_rows_plus_quarantine_and_values_survive(rows):
     # Job ids made unique so that duplicates do not interfere (they have their own test).
