@@ -184,13 +184,19 @@ def _plot_predictions(lake: Lake, result: Predictions, folder: Path) -> list[Pat
     return plot_predictions(result.jobs, str(result.table["source"][0]), folder)
 
 
+def _glance(result: Predictions) -> pl.DataFrame:
+    from lakehouse.models.predict import glance
+
+    return glance(result.table)
+
+
 PREDICTIONS: Report[Source, Predictions] = Report(
     "predictions",
     "Walltime, memory and processor predictions (lakehouse report predictions)",
     ("analysis.predictions_scores", "analysis.predictions_jobs"),
     _predictions,
     _store_predictions,
-    lambda r: [(f"{r.table['source'][0]}: sliding windows over the {r.grouping!r} grouping", r.table)],
+    lambda r: [(f"{r.table['source'][0]}: sliding windows over the {r.grouping!r} grouping", _glance(r))],
     _plot_predictions,
     follows="swf",
 )

@@ -494,6 +494,20 @@ def _table(source: str, rows: list[tuple[str, pl.DataFrame]]) -> pl.DataFrame:
     return pl.concat(frames).select(TABLE_COLUMNS)
 
 
+def glance(table: pl.DataFrame) -> pl.DataFrame:
+    """`_table` as a page shows it at a glance: one row per scenario (it has one per scenario and
+    resource), with its overall accuracy and shares and each resource's loss against the users'
+    requests (below 1: better than the requests).  The lake keeps the whole table."""
+    losses = table.filter(pl.col("resource") != "overall").pivot(
+        on="resource", index="scenario", values="loss_vs_requests", maintain_order=True
+    )
+    losses = losses.rename({c: f"{c} loss vs requests" for c in losses.columns if c != "scenario"})
+    overall = table.filter(pl.col("resource") == "overall").select(
+        "scenario", "jobs", "accuracy", "under_share", "freed_share"
+    )
+    return overall.join(losses, on="scenario", how="left", maintain_order="left")
+
+
 def write_report(lake: Lake, result: Report) -> None:
     """Store one source's table and per-job predictions where analysis.predictions_* read them."""
     source = str(result.table["source"][0])

@@ -23,7 +23,7 @@ def plot_volatility(result: Volatility, folder: Path) -> list[Path]:
     """Write the five PNGs into `folder`; returns their paths.  The per-task figures draw the stored
     histograms and sample of the per-task table (`Volatility.task_histograms`, `task_means`)."""
     histograms = result.task_histograms
-    return [
+    figures = [
         _cv_ecdfs(histograms, result.tasks, folder / "volatility_cv_ecdf.png"),
         _mean_abs_d_histogram(
             histograms.filter(pl.col("metric") == "mean_abs_d"), folder / "volatility_task_mean_abs_d.png"
@@ -32,10 +32,16 @@ def plot_volatility(result: Volatility, folder: Path) -> list[Path]:
         _joint_heatmap(result.joint(), folder / "volatility_joint_heatmap.png"),
         _mean_scatter(result.task_means, folder / "volatility_task_means.png"),
     ]
+    return [path for path in figures if path is not None]
 
 
-def _cv_ecdfs(histograms: pl.DataFrame, tasks: int, path: Path) -> Path:
-    """The ECDF of each coefficient of variation at the upper edges of its bins (exact there)."""
+def _cv_ecdfs(histograms: pl.DataFrame, tasks: int, path: Path) -> Path | None:
+    """The ECDF of each coefficient of variation at the upper edges of its bins (exact there); None
+    when no task has one (a CV needs two 5-minute windows: a trace of short tasks has none), rather
+    than empty axes."""
+    cvs = histograms.filter(pl.col("metric").is_in(["cv_mu1s", "cv_mu5m"]))
+    if cvs.is_empty() or cvs["tasks"].sum() == 0:
+        return None
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for column, label in (("cv_mu1s", "1-second samples (µ1s)"), ("cv_mu5m", "5-minute means (µ5m)")):

@@ -14,10 +14,13 @@ CREATE TABLE IF NOT EXISTS meta.nightly_runs (
     files_failed INTEGER,
     reports_run VARCHAR[],             -- the reports that ran, in order
     reports_failed VARCHAR[],
+    reports_skipped VARCHAR[],         -- the reports that ran but had too little data to work on
     seconds MAP(VARCHAR, DOUBLE),      -- duration of each step ('ingest', each report, 'html', 'total')
     errors VARCHAR[],                  -- one line per failed file or report
     report VARCHAR                     -- the run's HTML report
 );
+-- (A lake made before reports_skipped was recorded gains the column, empty for its old runs.)
+ALTER TABLE meta.nightly_runs ADD COLUMN IF NOT EXISTS reports_skipped VARCHAR[];
 CREATE TABLE IF NOT EXISTS meta.nightly_files (
     path VARCHAR PRIMARY KEY,          -- an inbox file, absolute
     size BIGINT NOT NULL,

@@ -96,6 +96,23 @@ def test_a_changed_log_replaces_its_rows_and_the_page_shows_the_change(tmp_path,
     assert "changed" in page and "bsld before" in page
 
 
+def test_a_lake_whose_history_predates_skipped_reports_reads_and_gains_the_column(tmp_path, inbox):
+    import duckdb
+
+    lake = Lake(tmp_path / "lake")
+    run(lake, inbox, FAST)  # a quiet night: one row in the history
+    with duckdb.connect(str(lake.catalog_path)) as con:  # the catalog as a version before the column made it
+        con.execute("ALTER TABLE meta.nightly_runs DROP COLUMN reports_skipped")
+    old = history.runs(lake)
+    assert old.height == 1 and old["reports_skipped"].to_list() == [None]
+    assert cli("nightly", "--history", "--lake", lake.root).exit_code == 0
+    run(lake, inbox, FAST)  # its first write adds the column back
+    assert history.runs(lake).height == 2
+    with duckdb.connect(str(lake.catalog_path), read_only=True) as con:
+        columns = {row[0] for row in con.execute("DESCRIBE meta.nightly_runs").fetchall()}
+    assert "reports_skipped" in columns
+
+
 def test_the_change_of_a_log_says_when_another_build_of_the_engine_replayed_its_previous_version(tmp_path, inbox):
     lake = Lake(tmp_path / "lake")
     put_log(inbox, "alpha", 150)
@@ -242,6 +259,13 @@ def test_google_trace_arrives_and_its_reports_run(tmp_path, inbox):
     sections = {s.key: s for s in outcome.sections}
     assert "no long-running task" in sections["periodicity"].notes[0]
     assert sections["volatility"].figures and all(p.exists() for p in sections["volatility"].figures)
+    # Its tasks have one 5-minute window each, so no CV: the CV chart is left out, not drawn empty.
+    assert "volatility_cv_ecdf" not in {p.stem for p in sections["volatility"].figures}
+    # The reports skipped for too little data are recorded so, and the index of runs marks them.
+    skipped = [key for key, s in sections.items() if s.skipped]
+    assert skipped and outcome.record.reports_skipped == skipped
+    index = (lake.root / "reports" / "index.html").read_text()
+    assert all(f"{key} (skipped)" in index for key in skipped) and "volatility (skipped)" not in index
     # Hashing is skipped for files whose size and time are unchanged; --verify hashes them all.
     again = run(lake, inbox, FAST, verify=True)
     assert again.record.files_skipped == 3 and again.record.files_ingested == 0

@@ -342,3 +342,28 @@ def test_with_windows_chosen_per_user_later_outcomes_never_reach_an_evaluation_j
     for row in rows:
         if row[4] <= j[4] and not first[row[1]][1]:
             assert first[row[1]] == second[row[1]], row
+
+
+def test_the_page_glance_has_one_row_per_scenario_with_each_resources_loss():
+    from lakehouse.models.predict import TABLE_COLUMNS, glance
+
+    def row(scenario, resource, loss_vs_requests, accuracy):
+        return ("log", scenario, resource, 10, None, loss_vs_requests, accuracy, 0.1, 0.2)
+
+    table = pl.DataFrame(
+        [
+            row("users' requests", "walltime", 1.0, 0.5),
+            row("users' requests", "processors", None, 1.0),
+            row("users' requests", "overall", 1.0, 0.75),
+            row("window", "walltime", 0.5, 0.7),
+            row("window", "processors", None, 1.0),
+            row("window", "overall", 0.5, 0.85),
+        ],
+        schema=TABLE_COLUMNS,
+        orient="row",
+    )
+    shown = glance(table)
+    assert shown["scenario"].to_list() == ["users' requests", "window"]
+    assert shown["walltime loss vs requests"].to_list() == [1.0, 0.5]
+    assert shown["processors loss vs requests"].to_list() == [None, None]
+    assert shown["accuracy"].to_list() == [0.75, 0.85]

@@ -4,10 +4,28 @@ from __future__ import annotations
 
 import typer
 import typer.rich_utils
+from rich.columns import Columns
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from lakehouse.cli.common import StrictGroup
+
+
+class _Folding:
+    """A help cell's part rendered with long words folded.  An option's help is a rich Columns (its
+    Markdown text, then [default: ...]) whose inner grid cuts a word wider than its cell with "…";
+    rich takes a cell's overflow from its column, so the part sets it for itself here."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield from console.render(self.inner, options.update(overflow="fold"))  # type: ignore[arg-type]
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement.get(console, options, self.inner)  # type: ignore[arg-type]
 
 
 class _FoldingTable(Table):
@@ -17,10 +35,11 @@ class _FoldingTable(Table):
     is replaced here, for help output only."""
 
     def add_row(self, *renderables: object, **options: object) -> None:
-        for cell in renderables:  # an option's help is a row of words (rich Columns): each folds too
-            for part in getattr(cell, "renderables", [cell]):
-                if isinstance(part, Text):
-                    part.overflow = "fold"
+        for cell in renderables:
+            if isinstance(cell, Columns):  # an option's help: each of its parts folds too
+                cell.renderables[:] = [_Folding(part) for part in cell.renderables]
+            elif isinstance(cell, Text):
+                cell.overflow = "fold"
         super().add_row(*renderables, **options)  # type: ignore[arg-type]
         for column in self.columns:
             column.overflow = "fold"

@@ -36,6 +36,7 @@ class RunRecord:
     files_failed: int = 0
     reports_run: list[str] = field(default_factory=list)
     reports_failed: list[str] = field(default_factory=list)
+    reports_skipped: list[str] = field(default_factory=list)  # ran, but had too little data to work on
     seconds: dict[str, float] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     report: str | None = None
@@ -85,6 +86,7 @@ def finish(lake: Lake, record: RunRecord, files: Iterable[InboxFile]) -> None:
                 record.errors,
                 record.run,
                 record.report,
+                record.reports_skipped,
             ],
         )
         now = record.finished_at
@@ -130,4 +132,8 @@ def owed(lake: Lake) -> pl.DataFrame:
 
 def runs(lake: Lake) -> pl.DataFrame:
     """Every recorded run, newest first (empty in a lake that never had one)."""
-    return lake.query(named_query("nightly_runs"))
+    found = lake.query(named_query("nightly_runs"))
+    if "reports_skipped" not in found.columns:  # (a catalog not written since the column was added)
+        found = found.with_columns(reports_skipped=pl.lit(None, pl.List(pl.String)))
+    head = found.columns[: found.columns.index("reports_failed") + 1]
+    return found.select(*head, "reports_skipped", "errors", "report")

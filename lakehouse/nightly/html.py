@@ -218,6 +218,13 @@ def render_run(
     return target
 
 
+def _reports_cell(row: dict) -> str:
+    """The reports a run ran, those it skipped for too little data marked so."""
+    skipped, failed = set(row.get("reports_skipped") or []), set(row["reports_failed"] or [])
+    marks = {**{key: " (skipped)" for key in skipped}, **{key: " (failed)" for key in failed}}
+    return ", ".join(key + marks.get(key, "") for key in row["reports_run"] or [])
+
+
 def render_index(reports: Path, lake_root: Path, history: pl.DataFrame) -> Path:
     """`reports/index.html`: every recorded run, newest first, linked to its page when it has one."""
     reports.mkdir(parents=True, exist_ok=True)
@@ -235,7 +242,7 @@ def render_index(reports: Path, lake_root: Path, history: pl.DataFrame) -> Path:
                 "files_ingested": row["files_ingested"] or 0,
                 "files_skipped": row["files_skipped"] or 0,
                 "files_failed": row["files_failed"] or 0,
-                "reports": ", ".join(row["reports_run"] or []),
+                "reports": _reports_cell(row),
                 "problems": "; ".join(row["errors"] or []),
             }
         )

@@ -221,6 +221,8 @@ def _run(
         outcome.sections.append(section)
         record.seconds[key] = section.seconds
         record.reports_run.append(key)
+        if section.skipped:
+            record.reports_skipped.append(key)
         if section.error:
             record.reports_failed.append(key)
             record.errors.append(f"report {key}: {section.error}")
