@@ -19,6 +19,8 @@ PAPERS = {
     "modeling using HMM, MSc thesis, Hebrew University, 2006, chapter 2",
     "hmm-backfilling": "A. Nissimov (D. Feitelson), Locality and its usage in parallel job runtime distribution "
     "modeling using HMM, MSc thesis, Hebrew University, 2006, chapter 5",
+    "packing": "O. Beaumont, I. Belaid, L. Eyraud-Dubois, J.-A. Lorenzo-Del-Castillo, Allocating jobs with "
+    "periodic demand variations, Euro-Par 2015",
     "eloss-triples": "V. Reis, Modeling and Estimation for Resource Allocation Problems in Large-Scale Computing "
     "Systems, MSc thesis, 2015, chapter 2 (the SC'15 runtime-prediction study)",
 }

@@ -113,3 +113,56 @@ def test_the_report_runs_the_study_with_the_studys_own_defaults():
         PREDICTOR,
         CONFIDENCE,
     )
+
+
+FROM_THE_PAPERS_PACKING = {
+    ("packing", "Section 6.1", "MMM machines / lower bound, large amplitudes"): 1.50,
+    ("packing", "Table 2", "MM machines"): 2114,
+    ("packing", "Table 1", "Daily amplitude / mean, median"): 0.268,
+    ("packing", "Table 1", "Weekly amplitude / mean, q3"): 0.196,
+}
+
+
+def test_the_data_file_holds_the_packing_papers_numbers():
+    rows = {(p.study, p.source, p.quantity): p.value for p in published("packing")}
+    for key, value in FROM_THE_PAPERS_PACKING.items():
+        assert rows[key] == pytest.approx(value), key
+    assert len(rows) == 6 + 5 + 35  # section 6's sentences, Table 2 with the bound, Table 1's 5 x 7
+
+
+def test_packing_rows_are_what_pack_synthetic_gives_and_the_trace_rows_say_what_they_need(kth_lake):
+    rows = _reproduce(kth_lake, "packing")
+    run = CliRunner().invoke(app, ["pack", "--synthetic", "--lake", str(kth_lake.root), "-f", "json"])
+    assert run.exit_code == 0, run.output
+    direct = pl.DataFrame(json.loads(run.stdout)).filter(pl.col("order") == "c")
+    mmm_large = direct.filter(pl.col("heuristic") == "MMM", pl.col("family").str.contains("large amplitude"))
+    mm_small = direct.filter(pl.col("heuristic") == "MM", pl.col("family").str.starts_with("small tasks"))
+    ours = dict(zip(rows["quantity"], rows["ours"], strict=True))
+    assert ours["MMM machines / lower bound, large amplitudes"] == pytest.approx(mmm_large["mean_ratio"].mean())
+    assert ours["MM machines / lower bound at most, small tasks"] == pytest.approx(mm_small["max_ratio"].max())
+    trace = rows.filter(pl.col("trace").str.starts_with("Google"))
+    assert trace.height == 40 and trace["ours"].is_null().all()
+    assert trace["status"].str.contains("0 of its 500 task_usage parts").all()
+
+
+@pytest.mark.slow
+def test_packing_trace_rows_are_what_periodicity_and_pack_give_on_a_whole_trace(tmp_path, monkeypatch):
+    """The whole-trace path, on a generated trace taken for whole (the real one is 41 GB of task_usage)."""
+    from lakehouse.ingest.google import ingest_google
+    from lakehouse.lake import Lake
+    from lakehouse.synth.google_trace import Settings, generate
+
+    generate(tmp_path, Settings(machines=15, days=2.5, seed=7, batch_jobs_per_hour=2, services=6))
+    lake = Lake(tmp_path / "lake")
+    ingest_google(lake, tmp_path / "trace")
+    monkeypatch.setattr("lakehouse.reproduce.WHOLE_TRACE_PARTS", 1)
+    rows = _reproduce(lake, "packing").filter(pl.col("trace").str.starts_with("Google"))
+    ours = dict(zip(rows["quantity"], rows["ours"], strict=True))
+    packed = lake.query("SELECT heuristic, machines, lower_bound FROM analysis.packing")
+    assert packed.height == 4 and rows["ours"].is_not_null().all()
+    for heuristic, machines, bound in packed.iter_rows():
+        assert ours[f"{heuristic} machines"] == machines
+        assert ours["lower bound (overall peak demand)"] == pytest.approx(bound)
+    run = CliRunner().invoke(app, ["report", "periodicity", "--lake", str(lake.root), "-f", "json"])
+    daily = next(row for row in json.loads(run.stdout) if row["component"] == "daily")
+    assert ours["Daily amplitude / mean, median"] == pytest.approx(daily["median"])

@@ -16,7 +16,7 @@ from lakehouse.render import OutputFormat, emit, stderr
 @app.command()
 @clear_errors
 def reproduce(
-    study: Annotated[str, typer.Argument(help="locality, hmm-backfilling or eloss-triples.")],
+    study: Annotated[str, typer.Argument(help="locality, hmm-backfilling, eloss-triples or packing.")],
     lake: LakeOption = None,
     campaign: Annotated[
         str | None,
@@ -36,7 +36,10 @@ def reproduce(
     `lakehouse report hmm-backfilling` runs it, as a campaign whose runs are kept) and `eloss-triples`
     (Reis 2015, tables 2.6-2.7: every heuristic triple replayed as the published simulator replays,
     `--compat pyss`, on its logs, CEA-Curie on 80,640 processors, as `lakehouse campaign run --preset
-    triples` does; then `lakehouse report triples`' tables).  The studies' campaigns keep their runs: a
+    triples` does; then `lakehouse report triples`' tables) and `packing` (Beaumont et al., 2015: section 6's
+    synthetic campaign as `lakehouse pack --synthetic` runs it; tables 1 and 2, the amplitudes of the
+    periodic jobs and the machines each heuristic needs for them, on a lake holding the whole Google
+    trace, as `lakehouse report periodicity` and `lakehouse pack` give them).  The studies' campaigns keep their runs: a
     second call only reads them.  A row whose log the lake lacks
     says so and has a value once the log is ingested; a row we do not compute says why.  Stored as
     analysis.reproductions, one set of rows per study; docs/reproductions.md explains the differences.
