@@ -25,8 +25,8 @@ from lakehouse.errors import LakehouseError, SimulationInputError
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake
 from lakehouse.sim import simulate
-from lakehouse.sim.options import WEEK
-from lakehouse.studies.selection import selection_curves, selection_settings, selection_table
+from lakehouse.sim.options import WEEK, Policy
+from lakehouse.studies.selection import PAPER_POLICIES, selection_curves, selection_settings, selection_table
 
 KTH = "KTH-SP2-1996-2.1-cln"
 runner = CliRunner()
@@ -257,3 +257,17 @@ def test_report_selection_refuses_what_cannot_run(kth):
     assert "1<=x<=1000" in bad.stderr
     bad = cli("report", "selection", "KTH", "--lake", kth.root, "--periods", "0", code=1)
     assert "period must be positive" in bad.stderr
+
+
+def test_the_study_selects_among_the_papers_ten_policies_unless_told_all(kth):
+    # The paper's list, (1) FCFS ... (10) SRF, typed from it: its "search space of 10 reordering policies".
+    papers = {"fcfs", "lcfs", "spf", "lpf", "lqf", "sqf", "lexp", "sexp", "lrf", "srf"}
+    assert {str(p) for p in PAPER_POLICIES} == papers
+    assert selection_settings(1)[-1].policies == tuple(str(p) for p in PAPER_POLICIES)
+    base = ["report", "selection", "KTH", "--lake", kth.root, "--resamples", "1", "--periods", "week", "-f", "csv"]
+    ten = pl.read_csv(cli(*base, "--name", "ten").stdout.encode())
+    assert len(ten) == 10 + 3 and "easy-saf" not in set(ten["strategy"])
+    twelve = pl.read_csv(cli(*base, "--name", "twelve", "--policies", "all").stdout.encode())
+    assert len(twelve) == 12 + 3 and {"easy-laf", "easy-saf"} <= set(twelve["strategy"])
+    candidates = stored_runs(kth, "twelve").filter(pl.col("selector") == "full")["policies"][0]
+    assert set(candidates.split(",")) == {str(p) for p in Policy}

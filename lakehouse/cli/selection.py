@@ -29,7 +29,10 @@ def report_selection(
     seed: Annotated[int, typer.Option(help="Seed of the resamples (and of the selectors' draws).")] = 0,
     policies: Annotated[
         str | None,
-        typer.Option(help="Candidate policies, comma-separated; fcfs must be one [default: all twelve]."),
+        typer.Option(
+            help="Candidate policies, comma-separated, or all (the twelve); fcfs must be one [default: the "
+            "paper's ten, fcfs to srf]."
+        ),
     ] = None,
     periods: Annotated[str, typer.Option(help="Selection periods, comma-separated: day, week, seconds.")] = "week,day",
     executor: Annotated[ExecutorKind, typer.Option(help="local (a process pool) or ray.")] = ExecutorKind.local,
@@ -47,7 +50,8 @@ def report_selection(
     output: OutputOption = None,
 ) -> None:
     """Online policy selection for EASY, evaluated on week resamples: for each log and resample, every
-    fixed queue policy and the selectors full, noisy and egreedy (epsilon 0.3) at each period, as a
+    candidate as a fixed queue policy and the selectors full, noisy and egreedy (epsilon 0.3) at each
+    period, over the published study's ten candidates unless --policies says otherwise, as a
     campaign (stored as it runs; Ctrl-C keeps the finished runs and the same command resumes).
 
     Prints per log and strategy the ratio of its average wait to EASY-FCFS's on the same resample
@@ -61,10 +65,15 @@ def report_selection(
     from lakehouse.reports import SELECTION
     from lakehouse.sim.options import Policy, choose, parse_period
     from lakehouse.sim.source import View, log_jobs
-    from lakehouse.studies.selection import selection_settings
+    from lakehouse.studies.selection import PAPER_POLICIES, selection_settings
 
     try:
-        candidates = [choose(Policy, p) for p in split_list(policies)] if policies else list(Policy)
+        if policies is None:
+            candidates = [Policy(p) for p in PAPER_POLICIES]
+        elif policies.strip() == "all":
+            candidates = list(Policy)
+        else:
+            candidates = [choose(Policy, p) for p in split_list(policies)]
         chosen_periods = [parse_period(p) for p in split_list(periods)]
     except ValueError as exc:
         raise LakehouseError(str(exc)) from None
