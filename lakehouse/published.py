@@ -21,6 +21,8 @@ PAPERS = {
     "modeling using HMM, MSc thesis, Hebrew University, 2006, chapter 5",
     "packing": "O. Beaumont, I. Belaid, L. Eyraud-Dubois, J.-A. Lorenzo-Del-Castillo, Allocating jobs with "
     "periodic demand variations, Euro-Par 2015",
+    "selection": "E. Gaussier, J. Lelong, V. Reis, D. Trystram, Online (bandit) policy selection for "
+    "EASY-backfilling, 2017",
     "eloss-triples": "V. Reis, Modeling and Estimation for Resource Allocation Problems in Large-Scale Computing "
     "Systems, MSc thesis, 2015, chapter 2 (the SC'15 runtime-prediction study)",
 }

@@ -50,8 +50,9 @@ TRIPLES_CAMPAIGN, TRIPLES_VIEW = "reproduce-eloss-triples", "jobs_strong"
 @dataclass(frozen=True)
 class Request:
     study: str
-    campaign: str | None = None  # eloss-triples: the campaign that keeps its runs [default: TRIPLES_CAMPAIGN]
+    campaign: str | None = None  # eloss-triples, selection: the campaign that keeps its runs [default: reproduce-STUDY]
     workers: int | None = None  # campaigns: processes [default: cores]
+    quick: bool = False  # selection: 10 resamples instead of the paper's 100
 
 
 @dataclass(frozen=True)
@@ -323,6 +324,60 @@ def _packing(lake: Lake, rows: list[Published], request: Request) -> list[dict[s
     return out
 
 
+# -- online policy selection ------------------------------------------------------------------------------
+
+#: The study's campaign, its resamples (the paper's 100; --quick: 10) and its cleaned jobs.
+SELECTION_CAMPAIGN, SELECTION_RESAMPLES, SELECTION_QUICK_RESAMPLES = "reproduce-selection", 100, 10
+
+
+def _selection(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
+    """Table 1 (each log's machine and jobs, as the study's EASY-FCFS replays see them) and the abstract's
+    two best-log figures, from `lakehouse report selection`'s campaign with the paper's ten policies,
+    periods of a week and a day, on the study's logs in the lake."""
+    from lakehouse.studies.selection import selection_settings, selection_table
+
+    known = lake.log_names()
+    logs = {p.log: _lake_log(p.log, known) for p in rows if p.log}
+    present = [log for log in dict.fromkeys(logs.values()) if log is not None]
+    table = pl.DataFrame()
+    baseline = pl.DataFrame()
+    if present:
+        resamples = SELECTION_QUICK_RESAMPLES if request.quick else SELECTION_RESAMPLES
+        grid = Grid(
+            name=request.campaign or SELECTION_CAMPAIGN,
+            logs=tuple(present),
+            view=TRIPLES_VIEW,
+            explicit=tuple(selection_settings(resamples)),
+        )
+        _run(lake, grid, request)
+        wanted = {s.label() for s in grid.settings()}
+        runs = campaign_rows(lake, grid.name).filter(pl.col("log").is_in(present), pl.col("variant").is_in(wanted))
+        table = selection_table(runs)
+        baseline = runs.filter(pl.col("variant") == "easy-fcfs-r0").select("log", "machine_size", "jobs")
+    out = []
+    for p in rows:
+        if p.log:
+            log = logs[p.log]
+            found = baseline.filter(pl.col("log") == log) if log is not None else baseline.clear()
+            if found.is_empty():
+                out.append(_row(p, log, None, _lacking(p)))
+            else:
+                column = "machine_size" if p.quantity == "MaxProcs" else "jobs"
+                out.append(_row(p, log, float(found[column][0]), MEASURED))
+        else:  # the best log: the lowest mean ratio of the selector (at either period) over the logs here
+            selector = p.settings()["selector"]
+            mine = table.filter(pl.col("strategy").str.starts_with(f"easy-{selector}-")) if present else table
+            missing = [prefix for prefix, log in logs.items() if log is None]
+            if mine.is_empty():
+                out.append(_row(p, None, None, _lacking(p)))
+            else:
+                status = MEASURED
+                if missing:
+                    status += f" on the {len(present)} of its {len(logs)} logs in the lake (not: {', '.join(missing)})"
+                out.append(_row(p, None, float(mine["mean_ratio"].min()), status))  # type: ignore[arg-type]
+    return out
+
+
 def _run(lake: Lake, grid: Grid, request: Request) -> None:
     """A study's campaign: the runs it lacks (a second call only reads)."""
     executor = local_executor(request.workers or os.cpu_count() or 1, grid.name, grid.view, grid.tau)
@@ -337,6 +392,7 @@ STUDIES: dict[str, Callable[[Lake, list[Published], Request], list[dict[str, obj
     "hmm-backfilling": _hmm_backfilling,
     "eloss-triples": _eloss_triples,
     "packing": _packing,
+    "selection": _selection,
 }
 
 

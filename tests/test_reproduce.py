@@ -25,6 +25,11 @@ FROM_THE_PAPERS = {
     ("eloss-triples", "Table 2.6", "Curie", "AVEbsld worst learned SJBF"): 4.01e4,
     ("eloss-triples", "Table 2.6", "KTH SP2", "AVEbsld EASY++"): 63.5,
     ("eloss-triples", "Table 2.7", "CTC SP2", "AVEbsld leave-one-out triple"): 20.5,
+    ("selection", "Table 1", "SDSC-BLUE", "MaxProcs"): 1152,
+    ("selection", "Table 1", "CEA-Curie", "jobs"): 312_000,
+    ("selection", "Abstract", "best of the study's 7 logs", "egreedy bandit: average wait / EASY-FCFS's, best log"): (
+        0.40
+    ),
 }
 
 
@@ -166,3 +171,28 @@ def test_packing_trace_rows_are_what_periodicity_and_pack_give_on_a_whole_trace(
     run = CliRunner().invoke(app, ["report", "periodicity", "--lake", str(lake.root), "-f", "json"])
     daily = next(row for row in json.loads(run.stdout) if row["component"] == "daily")
     assert ours["Daily amplitude / mean, median"] == pytest.approx(daily["median"])
+
+
+def test_selection_rows_are_report_selections_and_the_logs_table(kth_lake):
+    run = CliRunner().invoke(app, ["reproduce", "selection", "--quick", "--lake", str(kth_lake.root), "-f", "json"])
+    assert run.exit_code == 0, run.output
+    rows = pl.DataFrame(json.loads(run.stdout))
+    kth = rows.filter(pl.col("trace") == "KTH-SP2")
+    ours = dict(zip(kth["quantity"], kth["ours"], strict=True))
+    jobs = kth_lake.query("SELECT count(*) AS n FROM swf.jobs_strong")["n"][0]
+    assert ours == {"MaxProcs": 100, "jobs": jobs}  # the paper's KTH-SP2 machine; the sample's jobs
+    assert rows.filter(pl.col("trace") == "CEA-Curie")["status"].str.contains("the lake has no CEA-Curie").all()
+    # The same campaign read again by the study's command (nothing re-runs): its best noisy and bandit ratios.
+    args = ["report", "selection", "KTH", "--lake", str(kth_lake.root), "--view", "jobs_strong",
+            "--resamples", "10", "--name", "reproduce-selection", "-f", "json"]  # fmt: skip
+    direct = CliRunner().invoke(app, args)
+    assert direct.exit_code == 0 and "already stored" in direct.stderr, direct.output
+    table = pl.DataFrame(json.loads(direct.stdout))
+    best = {
+        selector: table.filter(pl.col("strategy").str.starts_with(f"easy-{selector}-"))["mean_ratio"].min()
+        for selector in ("noisy", "egreedy")
+    }
+    abstract = rows.filter(pl.col("source") == "Abstract")
+    assert abstract["published"].to_list() == [0.5, 0.4]
+    assert abstract["ours"].to_list() == pytest.approx([best["noisy"], best["egreedy"]])
+    assert abstract["status"].str.contains("on the 1 of its 7 logs in the lake").all()

@@ -200,6 +200,16 @@ def test_the_study_runs_each_fixed_policy_and_each_selector_per_resample():
         selection_settings(1, policies=["spf"])
 
 
+def test_the_sweeps_add_a_bandit_per_epsilon_and_a_threshold_to_all_but_the_baseline():
+    runs = selection_settings(1, policies=["fcfs", "spf"], periods=[WEEK], epsilons=[0.1, 0.5], threshold=3600)
+    assert sorted(s.label() for s in runs) == [
+        "easy-egreedy-week-eps=0.1-thr=3600-r0", "easy-egreedy-week-eps=0.5-thr=3600-r0", "easy-fcfs-r0",
+        "easy-full-week-thr=3600-r0", "easy-noisy-week-thr=3600-r0", "easy-spf-thr=3600-r0",
+    ]  # fmt: skip
+    with pytest.raises(LakehouseError, match="epsilon must be in"):
+        selection_settings(1, epsilons=[1.5])
+
+
 # -- the commands ----------------------------------------------------------------------------------
 
 

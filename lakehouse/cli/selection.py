@@ -16,6 +16,13 @@ from lakehouse.render import OutputFormat, emit, stderr
 from lakehouse.sim.source import View
 
 
+def _probability(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise LakehouseError(f"--epsilon: {text!r} is not a number in [0, 1]") from None
+
+
 def report_selection(
     logs: Annotated[list[str], typer.Argument(help="Logs: names, unique prefixes or globs ('SDSC-*').")],
     lake: LakeOption = None,
@@ -35,6 +42,15 @@ def report_selection(
         ),
     ] = None,
     periods: Annotated[str, typer.Option(help="Selection periods, comma-separated: day, week, seconds.")] = "week,day",
+    epsilon: Annotated[
+        str, typer.Option(help="egreedy: probabilities of a random policy, comma-separated, each in [0, 1].")
+    ] = "0.3",
+    threshold: Annotated[
+        str,
+        typer.Option(
+            help="Seconds of wait after which a job goes first whatever the policy (the paper's Theta), or none."
+        ),
+    ] = "none",
     executor: Annotated[ExecutorKind, typer.Option(help="local (a process pool) or ray.")] = ExecutorKind.local,
     workers: Annotated[int | None, workers_option("Processes (local) or Ray CPUs.")] = None,
     ray_address: Annotated[str | None, typer.Option(help="With --executor ray: auto or HOST:PORT.")] = None,
@@ -60,7 +76,7 @@ def report_selection(
 
     Example: `lakehouse report selection KTH CTC --view jobs_strong --resamples 20 --plots figures`
     """
-    from lakehouse.campaigns.grid import Grid, parse_machine_sizes, select_logs, split_list
+    from lakehouse.campaigns.grid import Grid, parse_machine_sizes, parse_threshold, select_logs, split_list
     from lakehouse.campaigns.resample import week_count
     from lakehouse.reports import SELECTION
     from lakehouse.sim.options import Policy, choose, parse_period
@@ -75,11 +91,13 @@ def report_selection(
         else:
             candidates = [choose(Policy, p) for p in split_list(policies)]
         chosen_periods = [parse_period(p) for p in split_list(periods)]
+        epsilons = [_probability(e) for e in split_list(epsilon)]
+        theta = parse_threshold(threshold)
     except ValueError as exc:
         raise LakehouseError(str(exc)) from None
     if not chosen_periods:
         raise LakehouseError("--periods needs at least one period")
-    settings = selection_settings(resamples, seed, [str(p) for p in candidates], chosen_periods)
+    settings = selection_settings(resamples, seed, [str(p) for p in candidates], chosen_periods, epsilons, theta)
     every, per_log = parse_machine_sizes(machine_size or [])
     grid = Grid(
         name=name, logs=tuple(logs), view=str(view), machine_size=every, machine_sizes=per_log, explicit=tuple(settings)

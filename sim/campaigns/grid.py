@@ -168,7 +168,7 @@ def _checked(key: str, read: Callable[[object], object] = str) -> Callable[[obje
     return parse
 
 
-def _threshold(text: object) -> int | None:
+def parse_threshold(text: object) -> int | None:
     if text is None or (isinstance(text, str) and text.strip().lower() in (NO_THRESHOLD, "")):
         return None
     try:
@@ -190,7 +190,7 @@ DIMENSIONS = {
     "backfill": _checked("backfill"),
     "predictor": _checked("predictor"),
     "correction": _checked("correction"),
-    "threshold": _checked("threshold", _threshold),
+    "threshold": _checked("threshold", parse_threshold),
     "compat": _checked("compat"),
     "backfill_confidence": _checked("backfill_confidence", _number),
 }

@@ -43,9 +43,17 @@ _RESAMPLE_SUFFIX = re.compile(r"-r\d+$")
 
 
 def selection_settings(
-    resamples: int, seed: int = 0, policies: Sequence[str] = PAPER_POLICIES, periods: Sequence[int] = PERIODS
+    resamples: int,
+    seed: int = 0,
+    policies: Sequence[str] = PAPER_POLICIES,
+    periods: Sequence[int] = PERIODS,
+    epsilons: Sequence[float] = (EPSILON,),
+    threshold: int | None = None,
 ) -> list[Settings]:
-    """Every run of the study: per resample, each fixed policy, then each selector at each period."""
+    """Every run of the study: per resample, each fixed policy, then each selector at each period (the
+    bandit at each epsilon).  A threshold (the paper's EASY(P, Theta), which it does not quantify) applies
+    to every run but EASY-FCFS's, the baseline, which it cannot change: under FCFS the jobs that waited
+    longest are already first."""
     if resamples < 1:
         raise LakehouseError(f"--resamples must be at least 1, got {resamples}")
     candidates = tuple(str(p) for p in policies)
@@ -53,20 +61,26 @@ def selection_settings(
         raise LakehouseError("the study needs at least one candidate policy")
     if "fcfs" not in candidates:
         raise LakehouseError("the study compares every strategy with EASY-FCFS: keep fcfs among the policies")
+    if not epsilons or any(not 0 <= e <= 1 for e in epsilons):
+        raise LakehouseError(f"epsilon must be in [0, 1], got {', '.join(f'{e:g}' for e in epsilons) or 'none'}")
     settings = []
     for r in range(resamples):
-        settings += [Settings(policy=p, seed=seed, resample=r) for p in candidates]
+        settings += [
+            Settings(policy=p, seed=seed, resample=r, threshold=None if p == "fcfs" else threshold) for p in candidates
+        ]
         settings += [
             Settings(
                 selector=str(selector),
                 policies=candidates,
                 period=period,
-                epsilon=EPSILON if selector is Selector.egreedy else None,
+                epsilon=epsilon,
                 seed=seed,
                 resample=r,
+                threshold=threshold,
             )
             for period in periods
             for selector in SELECTORS
+            for epsilon in (epsilons if selector is Selector.egreedy else (None,))
         ]
     return settings
 
