@@ -78,3 +78,14 @@ def test_the_readme_links_resolve():
 
 def test_the_readme_is_a_guide():
     assert len((REPO / "README.md").read_text().splitlines()) <= 350
+
+
+def test_no_page_repeats_a_paragraph():
+    """A page is written, not pasted: a botched edit once inserted one paragraph between every two
+    characters of docs/hmm.md (19 MB), and nothing noticed."""
+    for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        assert len(text) < 100_000, f"{page.name}: {len(text):,} characters"
+        paragraphs = [p.strip() for p in text.split("\n\n") if len(p.strip()) > 200]
+        repeated = {p[:80] for p in paragraphs if paragraphs.count(p) > 1}
+        assert not repeated, f"{page.name} repeats: {repeated}"
