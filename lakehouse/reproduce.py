@@ -20,7 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from lakehouse.campaigns.executors import local_executor
-from lakehouse.campaigns.grid import Grid
+from lakehouse.campaigns.grid import Grid, parse_values
 from lakehouse.campaigns.report import latest
 from lakehouse.campaigns.runner import campaign_rows, run_campaign
 from lakehouse.errors import LakehouseError
@@ -31,10 +31,10 @@ from lakehouse.published import PAPERS, Published, published
 from lakehouse.reports import LOCALITY
 from lakehouse.schemas import REPRODUCTIONS_SCHEMA
 from lakehouse.studies.hmm_backfilling import (
+    AS_PUBLISHED,
     CAMPAIGN,
     CONFIDENCE,
     EASY,
-    PREDICTOR,
     VIEW,
     on_study_machines,
     study_grid,
@@ -149,9 +149,12 @@ def _hmm_backfilling(lake: Lake, rows: list[Published], request: Request) -> lis
     present = [log for log in dict.fromkeys(logs.values()) if log is not None]
     values: dict[tuple[str, str], float] = {}  # (log prefix, quantity) -> ours
     if present:
-        grid = study_grid(CAMPAIGN, present, VIEW, PREDICTOR, [CONFIDENCE])
+        grid = study_grid(CAMPAIGN, present, VIEW, AS_PUBLISHED, [CONFIDENCE])
         _run(lake, grid, request)
+        # (The campaign may hold the study's runs with other predictors: `report hmm-backfilling`'s own.)
+        (model,) = parse_values("predictor", [AS_PUBLISHED])
         runs = on_study_machines(latest(campaign_rows(lake, CAMPAIGN)))
+        runs = runs.filter(pl.col("predictor").is_in([EASY, model]))
         runs = runs.filter(pl.col("log").is_in(present), pl.col("status") == "ok")
         for prefix, log in logs.items():
             if log is None:

@@ -21,6 +21,9 @@ MACHINE = 8
 EXAMPLES = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # Minute bins and updates every 5 minutes, so that the model trains within a hypothesis workload.
 FAST_HMM = "hmm:states=2,bin=60,update=300,window=7200,rounds=3"
+# The thesis' settings on the same scale: Static-IV, terminated jobs only, a warm-up, rounds to
+# convergence, the probability rule for every candidate.
+FAST_THESIS = FAST_HMM + ",band=2,running=0,warmup=600,converge=200,every=1"
 
 
 @st.composite
@@ -52,9 +55,9 @@ distribution_settings = st.fixed_dictionaries(
 
 
 @EXAMPLES
-@given(workloads(), distribution_settings)
-def test_hmm_schedules_keep_every_invariant(workload, config):
-    result = simulate(workload, MACHINE, predictor=FAST_HMM, **config).jobs.sort("job_id")
+@given(workloads(), distribution_settings, st.sampled_from([FAST_HMM, FAST_THESIS]))
+def test_hmm_schedules_keep_every_invariant(workload, config, predictor):
+    result = simulate(workload, MACHINE, predictor=predictor, **config).jobs.sort("job_id")
     assert result["job_id"].to_list() == workload["job_id"].to_list()  # each job once
     assert (result["start_time"] >= result["submit_time"]).all()
     assert peak_use(result) <= MACHINE
@@ -119,6 +122,8 @@ def test_a_planted_regime_is_learnt_and_shortens_the_waits():
         ({"predictor": "hmm:states=0"}, "whole number >= 1"),
         ({"predictor": "hmm:ratio=1"}, "above 1"),
         ({"predictor": "hmm:colour=red"}, "unknown hmm parameter"),
+        ({"predictor": "hmm:running=yes"}, "must be 0 or 1"),
+        ({"predictor": "hmm:warmup=-5"}, "warmup must be a whole number of seconds >= 0"),
     ],
 )
 def test_what_the_engine_cannot_replay_is_refused(options, message):

@@ -174,7 +174,7 @@ impl Sim<'_> {
 
     /// Start `job` (which fits in `pass.free`) if EASY would, by the requests (the head's reservation
     /// holds whatever the running jobs do), or else if the probability that it delays the head is
-    /// below the confidence (see `distribution.rs`).
+    /// below the confidence (see `distribution.rs`); with `hmm:every=1`, only by that probability.
     fn try_backfill_by_distribution(&mut self, pass: &mut BackfillPass, job: usize) -> bool {
         let procs = self.w.procs[job];
         let (now, blocked) = (pass.now, pass.blocked);
@@ -190,7 +190,8 @@ impl Sim<'_> {
                 .law(job, sim.w)
         };
         let mut law = None;
-        if ends_in_time || procs <= extra {
+        let every = self.laws.as_ref().is_some_and(|l| l.every);
+        if (ends_in_time || procs <= extra) && !every {
             if !ends_in_time {
                 pass.reservation = Some((shadow, extra - procs));
             }

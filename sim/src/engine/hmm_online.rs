@@ -28,7 +28,28 @@ pub struct HmmParams {
     pub update: i64,
     /// Seconds of submit bins each update trains on.
     pub window: i64,
+    /// How much likelier a state's own band of run-time bins is in the initial emissions (the
+    /// thesis' Static-IV: 2).
+    pub band: f64,
+    /// Baum-Welch also sees the running jobs (as "ran at least this long").  Off: it trains on
+    /// terminated jobs only, on the submit bins before the first job still in the system (the
+    /// thesis' predictor); the running jobs then only inform each law, by one pass over every bin
+    /// with the trained parameters.
+    pub running: bool,
+    /// Seconds from the first submission during which no law is given (one event at the request, as
+    /// in EASY), and after which the first update waits for every job submitted in them to end.
+    pub warmup: i64,
+    /// 0: `rounds` rounds per update.  Above 0: rounds until sqrt(terminated jobs trained on) times the
+    /// L1 change of the parameters falls below it (the thesis: 200), at most `MAX_ROUNDS`.
+    pub converge: f64,
+    /// The probability rule decides every candidate, those EASY backfills by the requests too (the
+    /// thesis changes "only the backfilling condition").  Off: EASY's backfills are kept and the rule
+    /// only adds jobs EASY refuses (docs/hmm.md says why).
+    pub every: bool,
 }
+
+/// The most rounds an update runs when it trains until convergence.
+const MAX_ROUNDS: usize = 100;
 
 impl Default for HmmParams {
     fn default() -> Self {
@@ -39,16 +60,25 @@ impl Default for HmmParams {
             rounds: 5,
             update: 86_400,
             window: 30 * 86_400,
+            band: 4.0,
+            running: true,
+            warmup: 0,
+            converge: 0.0,
+            every: false,
         }
     }
 }
 
-const KEYS: [&str; 6] = ["states", "bin", "ratio", "rounds", "update", "window"];
+const KEYS: [&str; 11] = [
+    "states", "bin", "ratio", "rounds", "update", "window", "band", "running", "warmup",
+    "converge", "every",
+];
 
 impl std::str::FromStr for HmmParams {
     type Err = String;
 
-    /// `key=value` pairs separated by commas (keys: states, bin, ratio, rounds, update, window).
+    /// `key=value` pairs separated by commas (keys: states, bin, ratio, rounds, update, window, band,
+    /// running, warmup, converge, every).
     fn from_str(text: &str) -> Result<Self, String> {
         let mut p = HmmParams::default();
         for (key, value) in super::parameters::pairs(text, "hmm parameter", &KEYS)? {
@@ -67,6 +97,38 @@ impl std::str::FromStr for HmmParams {
                 "rounds" => p.rounds = whole()? as usize,
                 "update" => p.update = whole()?,
                 "window" => p.window = whole()?,
+                "warmup" => {
+                    p.warmup = value.parse::<i64>().ok().filter(|&v| v >= 0).ok_or_else(|| {
+                        format!("hmm parameter warmup must be a whole number of seconds >= 0, not {value:?}")
+                    })?
+                }
+                "running" | "every" => {
+                    let flag = match value {
+                        "1" => true,
+                        "0" => false,
+                        _ => return Err(format!("hmm parameter {key} must be 0 or 1, not {value:?}")),
+                    };
+                    if key == "running" {
+                        p.running = flag
+                    } else {
+                        p.every = flag
+                    }
+                }
+                "band" | "converge" => {
+                    let least = if key == "band" { 1.0 } else { 0.0 };
+                    let number = value
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|v| v.is_finite() && *v >= least)
+                        .ok_or_else(|| {
+                            format!("hmm parameter {key} must be a number >= {least}, not {value:?}")
+                        })?;
+                    if key == "band" {
+                        p.band = number
+                    } else {
+                        p.converge = number
+                    }
+                }
                 _ => {
                     p.ratio = value
                         .parse::<f64>()
@@ -89,13 +151,31 @@ impl std::str::FromStr for HmmParams {
 }
 
 impl std::fmt::Display for HmmParams {
-    /// Every parameter, in a fixed order (the canonical spelling).
+    /// Every parameter, in a fixed order (the canonical spelling); the later ones only where they
+    /// differ from their defaults, so that the spelling of earlier runs (stored in campaigns) stays.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "states={},bin={},ratio={},rounds={},update={},window={}",
             self.states, self.bin, self.ratio, self.rounds, self.update, self.window
-        )
+        )?;
+        let d = HmmParams::default();
+        if self.band != d.band {
+            write!(f, ",band={}", self.band)?;
+        }
+        if self.running != d.running {
+            write!(f, ",running={}", u8::from(self.running))?;
+        }
+        if self.warmup != d.warmup {
+            write!(f, ",warmup={}", self.warmup)?;
+        }
+        if self.converge != d.converge {
+            write!(f, ",converge={}", self.converge)?;
+        }
+        if self.every != d.every {
+            write!(f, ",every={}", u8::from(self.every))?;
+        }
+        Ok(())
     }
 }
 
@@ -122,6 +202,50 @@ pub fn runtime_bin(d: f64, ratio: f64) -> usize {
     (d.ln() / ratio.ln() + 1e-9).floor().max(0.0) as usize
 }
 
+/// Survival of each state from each run-time bin: S_s(b) = Σ_{c >= b} θ_sc (states x (bins + 1)).
+fn survival_of(emis: &[f64], n: usize, k: usize) -> Vec<f64> {
+    let mut survival = vec![0.0; n * (k + 1)];
+    for s in 0..n {
+        for c in (0..k).rev() {
+            survival[s * (k + 1) + c] = survival[s * (k + 1) + c + 1] + emis[s * k + c];
+        }
+    }
+    survival
+}
+
+/// Log-likelihood of each step's observations in each state: its completed jobs' bins, and its
+/// censored jobs' "at least this bin" (steps x states).
+fn log_observations(
+    counts: &[f64],
+    censored: &[(usize, usize)],
+    steps: usize,
+    n: usize,
+    k: usize,
+    emis: &[f64],
+    survival: &[f64],
+) -> Vec<f64> {
+    let log_emis: Vec<f64> = emis.iter().map(|e| e.ln()).collect();
+    let mut log_b = vec![0.0; steps * n];
+    for t in 0..steps {
+        let row = &counts[t * k..(t + 1) * k];
+        for s in 0..n {
+            let mut v = 0.0;
+            for (c, &x) in row.iter().enumerate() {
+                if x > 0.0 {
+                    v += x * log_emis[s * k + c];
+                }
+            }
+            log_b[t * n + s] = v;
+        }
+    }
+    for &(t, b) in censored.iter().filter(|&&(t, _)| t < steps) {
+        for s in 0..n {
+            log_b[t * n + s] += survival[s * (k + 1) + b].ln();
+        }
+    }
+    log_b
+}
+
 struct Model {
     start: Vec<f64>,
     trans: Vec<f64>,
@@ -140,6 +264,7 @@ pub struct OnlineHmm {
     columns: usize,
     model: Option<Model>,
     next_update: i64,
+    first_submit: i64,
     completed: usize,
     completed_at_restart: usize,
     /// Run-time bin of each completed job.
@@ -160,7 +285,8 @@ impl OnlineHmm {
             p,
             columns,
             model: None,
-            next_update: first_submit + p.update,
+            next_update: first_submit + p.update.max(p.warmup),
+            first_submit,
             completed: 0,
             completed_at_restart: 0,
             done_bin: vec![None; jobs],
@@ -181,7 +307,7 @@ impl OnlineHmm {
         while self.next_update <= now {
             self.next_update += self.p.update;
         }
-        if self.completed == 0 {
+        if self.completed == 0 || !self.warmed_up(known) {
             return;
         }
         let restart =
@@ -192,6 +318,16 @@ impl OnlineHmm {
         self.train(now, known, restart);
     }
 
+    /// Every job submitted during the warm-up has ended (always, without one).
+    fn warmed_up(&self, known: &Known) -> bool {
+        if self.p.warmup == 0 {
+            return true;
+        }
+        let end = self.first_submit + self.p.warmup;
+        let during = known.submit.partition_point(|&s| s < end);
+        self.done_bin[..during].iter().all(Option::is_some)
+    }
+
     fn static_emissions(&self) -> Vec<f64> {
         let (n, k) = (self.p.states, self.columns);
         let mut emis = vec![1.0; n * k];
@@ -199,7 +335,7 @@ impl OnlineHmm {
             let lo = s * k / n;
             let hi = ((s + 1) * k / n).max(lo + 1).min(k);
             for c in lo..hi {
-                emis[s * k + c] = 4.0;
+                emis[s * k + c] = self.p.band;
             }
             let sum: f64 = emis[s * k..(s + 1) * k].iter().sum();
             emis[s * k..(s + 1) * k].iter_mut().for_each(|e| *e /= sum);
@@ -219,58 +355,50 @@ impl OnlineHmm {
         let hi = known.submit.partition_point(|&s| s <= now);
         let mut counts = vec![0.0; steps * k];
         let mut censored: Vec<(usize, usize)> = Vec::new(); // (step, lowest possible bin)
+                                                            // Baum-Welch's steps: all of them, or (terminated jobs only) those before the first bin that
+                                                            // holds a job still in the system.
+        let mut exact = steps;
         for job in lo..hi {
             let step = (known.submit[job].div_euclid(bin) - first) as usize;
             if let Some(b) = self.done_bin[job] {
                 counts[step * k + b as usize] += 1.0;
-            } else if known.start[job] >= 0 {
-                let elapsed = (now - known.start[job]) as f64;
-                censored.push((step, runtime_bin(elapsed, self.p.ratio).min(k - 1)));
+            } else {
+                exact = exact.min(step);
+                if known.start[job] >= 0 {
+                    let elapsed = (now - known.start[job]) as f64;
+                    censored.push((step, runtime_bin(elapsed, self.p.ratio).min(k - 1)));
+                }
             }
         }
+        let trained = if self.p.running { steps } else { exact };
+        if trained == 0 {
+            return; // nothing exact to learn from yet: keep the previous model
+        }
+        let in_training: Vec<(usize, usize)> = if self.p.running {
+            censored.clone()
+        } else {
+            Vec::new()
+        };
+        let observations: f64 = counts[..trained * k].iter().sum();
         let (mut start, mut trans, mut emis) = match (&self.model, restart) {
             (Some(m), false) => (m.start.clone(), m.trans.clone(), m.emis.clone()),
             _ => (vec![1.0 / n as f64; n], sticky(n), self.static_emissions()),
         };
-        let rounds = if restart {
-            4 * self.p.rounds
-        } else {
-            self.p.rounds
+        let rounds = match (self.p.converge > 0.0, restart) {
+            (true, _) => MAX_ROUNDS,
+            (false, true) => 4 * self.p.rounds,
+            (false, false) => self.p.rounds,
         };
         let mut gamma = Vec::new();
         for _ in 0..rounds {
-            // Survival of each state from each bin: S_s(b) = Σ_{c >= b} θ_sc.
-            let mut survival = vec![0.0; n * (k + 1)];
-            for s in 0..n {
-                for c in (0..k).rev() {
-                    survival[s * (k + 1) + c] = survival[s * (k + 1) + c + 1] + emis[s * k + c];
-                }
-            }
-            let log_emis: Vec<f64> = emis.iter().map(|e| e.ln()).collect();
-            let mut log_b = vec![0.0; steps * n];
-            for t in 0..steps {
-                let row = &counts[t * k..(t + 1) * k];
-                for s in 0..n {
-                    let mut v = 0.0;
-                    for (c, &x) in row.iter().enumerate() {
-                        if x > 0.0 {
-                            v += x * log_emis[s * k + c];
-                        }
-                    }
-                    log_b[t * n + s] = v;
-                }
-            }
-            for &(t, b) in &censored {
-                for s in 0..n {
-                    log_b[t * n + s] += survival[s * (k + 1) + b].ln();
-                }
-            }
-            let Ok(pass) = forward_backward(&log_b, steps, n, &start, &trans) else {
+            let survival = survival_of(&emis, n, k);
+            let log_b = log_observations(&counts, &in_training, trained, n, k, &emis, &survival);
+            let Ok(pass) = forward_backward(&log_b, trained, n, &start, &trans) else {
                 return; // keep the previous model (cannot happen with floored emissions)
             };
             // M step: expected counts, with each censored job spread over the bins it may end in.
             let mut expected = vec![0.0; n * k];
-            for t in 0..steps {
+            for t in 0..trained {
                 for s in 0..n {
                     let g = pass.gamma[t * n + s];
                     if g == 0.0 {
@@ -281,7 +409,7 @@ impl OnlineHmm {
                     }
                 }
             }
-            for &(t, b) in &censored {
+            for &(t, b) in &in_training {
                 for s in 0..n {
                     let g = pass.gamma[t * n + s] / survival[s * (k + 1) + b];
                     for c in b..k {
@@ -289,6 +417,7 @@ impl OnlineHmm {
                     }
                 }
             }
+            let mut change = 0.0;
             for s in 0..n {
                 let row = &mut expected[s * k..(s + 1) * k];
                 let total: f64 = row.iter().sum();
@@ -300,16 +429,37 @@ impl OnlineHmm {
                     } else {
                         emis[s * k + c]
                     };
-                    emis[s * k + c] = 0.999 * theta + 0.001 / k as f64;
+                    let new = 0.999 * theta + 0.001 / k as f64;
+                    change += (new - emis[s * k + c]).abs();
+                    emis[s * k + c] = new;
                 }
                 let out: f64 = pass.xi[s * n..(s + 1) * n].iter().sum();
                 if out > 0.0 {
                     for j in 0..n {
-                        trans[s * n + j] = pass.xi[s * n + j] / out;
+                        let new = pass.xi[s * n + j] / out;
+                        change += (new - trans[s * n + j]).abs();
+                        trans[s * n + j] = new;
                     }
                 }
             }
+            change += start
+                .iter()
+                .zip(&pass.gamma[..n])
+                .map(|(a, b)| (a - b).abs())
+                .sum::<f64>();
             start.copy_from_slice(&pass.gamma[..n]);
+            gamma = pass.gamma;
+            if self.p.converge > 0.0 && observations.sqrt() * change < self.p.converge {
+                break;
+            }
+        }
+        if trained < steps || !self.p.running {
+            // The laws see every bin up to now, the running jobs included, through the trained model.
+            let survival = survival_of(&emis, n, k);
+            let log_b = log_observations(&counts, &censored, steps, n, k, &emis, &survival);
+            let Ok(pass) = forward_backward(&log_b, steps, n, &start, &trans) else {
+                return;
+            };
             gamma = pass.gamma;
         }
         self.model = Some(Model {
@@ -374,6 +524,76 @@ mod tests {
         assert!("ratio=1".parse::<HmmParams>().is_err());
         assert!("color=red".parse::<HmmParams>().is_err());
         assert!("states=2,states=3".parse::<HmmParams>().is_err());
+        // The thesis' settings: spelled after the others, and only where they differ from ours.
+        let thesis: HmmParams = "states=16,band=2,running=0,warmup=604800,converge=200"
+            .parse()
+            .unwrap();
+        assert_eq!(
+            (thesis.band, thesis.running, thesis.warmup, thesis.converge),
+            (2.0, false, 604_800, 200.0)
+        );
+        assert_eq!(
+            thesis.to_string(),
+            "states=16,bin=900,ratio=1.8,rounds=5,update=86400,window=2592000,band=2,running=0,\
+             warmup=604800,converge=200"
+        );
+        assert_eq!(thesis.to_string().parse::<HmmParams>().unwrap(), thesis);
+        assert!("running=2".parse::<HmmParams>().is_err());
+        assert!("every=1".parse::<HmmParams>().unwrap().every);
+        assert!("every=yes".parse::<HmmParams>().is_err());
+        assert!("band=0.5".parse::<HmmParams>().is_err());
+        assert!("warmup=-1".parse::<HmmParams>().is_err());
+    }
+
+    /// Days alternating between 60-second and 5-hour jobs, 40 a day for two weeks, every job done.
+    fn alternating_days() -> (Vec<i64>, Vec<i64>) {
+        let (day, per_day, days) = (86_400i64, 40i64, 14i64);
+        let mut submit = Vec::new();
+        let mut run = Vec::new();
+        for d in 0..days {
+            for i in 0..per_day {
+                submit.push(d * day + i * (day / per_day));
+                run.push(if d % 2 == 0 { 60 } else { 18_000 });
+            }
+        }
+        (submit, run)
+    }
+
+    #[test]
+    fn the_theses_settings_learn_the_regime_too_and_wait_for_the_warm_up() {
+        let (submit, run) = alternating_days();
+        let n = submit.len();
+        let p: HmmParams = "states=2,band=2,running=0,warmup=604800,converge=200"
+            .parse()
+            .unwrap();
+        let mut hmm = OnlineHmm::new(p, n, 86_400, 0);
+        let start = submit.clone();
+        let known = Known {
+            submit: &submit,
+            start: &start,
+        };
+        // Within the warm-up week: no model, each law one event at the request.
+        for j in 0..n / 4 {
+            hmm.completed(j, run[j]);
+        }
+        hmm.maybe_update(5 * 86_400, &known);
+        assert!(hmm.model.is_none());
+        assert_eq!(hmm.law(86_400, 3_600), Law::Point(3_600));
+        for j in n / 4..n {
+            hmm.completed(j, run[j]);
+        }
+        let now = 14 * 86_400 - 1;
+        hmm.next_update = now;
+        hmm.maybe_update(now, &known);
+        let Law::Binned { probs: short, .. } = hmm.law(12 * 86_400 + 100, 86_400) else {
+            panic!("no model after the warm-up")
+        };
+        let Law::Binned { probs: long, .. } = hmm.law(13 * 86_400 + 100, 86_400) else {
+            panic!()
+        };
+        // (Above 0.75, not 0.9: ε = 200 over sqrt(560 jobs) stops the rounds after an L1 change of 8.)
+        assert!(short[runtime_bin(60.0, 1.8)] > 0.75, "{short:?}");
+        assert!(long[runtime_bin(18_000.0, 1.8)] > 0.75, "{long:?}");
     }
 
     #[test]

@@ -12,6 +12,8 @@ pub struct Laws {
     /// The longest request: no candidate's end lies further ahead.
     horizon: i64,
     ratio: f64,
+    /// The probability rule decides every candidate (`HmmParams::every`).
+    pub every: bool,
 }
 
 impl Laws {
@@ -22,6 +24,7 @@ impl Laws {
         let first = w.submit.first().copied().unwrap_or(0);
         Laws {
             ratio: hmm.map_or(2.0, |p| p.ratio),
+            every: hmm.is_some_and(|p| p.every),
             hmm: hmm.map(|p| OnlineHmm::new(p, n, horizon, first)),
             running: vec![None; n],
             horizon,
