@@ -334,10 +334,11 @@ SELECTION_CAMPAIGN, SELECTION_RESAMPLES, SELECTION_QUICK_RESAMPLES = "reproduce-
 
 
 def _selection(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
-    """Table 1 (each log's machine and jobs, as the study's EASY-FCFS replays see them) and the abstract's
-    two best-log figures, from `lakehouse report selection`'s campaign with the paper's ten policies,
-    periods of a week and a day, on the study's logs in the lake."""
-    from lakehouse.studies.selection import selection_settings, selection_table
+    """Table 1 (each log's machine, as the study's replays use it, and its jobs) and the abstract's two
+    best-log figures, from `lakehouse report selection`'s campaign with the paper's ten policies, periods
+    of a week and a day, on the study's logs in the lake and on its machines."""
+    from lakehouse.catalog import named_query
+    from lakehouse.studies.selection import selection_settings, selection_table, study_machine_sizes
 
     known = lake.log_names()
     logs = {p.log: _lake_log(p.log, known) for p in rows if p.log}
@@ -350,13 +351,22 @@ def _selection(lake: Lake, rows: list[Published], request: Request) -> list[dict
             name=request.campaign or SELECTION_CAMPAIGN,
             logs=tuple(present),
             view=TRIPLES_VIEW,
+            machine_sizes=study_machine_sizes(present, ()),
             explicit=tuple(selection_settings(resamples)),
         )
         _run(lake, grid, request)
         wanted = {s.label() for s in grid.settings()}
         runs = campaign_rows(lake, grid.name).filter(pl.col("log").is_in(present), pl.col("variant").is_in(wanted))
+        # (The campaign may also hold runs on other machines.)
+        sizes = dict(zip(grid.logs, (grid.size_of(log, known) for log in grid.logs), strict=True))
+        runs = runs.filter(
+            pl.col("machine_size")
+            == pl.col("log").replace_strict(sizes, default=None).fill_null(pl.col("machine_size"))
+        )
         table = selection_table(runs)
-        baseline = runs.filter(pl.col("variant") == "easy-fcfs-r0").select("log", "machine_size", "jobs")
+        # Table 1 counts each log's jobs as the archive has them (before the study's filter).
+        jobs = lake.query(named_query("log_summary")).select("log", "jobs")
+        baseline = runs.filter(pl.col("variant") == "easy-fcfs-r0").select("log", "machine_size").join(jobs, on="log")
     out = []
     for p in rows:
         if p.log:

@@ -184,8 +184,8 @@ def test_selection_rows_are_report_selections_and_the_logs_table(kth_lake):
     rows = pl.DataFrame(json.loads(run.stdout))
     kth = rows.filter(pl.col("trace") == "KTH-SP2")
     ours = dict(zip(kth["quantity"], kth["ours"], strict=True))
-    jobs = kth_lake.query("SELECT count(*) AS n FROM swf.jobs_strong")["n"][0]
-    assert ours == {"MaxProcs": 100, "jobs": jobs}  # the paper's KTH-SP2 machine; the sample's jobs
+    jobs = kth_lake.query("SELECT count(*) AS n FROM swf.jobs")["n"][0]
+    assert ours == {"MaxProcs": 100, "jobs": jobs}  # the paper's KTH-SP2 machine; the log's jobs, as Table 1
     assert rows.filter(pl.col("trace") == "CEA-Curie")["status"].str.contains("the lake has no CEA-Curie").all()
     # The same campaign read again by the study's command (nothing re-runs): its best noisy and bandit ratios.
     args = ["report", "selection", "KTH", "--lake", str(kth_lake.root), "--view", "jobs_strong",

@@ -281,3 +281,28 @@ def test_the_study_selects_among_the_papers_ten_policies_unless_told_all(kth):
     assert len(twelve) == 12 + 3 and {"easy-laf", "easy-saf"} <= set(twelve["strategy"])
     candidates = stored_runs(kth, "twelve").filter(pl.col("selector") == "full")["policies"][0]
     assert set(candidates.split(",")) == {str(p) for p in Policy}
+
+
+def test_the_study_replays_cea_curie_on_its_80640_processors_unless_told():
+    from lakehouse.studies.selection import study_machine_sizes
+
+    assert study_machine_sizes(["KTH-SP2-1996-2.1-cln"], ()) == ()
+    assert study_machine_sizes(["CEA-Curie-2011-2.1-cln"], ()) == (("CEA-Curie", 80_640),)
+    # A size the user gives for the log comes first, so it wins (Grid.size_of takes the first match).
+    assert study_machine_sizes(["CEA-Curie-2011-2.1-cln"], (("CEA*", 93_312),))[0] == ("CEA*", 93_312)
+
+
+def test_report_selection_replays_a_cea_curie_log_on_the_studys_machine(tmp_path):
+    import shutil
+
+    # The embedded KTH-SP2 sample under CEA-Curie's archive name: only the name decides the machine.
+    (sample,) = sample_swf_paths()
+    shutil.copy(sample, tmp_path / "CEA-Curie-2011-2.1-cln.swf.gz")
+    lake = Lake(tmp_path / "lake")
+    ingest_swf(lake, [str(tmp_path / "CEA-Curie-2011-2.1-cln.swf.gz")])
+    base = ["report", "selection", "CEA", "--lake", lake.root, "--resamples", "1", "--periods", "week",
+            "--policies", "fcfs,spf", "-f", "csv"]  # fmt: skip
+    cli(*base, "--name", "study")
+    assert set(stored_runs(lake, "study")["machine_size"]) == {80_640}
+    cli(*base, "--name", "told", "--machine-size", "CEA=200")
+    assert set(stored_runs(lake, "told")["machine_size"]) == {200}

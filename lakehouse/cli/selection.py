@@ -30,7 +30,10 @@ def report_selection(
     view: Annotated[View, typer.Option(help="Cleaned jobs to replay.")] = View.jobs_clean,
     machine_size: Annotated[
         list[str] | None,
-        typer.Option(help="Processors for every log, or LOG=N (repeat) [default: the size each log's view used]."),
+        typer.Option(
+            help="Processors for every log, or LOG=N (repeat) [default: the study's machines: CEA-Curie on 80,640, "
+            "the others as each log's view]."
+        ),
     ] = None,
     resamples: Annotated[int, typer.Option(min=1, max=1_000, help="Week resamples per log.")] = 100,
     seed: Annotated[int, typer.Option(help="Seed of the resamples (and of the selectors' draws).")] = 0,
@@ -81,7 +84,7 @@ def report_selection(
     from lakehouse.reports import SELECTION
     from lakehouse.sim.options import Policy, choose, parse_period
     from lakehouse.sim.source import View, log_jobs
-    from lakehouse.studies.selection import PAPER_POLICIES, selection_settings
+    from lakehouse.studies.selection import PAPER_POLICIES, selection_settings, study_machine_sizes
 
     try:
         if policies is None:
@@ -99,18 +102,21 @@ def report_selection(
         raise LakehouseError("--periods needs at least one period")
     settings = selection_settings(resamples, seed, [str(p) for p in candidates], chosen_periods, epsilons, theta)
     every, per_log = parse_machine_sizes(machine_size or [])
-    grid = Grid(
-        name=name, logs=tuple(logs), view=str(view), machine_size=every, machine_sizes=per_log, explicit=tuple(settings)
-    )
     target = Lake(lake)
     if not target.exists():
         raise LakehouseError(f"no lake at {target.root} (run `lakehouse ingest swf LOGS...` first)")
     with target.reading():
         known = target.log_names()
-        for log in select_logs(grid.logs, known):
+        chosen = select_logs(logs, known)
+        if every is None:  # the study's machines (CEA-Curie's 80,640) unless told otherwise
+            per_log = study_machine_sizes(chosen, per_log)
+        for log in chosen:
             weeks = week_count(log_jobs(target, log, View(view), columns=["submit_time"]))
             if weeks < 2:
                 raise LakehouseError(f"{log}: resampling needs jobs in at least 2 weeks of swf.{view}, it has {weeks}")
+    grid = Grid(
+        name=name, logs=tuple(logs), view=str(view), machine_size=every, machine_sizes=per_log, explicit=tuple(settings)
+    )
     outcome = run_with_progress(target, grid, executor, workers, ray_address)
     result = SELECTION.run(target, name)
     emit(result.table, fmt, output, title=f"policy selection ({name}): average wait / EASY-FCFS's, over resamples")

@@ -39,6 +39,17 @@ EPSILON = 0.3
 #: areas matter: with them simulation feedback picks SAF in 94-95 % of the weeks of three logs and ends
 #: worse than FCFS on SDSC-SP2 (docs/selection.md).  `--policies all` gives all twelve.
 PAPER_POLICIES = tuple(Policy)[:10]
+#: The machines of the study's Table 1 where they differ from the log's header: CEA-Curie's 80,640
+#: processors (its header counts 93,312: the whole machine, of which the logged partition is 80,640).
+MACHINE_SIZES = (("CEA-Curie", 80_640),)
+
+
+def study_machine_sizes(logs: Sequence[str], given: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
+    """The per-log sizes a run of the study uses: those given (they win), then the study's own for the
+    logs it replays."""
+    return given + tuple((p, size) for p, size in MACHINE_SIZES if any(log.startswith(p) for log in logs))
+
+
 _RESAMPLE_SUFFIX = re.compile(r"-r\d+$")
 
 
