@@ -189,6 +189,16 @@ def test_ratios_to_fcfs_on_the_same_resample_by_hand():
     assert table.filter(pl.col("strategy") == "easy-fcfs")["mean_ratio"][0] == 1.0
 
 
+def test_a_log_replayed_on_two_machines_counts_on_the_newest():
+    # The same resample on 100 processors (older) and on 80 (newest): the ratios are the 80's alone.
+    older = [_row("easy-fcfs", 0, 100.0, [1.0]), _row("easy-spf", 0, 50.0, [1.0])]
+    newer = [{**r, "machine_size": 80, "finished_at": datetime(2026, 2, 1, tzinfo=UTC)} for r in older]
+    newer[1]["mean_wait"] = 25.0
+    table = selection_table(pl.DataFrame(older + newer))
+    spf = table.filter(pl.col("strategy") == "easy-spf").row(0, named=True)
+    assert (spf["resamples"], spf["mean_ratio"]) == (1, pytest.approx(0.25))
+
+
 def test_the_study_runs_each_fixed_policy_and_each_selector_per_resample():
     runs = selection_settings(3, seed=5, policies=["fcfs", "spf"], periods=[WEEK])
     assert len(runs) == 3 * (2 + 3)

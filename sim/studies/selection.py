@@ -97,10 +97,14 @@ def selection_settings(
 
 
 def _runs(rows: pl.DataFrame) -> pl.DataFrame:
-    """The successful resampled runs, one per (log, strategy, resample), with their strategy's name."""
+    """The successful resampled runs, one per (log, strategy, resample), with their strategy's name.  A
+    log the campaign replayed on several machines counts on the machine of its newest run: ratios
+    compare runs on one machine."""
     ok = rows.filter(pl.col("status") == "ok", pl.col("resample").is_not_null())
     if ok.is_empty():
         raise LakehouseError("the campaign has no successful resampled runs")
+    newest = ok.sort("finished_at").group_by("log").agg(pl.col("machine_size").last())
+    ok = ok.join(newest, on=["log", "machine_size"], how="semi")
     return latest(ok).with_columns(strategy=pl.col("variant").str.replace(_RESAMPLE_SUFFIX.pattern, ""))
 
 
