@@ -39,7 +39,7 @@ from lakehouse.studies.hmm_backfilling import (
     on_study_machines,
     study_grid,
 )
-from lakehouse.studies.triples import leave_one_out, per_log_table, triple_settings
+from lakehouse.studies.triples import leave_one_out, log_correlations, per_log_table, triple_settings
 
 COLUMNS = ["study", "source", "trace", "log", "quantity", "setting", "published", "ours", "unit", "status"]
 MEASURED = "measured"
@@ -214,10 +214,11 @@ def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[
     """The study's campaign (every triple, replayed as the published simulator replays: `--compat
     pyss`), then `report triples`' tables from its runs."""
     known = lake.log_names()
-    logs = {p.log: _lake_log(p.log, known) for p in rows}
+    logs = {p.log: _lake_log(p.log, known) for p in rows if p.log}
     present = [log for log in dict.fromkeys(logs.values()) if log is not None]
     per_log = pl.DataFrame({"log": []}, schema={"log": pl.String})
     loo = pl.DataFrame({"held_out": []}, schema={"held_out": pl.String})
+    correlations = pl.DataFrame({"pearson": []}, schema={"pearson": pl.Float64})
     if present:
         grid = Grid(
             name=request.campaign or TRIPLES_CAMPAIGN,
@@ -238,8 +239,18 @@ def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[
         per_log = per_log_table(runs)
         if per_log.height >= 2:
             loo = leave_one_out(runs)
+            correlations = log_correlations(runs).drop_nulls("pearson")
     out = []
     for p in rows:
+        if not p.log:  # Pearson's correlation between the couples of logs: its mean, least and greatest
+            statistic = p.settings()["statistic"]
+            if correlations.is_empty():
+                out.append(_row(p, None, None, "needs two of the study's logs"))
+                continue
+            value = getattr(correlations["pearson"], statistic)()
+            couples = f"on the {correlations.height} couples of the {len(present)} of its {len(logs)} logs in the lake"
+            out.append(_row(p, None, float(value), f"{MEASURED} {couples}"))
+            continue
         log = logs[p.log]
         if log is None:
             out.append(_row(p, None, None, _lacking(p)))

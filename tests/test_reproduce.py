@@ -25,6 +25,12 @@ FROM_THE_PAPERS = {
     ("eloss-triples", "Table 2.6", "Curie", "AVEbsld worst learned SJBF"): 4.01e4,
     ("eloss-triples", "Table 2.6", "KTH SP2", "AVEbsld EASY++"): 63.5,
     ("eloss-triples", "Table 2.7", "CTC SP2", "AVEbsld leave-one-out triple"): 20.5,
+    (
+        "eloss-triples",
+        "Section 2.6.3",
+        "every couple of the study's 6 logs",
+        ("Pearson correlation of the triples' AVEbsld between two logs, max"),
+    ): 0.80,
     ("selection", "Table 1", "SDSC-BLUE", "MaxProcs"): 1152,
     ("selection", "Table 1", "CEA-Curie", "jobs"): 312_000,
     ("selection", "Abstract", "best of the study's 7 logs", "egreedy bandit: average wait / EASY-FCFS's, best log"): (

@@ -93,8 +93,18 @@ def test_leave_one_out_by_hand():
 def test_report_triples_reads_the_stored_campaign(tmp_path):
     lake = Lake(tmp_path / "lake").init()
     store_rows(lake, "tri", rows())
-    cli("report", "triples", "tri", "--lake", lake.root, "-f", "json", "--output", tmp_path / "t.json")
+    run = cli("report", "triples", "tri", "--lake", lake.root, "-f", "json", "--output", tmp_path / "t.json")
     assert [r["log"] for r in json.loads((tmp_path / "t.json").read_text())] == ["A", "B", "C"]
+    import numpy as np
+
+    from lakehouse.studies.triples import log_correlations
+
+    pearson = log_correlations(pl.DataFrame(rows()))["pearson"]
+    said = " ".join(run.stderr.split())
+    assert f"over 3 couples: mean {pearson.mean():.2f}, least {pearson.min():.2f}" in said
+    a, b, c = [100.0, 80.0, 10.0, 50.0, 60.0, 90.0], [40.0, 20.0, 5.0, 30.0, 10.0, 45.0], [10, 8, 1, 9, 9.5, 12]
+    by_numpy = [np.corrcoef(x, y)[0, 1] for x, y in ((a, b), (a, c), (b, c))]
+    assert pearson.to_list() == pytest.approx(by_numpy)
     assert len(json.loads((tmp_path / "t-loo.json").read_text())) == 3
     missing = cli("report", "triples", "nope", "--lake", lake.root, code=1)
     assert "no campaign named 'nope'; stored: tri" in missing.stderr
@@ -151,3 +161,20 @@ def test_the_scatter_of_triples_labels_its_axes(tmp_path):
             assert [t.get_text() for t in ax.get_xticklabels() if t.get_text()], ax.get_xlabel()
             assert [t.get_text() for t in ax.get_yticklabels() if t.get_text()], ax.get_ylabel()
     assert (tmp_path / "s.png").exists()
+
+
+def test_the_correlation_between_two_logs_is_pearsons_over_the_triples():
+    import numpy as np
+
+    from lakehouse.studies.triples import log_correlations
+
+    table = log_correlations(pl.DataFrame(rows()))
+    values = {  # the hand-made slowdowns of `rows`, per log, in the same triple order
+        "A": [100.0, 80.0, 10.0, 50.0, 60.0, 90.0],
+        "B": [40.0, 20.0, 5.0, 30.0, 10.0, 45.0],
+        "C": [10.0, 8.0, 1.0, 9.0, 9.5, 12.0],
+    }
+    assert table.select("log_a", "log_b").rows() == [("A", "B"), ("A", "C"), ("B", "C")]
+    for a, b, triples, r in table.iter_rows():
+        assert triples == 6
+        assert r == pytest.approx(np.corrcoef(values[a], values[b])[0, 1])  # numpy's, independently

@@ -140,7 +140,8 @@ def report_triples(
     Per log: clairvoyant predictions with queue-order and SJBF backfilling, EASY, EASY++, and the best
     and worst learned (E-Loss) triple for each backfilling order.  Then leave-one-out: for each log
     held out, the triple with the least sum over the other logs, its value on the held-out log and its
-    reduction against EASY and EASY++.  --plots replays each log with AVE2, a squared-loss regression
+    reduction against EASY and EASY++, and Pearson's correlation of the triples' results between every
+    two logs (mean, least, greatest).  --plots replays each log with AVE2, a squared-loss regression
     and the E-Loss (EASY-SJBF) and draws the ECDFs of their prediction errors and predicted values,
     and a scatter of every triple's result on one log against another.
 
@@ -156,6 +157,13 @@ def report_triples(
         # With --output, the second table goes beside the first: FILE-loo.EXT.
         loo_output = output.with_name(f"{output.stem}-loo{output.suffix}") if output else None
         emit(result.loo, fmt, loo_output, title="leave-one-out selection")
+        from lakehouse.studies.triples import log_correlations
+
+        pearson = log_correlations(result.rows).drop_nulls("pearson")["pearson"].to_numpy()
+        stderr.print(
+            f"Pearson correlation of the triples' results between two logs, over {len(pearson)} couples: "
+            f"mean {pearson.mean():.2f}, least {pearson.min():.2f}, greatest {pearson.max():.2f}"
+        )
     else:
         stderr.print("one log only: leave-one-out needs at least two")
     stderr.print(TRIPLES.stored)

@@ -124,6 +124,21 @@ def per_log_table(rows: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(out)
 
 
+def log_correlations(rows: pl.DataFrame) -> pl.DataFrame:
+    """For each couple of logs, Pearson's correlation between the mean bounded slowdowns the heuristic
+    triples give on one and on the other (the triples that ran on both)."""
+    runs = triple_runs(rows)
+    wide = runs.pivot(on="log", index="triple", values=METRIC, aggregate_function="first")
+    logs = sorted(c for c in wide.columns if c != "triple")
+    out = []
+    for a, b in itertools.combinations(logs, 2):
+        both = wide.select(a, b).drop_nulls()
+        r = both.select(pl.corr(a, b, method="pearson")).item() if both.height >= 2 else None
+        out.append({"log_a": a, "log_b": b, "triples": both.height, "pearson": r})
+    schema = {"log_a": pl.String, "log_b": pl.String, "triples": pl.Int64, "pearson": pl.Float64}
+    return pl.DataFrame(out, schema=schema)
+
+
 def leave_one_out(rows: pl.DataFrame) -> pl.DataFrame:
     """For each log held out: the triple with the least sum of mean bounded slowdowns on the other logs
     (clairvoyant triples excluded: they cannot be run; only triples that ran on every log compete),
