@@ -218,6 +218,7 @@ def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[
     present = [log for log in dict.fromkeys(logs.values()) if log is not None]
     per_log = pl.DataFrame({"log": []}, schema={"log": pl.String})
     loo = pl.DataFrame({"held_out": []}, schema={"held_out": pl.String})
+    runs = pl.DataFrame()
     correlations = pl.DataFrame({"pearson": []}, schema={"pearson": pl.Float64})
     if present:
         grid = Grid(
@@ -254,6 +255,16 @@ def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[
         log = logs[p.log]
         if log is None:
             out.append(_row(p, None, None, _lacking(p)))
+        elif "metric" in p.settings():  # Table 2.8: one triple's prediction errors on the log
+            s = p.settings()
+            run = latest(runs).filter(
+                pl.col("log") == log,
+                pl.col("predictor") == s["predictor"],
+                pl.col("correction") == s["correction"],
+                pl.col("backfill") == s["backfill"],
+            )
+            value = run[s["metric"]][0] if run.height else None
+            out.append(_row(p, log, value, MEASURED if value is not None else "the triple did not run"))
         elif p.quantity in PER_LOG_COLUMNS:
             out.append(_row(p, log, per_log.filter(pl.col("log") == log)[PER_LOG_COLUMNS[p.quantity]][0], MEASURED))
         else:

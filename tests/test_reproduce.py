@@ -25,6 +25,7 @@ FROM_THE_PAPERS = {
     ("eloss-triples", "Table 2.6", "Curie", "AVEbsld worst learned SJBF"): 4.01e4,
     ("eloss-triples", "Table 2.6", "KTH SP2", "AVEbsld EASY++"): 63.5,
     ("eloss-triples", "Table 2.7", "CTC SP2", "AVEbsld leave-one-out triple"): 20.5,
+    ("eloss-triples", "Table 2.8", "Curie", "MAE of E-Loss learning predictions"): 6762,
     (
         "eloss-triples",
         "Section 2.6.3",
@@ -207,3 +208,29 @@ def test_selection_rows_are_report_selections_and_the_logs_table(kth_lake):
     assert abstract["published"].to_list() == [0.5, 0.4]
     assert abstract["ours"].to_list() == pytest.approx([best["noisy"], best["egreedy"]])
     assert abstract["status"].str.contains("on the 1 of its 7 logs in the lake").all()
+
+
+@pytest.mark.slow
+def test_table_2_8_rows_are_the_triples_prediction_errors(tmp_path):
+    import shutil
+
+    from lakehouse.campaigns.runner import stored_runs
+    from lakehouse.data import sample_swf_paths
+    from lakehouse.ingest.swf import ingest_swf
+    from lakehouse.lake import Lake
+
+    # The embedded KTH-SP2 sample under CEA-Curie's name: Table 2.8's log (only the name matters here).
+    (sample,) = sample_swf_paths()
+    shutil.copy(sample, tmp_path / "CEA-Curie-2011-2.1-cln.swf.gz")
+    lake = Lake(tmp_path / "lake")
+    ingest_swf(lake, [str(tmp_path / "CEA-Curie-2011-2.1-cln.swf.gz")])
+    rows = _reproduce(lake, "eloss-triples").filter(pl.col("source") == "Table 2.8")
+    runs = stored_runs(lake, "reproduce-eloss-triples")
+    for row in rows.iter_rows(named=True):
+        s = dict(w.split("=", 1) for w in row["setting"].split() if "=" in w)
+        (value,) = runs.filter(
+            pl.col("predictor") == s["predictor"], pl.col("correction") == s["correction"],
+            pl.col("backfill") == s["backfill"],
+        )[s["metric"]].to_list()  # fmt: skip
+        assert row["ours"] == pytest.approx(value) and row["status"] == "measured"
+    assert rows.height == 4
