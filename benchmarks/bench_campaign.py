@@ -16,8 +16,8 @@ same run.
   (`--preset triples`, 130 runs per log) on the six logs above with the local pool on 2 workers
   (target <= 10 minutes).
 - Policy selection: `lakehouse report selection` on KTH-SP2, CTC-SP2, SDSC-SP2, SDSC-BLUE and
-  CEA-Curie (strong filter, 80,640 processors) with 10 week resamples (18 runs each: 12 fixed
-  policies, and full, noisy and egreedy at a week and a day) on 2 workers, extrapolated to the
+  CEA-Curie (strong filter, 80,640 processors) with 10 week resamples (16 runs each: the paper's 10
+  fixed policies, and full, noisy and egreedy at a week and a day) on 2 workers, extrapolated to the
   study's 100 resamples (target <= 2 hours); per log, the seconds per resample, and what a selector
   run costs against a fixed-policy run of the same resample (engine time).
 """

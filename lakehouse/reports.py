@@ -381,6 +381,12 @@ def _store_reproduction(lake: Lake, result: Reproduction) -> None:
     store(lake, "analysis_reproductions", result.table, REPRODUCTIONS_SCHEMA, name=result.study)
 
 
+def _plot_reproduction(lake: Lake, result: Reproduction, folder: Path) -> list[Path]:
+    from lakehouse.models.reproduction_plots import plot_reproduction
+
+    return plot_reproduction(result.table, result.study, folder)
+
+
 REPRODUCE: Report[ReproduceRequest, Reproduction] = Report(
     "reproduce",
     "The published studies beside our runs (lakehouse reproduce)",
@@ -388,6 +394,7 @@ REPRODUCE: Report[ReproduceRequest, Reproduction] = Report(
     _reproduce,
     _store_reproduction,
     lambda result: [(f"{result.study}: published and ours", result.table)],
+    _plot_reproduction,
 )
 
 

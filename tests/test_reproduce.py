@@ -57,8 +57,8 @@ def test_the_totals_are_geometric_means_of_the_per_log_ratios():
         assert 100 * (pl.Series(per_log).product() ** (1 / len(per_log)) - 1) == pytest.approx(total, abs=0.06)
 
 
-def _reproduce(lake, study: str) -> pl.DataFrame:
-    run = CliRunner().invoke(app, ["reproduce", study, "--lake", str(lake.root), "-f", "json"])
+def _reproduce(lake, study: str, *options: str) -> pl.DataFrame:
+    run = CliRunner().invoke(app, ["reproduce", study, "--lake", str(lake.root), "-f", "json", *options])
     assert run.exit_code == 0, run.output
     return pl.DataFrame(json.loads(run.stdout))
 
@@ -147,8 +147,10 @@ def test_the_data_file_holds_the_packing_papers_numbers():
     assert len(rows) == 6 + 5 + 35  # section 6's sentences, Table 2 with the bound, Table 1's 5 x 7
 
 
-def test_packing_rows_are_what_pack_synthetic_gives_and_the_trace_rows_say_what_they_need(kth_lake):
-    rows = _reproduce(kth_lake, "packing")
+def test_packing_rows_are_what_pack_synthetic_gives_and_the_trace_rows_say_what_they_need(kth_lake, tmp_path):
+    rows = _reproduce(kth_lake, "packing", "--plots", str(tmp_path))
+    # The figure: every measured number against the published one.
+    assert [p.name for p in tmp_path.iterdir()] == ["reproduce_packing.png"]
     run = CliRunner().invoke(app, ["pack", "--synthetic", "--lake", str(kth_lake.root), "-f", "json"])
     assert run.exit_code == 0, run.output
     direct = pl.DataFrame(json.loads(run.stdout)).filter(pl.col("order") == "c")

@@ -7,7 +7,15 @@ from typing import Annotated
 import polars as pl
 import typer
 
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, workers_option
+from lakehouse.cli.common import (
+    FormatOption,
+    LakeOption,
+    OutputOption,
+    PlotsOption,
+    announce_plots,
+    clear_errors,
+    workers_option,
+)
 from lakehouse.cli.root import app
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
@@ -30,6 +38,7 @@ def reproduce(
             "hour on five logs); the other studies run in minutes already and ignore it."
         ),
     ] = False,
+    plots: PlotsOption = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
@@ -74,3 +83,5 @@ def reproduce(
     emit(table, fmt, output, title=f"{study}: {cite(study)}")
     measured = result.table["ours"].is_not_null().sum()
     stderr.print(f"{measured} of {result.table.height} published numbers reproduced {REPRODUCE.stored}")
+    if plots is not None:
+        announce_plots(REPRODUCE.plots(Lake(lake), result, plots))
