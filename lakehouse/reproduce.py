@@ -26,7 +26,7 @@ from lakehouse.campaigns.runner import campaign_rows, run_campaign
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.log_names import LogNameError, logs_named
-from lakehouse.models.locality import Settings, Variant
+from lakehouse.models.locality import Settings, Variant, kmeans_cell
 from lakehouse.published import PAPERS, Published, published
 from lakehouse.reports import LOCALITY
 from lakehouse.schemas import REPRODUCTIONS_SCHEMA
@@ -110,15 +110,15 @@ def _locality(lake: Lake, rows: list[Published], request: Request) -> list[dict[
             runtime_ratios=sorted({float(p.settings()["t_r"]) for p in cells}),
             variants=[Variant(v) for v in dict.fromkeys(p.settings()["variant"] for p in cells)],
         )
-        grid = LOCALITY.run(lake, (log, settings)).grid
+        measured = LOCALITY.run(lake, (log, settings))
+        grid = measured.grid
 
         by_quantity = {p.quantity: p for p in mine}
         for p in mine:
             s = p.settings()
-            if "bins" in s:
-                out.append(
-                    _row(p, log, None, "not computed: lakehouse bins run times geometrically (t_r), not by K-Means")
-                )
+            if "bins" in s:  # Table 2.1: k-means run-time bins (lakehouse.models.locality.kmeans_cell)
+                found = kmeans_cell(measured.jobs.jobs, float(s["t_s"]), int(s["bins"]))
+                out.append(_row(p, log, found.locality, MEASURED))
             elif "t_r" in s:
                 out.append(_row(p, log, _cell(grid, p), MEASURED))
             else:  # f(s; r | u): what the submit time adds to the user, the pair's best cell over the user's

@@ -211,3 +211,14 @@ def test_a_second_run_replaces_only_the_cells_it_computed(no_runtime_lake, tmp_p
     assert stored.filter("best").group_by("variant").len().height == 3  # one best per variant at least
     best_user = stored.filter(variant="user").sort("locality", descending=True)["best"].to_list()
     assert best_user[0] and not any(best_user[1:])
+
+
+def test_kmeans_bins_find_the_planted_groups_in_order_of_run_time():
+    from lakehouse.models.locality import kmeans_runtime_bins
+
+    # Three groups of run times a decade or more apart, shuffled: the bins are the groups, numbered by
+    # increasing run time; below 1.5 s counts as 1 s.
+    runtime = np.array([3600, 10, 100_000, 12, 3500, 0, 90_000, 11, 3700])
+    assert kmeans_runtime_bins(runtime, 3).tolist() == [1, 0, 2, 0, 1, 0, 2, 0, 1]
+    # As many bins as distinct values: each value its own bin.
+    assert kmeans_runtime_bins(np.array([5, 5, 60, 7]), 4).tolist() == [0, 0, 2, 1]
