@@ -598,17 +598,10 @@ mod tests {
 
     #[test]
     fn learns_the_regime_of_the_current_day() {
-        // Days alternate between 60-second and 5-hour jobs, 40 a day; after two weeks the law of a
-        // job submitted on a short day puts most mass on short bins.
-        let (day, per_day, days) = (86_400i64, 40i64, 14i64);
-        let mut submit = Vec::new();
-        let mut run = Vec::new();
-        for d in 0..days {
-            for i in 0..per_day {
-                submit.push(d * day + i * (day / per_day));
-                run.push(if d % 2 == 0 { 60 } else { 18_000 });
-            }
-        }
+        // After two weeks of alternating days the law of a job submitted on a short day puts most mass
+        // on short bins.
+        let (day, days) = (86_400i64, 14i64);
+        let (submit, run) = alternating_days();
         let n = submit.len();
         let p = HmmParams {
             states: 2,
