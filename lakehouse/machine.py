@@ -15,6 +15,11 @@ from lakehouse.errors import SettingsError
 #: The largest machine the engine replays.
 MAX_MACHINE_SIZE: int = _native.MAX_MACHINE_SIZE
 
+#: CEA-Curie's logged partition, 80,640 processors, where the log's header counts the whole machine's
+#: 93,312: the machine the SC'15 study (its Table 2.4) and the policy-selection study (its Table 1)
+#: replay, as (log name prefix, processors).
+CEA_CURIE_PARTITION = ("CEA-Curie", 80_640)
+
 
 def machine_size_problem(size: object) -> str | None:
     """What is wrong with a machine size, if anything."""

@@ -26,6 +26,7 @@ from lakehouse.campaigns.runner import campaign_rows, run_campaign
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
 from lakehouse.log_names import LogNameError, logs_named
+from lakehouse.machine import CEA_CURIE_PARTITION
 from lakehouse.models.locality import Settings, Variant, kmeans_cell
 from lakehouse.published import PAPERS, Published, published
 from lakehouse.reports import LOCALITY
@@ -207,7 +208,7 @@ LOO_COLUMNS = {
 
 
 #: The machines the study replayed where they differ from the log's MaxProcs (its Table 2.4).
-TRIPLES_MACHINE_SIZES = (("CEA-Curie", 80_640),)
+TRIPLES_MACHINE_SIZES = (CEA_CURIE_PARTITION,)
 
 
 def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
@@ -276,8 +277,6 @@ def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[
 
 # -- packing periodic services ---------------------------------------------------------------------------
 
-#: The instances per family of the synthetic campaign (`lakehouse pack --synthetic`'s default).
-PACKING_SEEDS = 10
 #: task_usage parts of the whole Google 2011-2 trace: the paper's Table 1 and Table 2 need all of them.
 WHOLE_TRACE_PARTS = 500
 
@@ -329,7 +328,7 @@ def _packing(lake: Lake, rows: list[Published], request: Request) -> list[dict[s
     Google trace, Table 1 and Table 2."""
     from lakehouse.models.packing_campaign import campaign
 
-    synthetic = campaign(PACKING_SEEDS)
+    synthetic = campaign()  # as `lakehouse pack --synthetic` runs it, with its instances per family
     trace = [p for p in rows if p.trace.startswith("Google")]
     parts = task_usage_parts(lake) if trace else 0
     whole = _whole_trace(lake, trace) if parts >= WHOLE_TRACE_PARTS else {}

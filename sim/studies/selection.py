@@ -23,6 +23,7 @@ from lakehouse.campaigns.report import latest
 from lakehouse.campaigns.runner import campaign_rows
 from lakehouse.errors import LakehouseError
 from lakehouse.lake import Lake
+from lakehouse.machine import CEA_CURIE_PARTITION
 from lakehouse.models.results import store
 from lakehouse.schemas import SELECTION_CURVES_SCHEMA, SELECTION_RUNS_SCHEMA
 from lakehouse.sim.options import DAY, WEEK, Policy, Selector
@@ -39,9 +40,8 @@ EPSILON = 0.3
 #: areas matter: with them simulation feedback picks SAF in 94-95 % of the weeks of three logs and ends
 #: worse than FCFS on SDSC-SP2 (docs/selection.md).  `--policies all` gives all twelve.
 PAPER_POLICIES = tuple(Policy)[:10]
-#: The machines of the study's Table 1 where they differ from the log's header: CEA-Curie's 80,640
-#: processors (its header counts 93,312: the whole machine, of which the logged partition is 80,640).
-MACHINE_SIZES = (("CEA-Curie", 80_640),)
+#: The machines of the study's Table 1 where they differ from the log's header.
+MACHINE_SIZES = (CEA_CURIE_PARTITION,)
 
 
 def study_machine_sizes(logs: Sequence[str], given: tuple[tuple[str, int], ...]) -> tuple[tuple[str, int], ...]:
