@@ -61,11 +61,15 @@ def interrupts_deferred() -> Iterator[None]:
         yield  # signals reach the main thread only
         return
     received: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, _frame: received.append(number))
+    # SIGTERM too where a handler makes it an interrupt (the nightly run's, for systemd's stop): raised
+    # mid-block, it left a catalog connection half made, and the next one to the same file waited forever.
+    numbers = [signal.SIGINT] + [signal.SIGTERM] * callable(signal.getsignal(signal.SIGTERM))
+    previous = {number: signal.signal(number, lambda got, _frame: received.append(got)) for number in numbers}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     if received:
         raise KeyboardInterrupt
 
@@ -470,7 +474,8 @@ class CatalogWriter:
     def __init__(self, lake: Lake, commit_every: float):
         self.lake = lake
         self.commit_every = commit_every
-        self._tmp = lake.root / f".{CATALOG_FILE}.{os.getpid()}.tmp"
+        self._sessions = 0
+        self._tmp = self._session_file()
         # Left by killed writers (the catalog copy, its write-ahead log, outputs not yet renamed into
         # place); we hold the lock, so nobody else owns them -- except a report's output computed
         # outside the lock, named after its process (`.NAME.PID.tmp`): it is stale once that process is gone.
@@ -483,6 +488,13 @@ class CatalogWriter:
         self._views: dict[str, str] = {}  # the DDL of each view as applied to the copy
         self._last_commit = time.monotonic()
         self._dirty = True  # the views are re-applied on every session: commit at least once
+
+    def _session_file(self) -> Path:
+        """A catalog copy of its own for each session: DuckDB keeps one database per file in a process,
+        and a connection of an earlier session still referenced somewhere (an interrupted query's
+        traceback) made a new connection to the same file wait for it forever."""
+        self._sessions += 1
+        return self.lake.root / f".{CATALOG_FILE}.{os.getpid()}.{self._sessions}.tmp"
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -551,6 +563,7 @@ class CatalogWriter:
         self.con.close()
         self._con = None
         os.replace(self._tmp, self.lake.catalog_path)
+        self._tmp = self._session_file()
         _fsync_dir(self.lake.root)
         self._dirty = False
         self._last_commit = time.monotonic()

@@ -242,3 +242,36 @@ def test_views_read_only_the_files_the_manifest_names(lake, tmp_path):
     assert set(counts(lake)) == {"log00", "log01", "log02"}
     lake.init()  # as `lakehouse catalog rebuild`
     assert set(counts(lake)) == {"log00", "log01", "log02"}
+
+
+def test_each_writer_session_connects_to_a_catalog_copy_of_its_own(lake):
+    # An earlier session's connection still referenced (the traceback of an interrupted query holds it)
+    # must not make the next session's connection wait for it: each session has its own file.
+    lake.init()
+    with lake.writer() as writer:
+        kept = writer.con  # referenced past the commit, as a traceback would
+        first = writer._tmp
+        writer.commit()
+        writer.con.execute("SELECT 1")
+        assert writer._tmp != first and writer._tmp.exists()
+    assert kept is not None and not list(lake.root.glob(".lake.duckdb.*.tmp"))
+
+
+def test_sigterm_inside_a_deferred_block_waits_for_its_end_where_it_is_an_interrupt():
+    from lakehouse.lake import interrupts_deferred
+
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    done = []
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with interrupts_deferred():
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.05)  # the signal is handled here, and must not cut the block short
+                done.append("the rest of the block")
+        assert done == ["the rest of the block"]
+        assert signal.getsignal(signal.SIGTERM) is stop  # put back
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -382,3 +382,21 @@ def test_a_config_value_of_the_wrong_type_is_named(tmp_path, toml, message):
     config.write_text(toml)
     with pytest.raises(SettingsError, match=message):
         load(config)
+
+
+def test_an_interrupted_query_in_a_report_stops_the_run_as_an_interrupt(tmp_path, inbox, monkeypatch):
+    import duckdb
+
+    from lakehouse.nightly import reports
+
+    def interrupted(section, lake, logs, config, figures):
+        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")  # what a Ctrl-C inside a query gives
+
+    title, _ = reports.SECTIONS["predictions"]
+    monkeypatch.setitem(reports.SECTIONS, "predictions", (title, interrupted))
+    put_log(inbox, "alpha", 120)
+    lake = Lake(tmp_path / "lake")
+    with pytest.raises(KeyboardInterrupt):  # not a failed report the run goes on from
+        run(lake, inbox, FAST)
+    (row,) = history.runs(lake).iter_rows(named=True)
+    assert row["status"] == "failed" and "interrupted" in row["errors"][0]

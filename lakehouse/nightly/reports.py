@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import polars as pl
 
 from lakehouse.campaigns.executors import local_executor
@@ -184,6 +185,8 @@ def run_report(key: str, lake: Lake, logs: Sequence[str], config: Config, figure
         fill(section, lake, logs, config, figures)
     except TooLittleDataError as exc:  # not a failure: the data does not call for this report yet
         section.notes.append(f"skipped: {exc}")
+    except duckdb.InterruptException:  # Ctrl-C or SIGTERM inside a query: the run stops, as anywhere else
+        raise KeyboardInterrupt from None
     except Exception as exc:
         section.error = str(exc) or type(exc).__name__
     section.seconds = time.perf_counter() - started
