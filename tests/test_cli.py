@@ -115,6 +115,9 @@ def test_demo_runs_on_the_embedded_sample(tmp_path):
     assert "Two nightly runs" in result.stdout and "nightly HTML report" in result.stderr
     page = tmp_path / "demo" / "demo-nightly" / "lake" / "reports"
     assert len(list(page.glob("*/index.html"))) == 2 and (page / "index.html").exists()
+    # `lakehouse audit --help`'s example: the lake the demo made passes every audit.
+    audited = run("audit", "--lake", tmp_path / "demo", "-f", "json")
+    assert {row["status"] for row in json.loads(audited.stdout)} == {"ok"}
 
 
 def test_simulate_prints_metrics_and_writes_the_schedule(cli_lake, tmp_path):
