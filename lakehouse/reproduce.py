@@ -23,11 +23,11 @@ from lakehouse.campaigns.executors import local_executor
 from lakehouse.campaigns.grid import Grid, parse_values
 from lakehouse.campaigns.report import latest
 from lakehouse.campaigns.runner import campaign_rows, run_campaign
-from lakehouse.errors import LakehouseError
+from lakehouse.errors import LakehouseError, TooLittleDataError
 from lakehouse.lake import Lake
 from lakehouse.log_names import LogNameError, logs_named
 from lakehouse.machine import CEA_CURIE_PARTITION
-from lakehouse.models.locality import Settings, Variant, kmeans_cell
+from lakehouse.models.locality import Settings, Variant, kmeans_cell, log_jobs
 from lakehouse.published import PAPERS, Published, published
 from lakehouse.reports import LOCALITY
 from lakehouse.schemas import REPRODUCTIONS_SCHEMA
@@ -37,7 +37,6 @@ from lakehouse.studies.hmm_backfilling import (
     CONFIDENCE,
     EASY,
     VIEW,
-    on_study_machines,
     study_grid,
 )
 from lakehouse.studies.triples import leave_one_out, log_correlations, per_log_table, triple_settings
@@ -141,6 +140,87 @@ def _cell(grid: pl.DataFrame, p: Published) -> float:
     return float(found["locality"][0])
 
 
+# -- the workload HMM ----------------------------------------------------------------------------------------
+
+#: Table 3.1's rounds bound: the thesis runs Baum-Welch until no parameter moves by 1e-5 (L-infinity).
+HMM_ROUNDS = 10_000
+
+
+def _hmm(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
+    """Table 3.1: the model fitted to the whole log with the caption's settings, its Viterbi path cut
+    into stays, and each state's stays against their geometric law (`models.hmm.stay_divergences`).
+    States are numbered as the static initial values number them: state i starts on the i-th band of
+    run-time bins, shortest first (the thesis' Algorithm 3)."""
+    from lakehouse.models.hmm import Init, Stop, whole_trace
+    from lakehouse.models.hmm import Settings as HmmSettings
+
+    known = lake.log_names()
+    out: list[dict[str, object]] = []
+    for prefix in dict.fromkeys(p.log for p in rows):
+        mine = [p for p in rows if p.log == prefix]
+        log = _lake_log(prefix, known)
+        if log is None:
+            out += [_row(p, None, None, _lacking(p)) for p in mine]
+            continue
+        s = mine[0].settings()  # (one model per log: the caption's settings are every row's)
+        settings = HmmSettings(
+            states=int(s["states"]),
+            submit_bin=float(s["t_s"]),
+            runtime_ratio=float(s["t_r"]),
+            init=Init.static,
+            band=float(s["band"]),
+            stop=Stop(s["stop"]),
+            epsilon=float(s["epsilon"]),
+            per_job=False,
+            rounds=HMM_ROUNDS,
+        )
+        jobs = log_jobs(lake, log).jobs
+        model = whole_trace(jobs["submit_time"].to_numpy(), jobs["run_time"].to_numpy(), settings)
+        divergences = {row["state"]: row for row in model.divergences().iter_rows(named=True)}
+        rounds = f"{model.fit.rounds} Baum-Welch rounds" + ("" if model.fit.converged else ", not converged")
+        for p in mine:
+            state = divergences[int(p.settings()["state"])]
+            value = state[f"kl_{p.settings()['estimator']}"]
+            status = f"{MEASURED} ({rounds}; {state['stays']} stays)" if value is not None else "the state has no stay"
+            out.append(_row(p, log, value, status))
+    return out
+
+
+# -- CPU volatility ----------------------------------------------------------------------------------------
+
+
+def _volatility(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
+    """Section 3.4 publishes one number, the per-job sampling it states for every job; the numbers of its
+    text are placeholders and its results figures.  Ours: `report volatility`'s summary over the tasks
+    of mu1s-measured jobs (the figures' set), and the jobs' sampling (google.job_sampling)."""
+    from lakehouse.reports import VOLATILITY
+
+    try:
+        summary = VOLATILITY.run(lake, None).summary
+    except TooLittleDataError as exc:
+        return [
+            _row(p, None, None, f"needs the Google trace with usage (lakehouse ingest google DIR): {exc}") for p in rows
+        ]
+    values = dict(zip(summary["metric"], summary["all"], strict=True))
+    jobs = lake.query(
+        "SELECT 100 * avg(consistent::INT) FILTER (tasks_used > 0) AS consistent_jobs, "
+        "count(*) FILTER (measured) AS measured_jobs FROM google.job_sampling"
+    ).row(0, named=True)
+    values |= jobs
+    cv = (values.get("median_cv_mu1s"), values.get("median_cv_mu5m"))
+    out = []
+    for p in rows:
+        value = values.get(p.settings()["metric"])
+        status = MEASURED if p.value is not None else "the paper leaves this number blank"
+        if p.quantity.startswith("median CV of mu1s") and None not in cv:
+            holds = "holds" if cv[0] > cv[1] else "does not hold"  # type: ignore[operator]
+            status += f"; its finding (mu1s more volatile than mu5m) {holds} here"
+        if value is None:  # (a CV needs two windows of a task; a median, one task)
+            status = "not defined on this lake's tasks"
+        out.append(_row(p, None, None if value is None else float(value), status))
+    return out
+
+
 # -- EASY with the workload HMM ---------------------------------------------------------------------------
 
 
@@ -154,7 +234,7 @@ def _hmm_backfilling(lake: Lake, rows: list[Published], request: Request) -> lis
         _run(lake, grid, request)
         # (The campaign may hold the study's runs with other predictors: `report hmm-backfilling`'s own.)
         (model,) = parse_values("predictor", [AS_PUBLISHED])
-        runs = on_study_machines(latest(campaign_rows(lake, CAMPAIGN)))
+        runs = grid.on_its_machines(latest(campaign_rows(lake, CAMPAIGN)), known)
         runs = runs.filter(pl.col("predictor").is_in([EASY, model]))
         runs = runs.filter(pl.col("log").is_in(present), pl.col("status") == "ok")
         for prefix, log in logs.items():
@@ -238,6 +318,7 @@ def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[
         runs = campaign_rows(lake, grid.name).filter(
             pl.col("log").is_in(present), pl.col("compat") == "pyss", pl.col("predictor").is_in(predictors)
         )
+        runs = grid.on_its_machines(runs, known)
         per_log = per_log_table(runs)
         if per_log.height >= 2:
             loo = leave_one_out(runs)
@@ -378,12 +459,7 @@ def _selection(lake: Lake, rows: list[Published], request: Request) -> list[dict
         _run(lake, grid, request)
         wanted = {s.label() for s in grid.settings()}
         runs = campaign_rows(lake, grid.name).filter(pl.col("log").is_in(present), pl.col("variant").is_in(wanted))
-        # (The campaign may also hold runs on other machines.)
-        sizes = dict(zip(grid.logs, (grid.size_of(log, known) for log in grid.logs), strict=True))
-        runs = runs.filter(
-            pl.col("machine_size")
-            == pl.col("log").replace_strict(sizes, default=None).fill_null(pl.col("machine_size"))
-        )
+        runs = grid.on_its_machines(runs, known)
         table = selection_table(runs)
         # Table 1 counts each log's jobs as the archive has them (before the study's filter).
         jobs = lake.query(named_query("log_summary")).select("log", "jobs")
@@ -423,10 +499,12 @@ def _run(lake: Lake, grid: Grid, request: Request) -> None:
 
 STUDIES: dict[str, Callable[[Lake, list[Published], Request], list[dict[str, object]]]] = {
     "locality": _locality,
+    "hmm": _hmm,
     "hmm-backfilling": _hmm_backfilling,
     "eloss-triples": _eloss_triples,
     "packing": _packing,
     "selection": _selection,
+    "volatility": _volatility,
 }
 
 
@@ -437,7 +515,8 @@ def reproduce(lake: Lake, request: Request) -> Reproduction:
     rows = STUDIES[request.study](lake, published(request.study), request)
     table = pl.DataFrame(rows, schema={c: pl.Float64 if c in ("published", "ours") else pl.String for c in COLUMNS})
     table = table.with_columns(difference=pl.col("ours") - pl.col("published")).with_columns(
-        relative_pct=100 * pl.col("difference") / pl.col("published").abs()
+        # (A published 0 has no relative difference.)
+        relative_pct=pl.when(pl.col("published") != 0).then(100 * pl.col("difference") / pl.col("published").abs())
     )
     return Reproduction(request.study, table.select(REPRODUCTIONS_SCHEMA.names))
 

@@ -1,4 +1,5 @@
-"""Helpers for tests of lakehouse and of code built on it: tiny synthetic SWF logs.
+"""Helpers for tests of lakehouse and of code built on it: tiny synthetic SWF logs, and workloads
+with a planted ground truth.
 
 Like ``polars.testing``, these are part of the package so that users' own tests can use them.
 """
@@ -6,8 +7,11 @@ Like ``polars.testing``, these are part of the package so that users' own tests 
 from __future__ import annotations
 
 import gzip
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+
+import numpy as np
+import polars as pl
 
 from lakehouse.ingest.swf_format import FIELDS
 
@@ -56,3 +60,23 @@ def small_log(n: int = 5, max_procs: int = 8) -> tuple[list[dict], dict[str, obj
     jobs = [swf_job(i + 1, submit=10 * i, run=100 + i, procs=1 + i % max_procs, req_time=200) for i in range(n)]
     header = {"Version": 2.2, "MaxProcs": max_procs, "UnixStartTime": 0, "TimeZoneString": "UTC"}
     return jobs, header
+
+
+def planted_regimes(
+    stay: Callable[[np.random.Generator], int], bins: int = 6000
+) -> tuple[np.ndarray, np.ndarray, pl.DataFrame]:
+    """A workload with a known hidden state: two regimes, of 1-minute jobs (regime 0) and of 3-hour
+    jobs (1), eight jobs per 1.5-hour bin on average, each stay `stay(rng)` bins long.  Returns the
+    jobs' submit and run times, and the planted stays (state = regime, bins)."""
+    rng = np.random.default_rng(0)
+    submit, runtime, planted, bin_, regime = [], [], [], 0, 0
+    while bin_ < bins:
+        length = stay(rng)
+        n = rng.poisson(8 * length)
+        submit.append(5400 * (bin_ + rng.uniform(0, length, n)))
+        runtime.append((60.0 if regime == 0 else 10800.0) * np.exp(rng.normal(0, 0.2, n)))
+        planted.append((regime, length))
+        bin_ += length
+        regime = 1 - regime
+    stays = pl.DataFrame(planted, schema=["state", "bins"], orient="row")
+    return np.concatenate(submit), np.round(np.concatenate(runtime)), stays

@@ -167,6 +167,18 @@ def test_machine_sizes_for_every_log_or_per_log(tmp_path):
         Grid("g", ("KTH",), machine_sizes=(("LANL", 8),)).size_of(known[1], known)
 
 
+def test_a_grid_keeps_a_campaigns_runs_on_its_own_machines():
+    """A campaign may hold a log's runs on several machines; the grid's study reads those on the size it
+    gives the log, and every run of a log it leaves at the view's size."""
+    known = ["CEA-Curie-2011-2.1-cln", "KTH-SP2-1996-2.1-cln"]
+    rows = pl.DataFrame(
+        {"log": [known[0], known[0], known[1], known[1]], "machine_size": [93312, 80640, 100, 50], "run": [1, 2, 3, 4]}
+    )
+    grid = Grid("g", ("CEA", "KTH"), machine_sizes=(("CEA", 80640),))
+    assert grid.on_its_machines(rows, known)["run"].to_list() == [2, 3, 4]
+    assert Grid("g", ("CEA", "KTH")).on_its_machines(rows, known).equals(rows)
+
+
 def test_logs_by_name_prefix_or_glob():
     known = ["CTC-SP2-1996-3.1-cln", "KTH-SP2-1996-2.1-cln", "SDSC-BLUE-2000-4.2-cln", "SDSC-SP2-1998-4.2-cln"]
     assert select_logs(["KTH", "SDSC-*", "KTH-SP2-1996-2.1-cln"], known) == [known[1], known[2], known[3]]

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from lakehouse.cli import app
 from lakehouse.models import hmm
+from lakehouse.testing import planted_regimes
 
 hmmlearn = pytest.importorskip("hmmlearn.hmm")
 # hmmlearn logs a notice about its MultinomialHMM's history at every construction.
@@ -136,8 +137,47 @@ def test_stays_by_hand():
     assert stays.rows() == [(0, 2), (1, 3), (0, 1), (2, 1)]
 
 
+def test_stay_divergences_by_hand():
+    """Stays of 1, 1 and 2 bins: mean 4/3, so the geometric law has p = 3/4, P(1) = 3/4, P(2) = 3/16;
+    seen: 2/3 and 1/3.  The expected number of distinct lengths in 3 draws is the thesis' closed form,
+    -sum_k C(3, k) (-p)^k / (1 - q^k)."""
+    table = hmm.stay_divergences(pl.DataFrame({"state": [0, 0, 0, 1], "bins": [1, 1, 2, 5]}), 3)
+    zero, one, two = table.iter_rows(named=True)
+    kl = (2 / 3) * math.log2((2 / 3) / (3 / 4)) + (1 / 3) * math.log2((1 / 3) / (3 / 16))
+    assert zero["kl_mle"] == pytest.approx(kl, rel=1e-12)
+    assert zero["kl_simple"] == pytest.approx(kl - (2 - 1) / (2 * 3 * math.log(2)), rel=1e-12)
+    p, q = 3 / 4, 1 / 4
+    expected = -sum(math.comb(3, k) * (-p) ** k / (1 - q**k) for k in range(1, 4))
+    assert zero["kl_geometric"] == pytest.approx(kl - (expected - 1) / (2 * 3 * math.log(2)), rel=1e-9)
+    # One stay of 5 bins: p = 1/5, P(5) = (1/5)(4/5)^4; one length seen, so no correction.
+    assert one["kl_mle"] == one["kl_simple"] == pytest.approx(-math.log2(0.2 * 0.8**4), rel=1e-12)
+    assert two["stays"] == 0 and two["kl_mle"] is None
+
+
+def test_planted_geometric_stays_diverge_little_and_fixed_ones_much():
+    """The thesis' Table 3.1 measure on planted ground truths.  Stays drawn from a geometric law (mean
+    10 bins) come out of the fitted model's Viterbi path as planted (the static initial values number
+    the short-job state 0), so their divergences are the planted stays' own: small, within the
+    sampling noise of 300 stays (the bias correction is a first-order one).  Stays of exactly 10 bins
+    are far from any geometric law: the plug-in divergence of a point mass at the mean is -log2 P(10),
+    4.2 bits."""
+    settings = hmm.Settings(states=2, submit_bin=5400, band=2, epsilon=1e-5, per_job=False, rounds=2000)
+    submit, runtime, planted = planted_regimes(lambda rng: int(rng.geometric(0.1)))
+    fitted = hmm.whole_trace(submit, runtime, settings).divergences()
+    truth = hmm.stay_divergences(planted, 2)
+    assert fitted["stays"].to_list() == truth["stays"].to_list()
+    assert fitted["mean_stay"].to_list() == pytest.approx(truth["mean_stay"].to_list(), rel=0.01)
+    for column in ("kl_mle", "kl_simple", "kl_geometric"):
+        assert fitted[column].to_list() == pytest.approx(truth[column].to_list(), abs=0.01)
+    assert (fitted["kl_simple"].abs() < 0.15).all()
+    fixed = hmm.whole_trace(*planted_regimes(lambda rng: 10)[:2], settings).divergences()
+    assert fixed["kl_mle"].to_list() == pytest.approx([-math.log2(0.1 * 0.9**9)] * 2, abs=0.05)
+    assert (fixed["kl_simple"] > 3).all()
+
+
 @pytest.mark.parametrize(
-    "kwargs", [{"submit_bin": 0}, {"runtime_ratio": 1.0}, {"states": 0}, {"rounds": 0}, {"epsilon": -1}]
+    "kwargs",
+    [{"submit_bin": 0}, {"runtime_ratio": 1.0}, {"states": 0}, {"rounds": 0}, {"epsilon": -1}, {"band": 0.5}],
 )
 def test_settings_the_model_cannot_use_are_refused(kwargs):
     with pytest.raises(hmm.LakehouseError):

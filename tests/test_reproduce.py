@@ -19,7 +19,12 @@ FROM_THE_PAPERS = {
     ("locality", "Table 2.3", "SDSC Blue", "f(u;r)"): 1.11,
     ("locality", "Table 2.3", "LANL CM5", "f((s;u);r)"): 0.97,
     ("locality", "Table 2.1", "LANL CM5", "f(s;r) K-Means run-time bins"): 0.41,
+    ("hmm", "Table 3.1", "SDSC Paragon '95", "state 9 KL mle"): 1.24,
+    ("hmm", "Table 3.1", "SDSC Paragon '95", "state 5 KL simple"): -0.08,
+    ("hmm", "Table 3.1", "SDSC Paragon '95", "state 8 KL geometric"): 0.28,
     ("hmm-backfilling", "Table 5.1", "KTH SP2", "mean wait EASY"): 114,
+    # (Section 3.4 states one number, in words: "for each job either all its tasks ... or all its tasks".)
+    ("volatility", "Section 3.4.1", "Google 2011-2", "jobs whose tasks are all sampled or all unsampled"): 100,
     ("hmm-backfilling", "Table 5.2", "SDSC Blue", "geometric mean wait EASY+HMM"): 135,
     ("hmm-backfilling", "Table 5.1", "Total", "mean wait change"): -8.7,
     ("eloss-triples", "Table 2.6", "Curie", "AVEbsld worst learned SJBF"): 4.01e4,
@@ -243,3 +248,71 @@ def test_table_2_8_rows_are_the_triples_prediction_errors(tmp_path):
         )[s["metric"]].to_list()  # fmt: skip
         assert row["ours"] == pytest.approx(value) and row["status"] == "measured"
     assert rows.height == 4
+
+
+def test_hmm_rows_say_the_log_is_missing_then_are_the_whole_trace_fit_once_it_is_ingested(kth_lake, tmp_path):
+    """Table 3.1 is on SDSC-Paragon 1995, which the shared logs lack: its rows say so.  A log by that
+    name (here planted: two regimes with geometric stays) gives each state's divergences, as the model
+    fitted to the whole log with the caption's settings gives them."""
+    from lakehouse.ingest.swf import ingest_swf
+    from lakehouse.lake import Lake
+    from lakehouse.models import hmm
+    from lakehouse.models.locality import log_jobs
+    from lakehouse.testing import planted_regimes, swf_job, write_swf
+
+    missing = _reproduce(kth_lake, "hmm")
+    assert missing.height == 48 and missing["ours"].is_null().all()
+    assert missing["status"].str.contains("no SDSC-Par-1995 log").all()
+
+    submit, runtime, _ = planted_regimes(lambda rng: int(rng.geometric(0.1)), bins=1500)
+    jobs = [swf_job(i + 1, int(s), int(r), 1, int(r) + 1) for i, (s, r) in enumerate(zip(submit, runtime, strict=True))]
+    lake = Lake(tmp_path / "lake")
+    ingest_swf(
+        lake, [str(write_swf(tmp_path / "SDSC-Par-1995-3.1-cln.swf", sorted(jobs, key=lambda j: j["submit_time"])))]
+    )
+    rows = _reproduce(lake, "hmm")
+    assert rows.height == 48 and (rows["log"] == "SDSC-Par-1995-3.1-cln").all()
+    assert (rows["status"].str.starts_with("measured") | (rows["status"] == "the state has no stay")).all()
+    settings = hmm.Settings(states=16, submit_bin=5400, band=2, epsilon=1e-5, per_job=False, rounds=10_000)
+    found = log_jobs(lake, "SDSC-Par-1995-3.1-cln").jobs
+    direct = hmm.whole_trace(found["submit_time"].to_numpy(), found["run_time"].to_numpy(), settings).divergences()
+    ours = {row["quantity"]: row["ours"] for row in rows.iter_rows(named=True)}
+    for state in direct.iter_rows(named=True):
+        for estimator in ("mle", "simple", "geometric"):
+            assert ours[f"state {state['state']} KL {estimator}"] == state[f"kl_{estimator}"]
+
+
+def test_volatility_rows_are_report_volatilitys_summary_and_the_jobs_sampling(tmp_path):
+    """Section 3.4's one number (every job sampled all or nothing) and the quantities it leaves blank,
+    on a generated trace whose tasks have several windows (so their CVs are defined)."""
+    from lakehouse.ingest.google import ingest_google
+    from lakehouse.lake import Lake
+    from lakehouse.synth.google_trace import Settings, generate
+
+    generate(tmp_path, Settings(machines=6, days=0.5, seed=3, batch_jobs_per_hour=2, services=3))
+    lake = Lake(tmp_path / "lake")
+    ingest_google(lake, tmp_path / "trace")
+    rows = _reproduce(lake, "volatility")
+    ours = dict(zip(rows["quantity"], rows["ours"], strict=True))
+    run = CliRunner().invoke(app, ["report", "volatility", "--lake", str(lake.root), "-f", "json"])
+    assert run.exit_code == 0, run.output
+    summary = {row["metric"]: row["all"] for row in json.loads(run.stdout)}
+    assert summary["median_cv_mu1s"] is not None
+    assert ours["median CV of mu1s per task"] == pytest.approx(summary["median_cv_mu1s"])
+    assert ours["mean |d| over windows"] == pytest.approx(summary["mean_abs_d"])
+    assert ours["tasks with exactly 1 non-zero sample"] == summary["tasks_with_1_nonzero_samples"]
+    # The stated number: the share of jobs whose tasks with usage are all sampled or all unsampled,
+    # counted here from the tasks' own windows.
+    by_task = lake.query(
+        "SELECT job_id, task_index, max(cpu_rate) > 0 AS used, max(sampled_cpu_usage) > 0 AS sampled "
+        "FROM google.task_usage GROUP BY ALL"
+    )
+    jobs = by_task.filter("used").group_by("job_id").agg(pl.col("sampled").all() | ~pl.col("sampled").any())
+    stated = rows.filter(pl.col("published").is_not_null()).row(0, named=True)
+    assert stated["published"] == 100 and stated["ours"] == pytest.approx(100 * jobs["sampled"].mean())
+    assert rows.filter(pl.col("published").is_null())["status"].str.starts_with("the paper leaves").all()
+
+
+def test_volatility_rows_say_they_need_the_google_trace(kth_lake):
+    rows = _reproduce(kth_lake, "volatility")
+    assert rows["ours"].is_null().all() and rows["status"].str.contains("needs the Google trace").all()

@@ -359,6 +359,14 @@ def report_hmm(
     init: Annotated[
         str, typer.Option(help="Initial values: static (uniform, each state its band of run times) or kmeans.")
     ] = "static",
+    band: Annotated[
+        float,
+        typer.Option(
+            min=1.0,
+            help="static: how many times likelier each state starts on its own band of run times (2: the "
+            "thesis' Static-IV).",
+        ),
+    ] = 2.0,
     stop: Annotated[
         str,
         typer.Option(help="linf or l1: stop when the parameters move less than epsilon/sqrt(jobs); rounds: run all."),
@@ -419,6 +427,7 @@ def report_hmm(
         epsilon=epsilon,
         poisson=poisson,
         seed=seed,
+        band=band,
     )
     settings = [Settings(states=n, **base) for n in counts]  # every setting checked before any work
     target = Lake(lake)
@@ -500,7 +509,6 @@ def report_hmm_backfilling(
     from lakehouse.studies.hmm_backfilling import (
         AS_PUBLISHED,
         STUDY_LOGS,
-        on_study_machines,
         study_grid,
         study_table,
     )
@@ -520,7 +528,7 @@ def report_hmm_backfilling(
         predictor = AS_PUBLISHED
     grid = study_grid(name, chosen, view, predictor, split_list(backfill_confidence))
     outcome = run_with_progress(target, grid, ExecutorKind.local, workers, None, keep_schedules=True)
-    rows = on_study_machines(campaign_rows(target, grid.name).filter(pl.col("log").is_in(chosen)))
+    rows = grid.on_its_machines(campaign_rows(target, grid.name).filter(pl.col("log").is_in(chosen)), known)
     emit(study_table(rows), fmt, output, title=f"EASY vs EASY+HMM ({view})")
     if plots is not None:
         from lakehouse.studies.hmm_backfilling import wait_cdfs

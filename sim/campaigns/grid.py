@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lakehouse import machine
 from lakehouse.errors import LakehouseError, SettingsError, SimulationInputError
@@ -47,6 +47,9 @@ from lakehouse.sim.options import (
 from lakehouse.sim.settings import ReplaySettings
 from lakehouse.sim.source import View
 from lakehouse.tomlfile import read_toml
+
+if TYPE_CHECKING:
+    import polars as pl
 
 #: A campaign's name is a file-name part in the lake: letters, digits, `.`, `_`, `-`.
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
@@ -252,6 +255,17 @@ class Grid:
             if log in select_logs([pattern], known):  # a pattern that names no log is refused
                 return size
         return self.machine_size
+
+    def on_its_machines(self, rows: pl.DataFrame, known: Sequence[str]) -> pl.DataFrame:
+        """A campaign's rows replayed on the processors this grid gives their log (a campaign may also
+        hold other machines' runs of a log); a log the grid leaves at its view's size keeps them all."""
+        import polars as pl
+
+        sizes = {log: size for log in rows["log"].unique().to_list() if (size := self.size_of(log, known)) is not None}
+        if not sizes:
+            return rows
+        wanted = pl.col("log").replace_strict(sizes, default=None, return_dtype=pl.Int64)
+        return rows.filter(wanted.is_null() | (pl.col("machine_size") == wanted))
 
     def product_size(self) -> int:
         """How many combinations the values give, repeats included (known without making them)."""

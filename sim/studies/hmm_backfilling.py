@@ -53,13 +53,6 @@ def study_grid(name: str, logs: Sequence[str], view: str, predictor: str, confid
     )
 
 
-def on_study_machines(rows: pl.DataFrame) -> pl.DataFrame:
-    """A campaign's rows replayed on the study's machines (a campaign may also hold other sizes)."""
-    for prefix, size in MACHINE_SIZES:
-        rows = rows.filter(~pl.col("log").str.starts_with(prefix) | (pl.col("machine_size") == size))
-    return rows
-
-
 def published(log: str) -> tuple[float, float, float, float] | None:
     """The paper's mean wait (min) and geometric mean wait (s), EASY then EASY+HMM, for a log of the study."""
     mine = {p.quantity: p.value for p in published_values("hmm-backfilling") if p.log and log.startswith(p.log)}
