@@ -258,7 +258,7 @@ def bench_predictions(folder: Path) -> bool:
 def bench_packing() -> bool:
     import polars as pl
 
-    from lakehouse.models.packing import check_jobs, expand, ffd, lower_bound, smallest_mm
+    from lakehouse.models.packing import check_jobs, expand, lower_bound, smallest_mm
     from lakehouse.models.packing_campaign import campaign
 
     started = time.perf_counter()
@@ -281,7 +281,7 @@ def bench_packing() -> bool:
     tasks = expand(check_jobs(jobs, 20.0))
     bound = lower_bound(jobs, 20.0)
     started = time.perf_counter()
-    machines, _ = smallest_mm(tasks, 20.0, math.ceil(bound), int(ffd(tasks, 20.0).max()) + 1)
+    machines, _ = smallest_mm(tasks, 20.0, math.ceil(bound))
     elapsed = time.perf_counter() - started
     ok = elapsed < 2.0
     print(

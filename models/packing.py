@@ -161,15 +161,17 @@ def by_peak(tasks: Tasks) -> Tasks:
 DOWNWARD_CHECKS = 3
 
 
-def smallest_mm(tasks: Tasks, capacity: float, start: int, limit: int) -> tuple[int, np.ndarray]:
-    """A small M in [start, limit] for which MM(M) succeeds, and its packing.
+def smallest_mm(tasks: Tasks, capacity: float, start: int) -> tuple[int, np.ndarray]:
+    """A small M from `start` up for which MM(M) succeeds, and its packing.
 
     Feasibility of MM is not monotone in M, so a plain bisection can step over a feasible M.  The
     search gallops up from `start` (the lower bound: start, +1, +2, +4, ...) to a feasible M, bisects
     between the last failure and it, and then, as the guard, also tries the DOWNWARD_CHECKS values
-    just below the result, keeping any that succeeds.  The answer is always a feasible packing; it is
-    the smallest feasible M unless feasibility flips more often than the guard looks.  If even
-    `limit` (FFD's count) fails, FFD's packing is returned.
+    just below the result, keeping any that succeeds.  The answer is always MM's own packing (never
+    another heuristic's: on big tasks MM may need more machines than FFD, which is one of the paper's
+    findings); it is the smallest feasible M unless feasibility flips more often than the guard looks.
+    The gallop ends: with a machine per task, every task fits (each task's peak is at most the
+    capacity, as check_jobs ensures).
     """
     tried: dict[int, np.ndarray | None] = {}
 
@@ -179,12 +181,13 @@ def smallest_mm(tasks: Tasks, capacity: float, start: int, limit: int) -> tuple[
         return tried[machines]
 
     low, step, high = max(start, 1) - 1, 1, None  # low: largest M known to fail (or below the range)
+    enough = max(len(tasks.c), 1)  # a machine per task
     while high is None:
-        candidate = min(low + step, limit)
+        candidate = min(low + step, enough)
         if attempt(candidate) is not None:
             high = candidate
-        elif candidate >= limit:
-            return limit, ffd(tasks, capacity)
+        elif candidate == enough:  # (check_jobs refuses such a task before any packing)
+            raise ValueError("MM cannot place a task even on a machine of its own: its peak exceeds the capacity")
         else:
             low, step = candidate, step * 2
     while high - low > 1:
@@ -215,10 +218,8 @@ def pack_all(jobs: pl.DataFrame, capacity: float, order: str = "c", clip: bool =
     bound = lower_bound(jobs, capacity)
     first = ffd(tasks, capacity)
     used = {"FFD": int(first.max()) + 1, "BFD": int(bfd(tasks, capacity).max()) + 1}
-    used["MM"] = smallest_mm(tasks, capacity, math.ceil(bound - EPS), used["FFD"])[0]
-    peak_tasks = expand(jobs, "peak")
-    peak_ffd = int(ffd(by_peak(peak_tasks), capacity).max()) + 1
-    used["MMM"] = smallest_mm(by_peak(peak_tasks), capacity, math.ceil(bound - EPS), peak_ffd)[0]
+    used["MM"] = smallest_mm(tasks, capacity, math.ceil(bound - EPS))[0]
+    used["MMM"] = smallest_mm(by_peak(expand(jobs, "peak")), capacity, math.ceil(bound - EPS))[0]
     return pl.DataFrame(
         {
             "heuristic": list(used),

@@ -53,9 +53,9 @@ def test_every_heuristic_respects_capacity_at_every_sampled_instant(seed):
     tasks = expand(check_jobs(jobs, CAPACITY))
     bound = lower_bound(jobs, CAPACITY)
     packings = {"FFD": ffd(tasks, CAPACITY), "BFD": bfd(tasks, CAPACITY)}
-    packings["MM"] = smallest_mm(tasks, CAPACITY, math.ceil(bound), int(packings["FFD"].max()) + 1)[1]
+    packings["MM"] = smallest_mm(tasks, CAPACITY, math.ceil(bound))[1]
     peaks = by_peak(tasks)
-    packings["MMM"] = smallest_mm(peaks, CAPACITY, math.ceil(bound), int(ffd(peaks, CAPACITY).max()) + 1)[1]
+    packings["MMM"] = smallest_mm(peaks, CAPACITY, math.ceil(bound))[1]
     for name, where in packings.items():
         assert grid_peaks(tasks, where).max() <= CAPACITY + 1e-9, name
         assert peak_loads(tasks, where).max() <= CAPACITY + 1e-9, name
@@ -130,3 +130,17 @@ def test_the_exact_optimum_lies_between_the_bound_and_every_heuristic(seed):
     assert lower_bound(jobs, CAPACITY) - 1e-9 <= result.machines <= min(table.values())
     tasks = expand(check_jobs(jobs, CAPACITY))
     assert grid_peaks(tasks, result.where).max() <= CAPACITY + 1e-6
+
+
+def test_mm_reports_its_own_machines_even_where_first_fit_needs_fewer():
+    """The paper: "In the case of Big Tasks, it happens that FFD outperforms MM".  On big tasks of large
+    amplitude MM fails at every count up to FFD's; its answer is then a larger count of its own, with
+    its own packing (not FFD's, as a fallback would give), and every smaller count fails."""
+    jobs = check_jobs(random_jobs(np.random.default_rng(3), 1000), CAPACITY)
+    tasks = expand(jobs, "c")
+    first_fit = int(ffd(tasks, CAPACITY).max()) + 1
+    machines, where = smallest_mm(tasks, CAPACITY, math.ceil(lower_bound(jobs, CAPACITY)))
+    assert machines > first_fit
+    assert np.array_equal(where, mm(tasks, CAPACITY, machines))
+    assert all(mm(tasks, CAPACITY, m) is None for m in range(first_fit - 3, machines))
+    assert dict(pack_all(jobs, CAPACITY).select("heuristic", "machines").rows())["MM"] == machines
