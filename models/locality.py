@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import enum
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -76,24 +75,34 @@ def runtime_bins(runtime: np.ndarray, t_r: float) -> np.ndarray:
     return np.floor(np.log(seconds) / math.log(t_r) + 1e-9).astype(np.int64)
 
 
-def kmeans_runtime_bins(runtime: np.ndarray, n: int, seed: int = 0) -> np.ndarray:
-    """N run-time bins found by k-means on the logarithm of the run times (below 1.5 s as 1 s, as
-    `runtime_bins`): the thesis' other binning (its Table 2.1), which it drops for the geometric one
-    because k-means depends on the data.  The log space is our reading: the thesis bins run times "over
-    the logarithmic space" and gives no other for k-means.  Each bin is the index of its centre in
-    increasing order, so bins keep the order of run times."""
-    from scipy.cluster.vq import kmeans2  # (scipy comes with statsmodels; only this binning needs it)
+def kmeans_runtime_bins(runtime: np.ndarray, n: int) -> np.ndarray:
+    """N run-time bins by the thesis' own k-means (its Algorithm 2, behind its Table 2.1), on the
+    logarithm of the run times (below 1.5 s as 1 s, as `runtime_bins`).
 
+    Initialisation: the N - 1 widest gaps between consecutive sorted values cut them into bins (a gap
+    as wide as the (N - 1)-th widest cuts too).  Iterations: each bin's geometric average of run times
+    (the mean of its logarithms), the bounds half-way between neighbouring averages (in log space),
+    every run time to the bin between its bounds, until no run time changes bin.  A bin left without a
+    run time disappears.  Bins are numbered by increasing run time.  (Deterministic: the thesis uses no
+    random start.)"""
     if n < 1:
         raise LocalityError(f"k-means needs at least one bin, not {n}")
-    logs = np.log(np.where(runtime < 1.5, 1.0, runtime).astype(np.float64))
-    if np.unique(logs).size <= n:  # as many bins as distinct run times: each its own bin
+    logs = np.log(np.where(np.asarray(runtime) < 1.5, 1.0, runtime).astype(np.float64))
+    values = np.sort(logs)
+    if np.unique(values).size <= n:  # as many bins as distinct run times: each its own bin
         return np.unique(logs, return_inverse=True)[1].ravel().astype(np.int64)
-    with warnings.catch_warnings():  # (a centre left without points: fewer bins, as k-means found them)
-        warnings.simplefilter("ignore", UserWarning)
-        centres, labels = kmeans2(logs.reshape(-1, 1), n, seed=seed, minit="++")
-    rank = np.argsort(np.argsort(centres.ravel()))
-    return rank[labels].astype(np.int64)
+    gaps = np.diff(values)
+    widest = np.sort(gaps)[::-1][n - 2] if n >= 2 else np.inf
+    bounds = values[1:][gaps >= widest] if n >= 2 else np.empty(0)
+    labels = np.searchsorted(bounds, logs, side="right")
+    while True:
+        counts = np.bincount(labels)
+        averages = np.bincount(labels, logs)[counts > 0] / counts[counts > 0]  # increasing, as the bins
+        bounds = (averages[:-1] + averages[1:]) / 2
+        moved = np.searchsorted(bounds, logs, side="right")
+        if np.array_equal(moved, labels):
+            return labels.astype(np.int64)
+        labels = moved
 
 
 def submit_bins(submit: np.ndarray, t_s: float) -> np.ndarray:
@@ -273,7 +282,7 @@ def kmeans_cell(jobs: pl.DataFrame, t_s: float, bins: int, settings: Settings = 
     thesis' Table 2.1), on the jobs and shuffles `grid` uses."""
     perms = permutations(jobs.height, settings.shuffles, settings.seed)
     s = submit_bins(jobs["submit_time"].to_numpy(), t_s)
-    return cell(s, kmeans_runtime_bins(jobs["run_time"].to_numpy(), bins, settings.seed), perms)
+    return cell(s, kmeans_runtime_bins(jobs["run_time"].to_numpy(), bins), perms)
 
 
 # -- the lake -------------------------------------------------------------------------------------------

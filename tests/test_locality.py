@@ -222,3 +222,17 @@ def test_kmeans_bins_find_the_planted_groups_in_order_of_run_time():
     assert kmeans_runtime_bins(runtime, 3).tolist() == [1, 0, 2, 0, 1, 0, 2, 0, 1]
     # As many bins as distinct values: each value its own bin.
     assert kmeans_runtime_bins(np.array([5, 5, 60, 7]), 4).tolist() == [0, 0, 2, 1]
+
+
+def test_kmeans_bins_follow_the_thesis_algorithm_by_hand():
+    from lakehouse.models.locality import kmeans_runtime_bins
+
+    # The thesis' example: 2, 10, 100 and 200 s in two bins; the widest gap (10 -> 100) cuts, and the
+    # bound half-way between the geometric averages (4.5 s and 141 s, so 25 s) keeps the cut.
+    assert kmeans_runtime_bins(np.array([2, 10, 100, 200]), 2).tolist() == [0, 0, 1, 1]
+    # Logarithms 0, 1, ..., 9, 10.2, 11.2: the widest gap (9 -> 10.2) starts the bins {0..9} and
+    # {10.2, 11.2}; averages 4.5 and 10.7 put the bound at 7.6, so 8 and 9 move; then averages 3.5 and
+    # 9.55, bound 6.52, and 7 moves; then 3 and 9.08, bound 6.04: nothing moves.
+    logs = np.array([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10.2, 11.2])
+    bins = kmeans_runtime_bins(np.exp(logs), 2)
+    assert bins.tolist() == [0] * 7 + [1] * 5
