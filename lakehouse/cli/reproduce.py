@@ -24,7 +24,7 @@ from lakehouse.render import OutputFormat, emit, stderr
 @app.command()
 @clear_errors
 def reproduce(
-    study: Annotated[str, typer.Argument(help="locality, hmm, hmm-backfilling, eloss-triples, packing or selection.")],
+    study: Annotated[str, typer.Argument(help="locality, hmm, hmm-backfilling, eloss-triples, packing, selection or volatility.")],
     lake: LakeOption = None,
     campaign: Annotated[
         str | None,
@@ -62,7 +62,9 @@ def reproduce(
     trace, as `lakehouse report periodicity` and `lakehouse pack` give them) and `selection` (Gaussier et
     al., 2017: its logs' machines and jobs, and the best log's average wait under noisy simulation
     feedback and under the bandit, against EASY-FCFS's, from `lakehouse report selection`'s campaign with
-    the paper's ten policies and 100 week resamples, 10 with --quick).  The studies' campaigns keep their runs: a
+    the paper's ten policies and 100 week resamples, 10 with --quick) and `volatility` (Reis 2015, section
+    3.4: its one stated number, every job sampled all or nothing, from google.job_sampling; and ours alone
+    for each number its text leaves blank, from `lakehouse report volatility`).  The studies' campaigns keep their runs: a
     second call only reads them.  A row whose log the lake lacks
     says so and has a value once the log is ingested; a row we do not compute says why.  Stored as
     analysis.reproductions, one set of rows per study; docs/reproductions.md explains the differences.
