@@ -207,14 +207,15 @@ def _volatility(lake: Lake, rows: list[Published], request: Request) -> list[dic
         "count(*) FILTER (measured) AS measured_jobs FROM google.job_sampling"
     ).row(0, named=True)
     values |= jobs
-    cv = (values.get("median_cv_mu1s"), values.get("median_cv_mu5m"))
     out = []
     for p in rows:
-        value = values.get(p.settings()["metric"])
+        s = p.settings()
+        value = values.get(s["metric"])
         status = MEASURED if p.value is not None else "the paper leaves this number blank"
-        if p.quantity.startswith("median CV of mu1s") and None not in cv:
-            holds = "holds" if cv[0] > cv[1] else "does not hold"  # type: ignore[operator]
-            status += f"; its finding (mu1s more volatile than mu5m) {holds} here"
+        other = values.get(s.get("above", ""))  # a finding without a number: this quantity above that one
+        if value is not None and other is not None:
+            holds = "holds" if value > other else "does not hold"
+            status += f"; its finding ({s['metric']} above {s['above']}) {holds} here"
         if value is None:  # (a CV needs two windows of a task; a median, one task)
             status = "not defined on this lake's tasks"
         out.append(_row(p, None, None if value is None else float(value), status))

@@ -24,7 +24,9 @@ from lakehouse.render import OutputFormat, emit, stderr
 @app.command()
 @clear_errors
 def reproduce(
-    study: Annotated[str, typer.Argument(help="locality, hmm, hmm-backfilling, eloss-triples, packing, selection or volatility.")],
+    study: Annotated[
+        str, typer.Argument(help="locality, hmm, hmm-backfilling, eloss-triples, packing, selection or volatility.")
+    ],
     lake: LakeOption = None,
     campaign: Annotated[
         str | None,
@@ -64,9 +66,9 @@ def reproduce(
     feedback and under the bandit, against EASY-FCFS's, from `lakehouse report selection`'s campaign with
     the paper's ten policies and 100 week resamples, 10 with --quick) and `volatility` (Reis 2015, section
     3.4: its one stated number, every job sampled all or nothing, from google.job_sampling; and ours alone
-    for each number its text leaves blank, from `lakehouse report volatility`).  The studies' campaigns keep their runs: a
-    second call only reads them.  A row whose log the lake lacks
-    says so and has a value once the log is ingested; a row we do not compute says why.  Stored as
+    for each number its text leaves blank, from `lakehouse report volatility`).  The studies' campaigns
+    keep their runs: a second call only reads them.  A row whose log the lake lacks says so and has a
+    value once the log is ingested; a row we do not compute says why.  Stored as
     analysis.reproductions, one set of rows per study; docs/reproductions.md explains the differences.
 
     Example: `lakehouse reproduce locality`
