@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,6 +86,13 @@ def _lake_log(prefix: str, known: Sequence[str]) -> str | None:
         return None
 
 
+def _by_log(rows: list[Published], known: Sequence[str]) -> Iterator[tuple[str | None, list[Published]]]:
+    """The rows grouped by the archive log they belong to, in the data file's order, each group with the
+    lake's log for it (None: the lake lacks it)."""
+    for prefix in dict.fromkeys(p.log for p in rows):
+        yield _lake_log(prefix, known), [p for p in rows if p.log == prefix]
+
+
 def _lacking(p: Published) -> str:
     if not p.log:
         return "no log: a total over the study's logs, computed when all of them are in the lake"
@@ -96,11 +103,8 @@ def _lacking(p: Published) -> str:
 
 
 def _locality(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
-    known = lake.log_names()
     out: list[dict[str, object]] = []
-    for prefix in dict.fromkeys(p.log for p in rows):
-        mine = [p for p in rows if p.log == prefix]
-        log = _lake_log(prefix, known)
+    for log, mine in _by_log(rows, lake.log_names()):
         cells = [p for p in mine if "t_r" in p.settings()]
         if log is None:
             out += [_row(p, None, None, _lacking(p)) for p in mine]
@@ -154,11 +158,8 @@ def _hmm(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, 
     from lakehouse.models.hmm import Init, Stop, whole_trace
     from lakehouse.models.hmm import Settings as HmmSettings
 
-    known = lake.log_names()
     out: list[dict[str, object]] = []
-    for prefix in dict.fromkeys(p.log for p in rows):
-        mine = [p for p in rows if p.log == prefix]
-        log = _lake_log(prefix, known)
+    for log, mine in _by_log(rows, lake.log_names()):
         if log is None:
             out += [_row(p, None, None, _lacking(p)) for p in mine]
             continue

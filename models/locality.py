@@ -68,16 +68,21 @@ def check_bins(submit_bins: Sequence[float], runtime_ratios: Sequence[float]) ->
             raise LocalityError(f"a run-time bin ratio must be a number above 1, not {t_r}")
 
 
+def log_runtimes(runtime: np.ndarray) -> np.ndarray:
+    """ln of the run times, those below 1.5 s counted as 1 s: the thesis bins them together as "very
+    short jobs" (a run time of 0 has no logarithm, and the logs round to whole seconds)."""
+    return np.log(np.where(np.asarray(runtime, dtype=np.float64) < 1.5, 1.0, runtime).astype(np.float64))
+
+
 def runtime_bins(runtime: np.ndarray, t_r: float) -> np.ndarray:
     """R = floor(ln(max(runtime, 1)) / ln(t_r)); run times below 1.5 s count as 1 s (bin 0)."""
-    seconds = np.where(np.asarray(runtime, dtype=np.float64) < 1.5, 1.0, runtime)
     # The small nudge keeps exact powers of t_r (t_r ** k) in bin k despite rounding in the logarithms.
-    return np.floor(np.log(seconds) / math.log(t_r) + 1e-9).astype(np.int64)
+    return np.floor(log_runtimes(runtime) / math.log(t_r) + 1e-9).astype(np.int64)
 
 
 def kmeans_runtime_bins(runtime: np.ndarray, n: int) -> np.ndarray:
     """N run-time bins by the thesis' own k-means (its Algorithm 2, behind its Table 2.1), on the
-    logarithm of the run times (below 1.5 s as 1 s, as `runtime_bins`).
+    logarithm of the run times (`log_runtimes`, as `runtime_bins`).
 
     Initialisation: the N - 1 widest gaps between consecutive sorted values cut them into bins (a gap
     as wide as the (N - 1)-th widest cuts too).  Iterations: each bin's geometric average of run times
@@ -87,7 +92,7 @@ def kmeans_runtime_bins(runtime: np.ndarray, n: int) -> np.ndarray:
     random start.)"""
     if n < 1:
         raise LocalityError(f"k-means needs at least one bin, not {n}")
-    logs = np.log(np.where(np.asarray(runtime) < 1.5, 1.0, runtime).astype(np.float64))
+    logs = log_runtimes(runtime)
     values = np.sort(logs)
     if np.unique(values).size <= n:  # as many bins as distinct run times: each its own bin
         return np.unique(logs, return_inverse=True)[1].ravel().astype(np.int64)
