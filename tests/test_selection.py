@@ -25,7 +25,7 @@ from lakehouse.errors import LakehouseError, SimulationInputError
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake
 from lakehouse.sim import simulate
-from lakehouse.sim.options import WEEK, Policy
+from lakehouse.sim.options import WEEK, Policy, Selector
 from lakehouse.studies.selection import PAPER_POLICIES, selection_curves, selection_settings, selection_table
 
 KTH = "KTH-SP2-1996-2.1-cln"
@@ -72,6 +72,17 @@ def test_the_full_selector_through_the_python_api():
     assert decayed.periods["policy"].to_list() == ["fcfs", "lcfs", "fcfs"]
 
 
+def test_a_bandit_charges_the_jobs_finished_or_started_in_each_period():
+    # Hand computation (as in selection_tests.rs): A (0 s, runs 95) and B (1 s, 10) start under FCFS at
+    # 0 and 95, B finishing at 105 under LCFS, whose period also starts C (150 s) at once.  Jobs
+    # finished: FCFS 0 / 1, LCFS 94 / 2, so FCFS; jobs started: FCFS 94 / 2, LCFS 0 / 1, so LCFS.
+    jobs = frame([(0, 95, 95, 1), (1, 10, 10, 1), (150, 10, 10, 1), (250, 1, 1, 1)])
+    for selector, third in (("egreedy", "fcfs"), ("egreedy-started", "lcfs")):
+        result = simulate(jobs, 1, selector=selector, policies=["fcfs", "lcfs"], period=100, epsilon=0)
+        assert result.periods is not None
+        assert result.periods["policy"].to_list() == ["fcfs", "lcfs", third], selector
+
+
 def test_a_fixed_selector_is_the_plain_policy_run():
     jobs = frame([(10 * i, 30 + 7 * (i % 5), 60, 1 + i % 3) for i in range(40)])
     for policy in ("spf", "lexp", "laf"):
@@ -96,6 +107,7 @@ def test_a_fixed_selector_is_the_plain_policy_run():
         ({"selector": "full", "period": 10**20}, "period must be at most 100000000000 s, got 10"),
         ({"selector": "noisy", "seed": -1}, "seed must be from 0"),
         ({"selector": "egreedy", "epsilon": 1.5}, "epsilon must be in"),
+        ({"selector": "egreedy-started", "epsilon": -0.5}, "epsilon must be in"),
         ({"selector": "full", "decay": -0.1}, "decay must be in"),
         ({"selector": "full", "algorithm": "conservative"}, "EASY backfilling in canonical"),
         ({"selector": "full", "compat": "pyss"}, "EASY backfilling in canonical"),
@@ -218,6 +230,10 @@ def test_the_sweeps_add_a_bandit_per_epsilon_and_a_threshold_to_all_but_the_base
     ]  # fmt: skip
     with pytest.raises(LakehouseError, match="epsilon must be in"):
         selection_settings(1, epsilons=[1.5])
+    started = selection_settings(
+        1, policies=["fcfs"], periods=[WEEK], epsilons=[0.1], selectors=[Selector.egreedy_started]
+    )
+    assert [s.label() for s in started] == ["easy-fcfs-r0", "easy-egreedy-started-week-eps=0.1-r0"]
 
 
 # -- the commands ----------------------------------------------------------------------------------

@@ -45,8 +45,15 @@ def report_selection(
         ),
     ] = None,
     periods: Annotated[str, typer.Option(help="Selection periods, comma-separated: day, week, seconds.")] = "week,day",
+    selectors: Annotated[
+        str,
+        typer.Option(
+            help="Selectors, comma-separated: full, noisy, egreedy, egreedy-started (a bandit charging the jobs "
+            "started in each period, as the authors' simulator does) or none (the fixed policies alone)."
+        ),
+    ] = "full,noisy,egreedy",
     epsilon: Annotated[
-        str, typer.Option(help="egreedy: probabilities of a random policy, comma-separated, each in [0, 1].")
+        str, typer.Option(help="The bandits: probabilities of a random policy, comma-separated, each in [0, 1].")
     ] = "0.3",
     threshold: Annotated[
         str,
@@ -69,8 +76,8 @@ def report_selection(
     output: OutputOption = None,
 ) -> None:
     """Online policy selection for EASY, evaluated on week resamples: for each log and resample, every
-    candidate as a fixed queue policy and the selectors full, noisy and egreedy (epsilon 0.3) at each
-    period, over the published study's ten candidates unless --policies says otherwise, as a
+    candidate as a fixed queue policy and each selector (full, noisy and egreedy at epsilon 0.3 unless
+    --selectors says otherwise) at each period, over the published study's ten candidates unless --policies says otherwise, as a
     campaign (stored as it runs; Ctrl-C keeps the finished runs and the same command resumes).
 
     Prints per log and strategy the ratio of its average wait to EASY-FCFS's on the same resample
@@ -82,7 +89,7 @@ def report_selection(
     from lakehouse.campaigns.grid import Grid, parse_machine_sizes, parse_threshold, select_logs, split_list
     from lakehouse.campaigns.resample import week_count
     from lakehouse.reports import SELECTION
-    from lakehouse.sim.options import Policy, choose, parse_period
+    from lakehouse.sim.options import Policy, Selector, choose, parse_period
     from lakehouse.sim.source import View, log_jobs
     from lakehouse.studies.selection import PAPER_POLICIES, selection_settings, study_machine_sizes
 
@@ -95,12 +102,15 @@ def report_selection(
             candidates = [choose(Policy, p) for p in split_list(policies)]
         chosen_periods = [parse_period(p) for p in split_list(periods)]
         epsilons = [_probability(e) for e in split_list(epsilon)]
+        chosen_selectors = [] if selectors.strip() == "none" else [choose(Selector, s) for s in split_list(selectors)]
         theta = parse_threshold(threshold)
     except ValueError as exc:
         raise LakehouseError(str(exc)) from None
     if not chosen_periods:
         raise LakehouseError("--periods needs at least one period")
-    settings = selection_settings(resamples, seed, [str(p) for p in candidates], chosen_periods, epsilons, theta)
+    settings = selection_settings(
+        resamples, seed, [str(p) for p in candidates], chosen_periods, epsilons, theta, chosen_selectors
+    )
     every, per_log = parse_machine_sizes(machine_size or [])
     target = Lake(lake)
     if not target.exists():

@@ -73,14 +73,23 @@ class Selector(enum.StrEnum):
 
     full = "full"  # replay each past period under every candidate; the least total wait wins
     noisy = "noisy"  # the same, each replayed wait multiplied by U[0.85, 1.15]
-    egreedy = "egreedy"  # epsilon-greedy bandit on the waits actually observed
+    egreedy = "egreedy"  # epsilon-greedy bandit on the waits of the jobs that finished in each period
+    # The same bandit charging each period with the jobs that started in it, as the selection study's
+    # authors' simulator does where the paper counts those that finished (docs/reproductions.md).
+    egreedy_started = "egreedy-started"
+
+    @property
+    def bandit(self) -> bool:
+        """Whether it learns from the waits observed (and so takes an epsilon)."""
+        return self in (Selector.egreedy, Selector.egreedy_started)
 
 
 FIXED_PREFIX = "fixed:"
 SELECTOR_HELP = (
     "fixed:POLICY (one policy throughout), full (replay each past period under every candidate policy, "
     "run the one with the least decayed total wait), noisy (full, each replayed wait times U[0.85, 1.15]) "
-    "or egreedy (epsilon-greedy bandit on the waits observed)"
+    "egreedy (epsilon-greedy bandit on the waits of the jobs finished in each period) or egreedy-started "
+    "(the same, charging the jobs started in each period)"
 )
 DAY, WEEK = 86_400, 604_800
 PERIOD_NAMES = {"day": DAY, "week": WEEK}

@@ -214,6 +214,6 @@ def _selection(
         candidates,
         parse_period(period),
         float(decay),
-        float(epsilon) if chosen == Selector.egreedy else None,
+        float(epsilon) if chosen.bandit else None,
         int(seed),
     )

@@ -161,9 +161,10 @@ fn config(settings: Settings) -> PyResult<engine::Config> {
         .selection
         .map(|s| -> PyResult<engine::Selection> {
             let selector = match choice(&s.selector)? {
-                engine::Selector::Egreedy { .. } => {
-                    engine::Selector::Egreedy { epsilon: s.epsilon }
-                }
+                engine::Selector::Egreedy { charge, .. } => engine::Selector::Egreedy {
+                    epsilon: s.epsilon,
+                    charge,
+                },
                 full => full,
             };
             Ok(engine::Selection {

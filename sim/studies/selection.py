@@ -1,5 +1,5 @@
 """The online policy-selection study: on many week resamples of each log, every fixed queue policy of
-EASY and the three selectors (full, noisy, egreedy; a period of a week and of a day), compared with
+EASY and the selectors (full, noisy, egreedy unless told; a period of a week and of a day), compared with
 EASY-FCFS on the same resample by their average wait.
 
 `lakehouse report selection LOG...` runs them as a campaign (stored, resumable) and summarizes:
@@ -31,7 +31,8 @@ from lakehouse.sim.options import DAY, WEEK, Policy, Selector
 BASELINE = "easy-fcfs"
 #: The fixed-policy strategies, in `Policy` order (the order of the tables and figures).
 FIXED_STRATEGIES = tuple(f"easy-{p}" for p in Policy)
-SELECTORS = tuple(Selector)
+#: The study's selectors (`egreedy-started`, the authors' simulator's bandit, runs when asked).
+SELECTORS = (Selector.full, Selector.noisy, Selector.egreedy)
 PERIODS = (WEEK, DAY)
 EPSILON = 0.3
 #: The study's candidates: the paper's "search space of 10 reordering policies", P_1 ... P_10 of its
@@ -60,6 +61,7 @@ def selection_settings(
     periods: Sequence[int] = PERIODS,
     epsilons: Sequence[float] = (EPSILON,),
     threshold: int | None = None,
+    selectors: Sequence[Selector] = SELECTORS,
 ) -> list[Settings]:
     """Every run of the study: per resample, each fixed policy, then each selector at each period (the
     bandit at each epsilon).  A threshold (the paper's EASY(P, Theta), which it does not quantify) applies
@@ -90,8 +92,8 @@ def selection_settings(
                 threshold=threshold,
             )
             for period in periods
-            for selector in SELECTORS
-            for epsilon in (epsilons if selector is Selector.egreedy else (None,))
+            for selector in selectors
+            for epsilon in (epsilons if selector.bandit else (None,))
         ]
     return settings
 

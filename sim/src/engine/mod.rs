@@ -33,7 +33,7 @@ pub use error::{check_config, machine_size_problem, InputError, KINDS, MAX_MACHI
 pub use hmm_online::HmmParams;
 pub use order::{Backfill, Policy};
 pub use predict::{Correction, Predictor};
-pub use selector::{Selection, Selector};
+pub use selector::{Charge, Selection, Selector};
 
 use std::str::FromStr;
 

@@ -95,9 +95,42 @@ fn epsilon_greedy_exploits_untried_policies_first_then_the_lowest_mean_wait() {
     // during period 1 waited 0, 49, 88 (mean 45.67).  During period 2, under LCFS, only A' (wait 0)
     // finished (at 160; C' ends at 200, in period 3): mean 0.  Period 3: LCFS.
     let j = three_periods();
-    let c = selecting(Selector::Egreedy { epsilon: 0.0 }, &FCFS_LCFS, 1.0);
+    let c = selecting(
+        Selector::Egreedy {
+            epsilon: 0.0,
+            charge: Charge::Finished,
+        },
+        &FCFS_LCFS,
+        1.0,
+    );
     let out = simulate(&j.workload(), &c).unwrap();
     assert_eq!(out.periods, vec![0, 1, 1]);
+}
+
+#[test]
+fn a_bandit_charges_the_jobs_finished_or_the_jobs_started_in_a_period() {
+    // ε = 0, one processor.  Period 1 (FCFS, untried): A (0 s, runs 95) starts at 0, B (1 s, 10) at
+    // 95 (wait 94) and ends at 105.  Period 2 (LCFS, untried): C (150 s, 10) starts at once.
+    // Charged with the jobs that finished: FCFS A (0), LCFS B and C (94 + 0): mean 0 < 47, FCFS.
+    // Charged with the jobs that started: FCFS A and B (0 + 94), LCFS C (0): mean 0 < 47, LCFS.
+    let j = jobs(&[
+        (0, 95, 95, 1),
+        (1, 10, 10, 1),
+        (150, 10, 10, 1),
+        (250, 1, 1, 1),
+    ]);
+    for (charge, third) in [(Charge::Finished, 0), (Charge::Started, 1)] {
+        let c = selecting(
+            Selector::Egreedy {
+                epsilon: 0.0,
+                charge,
+            },
+            &FCFS_LCFS,
+            1.0,
+        );
+        let out = simulate(&j.workload(), &c).unwrap();
+        assert_eq!(out.periods, vec![0, 1, third], "{charge:?}");
+    }
 }
 
 #[test]
@@ -106,7 +139,10 @@ fn epsilon_one_explores_uniformly() {
     let rows: Vec<(i64, i64, i64, i64)> = (0..3000).map(|k| (k * DAY, 1, 1, 1)).collect();
     let j = jobs(&rows);
     let c = selecting(
-        Selector::Egreedy { epsilon: 1.0 },
+        Selector::Egreedy {
+            epsilon: 1.0,
+            charge: Charge::Finished,
+        },
         &[Policy::Fcfs, Policy::Spf, Policy::Lqf],
         1.0,
     );
@@ -131,7 +167,11 @@ fn bad_selections_are_refused() {
     assert!(bad(&|s| s.policies.push(Policy::Fcfs)).contains("listed twice"));
     assert!(bad(&|s| s.period = 0).contains("period must be positive"));
     assert!(bad(&|s| s.decay = 1.5).contains("decay"));
-    assert!(bad(&|s| s.selector = Selector::Egreedy { epsilon: -0.1 }).contains("epsilon"));
+    assert!(bad(&|s| s.selector = Selector::Egreedy {
+        epsilon: -0.1,
+        charge: Charge::Finished,
+    })
+    .contains("epsilon"));
     let c = Config {
         algorithm: Algorithm::Conservative,
         ..selecting(FULL, &FCFS_LCFS, 1.0)
@@ -167,7 +207,10 @@ fn switching_policies_keeps_every_job_and_the_machine_sound() {
     let selectors = [
         Selector::Full { noisy: false },
         Selector::Full { noisy: true },
-        Selector::Egreedy { epsilon: 0.3 },
+        Selector::Egreedy {
+            epsilon: 0.3,
+            charge: Charge::Finished,
+        },
     ];
     let mut switches = 0;
     for seed in 0..500u64 {

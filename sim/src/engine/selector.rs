@@ -7,8 +7,11 @@
 //!   λ-decayed sum of those replays' waits, and the next period runs the lowest score.
 //! - `noisy`: the same with each replayed wait multiplied by ρ ~ U[0.85, 1.15].
 //! - `egreedy`: no replays; the cost of the policy in force during a period is the sum of the
-//!   actual waits of the jobs that finished during it.  With probability 1 − ε the next period runs
-//!   the lowest estimate (policies without a finished job yet first), else a policy drawn uniformly.
+//!   actual waits of the jobs that finished during it (the published study's Eq. 8).  With
+//!   probability 1 − ε the next period runs the lowest mean (policies not yet charged with a job
+//!   first), else a policy drawn uniformly.
+//! - `egreedy-started`: the same, each period charged with the jobs that *started* during it, as
+//!   the study's authors' own simulator does (an experiment of docs/reproductions.md).
 
 use super::order::Policy;
 use super::state::Sim;
@@ -20,19 +23,33 @@ pub enum Selector {
     /// Simulation feedback; `noisy` perturbs every simulated wait.
     Full { noisy: bool },
     /// ε-greedy bandit on the observed waits.
-    Egreedy { epsilon: f64 },
+    Egreedy { epsilon: f64, charge: Charge },
+}
+
+/// Which jobs' waits a bandit's period is charged with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Charge {
+    /// Those that finished during the period.
+    Finished,
+    /// Those that started during the period.
+    Started,
 }
 
 impl FromStr for Selector {
     type Err = String;
-    /// `full`, `noisy` or `egreedy` (with ε = 0.3; set `epsilon` to change it).
+    /// `full`, `noisy`, `egreedy` or `egreedy-started` (with ε = 0.3; set `epsilon` to change it).
     fn from_str(s: &str) -> Result<Self, String> {
+        let bandit = |charge| Selector::Egreedy {
+            epsilon: 0.3,
+            charge,
+        };
         match s.to_ascii_lowercase().as_str() {
             "full" => Ok(Selector::Full { noisy: false }),
             "noisy" => Ok(Selector::Full { noisy: true }),
-            "egreedy" => Ok(Selector::Egreedy { epsilon: 0.3 }),
+            "egreedy" => Ok(bandit(Charge::Finished)),
+            "egreedy-started" => Ok(bandit(Charge::Started)),
             _ => Err(format!(
-                "unknown selector {s:?}; expected one of: full, noisy, egreedy"
+                "unknown selector {s:?}; expected one of: full, noisy, egreedy, egreedy-started"
             )),
         }
     }
@@ -85,7 +102,7 @@ impl Selection {
             return Some(format!("the decay must be in [0, 1], got {}", self.decay));
         }
         match self.selector {
-            Selector::Egreedy { epsilon } if !(0.0..=1.0).contains(&epsilon) => {
+            Selector::Egreedy { epsilon, .. } if !(0.0..=1.0).contains(&epsilon) => {
                 Some(format!("epsilon must be in [0, 1], got {epsilon}"))
             }
             _ => None,
@@ -130,11 +147,11 @@ pub(super) struct Chooser<'a> {
     /// `full`: each policy's decayed sum of replayed waits.  `egreedy`: the decayed sum of the
     /// costs of the periods it ran.
     score: Vec<f64>,
-    /// `egreedy`: jobs finished while each policy ran.
-    finished: Vec<u64>,
-    /// `egreedy`: waits and count of the jobs finished during the current period.
+    /// `egreedy`: jobs charged to each policy (finished, or started, while it ran).
+    charged: Vec<u64>,
+    /// `egreedy`: waits and count of the jobs charged to the current period.
     period_cost: f64,
-    period_finished: u64,
+    period_charged: u64,
     draws: Draws,
     /// The policy chosen for each period so far.
     pub(super) chosen: Vec<u8>,
@@ -149,9 +166,9 @@ impl<'a> Chooser<'a> {
             first_job: 0,
             current: 0,
             score: vec![0.0; n],
-            finished: vec![0; n],
+            charged: vec![0; n],
             period_cost: 0.0,
-            period_finished: 0,
+            period_charged: 0,
             draws: Draws(selection.seed),
             chosen: Vec::new(),
         };
@@ -164,10 +181,13 @@ impl<'a> Chooser<'a> {
         self.selection.policies[self.current]
     }
 
-    /// A job finished (it waited `wait` seconds): the ε-greedy cost of the current period.
-    pub(super) fn finished(&mut self, wait: i64) {
-        self.period_cost += wait as f64;
-        self.period_finished += 1;
+    /// A job started (`Charge::Started`) or finished (`Charge::Finished`) after waiting `wait`
+    /// seconds: the bandit's cost of the current period, if that is what it charges.
+    pub(super) fn observed(&mut self, event: Charge, wait: i64) {
+        if matches!(self.selection.selector, Selector::Egreedy { charge, .. } if charge == event) {
+            self.period_cost += wait as f64;
+            self.period_charged += 1;
+        }
     }
 
     /// Close the current period and choose the policy of the next one.
@@ -196,11 +216,11 @@ impl<'a> Chooser<'a> {
             }
             Selector::Egreedy { .. } => {
                 self.score[self.current] += self.period_cost;
-                self.finished[self.current] += self.period_finished;
+                self.charged[self.current] += self.period_charged;
             }
         }
         self.period_cost = 0.0;
-        self.period_finished = 0;
+        self.period_charged = 0;
         self.first_job = last_job;
         self.boundary = end.saturating_add(self.selection.period);
         self.current = self.choose();
@@ -219,16 +239,16 @@ impl<'a> Chooser<'a> {
         };
         match self.selection.selector {
             Selector::Full { .. } => lowest(&|i| self.score[i]),
-            Selector::Egreedy { epsilon } => {
+            Selector::Egreedy { epsilon, .. } => {
                 // Draw every period, exploring or not, so that ε changes no other draw.
                 let explore = self.draws.unit() < epsilon;
                 if explore {
                     return self.draws.below(self.score.len());
                 }
-                if let Some(untried) = self.finished.iter().position(|&n| n == 0) {
+                if let Some(untried) = self.charged.iter().position(|&n| n == 0) {
                     return untried;
                 }
-                lowest(&|i| self.score[i] / self.finished[i] as f64)
+                lowest(&|i| self.score[i] / self.charged[i] as f64)
             }
         }
     }

@@ -8,7 +8,7 @@ use super::predict::{Correction, History};
 use super::profile::Profile;
 use super::queue::Queue;
 use super::running::Running;
-use super::selector::Chooser;
+use super::selector::{Charge, Chooser};
 use super::{Algorithm, Backfill, Compat, Config, Outcome, Policy, Predictor, Workload};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -366,7 +366,7 @@ impl<'a> Sim<'a> {
             Kind::Termination => {
                 self.free += self.w.procs[job];
                 if let Some(chooser) = &mut self.chooser {
-                    chooser.finished(self.out.start[job] - self.w.submit[job]);
+                    chooser.observed(Charge::Finished, self.out.start[job] - self.w.submit[job]);
                 }
                 let predicted_end = self.out.start[job] + self.predicted[job];
                 self.running.remove(predicted_end, job);
@@ -500,8 +500,9 @@ impl<'a> Sim<'a> {
         self.out.end[job] = now + self.run[job];
         self.block_end[job] = now + self.planned(job);
         self.out.backfilled[job] = backfilled;
-        if let Some(chooser) = &self.chooser {
+        if let Some(chooser) = &mut self.chooser {
             self.out.policy[job] = chooser.current as u8;
+            chooser.observed(Charge::Started, now - self.w.submit[job]);
         }
         if let Some(learner) = &mut self.learner {
             learner.started(&learner_job(self.w, &self.user_slot, job));
