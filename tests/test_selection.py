@@ -293,6 +293,8 @@ def test_report_selection_refuses_what_cannot_run(kth):
     assert "1<=x<=1000" in bad.stderr
     bad = cli("report", "selection", "KTH", "--lake", kth.root, "--periods", "0", code=1)
     assert "period must be positive" in bad.stderr
+    bad = cli("report", "selection", "KTH", "--lake", kth.root, "--selectors", "full,greedy", code=1)
+    assert "unknown selector 'greedy'" in bad.stderr and "egreedy-started" in bad.stderr
 
 
 def test_the_study_selects_among_the_papers_ten_policies_unless_told_all(kth):
@@ -305,6 +307,9 @@ def test_the_study_selects_among_the_papers_ten_policies_unless_told_all(kth):
     assert len(ten) == 10 + 3 and "easy-saf" not in set(ten["strategy"])
     twelve = pl.read_csv(cli(*base, "--name", "twelve", "--policies", "all").stdout.encode())
     assert len(twelve) == 12 + 3 and {"easy-laf", "easy-saf"} <= set(twelve["strategy"])
+    # The selectors asked for, beside what the campaign already holds (the fixed runs are shared).
+    started = pl.read_csv(cli(*base, "--name", "ten", "--selectors", "egreedy-started").stdout.encode())
+    assert len(started) == 10 + 4 and "easy-egreedy-started-week-eps=0.3" in set(started["strategy"])
     candidates = stored_runs(kth, "twelve").filter(pl.col("selector") == "full")["policies"][0]
     assert set(candidates.split(",")) == {str(p) for p in Policy}
 

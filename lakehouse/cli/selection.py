@@ -77,8 +77,9 @@ def report_selection(
 ) -> None:
     """Online policy selection for EASY, evaluated on week resamples: for each log and resample, every
     candidate as a fixed queue policy and each selector (full, noisy and egreedy at epsilon 0.3 unless
-    --selectors says otherwise) at each period, over the published study's ten candidates unless --policies says otherwise, as a
-    campaign (stored as it runs; Ctrl-C keeps the finished runs and the same command resumes).
+    --selectors says otherwise) at each period, over the published study's ten candidates unless
+    --policies says otherwise, as a campaign (stored as it runs; Ctrl-C keeps the finished runs and the
+    same command resumes).
 
     Prints per log and strategy the ratio of its average wait to EASY-FCFS's on the same resample
     (mean, 10th and 90th percentiles over the resamples), stored as analysis.selection_runs, and the
