@@ -58,9 +58,10 @@ def simulate(
     - selector: change the queue policy of EASY at every period boundary t0 + k * period (t0: the
       first submission; docs/selection.md): `fixed:P` (P throughout), `full` (replay the jobs of
       each past period under every candidate and run the one whose decayed total wait is least),
-      `noisy` (the same, each replayed wait times U[0.85, 1.15]) or `egreedy` (with probability
+      `noisy` (the same, each replayed wait times U[0.85, 1.15]), `egreedy` (with probability
       1 - epsilon the candidate with the least mean wait of the jobs that finished while it ran,
-      untried ones first, else one drawn at random).  `policy` is then unused; `policies` are the
+      untried ones first, else one drawn at random) or `egreedy-started` (the same on the jobs that
+      started while it ran).  `policy` is then unused; `policies` are the
       candidates (default: all twelve, in `Policy` order, which also breaks ties); `period` is
       seconds, `day` or `week`; `decay` (lambda in [0, 1]) weighs each older period; `seed` drives
       the noise and the draws.  The jobs gain a `policy` column (the one in force at their start)

@@ -211,6 +211,10 @@ fn switching_policies_keeps_every_job_and_the_machine_sound() {
             epsilon: 0.3,
             charge: Charge::Finished,
         },
+        Selector::Egreedy {
+            epsilon: 0.3,
+            charge: Charge::Started,
+        },
     ];
     let mut switches = 0;
     for seed in 0..500u64 {
