@@ -478,7 +478,9 @@ def _selection(lake: Lake, rows: list[Published], request: Request) -> list[dict
                 out.append(_row(p, log, float(found[column][0]), MEASURED))
         else:  # the best log: the lowest mean ratio of the selector (at either period) over the logs here
             selector = p.settings()["selector"]
-            mine = table.filter(pl.col("strategy").str.starts_with(f"easy-{selector}-")) if present else table
+            # The period follows the selector's name: `easy-egreedy-day-...`, not `easy-egreedy-started-...`.
+            named = pl.col("strategy").str.contains(f"^easy-{selector}-(week|day|[0-9]+s)")
+            mine = table.filter(named) if present else table
             missing = [prefix for prefix, log in logs.items() if log is None]
             if mine.is_empty():
                 out.append(_row(p, None, None, _lacking(p)))

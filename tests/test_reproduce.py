@@ -222,6 +222,13 @@ def test_selection_rows_are_report_selections_and_the_logs_table(kth_lake):
     assert abstract["published"].to_list() == [0.5, 0.4]
     assert abstract["ours"].to_list() == pytest.approx([best["noisy"], best["egreedy"]])
     assert abstract["status"].str.contains("on the 1 of its 7 logs in the lake").all()
+    # The other bandit added to the same campaign (docs/selection.md's experiment) changes no row.
+    started = CliRunner().invoke(app, [*args, "--selectors", "egreedy-started"])
+    assert started.exit_code == 0 and "egreedy-started" in started.stdout, started.output
+    again = CliRunner().invoke(app, ["reproduce", "selection", "--quick", "--lake", str(kth_lake.root), "-f", "json"])
+    assert pl.DataFrame(json.loads(again.stdout)).filter(pl.col("source") == "Abstract")["ours"].to_list() == (
+        abstract["ours"].to_list()
+    )
 
 
 @pytest.mark.slow
