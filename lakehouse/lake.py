@@ -200,32 +200,39 @@ class Lake:
 
     # -- reading ------------------------------------------------------------------------------------
     def connect(self) -> duckdb.DuckDBPyConnection:
-        """A read-only connection to the catalog (many can be open while a writer works)."""
-        if not self.exists():
-            raise self._missing()
-        with self.opening_catalog():
-            con = duckdb.connect(str(self.catalog_path), read_only=True)
-        self.apply_budget(con, CATALOG_FILE)
-        con.execute("SET enable_progress_bar = false")
-        self._check_root(con)
-        return con
+        """A read-only connection to the catalog (many can be open while a writer works).
 
-    def sealed(self) -> duckdb.DuckDBPyConnection:
-        """A connection to the catalog (read-only) through which no statement can write a file: DuckDB
-        reaches the lake's data folders and nothing else, and its settings are locked so that no
-        statement lifts that.  Those settings belong to a database instance, which DuckDB shares among
-        a process's connections to one file: the catalog is attached to an in-memory database of its
-        own instead, so that sealing it leaves the process's other connections alone."""
+        The catalog is attached to an in-memory database of the connection's own rather than opened by
+        its path: DuckDB keeps one database per path in a process, and once a connection to it was closed
+        while something still held one of its results, every later connection by that path spun
+        forever (a nightly run, after a kill, hung so in its volatility report)."""
+        return self._attached("reader")
+
+    def _attached(self, kind: str) -> duckdb.DuckDBPyConnection:
+        """The catalog attached read-only (as `lake`, the default) to a new in-memory database, under the
+        lake's budget, spilling into a folder of its own."""
         if not self.exists():
             raise self._missing()
         con = duckdb.connect()
         try:
-            self.apply_budget(con, f"sealed-{next(_SCRATCH_NUMBERS)}")
+            self.apply_budget(con, f"{kind}-{next(_SCRATCH_NUMBERS)}")
             con.execute("SET enable_progress_bar = false")
             with self.opening_catalog():
                 con.execute(f"ATTACH {sql_literal(str(self.catalog_path))} AS lake (READ_ONLY)")
             con.execute("USE lake")
             self._check_root(con)
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def sealed(self) -> duckdb.DuckDBPyConnection:
+        """A connection to the catalog (read-only) through which no statement can write a file: DuckDB
+        reaches the lake's data folders and nothing else, and its settings are locked so that no
+        statement lifts that.  Those settings belong to a database instance: the connection's own
+        (`_attached`), so that sealing it leaves the process's other connections alone."""
+        con = self._attached("sealed")
+        try:
             tops = {Path(dataset.folder).parts[0] for dataset in DATASETS.values()}  # parquet/, analysis/, ...
             folders = sorted((self.root / top).as_posix() + "/" for top in tops)
             # A literal list: a bound Python list would make DuckDB import numpy and pandas (0.5 s).
