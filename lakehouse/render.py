@@ -28,7 +28,18 @@ if TYPE_CHECKING:  # (imported by the frames' makers; `simulate` loads Polars wh
 # Data is never markup: a log's header, a file name or a cell may hold `[batch:1]` or `[/]`, which rich
 # would take for styles (or fail on).  The consoles print text as it is; the few styled words of a
 # message are built with `labelled`.
-stderr = Console(stderr=True, markup=False)
+class _MessageConsole(Console):
+    """A console whose messages are never folded: a message (text alone) goes out as one logical
+    line that the terminal wraps, so a path or a word in it can be copied whole at any width (rich
+    would cut `a-folder` into `a-f` / `older` at the 80th column).  Tables and bars still fit the width."""
+
+    def print(self, *objects: object, **options: object) -> None:  # type: ignore[override]
+        if objects and all(isinstance(o, str | Text) for o in objects):
+            options.setdefault("soft_wrap", True)
+        super().print(*objects, **options)  # type: ignore[arg-type]
+
+
+stderr = _MessageConsole(stderr=True, markup=False)
 
 
 def labelled(label: str, style: str, message: object) -> Text:

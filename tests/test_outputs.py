@@ -144,3 +144,24 @@ def test_a_polars_error_without_errno_is_one_line(tmp_path, monkeypatch):
         emit(pl.DataFrame({"a": [1]}), OutputFormat.parquet, out)
     assert caught.value.errno == 28 and caught.value.filename == str(out)
     assert out.read_bytes() == b"before" and not list(tmp_path.glob(".*.tmp"))
+
+
+@pytest.mark.parametrize("columns", ["40", "80"])
+def test_an_error_never_folds_a_path_or_a_word(cli_lake, tmp_path, monkeypatch, columns):
+    """The path in an error is whole, as given, whatever the terminal's width and the path's length:
+    at 80 columns a box used to cut it (`a-f` / `older`), so it could not be copied, and a test that
+    looked for a word found it or not by where the path happened to break."""
+    monkeypatch.setenv("COLUMNS", columns)
+    deep = tmp_path / "a-folder" / ("long-name-" * 12) / "inside.csv"
+    deep.mkdir(parents=True)
+    for args in (
+        ["logs", "--output", str(deep), "--lake", str(cli_lake)],  # our error
+        ["logs", "--format", "no-such-format", "--output", str(deep), "--lake", str(cli_lake)],  # click's
+    ):
+        result = runner.invoke(app, args)
+        output = result.stdout + result.stderr
+        assert result.exit_code != 0, output
+        assert "error:" in output and "─ Error ─" not in output, output
+        if "no-such-format" not in args:
+            assert str(deep) in output, output
+        assert "no-such-format" in output or "folder" in output, output

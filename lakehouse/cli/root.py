@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import click
 import typer
 import typer.rich_utils
 from rich.columns import Columns
@@ -11,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lakehouse.cli.common import StrictGroup
+from lakehouse.render import labelled, stderr
 
 
 class _Folding:
@@ -46,6 +48,24 @@ class _FoldingTable(Table):
 
 
 typer.rich_utils.Table = _FoldingTable  # type: ignore[misc]
+
+
+def _usage_error(error: click.ClickException) -> None:
+    """click's usage errors as our own errors read: the usage, the hint, then one `error:` line that is
+    never folded.  typer draws them in a box as wide as the terminal, which cut a path given on the
+    command line in the middle of a word (and a test that looked for a word found it, or not, by
+    where the path happened to break)."""
+    if error.__class__.__name__ == "NoArgsIsHelpError":  # (typer prints the help itself)
+        return
+    ctx = getattr(error, "ctx", None)
+    if ctx is not None:
+        stderr.print(ctx.get_usage())
+        if ctx.command.get_help_option(ctx) is not None:
+            stderr.print(f"Try '{ctx.command_path} {ctx.help_option_names[0]}' for help.")
+    stderr.print(labelled("error:", "bold red", error.format_message()), highlight=False)
+
+
+typer.rich_utils.rich_format_error = _usage_error  # type: ignore[assignment]
 
 app = typer.Typer(
     name="lakehouse",
