@@ -25,6 +25,7 @@ from lakehouse.outputs import written_aside
 if TYPE_CHECKING:  # (imported by the frames' makers; `simulate` loads Polars while its replay runs)
     import polars as pl
 
+
 # Data is never markup: a log's header, a file name or a cell may hold `[batch:1]` or `[/]`, which rich
 # would take for styles (or fail on).  The consoles print text as it is; the few styled words of a
 # message are built with `labelled`.
