@@ -17,6 +17,10 @@ __all__ = [
     "SWF_MAX_PROCS",
     "MAX_MACHINE_SIZE",
     "INPUT_ERROR_KINDS",
+    "BUILT_IN_POLICIES",
+    "POLICY_PRESETS",
+    "FORMULA_VARIABLES",
+    "MAX_FORMULA_BYTES",
     "_panic_inside_guard",
     "check_settings",
     "eloss_values",
@@ -27,6 +31,7 @@ __all__ = [
     "pack_tasks",
     "parse_swf",
     "predictor_spec",
+    "policy_spec",
     "simulate",
 ]
 
@@ -36,6 +41,10 @@ SWF_MAX_SECONDS: int  # largest magnitude of an SWF time field or UnixStartTime 
 SWF_MAX_PROCS: int  # largest processor count accepted at ingest
 MAX_MACHINE_SIZE: int  # the largest machine the engine replays (processors are counted in 32 bits)
 INPUT_ERROR_KINDS: list[str]  # every `kind` an InputError can have
+BUILT_IN_POLICIES: list[str]  # the twelve built-in queue orders, in their order
+POLICY_PRESETS: list[tuple[str, str, str]]  # (name, formula, source) of each named formula
+FORMULA_VARIABLES: list[tuple[str, str]]  # (name, meaning) of each variable a formula reads
+MAX_FORMULA_BYTES: int  # the longest formula accepted
 
 _Int64s: TypeAlias = npt.NDArray[np.int64]
 _Float64s: TypeAlias = npt.NDArray[np.float64]
@@ -70,6 +79,7 @@ class Schedule:
     reservation: _Int64s  # -1 where a job never held a reservation (or none were recorded)
     policy: npt.NDArray[np.uint8]  # index into `policies` of the policy in force at each start
     periods: npt.NDArray[np.uint8]  # with a selector: the policy index chosen for each period
+    key_not_finite: npt.NDArray[np.bool_]  # under a formula: the job's key was once NaN or infinite
 
 def parse_swf(data: bytes) -> ParsedSwf: ...
 def simulate(
@@ -88,6 +98,7 @@ def pack_tasks(
     c: _Float64s, dx: _Float64s, dy: _Float64s, capacity: float, rule: str, machines: int | None = None
 ) -> _Int64s | None: ...
 def predictor_spec(text: str) -> str: ...  # canonical spelling, or ValueError naming the problem
+def policy_spec(text: str) -> str: ...  # a queue order's canonical spelling, or ValueError with a caret
 def eloss_values(parameters: str, predicted: _Float64s, run: _Int64s, procs: _Int64s) -> _Float64s: ...
 def _panic_inside_guard() -> None: ...
 

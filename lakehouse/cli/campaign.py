@@ -137,7 +137,8 @@ def run(
 
     Example: `lakehouse campaign run study.toml --workers 2`
     """
-    from lakehouse.campaigns.grid import Grid, grid_from_toml, parse_machine_sizes, parse_values, split_list
+    from lakehouse.campaigns.grid import Grid, grid_from_toml, parse_machine_sizes, parse_values
+    from lakehouse.comma_lists import split_list
 
     given = {
         "algorithm": algorithm,

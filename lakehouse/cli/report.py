@@ -287,7 +287,8 @@ def report_locality(
 
     Example: `lakehouse report locality SDSC-SP2 --variant user --runtime-ratios 1.057,1.1,1.2`
     """
-    from lakehouse.campaigns.grid import select_logs, split_list
+    from lakehouse.campaigns.grid import select_logs
+    from lakehouse.comma_lists import split_list
     from lakehouse.models.locality import RUNTIME_RATIOS, SUBMIT_BINS, Settings, Variant, best_cells, pivot
     from lakehouse.reports import LOCALITY
     from lakehouse.units import parse_duration
@@ -400,7 +401,7 @@ def report_hmm(
 
     Example: `lakehouse report hmm KTH --states 8 --init kmeans --poisson --submit-bin 1h`
     """
-    from lakehouse.campaigns.grid import split_list
+    from lakehouse.comma_lists import split_list
     from lakehouse.models.hmm import Init, Settings, Stop
     from lakehouse.reports import HMM
     from lakehouse.sim.source import resolve_log
@@ -503,7 +504,8 @@ def report_hmm_backfilling(
 
     Example: `lakehouse report hmm-backfilling --as-published`
     """
-    from lakehouse.campaigns.grid import select_logs, split_list
+    from lakehouse.campaigns.grid import select_logs
+    from lakehouse.comma_lists import split_list
     from lakehouse.campaigns.runner import JOBS_FOLDER, campaign_rows
     from lakehouse.cli.campaign import ExecutorKind, exit_on_failures, run_with_progress
     from lakehouse.studies.hmm_backfilling import (

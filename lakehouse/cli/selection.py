@@ -87,10 +87,11 @@ def report_selection(
 
     Example: `lakehouse report selection KTH CTC --view jobs_strong --resamples 20 --plots figures`
     """
-    from lakehouse.campaigns.grid import Grid, parse_machine_sizes, parse_threshold, select_logs, split_list
+    from lakehouse.campaigns.grid import Grid, parse_machine_sizes, parse_threshold, select_logs
+    from lakehouse.comma_lists import split_list
     from lakehouse.campaigns.resample import week_count
     from lakehouse.reports import SELECTION
-    from lakehouse.sim.options import Policy, Selector, choose, parse_period
+    from lakehouse.sim.options import Policy, Selector, choose, parse_period, parse_policy
     from lakehouse.sim.source import View, log_jobs
     from lakehouse.studies.selection import PAPER_POLICIES, selection_settings, study_machine_sizes
 
@@ -100,7 +101,7 @@ def report_selection(
         elif policies.strip() == "all":
             candidates = list(Policy)
         else:
-            candidates = [choose(Policy, p) for p in split_list(policies)]
+            candidates = [parse_policy(p) for p in split_list(policies)]
         chosen_periods = [parse_period(p) for p in split_list(periods)]
         epsilons = [_probability(e) for e in split_list(epsilon)]
         chosen_selectors = [] if selectors.strip() == "none" else [choose(Selector, s) for s in split_list(selectors)]

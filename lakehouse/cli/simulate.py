@@ -10,6 +10,7 @@ import typer
 
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, writable_file
 from lakehouse.cli.root import app
+from lakehouse.comma_lists import split_list
 from lakehouse.errors import SettingsError, SimulationInputError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, labelled, stderr
@@ -22,7 +23,6 @@ from lakehouse.sim.options import (
     Compat,
     Correction,
     JobClass,
-    Policy,
 )
 from lakehouse.sim.source import View
 from lakehouse.units import parse_duration
@@ -66,7 +66,7 @@ def simulate(
     algorithm: Annotated[
         Algorithm, typer.Option(help="easy (one reservation) or conservative (one per job).")
     ] = Algorithm.easy,
-    policy: Annotated[Policy, typer.Option(help=POLICY_HELP + ".")] = Policy.fcfs,
+    policy: Annotated[str, typer.Option(help=POLICY_HELP + ".")] = "fcfs",
     backfill: Annotated[
         Backfill, typer.Option(help="Backfill order: queue, or sjbf (shortest predicted first).")
     ] = Backfill.queue,
@@ -177,7 +177,7 @@ def simulate(
                 compat=compat,
                 tau=tau,
                 selector=selector,
-                policies=None if policies is None else [p.strip() for p in policies.split(",") if p.strip()],
+                policies=None if policies is None else split_list(policies),
                 period=period,
                 decay=decay,
                 epsilon=epsilon,

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakehouse import machine
+from lakehouse.comma_lists import split_list
 from lakehouse.errors import LakehouseError, SettingsError, SimulationInputError
 from lakehouse.log_names import LogNameError, logs_named
 from lakehouse.machine import machine_size_problem
@@ -326,10 +327,6 @@ def parse_machine_sizes(items: Iterable[object]) -> tuple[int | None, tuple[tupl
         return machine.parse_machine_sizes(items)
     except SettingsError as exc:
         raise GridError(str(exc)) from None
-
-
-def split_list(text: str | None) -> list[str]:
-    return [p.strip() for p in text.split(",") if p.strip()] if text else []
 
 
 TOML_KEYS = ("name", "logs", "view", "machine_size", "tau", "grid")

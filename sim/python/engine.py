@@ -36,7 +36,9 @@ def simulate(
     A job runs min(run_time, req_time) seconds (it is killed at its request).
 
     - algorithm: `easy` (one reservation) or `conservative` (every waiting job holds one).
-    - policy: primary queue order (see `Policy`); backfill: `queue` order or `sjbf`.
+    - policy: primary queue order: a built-in `Policy`, a preset (`wfp3`, `unicef`, `f1`-`f4`) or a
+      formula `min:EXPR` / `max:EXPR` (docs/your-own-policy.md; a job whose key is NaN or infinite
+      goes last, and the jobs gain a `key_not_finite` column); backfill: `queue` order or `sjbf`.
     - predictor: `requested`, `clairvoyant`, `ave2`, `eloss[:KEY=VALUE,...]` (learned online during
       the replay, docs/predictions.md) or `column:NAME` (a column of the jobs; nulls fall back to
       the request), `hmm[:KEY=VALUE,...]` (run-time distributions from a workload HMM trained online;
@@ -130,10 +132,17 @@ def replay(jobs: pl.DataFrame | pa.Table | Mapping[str, np.ndarray], settings: R
         )
     elif settings.fixed_selector:
         result = result.with_columns(pl.lit(str(settings.policy)).alias("policy"))
+    notes = dropped + workload.warnings
+    if settings.uses_formulas:
+        result = result.with_columns(pl.Series("key_not_finite", out.key_not_finite))
+        if (not_finite := int(out.key_not_finite.sum())) > 0:
+            notes.append(
+                f"{not_finite:,} jobs had a queue key that is not a finite number at some pass (NaN or "
+                "infinite: a division by zero, a log of 0, ...); they went last in the queue then "
+                "(column key_not_finite)"
+            )
     counted = measured(result, settings.warmup, settings.cooldown)
-    return SimulationResult(
-        result, summary(counted, machine_size), settings, columns.only("log"), periods, dropped + workload.warnings
-    )
+    return SimulationResult(result, summary(counted, machine_size), settings, columns.only("log"), periods, notes)
 
 
 def _narrower(columns: Columns, machine_size: int) -> tuple[Columns, list[str]]:

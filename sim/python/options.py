@@ -31,12 +31,37 @@ class Policy(enum.StrEnum):
     saf = "saf"  # smallest area first
 
 
+#: A queue order: a built-in policy, or a preset's name or a formula (`min:EXPR` / `max:EXPR`) as the
+#: engine spells it (`parse_policy`).
+QueueOrder = Policy | str
+
 POLICY_HELP = (
     "Queue order, ties by submit time: fcfs (first come first), lcfs (last come first), spf/lpf (smallest/"
     "largest requested time first), sqf/lqf (fewest/most processors first), sexp/lexp (smallest/largest "
     "expansion factor (wait + requested) / requested first), srf/lrf (smallest/largest requested time per "
-    "processor first), saf/laf (smallest/largest area requested x processors first)"
+    "processor first), saf/laf (smallest/largest area requested x processors first); a preset: wfp3, unicef, "
+    "f1, f2, f3, f4; or a formula of yours: 'min:EXPR' (smallest first) or 'max:EXPR' over w (wait), r "
+    "(request), p (prediction), n (processors), s (submit), t (now), a (arrival rank), id, ur and uw (the "
+    "user's running and waiting jobs), e.g. 'max:(w/r)^3*n' (docs/your-own-policy.md)"
 )
+
+
+def parse_policy(text: str) -> QueueOrder:
+    """A queue order from its text: a built-in `Policy`, else a preset's name or a formula as the engine
+    spells it (the engine checks formulas, one place; its error points at the place with a caret)."""
+    try:
+        spelled = _native.policy_spec(str(text))
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
+    try:
+        return Policy(spelled)
+    except ValueError:
+        return spelled
+
+
+def is_formula(order: str) -> bool:
+    """Whether a queue order is written as a formula (`min:...`, `max:...`), not named."""
+    return order.startswith(("min:", "max:"))
 
 
 class Backfill(enum.StrEnum):
@@ -95,10 +120,10 @@ DAY, WEEK = 86_400, 604_800
 PERIOD_NAMES = {"day": DAY, "week": WEEK}
 
 
-def parse_selector(text: str) -> tuple[Selector | None, Policy | None]:
+def parse_selector(text: str) -> tuple[Selector | None, QueueOrder | None]:
     """`fixed:P` as (None, P); a selector name as (selector, None); else a ValueError with the choices."""
     if text.startswith(FIXED_PREFIX):
-        return None, choose(Policy, text[len(FIXED_PREFIX) :])
+        return None, parse_policy(text[len(FIXED_PREFIX) :])
     try:
         return Selector(text), None
     except ValueError:
@@ -185,7 +210,7 @@ def variant_name(
         return "EASY++"
     parts = ["EASY" if algorithm == Algorithm.easy else "Conservative"]
     if policy != Policy.fcfs:
-        parts.append(policy.upper())
+        parts.append(policy if is_formula(policy) else policy.upper())
     if backfill == Backfill.sjbf and algorithm == Algorithm.easy:  # (conservative has no backfill order)
         parts.append("SJBF")
     extra = [p for p, default in ((predictor, "requested"), (correction, "requested")) if p != default]

@@ -29,9 +29,11 @@ from lakehouse.sim.options import (
     Compat,
     Correction,
     Policy,
+    QueueOrder,
     Selector,
     choose,
     parse_period,
+    parse_policy,
     parse_predictor,
     parse_selector,
 )
@@ -47,7 +49,7 @@ class Selection:
     """Policy selection (docs/selection.md): change EASY's queue policy at every period boundary."""
 
     selector: Selector
-    policies: tuple[Policy, ...] = tuple(Policy)
+    policies: tuple[QueueOrder, ...] = tuple(Policy)
     period: int = WEEK
     decay: float = 1.0
     epsilon: float | None = None  # egreedy only
@@ -71,7 +73,8 @@ class ReplaySettings:
 
     machine_size: int
     algorithm: Algorithm = Algorithm.easy
-    policy: Policy = Policy.fcfs
+    #: A built-in policy, a preset's name or a formula (`min:EXPR` / `max:EXPR`).
+    policy: QueueOrder = Policy.fcfs
     backfill: Backfill = Backfill.queue
     predictor: str = "requested"
     correction: Correction = Correction.requested
@@ -106,9 +109,9 @@ class ReplaySettings:
     def _normalise(self) -> None:
         """Text to the choices' types; what only Python reads, checked here."""
         set_ = object.__setattr__
+        set_(self, "policy", parse_policy(self.policy))
         for name, kind in (
             ("algorithm", Algorithm),
-            ("policy", Policy),
             ("backfill", Backfill),
             ("correction", Correction),
             ("compat", Compat),
@@ -140,7 +143,7 @@ class ReplaySettings:
         machine_size: int,
         *,
         selector: str | None = None,
-        policies: Sequence[Policy | str] | None = None,
+        policies: Sequence[QueueOrder] | None = None,
         period: int | str = WEEK,
         decay: float = 1.0,
         epsilon: float = DEFAULT_EPSILON,
@@ -149,13 +152,19 @@ class ReplaySettings:
     ) -> ReplaySettings:
         """The settings from `simulate`'s keywords (a selector's parameters flat, as the CLI gives them)."""
         try:
-            selection = _selection(selector, policies, period, decay, epsilon, seed)
+            selection, fixed = _selection(selector, policies, period, decay, epsilon, seed)
         except SettingsError as exc:
             raise SimulationInputError(str(exc), kind="setting") from None
-        if isinstance(selection, Policy):  # fixed:P
-            settings["policy"] = selection
+        if fixed is not None:  # fixed:P
+            settings["policy"] = fixed
             return cls(machine_size, fixed_selector=True, **settings)  # type: ignore[arg-type]
         return cls(machine_size, selection=selection, **settings)  # type: ignore[arg-type]
+
+    @property
+    def uses_formulas(self) -> bool:
+        """Whether a queue order in play (the policy, or a selection's candidates) is a formula."""
+        orders = (self.policy,) if self.selection is None else self.selection.policies
+        return any(not isinstance(order, Policy) for order in orders)
 
     @property
     def uses_distributions(self) -> bool:
@@ -195,20 +204,20 @@ class ReplaySettings:
 
 def _selection(
     selector: str | None,
-    policies: Sequence[Policy | str] | None,
+    policies: Sequence[QueueOrder] | None,
     period: int | str,
     decay: float,
     epsilon: float,
     seed: int,
-) -> Selection | Policy | None:
-    """The selection a selector names; `fixed:P` is the policy P."""
+) -> tuple[Selection | None, QueueOrder | None]:
+    """The selection a selector names, or (`fixed:P`) the policy P."""
     if selector is None:
-        return None
+        return None, None
     chosen, fixed = parse_selector(selector)
     if fixed is not None:
-        return fixed
+        return None, fixed
     assert chosen is not None
-    candidates = tuple(Policy) if policies is None else tuple(choose(Policy, str(p)) for p in policies)
+    candidates = tuple(Policy) if policies is None else tuple(parse_policy(str(p)) for p in policies)
     return Selection(
         chosen,
         candidates,
@@ -216,4 +225,4 @@ def _selection(
         float(decay),
         float(epsilon) if chosen.bandit else None,
         int(seed),
-    )
+    ), None

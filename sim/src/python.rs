@@ -64,6 +64,7 @@ struct Schedule {
     reservation: Py<PyArray1<i64>>,
     policy: Py<PyArray1<u8>>,
     periods: Py<PyArray1<u8>>,
+    key_not_finite: Py<PyArray1<bool>>,
 }
 
 /// Run `f`, turning a panic into a Python RuntimeError: a bug in the engine must not take the
@@ -155,8 +156,31 @@ struct SelectionSettings {
     seed: u64,
 }
 
+/// The canonical spelling of a queue order: a built-in policy's or a preset's name in lower case, or
+/// a formula `min:EXPR` / `max:EXPR` as written (trimmed); ValueError, with a caret under the place,
+/// for one that cannot be used.  The one place queue orders are checked.
+#[pyfunction]
+fn policy_spec(text: &str) -> PyResult<String> {
+    let mut formulas = Vec::new();
+    let policy = engine::parse_policy(text.trim(), &mut formulas).map_err(PyValueError::new_err)?;
+    Ok(match policy {
+        engine::Policy::Formula(index)
+            if engine::PRESETS
+                .iter()
+                .all(|(n, _, _)| !n.eq_ignore_ascii_case(text.trim())) =>
+        {
+            formulas[index as usize].spelled()
+        }
+        _ => text.trim().to_ascii_lowercase(),
+    })
+}
+
 /// The engine's configuration of `settings`; ValueError for an unknown choice.
 fn config(settings: Settings) -> PyResult<engine::Config> {
+    let mut formulas = Vec::new();
+    let mut order =
+        |text: &str| engine::parse_policy(text, &mut formulas).map_err(PyValueError::new_err);
+    let policy = order(&settings.policy)?;
     let selection = settings
         .selection
         .map(|s| -> PyResult<engine::Selection> {
@@ -172,7 +196,7 @@ fn config(settings: Settings) -> PyResult<engine::Config> {
                 policies: s
                     .policies
                     .iter()
-                    .map(|p| choice(p))
+                    .map(|p| order(p))
                     .collect::<PyResult<_>>()?,
                 period: s.period,
                 decay: s.decay,
@@ -183,7 +207,7 @@ fn config(settings: Settings) -> PyResult<engine::Config> {
     Ok(engine::Config {
         machine_size: settings.machine_size,
         algorithm: choice(&settings.algorithm)?,
-        policy: choice(&settings.policy)?,
+        policy,
         backfill: choice(&settings.backfill)?,
         predictor: choice(&settings.predictor)?,
         correction: choice(&settings.correction)?,
@@ -192,6 +216,7 @@ fn config(settings: Settings) -> PyResult<engine::Config> {
         record_reservations: settings.record_reservations,
         selection,
         confidence: settings.backfill_confidence,
+        formulas,
     })
 }
 
@@ -274,6 +299,7 @@ fn simulate<'py>(
         reservation: outcome.reservation.into_pyarray(py).unbind(),
         policy: outcome.policy.into_pyarray(py).unbind(),
         periods: outcome.periods.into_pyarray(py).unbind(),
+        key_not_finite: outcome.key_not_finite.into_pyarray(py).unbind(),
     })
 }
 
@@ -400,6 +426,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SWF_MAX_PROCS", crate::swf::MAX_PROCS)?;
     m.add("MAX_MACHINE_SIZE", engine::MAX_MACHINE_SIZE)?;
     m.add("INPUT_ERROR_KINDS", engine::KINDS.to_vec())?;
+    m.add("BUILT_IN_POLICIES", engine::BUILT_IN.to_vec())?;
+    m.add("POLICY_PRESETS", engine::PRESETS.to_vec())?;
+    m.add("FORMULA_VARIABLES", engine::VARIABLES.to_vec())?;
+    m.add("MAX_FORMULA_BYTES", engine::MAX_FORMULA_BYTES)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add_class::<ParsedSwf>()?;
     m.add_class::<Schedule>()?;
@@ -410,6 +440,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_panic_inside_guard, m)?)?;
     m.add_function(wrap_pyfunction!(pack_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(predictor_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(policy_spec, m)?)?;
     m.add_function(wrap_pyfunction!(eloss_values, m)?)?;
     m.add_function(wrap_pyfunction!(hmm_forward_backward, m)?)?;
     m.add_function(wrap_pyfunction!(hmm_score, m)?)?;

@@ -1,9 +1,9 @@
 //! EASY backfilling: one reservation, for the first job of the queue that does not fit.
 
 use super::distribution::Outlook;
-use super::order::{queue_key, Facts};
+use super::order::{queue_key, Facts, FormulaFacts};
 use super::queue::Queue;
-use super::state::{backfill_key, Sim};
+use super::state::{backfill_key, facts, Sim};
 use super::Backfill;
 
 /// What a pass knows while it backfills behind the blocked head of the queue.
@@ -51,12 +51,7 @@ impl Sim<'_> {
                 self.start(job, now, false);
                 queue.mark_started(head);
                 if let Some(index) = by_prediction.as_deref_mut() {
-                    let key = backfill_key(
-                        self.policy,
-                        self.w,
-                        &self.out.initial_prediction,
-                        &self.arrival,
-                    );
+                    let key = backfill_key(self.policy, facts!(self), &self.out.initial_prediction);
                     index.mark_job_started(job, key);
                 }
             }
@@ -91,7 +86,7 @@ impl Sim<'_> {
                 // The blocked head is in the index too, but it does not fit: free only shrinks.
                 let mut started = Vec::new();
                 self.backfill(&mut pass, index, 0, |job| started.push(job));
-                let in_queue = queue_key(self.policy, Facts::of(self.w, &self.arrival));
+                let in_queue = queue_key(self.policy, facts!(self));
                 for job in started {
                     queue.mark_job_started(job, &in_queue);
                 }

@@ -12,6 +12,7 @@ mod easy;
 mod eloss;
 mod error;
 mod fits;
+mod formula;
 mod hmm_online;
 mod laws;
 mod learner;
@@ -30,8 +31,9 @@ mod tests;
 
 pub use eloss::{Curve, Loss, Weight};
 pub use error::{check_config, machine_size_problem, InputError, KINDS, MAX_MACHINE_SIZE};
+pub use formula::{Formula, MAX_FORMULA_BYTES, PRESETS, VARIABLES};
 pub use hmm_online::HmmParams;
-pub use order::{Backfill, Policy};
+pub use order::{parse_policy, Backfill, Policy, BUILT_IN};
 pub use predict::{Correction, Predictor};
 pub use selector::{Charge, Selection, Selector};
 
@@ -72,6 +74,8 @@ pub struct Config {
     /// With a distribution predictor: a job is backfilled only if the probability that it delays the
     /// head of the queue is below this (τ, in (0, 1)).
     pub confidence: f64,
+    /// The formulas that `Policy::Formula` policies (the policy, or a selection's candidates) index.
+    pub formulas: Vec<Formula>,
 }
 
 impl Config {
@@ -89,6 +93,7 @@ impl Config {
             record_reservations: false,
             selection: None,
             confidence: 0.05,
+            formulas: Vec::new(),
         }
     }
 }
@@ -120,6 +125,8 @@ pub struct Outcome {
     pub policy: Vec<u8>,
     /// With a selection: the policy chosen for each period, from the first submission on.
     pub periods: Vec<u8>,
+    /// Under a formula: whether the job's key was ever NaN or infinite (it then went last).
+    pub key_not_finite: Vec<bool>,
 }
 
 /// Replay `workload` on a machine described by `config`.
@@ -162,6 +169,7 @@ names!(Policy {
     "fcfs" => Fcfs, "lcfs" => Lcfs, "spf" => Spf, "lpf" => Lpf, "sqf" => Sqf, "lqf" => Lqf,
     "lexp" => Lexp, "sexp" => Sexp, "lrf" => Lrf, "srf" => Srf, "laf" => Laf, "saf" => Saf,
 });
+// (Formulas are parsed with `parse_policy`, which needs the replay's table of formulas.)
 names!(Backfill { "queue" => Queue, "sjbf" => Sjbf });
 impl FromStr for Predictor {
     type Err = String;

@@ -1,7 +1,8 @@
 //! Queue order: the primary policy, the starvation threshold and the backfill order.
 
+use super::formula::{self, Formula, Var};
 use super::queue::Queue;
-use super::Workload;
+use std::cell::{Cell, RefCell};
 
 /// Primary queue order.  "Requested" is the user's requested time; ties go by submit time, then job id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +24,9 @@ pub enum Policy {
     /// Largest area requested × procs first.
     Laf,
     Saf,
+    /// A formula the user wrote (`min:EXPR` / `max:EXPR`, or a preset): its index in
+    /// `Config::formulas`.
+    Formula(u8),
 }
 
 /// Order in which the jobs behind the reserved one are tried.
@@ -41,16 +45,105 @@ pub struct Facts<'a> {
     pub procs: &'a [i64],
     /// Rank of each job in (submit, tie-break) order: job id in canonical mode, input line in pyss mode.
     pub arrival: &'a [u32],
+    /// What only formulas read.
+    pub formulas: Option<FormulaFacts<'a>>,
+}
+
+/// What a formula may read beyond the job's own columns, and where it notes a key that was not a
+/// finite number.
+#[derive(Clone, Copy)]
+pub struct FormulaFacts<'a> {
+    pub formulas: &'a [Formula],
+    pub id: &'a [i64],
+    /// Each job's prediction at its submission.
+    pub predicted: &'a [i64],
+    /// Each job's user as a dense index, and each user's running and waiting jobs (empty unless a
+    /// formula reads them).
+    pub user_slot: &'a [u32],
+    pub user_running: &'a [u32],
+    pub user_waiting: &'a [u32],
+    /// Jobs whose key was once NaN or infinite (they went last).
+    pub not_finite: &'a [Cell<bool>],
+    /// The columns of a batch of keys, kept from pass to pass.
+    pub scratch: &'a RefCell<Vec<Vec<f64>>>,
 }
 
 impl<'a> Facts<'a> {
-    pub fn of(w: &Workload<'a>, arrival: &'a [u32]) -> Facts<'a> {
-        Facts {
-            submit: w.submit,
-            requested: w.requested,
-            procs: w.procs,
-            arrival,
+    /// A formula's key for `job` at `now`; a value that is not a finite number sorts last (ties by
+    /// arrival among such jobs) and the job is noted.
+    #[inline]
+    fn formula_key(&self, index: u8, job: usize, now: i64) -> f64 {
+        let facts = self
+            .formulas
+            .as_ref()
+            .expect("a formula policy comes with its facts");
+        let key = facts.formulas[index as usize].key_with(|var| self.variable(var, job, now));
+        self.finite_or_last(key, job)
+    }
+
+    /// A formula's variable for `job` at `now`.
+    #[inline(always)]
+    fn variable(&self, var: Var, job: usize, now: i64) -> f64 {
+        let facts = self.formulas.as_ref().expect("formula facts");
+        let per_user = |counts: &[u32]| match counts.is_empty() {
+            true => 0.0,
+            false => f64::from(counts[facts.user_slot[job] as usize]),
+        };
+        match var {
+            Var::Wait => (now - self.submit[job]) as f64,
+            Var::Requested => self.requested[job] as f64,
+            Var::Predicted => facts.predicted[job] as f64,
+            Var::Procs => self.procs[job] as f64,
+            Var::Submit => self.submit[job] as f64,
+            Var::Now => now as f64,
+            Var::Arrival => f64::from(self.arrival[job]),
+            Var::Id => facts.id[job] as f64,
+            Var::UserRunning => per_user(facts.user_running),
+            Var::UserWaiting => per_user(facts.user_waiting),
         }
+    }
+
+    /// A key that is not a finite number sorts last (ties by arrival among such jobs); the job is noted.
+    #[inline(always)]
+    fn finite_or_last(&self, key: f64, job: usize) -> f64 {
+        if key.is_finite() {
+            return key;
+        }
+        if let Some(facts) = &self.formulas {
+            facts.not_finite[job].set(true);
+        }
+        f64::INFINITY
+    }
+
+    /// A formula's keys for `jobs` at `now`, computed as a batch (`Formula::keys_batch`).
+    fn formula_keys(&self, index: u8, jobs: &[usize], now: i64) -> Vec<f64> {
+        let facts = self.formulas.as_ref().expect("formula facts");
+        let mut scratch = facts.scratch.borrow_mut();
+        let mut keys = Vec::with_capacity(jobs.len());
+        facts.formulas[index as usize].keys_batch(
+            &mut keys,
+            jobs.len(),
+            &mut scratch,
+            |var, column| {
+                // One loop per variable (the match outside the loop: each loop is a plain gather).
+                let mut fill = |value: &dyn Fn(usize) -> f64| {
+                    for (slot, &job) in column.iter_mut().zip(jobs) {
+                        *slot = value(job);
+                    }
+                };
+                match var {
+                    Var::Wait => fill(&|job| (now - self.submit[job]) as f64),
+                    Var::Requested => fill(&|job| self.requested[job] as f64),
+                    Var::Procs => fill(&|job| self.procs[job] as f64),
+                    Var::Submit => fill(&|job| self.submit[job] as f64),
+                    _ => fill(&|job| self.variable(var, job, now)),
+                }
+            },
+        );
+        for (key, &job) in keys.iter_mut().zip(jobs) {
+            *key = self.finite_or_last(*key, job);
+        }
+        keys
     }
 }
 
@@ -75,6 +168,7 @@ impl Policy {
             Policy::Srf => req / procs,
             Policy::Laf => -(req * procs),
             Policy::Saf => req * procs,
+            Policy::Formula(index) => f.formula_key(index, job, now),
         }
     }
 }
@@ -108,10 +202,48 @@ impl Ord for QueueKey {
 /// the policy's key does not depend on the clock (LEXP and SEXP grow with the wait) and no threshold
 /// moves starving jobs ahead (under FCFS they are the oldest, first already).  Sorting a queue of
 /// hundreds of jobs at every event cost CEA-Curie's SPF replay 4 s.
-pub fn order_is_kept(policy: Policy, threshold: Option<i64>) -> bool {
-    policy == Policy::Fcfs
-        || (!matches!(policy, Policy::Lexp | Policy::Sexp) && threshold.is_none())
+pub fn order_is_kept(policy: Policy, threshold: Option<i64>, formulas: &[Formula]) -> bool {
+    let moves = match policy {
+        Policy::Lexp | Policy::Sexp => true,
+        Policy::Formula(index) => formulas[index as usize].moves,
+        _ => false,
+    };
+    policy == Policy::Fcfs || (!moves && threshold.is_none())
 }
+
+/// The queue order `text` names: a built-in policy, a preset (`wfp3`, ...) or `min:EXPR` /
+/// `max:EXPR`; a formula is added to `formulas` (once: the same text twice is one formula).
+pub fn parse_policy(text: &str, formulas: &mut Vec<Formula>) -> Result<Policy, String> {
+    if let Ok(policy) = text.parse::<Policy>() {
+        return Ok(policy);
+    }
+    let spelled = formula::preset(text).unwrap_or(text);
+    if !(spelled.starts_with("min:") || spelled.starts_with("max:")) {
+        let presets: Vec<&str> = formula::PRESETS.iter().map(|(name, _, _)| *name).collect();
+        return Err(format!(
+            "unknown policy {text:?}; expected one of: {}, a preset ({}), or a formula min:EXPR / max:EXPR",
+            BUILT_IN.join(", "),
+            presets.join(", ")
+        ));
+    }
+    let parsed = formula::parse_order(spelled)?;
+    if let Some(index) = formulas
+        .iter()
+        .position(|f| f.spelled() == parsed.spelled())
+    {
+        return Ok(Policy::Formula(index as u8));
+    }
+    if formulas.len() >= usize::from(u8::MAX) {
+        return Err("at most 255 formulas in one replay".into());
+    }
+    formulas.push(parsed);
+    Ok(Policy::Formula((formulas.len() - 1) as u8))
+}
+
+/// The built-in policies' names, in their order.
+pub const BUILT_IN: [&str; 12] = [
+    "fcfs", "lcfs", "spf", "lpf", "sqf", "lqf", "lexp", "sexp", "lrf", "srf", "laf", "saf",
+];
 
 /// The key of a queue kept in order (`order_is_kept`).
 pub fn queue_key<'k>(policy: Policy, f: Facts<'k>) -> impl Fn(usize) -> QueueKey + 'k {
@@ -123,6 +255,20 @@ pub fn queue_key<'k>(policy: Policy, f: Facts<'k>) -> impl Fn(usize) -> QueueKey
 /// per sort, not at every comparison.
 pub fn order_queue(queue: &mut Queue, policy: Policy, threshold: Option<i64>, f: &Facts, now: i64) {
     queue.compact_all();
+    if let Policy::Formula(index) = policy {
+        let keys = f.formula_keys(index, queue.jobs(), now);
+        let packed = queue
+            .jobs()
+            .iter()
+            .zip(keys)
+            .map(|(&job, key)| {
+                let starving = threshold.is_some_and(|t| now - f.submit[job] > t);
+                packed_key(!starving, if starving { 0.0 } else { key }, f.arrival[job])
+            })
+            .collect();
+        queue.sort_by_keys(packed);
+        return;
+    }
     queue.sort_by_key(|job| {
         let starving = threshold.is_some_and(|t| now - f.submit[job] > t);
         let key = if starving {

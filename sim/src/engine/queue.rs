@@ -169,8 +169,17 @@ impl Queue {
     /// so this is linear in practice, where a general sort of every column cost CEA-Curie's LEXP
     /// replay 2.6 s.  Past a budget of moves it falls back to a general sort.
     pub fn sort_by_key<K: Ord + Copy>(&mut self, key: impl Fn(usize) -> K) {
+        let keys: Vec<K> = self.jobs[self.begin..]
+            .iter()
+            .map(|&job| key(job))
+            .collect();
+        self.sort_by_keys(keys);
+    }
+
+    /// `sort_by_key` with the keys given, one per position (computed together: a formula's batch).
+    pub fn sort_by_keys<K: Ord + Copy>(&mut self, mut keys: Vec<K>) {
         let from = self.begin;
-        let mut keys: Vec<K> = self.jobs[from..].iter().map(|&job| key(job)).collect();
+        debug_assert_eq!(keys.len(), self.jobs.len() - from);
         let (jobs, procs, predicted) = (
             &mut self.jobs[from..],
             &mut self.procs[from..],

@@ -3,15 +3,40 @@
 use super::fits::Fits;
 use super::laws::Laws;
 use super::learner::{self, Learner};
-use super::order::{order_is_kept, order_queue, queue_key, Facts, QueueKey};
+use super::order::{order_is_kept, order_queue, queue_key, Facts, FormulaFacts, QueueKey};
 use super::predict::{Correction, History};
 use super::profile::Profile;
 use super::queue::Queue;
 use super::running::Running;
 use super::selector::{Charge, Chooser};
 use super::{Algorithm, Backfill, Compat, Config, Outcome, Policy, Predictor, Workload};
+use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// The ordering's facts of a `Sim`, field by field (a method would borrow the whole `Sim`, where
+/// the callers change its queue at the same time).
+macro_rules! facts {
+    ($sim:expr) => {
+        Facts {
+            submit: $sim.w.submit,
+            requested: $sim.w.requested,
+            procs: $sim.w.procs,
+            arrival: &$sim.arrival,
+            formulas: (!$sim.config.formulas.is_empty()).then(|| FormulaFacts {
+                formulas: &$sim.config.formulas,
+                id: $sim.w.id,
+                predicted: &$sim.out.initial_prediction,
+                user_slot: &$sim.user_slot,
+                user_running: &$sim.user_running,
+                user_waiting: &$sim.user_waiting,
+                not_finite: &$sim.not_finite,
+                scratch: &$sim.formula_scratch,
+            }),
+        }
+    };
+}
+pub(super) use facts;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Kind {
@@ -83,9 +108,16 @@ pub struct Sim<'a> {
     events: BinaryHeap<Reverse<Key>>,
     counter: u64,
     next_submission: usize,
-    /// AVE2 only: each job's user as a dense index into `history`.
-    user_slot: Vec<u32>,
+    /// AVE2, E-Loss and formulas that read users: each job's user as a dense index into `history`
+    /// and the per-user counts.
+    pub(super) user_slot: Vec<u32>,
     history: Vec<History>,
+    /// Formulas reading `ur` / `uw`: each user's running and waiting jobs (else empty).
+    pub(super) user_running: Vec<u32>,
+    pub(super) user_waiting: Vec<u32>,
+    /// Formulas: the jobs whose key was once not a finite number, and the columns of their keys.
+    pub(super) not_finite: Vec<Cell<bool>>,
+    pub(super) formula_scratch: RefCell<Vec<Vec<f64>>>,
     /// The E-Loss predictor's model and features.
     learner: Option<Learner>,
     /// Distribution predictors: the laws of the waiting and running jobs.
@@ -129,15 +161,18 @@ impl<'a> Sim<'a> {
             .as_ref()
             .map(|s| Chooser::new(s, w.submit.first().copied().unwrap_or(0)));
         let policy = chooser.as_ref().map_or(config.policy, Chooser::policy);
-        let keeps_order = order_is_kept(policy, config.threshold);
+        let keeps_order = order_is_kept(policy, config.threshold, &config.formulas);
         let mut arrival = vec![0u32; n];
         for (rank, &i) in by_arrival.iter().enumerate() {
             arrival[i] = rank as u32;
         }
+        let counts_users = config.formulas.iter().any(|f| f.reads_users);
         let (user_slot, users) = match config.predictor {
             Predictor::Ave2 | Predictor::Eloss(_) => dense_users(w.user),
+            _ if counts_users => dense_users(w.user),
             _ => (Vec::new(), 0),
         };
+        let per_user = || vec![0u32; if counts_users { users } else { 0 }];
         let learner = match config.predictor {
             Predictor::Eloss(loss) => {
                 let pyss = config.compat == Compat::Pyss;
@@ -166,6 +201,7 @@ impl<'a> Sim<'a> {
                 reservation: vec![NOT_YET; n],
                 policy: vec![0; n],
                 periods: Vec::new(),
+                key_not_finite: Vec::new(),
             },
             free: config.machine_size,
             queue: Queue::default(),
@@ -182,6 +218,12 @@ impl<'a> Sim<'a> {
             next_submission: 0,
             user_slot,
             history: vec![History::default(); users],
+            user_running: per_user(),
+            user_waiting: per_user(),
+            not_finite: (0..if config.formulas.is_empty() { 0 } else { n })
+                .map(|_| Cell::new(false))
+                .collect(),
+            formula_scratch: RefCell::default(),
             learner,
             profile: Profile::new(config.machine_size),
             reserved: vec![None; n],
@@ -260,6 +302,14 @@ impl<'a> Sim<'a> {
         if let Some(chooser) = self.chooser.take() {
             self.out.periods = chooser.chosen;
         }
+        self.out.key_not_finite = if self.not_finite.is_empty() {
+            vec![false; self.w.id.len()]
+        } else {
+            std::mem::take(&mut self.not_finite)
+                .into_iter()
+                .map(Cell::into_inner)
+                .collect()
+        };
         finished.then_some(self.out)
     }
 
@@ -346,25 +396,26 @@ impl<'a> Sim<'a> {
                 };
                 self.predicted[job] = p;
                 self.out.initial_prediction[job] = p;
+                if !self.user_waiting.is_empty() {
+                    self.user_waiting[self.user_slot[job] as usize] += 1;
+                }
                 let procs = self.w.procs[job];
                 if self.keeps_order {
-                    let in_queue = queue_key(self.policy, Facts::of(self.w, &self.arrival));
+                    let in_queue = queue_key(self.policy, facts!(self));
                     self.queue.insert_by(job, procs, p, in_queue);
                 } else {
                     self.queue.push(job, procs, p);
                 }
                 if let Some(index) = &mut self.by_prediction {
-                    let key = backfill_key(
-                        self.policy,
-                        self.w,
-                        &self.out.initial_prediction,
-                        &self.arrival,
-                    );
+                    let key = backfill_key(self.policy, facts!(self), &self.out.initial_prediction);
                     index.insert_by(job, procs, p, key);
                 }
             }
             Kind::Termination => {
                 self.free += self.w.procs[job];
+                if !self.user_running.is_empty() {
+                    self.user_running[self.user_slot[job] as usize] -= 1;
+                }
                 if let Some(chooser) = &mut self.chooser {
                     chooser.observed(Charge::Finished, self.out.start[job] - self.w.submit[job]);
                 }
@@ -424,7 +475,7 @@ impl<'a> Sim<'a> {
     }
 
     pub(super) fn facts(&self) -> Facts<'_> {
-        Facts::of(self.w, &self.arrival)
+        facts!(self)
     }
 
     fn pass(&mut self, now: i64) {
@@ -496,6 +547,11 @@ impl<'a> Sim<'a> {
             "capacity exceeded starting job {}",
             self.w.id[job]
         );
+        if !self.user_running.is_empty() {
+            let slot = self.user_slot[job] as usize;
+            self.user_waiting[slot] -= 1;
+            self.user_running[slot] += 1;
+        }
         self.out.start[job] = now;
         self.out.end[job] = now + self.run[job];
         self.block_end[job] = now + self.planned(job);
@@ -527,16 +583,16 @@ impl<'a> Sim<'a> {
             return false;
         }
         self.policy = policy;
-        self.keeps_order = !self.always_sort && order_is_kept(policy, self.config.threshold);
+        self.keeps_order = !self.always_sort
+            && order_is_kept(policy, self.config.threshold, &self.config.formulas);
         self.queue.compact_all();
         if self.keeps_order {
-            self.queue
-                .sort_by_key(queue_key(policy, Facts::of(self.w, &self.arrival)));
+            self.queue.sort_by_key(queue_key(policy, facts!(self)));
         }
         if self.config.backfill == Backfill::Sjbf {
             // (Selections replay EASY only, where SJBF keeps this index whenever the order is kept.)
             self.by_prediction = self.keeps_order.then(|| {
-                let key = backfill_key(policy, self.w, &self.out.initial_prediction, &self.arrival);
+                let key = backfill_key(policy, facts!(self), &self.out.initial_prediction);
                 let mut waiting = self.queue.jobs().to_vec();
                 waiting.sort_by_key(|&job| key(job));
                 let mut index = Queue::default();
@@ -560,11 +616,10 @@ impl<'a> Sim<'a> {
 /// until compaction, while corrections change its current prediction), then queue order.
 pub(super) fn backfill_key<'k>(
     policy: Policy,
-    w: &'k Workload,
+    facts: Facts<'k>,
     initial_prediction: &'k [i64],
-    arrival: &'k [u32],
 ) -> impl Fn(usize) -> (i64, QueueKey) + 'k {
-    let in_queue = queue_key(policy, Facts::of(w, arrival));
+    let in_queue = queue_key(policy, facts);
     move |j| (initial_prediction[j], in_queue(j))
 }
 
