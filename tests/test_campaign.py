@@ -26,11 +26,11 @@ from lakehouse.campaigns.grid import (
     parse_machine_sizes,
     parse_values,
     select_logs,
-    split_list,
 )
 from lakehouse.campaigns.report import Metric, campaign_table, relative_matrix
 from lakehouse.campaigns.runner import run_campaign, store_rows, stored_runs
 from lakehouse.cli import app
+from lakehouse.comma_lists import split_list
 from lakehouse.data import sample_swf_paths
 from lakehouse.errors import LakehouseError
 from lakehouse.ingest.swf import ingest_swf

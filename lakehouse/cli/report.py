@@ -505,9 +505,9 @@ def report_hmm_backfilling(
     Example: `lakehouse report hmm-backfilling --as-published`
     """
     from lakehouse.campaigns.grid import select_logs
-    from lakehouse.comma_lists import split_list
     from lakehouse.campaigns.runner import JOBS_FOLDER, campaign_rows
     from lakehouse.cli.campaign import ExecutorKind, exit_on_failures, run_with_progress
+    from lakehouse.comma_lists import split_list
     from lakehouse.studies.hmm_backfilling import (
         AS_PUBLISHED,
         STUDY_LOGS,

@@ -88,8 +88,8 @@ def report_selection(
     Example: `lakehouse report selection KTH CTC --view jobs_strong --resamples 20 --plots figures`
     """
     from lakehouse.campaigns.grid import Grid, parse_machine_sizes, parse_threshold, select_logs
-    from lakehouse.comma_lists import split_list
     from lakehouse.campaigns.resample import week_count
+    from lakehouse.comma_lists import split_list
     from lakehouse.reports import SELECTION
     from lakehouse.sim.options import Policy, Selector, choose, parse_period, parse_policy
     from lakehouse.sim.source import View, log_jobs

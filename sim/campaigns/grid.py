@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakehouse import machine
-from lakehouse.comma_lists import split_list
 from lakehouse.errors import LakehouseError, SettingsError, SimulationInputError
 from lakehouse.log_names import LogNameError, logs_named
 from lakehouse.machine import machine_size_problem

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 from collections.abc import Callable, Sequence
 
 # The queue orders as documented (docs/simulator.md): the primary key of a waiting job at instant
@@ -51,14 +52,21 @@ class Jobs:
         self.actual = [min(int(r), int(q)) for r, q in zip(run, requested, strict=True)]
         self.planned = [max(a, 1) for a in self.actual] if clairvoyant else self.requested
 
-    def order(self, waiting: list[int], policy: str, now: int) -> list[int]:
+    def order(self, waiting: list[int], policy: str | Callable[[int, int, int, int], float], now: int) -> list[int]:
+        """`policy` is a built-in order's name or a key of (now, submit, requested, processors), smallest
+        first; a key that is not a finite number sorts last (docs/your-own-policy.md)."""
         if policy == "fcfs":
             return waiting  # already: arrivals join at the end
         if policy == "lcfs":
             return sorted(waiting, key=lambda j: (self.submit[j], j), reverse=True)
-        key = ORDERS[policy]
+        key = policy if callable(policy) else ORDERS[policy]
+
+        def finite(value: float) -> float:
+            return value if math.isfinite(value) else math.inf
+
         return sorted(
-            waiting, key=lambda j: (key(now, self.submit[j], self.requested[j], self.procs[j]), self.submit[j], j)
+            waiting,
+            key=lambda j: (finite(key(now, self.submit[j], self.requested[j], self.procs[j])), self.submit[j], j),
         )
 
 
@@ -78,7 +86,7 @@ def _events(jobs: Jobs, on_pass: Callable[[int, list[int], list[int]], None], en
         on_pass(int(now), finished, arrived)
 
 
-def easy_starts(jobs: Jobs, machine_size: int, policy: str = "fcfs") -> list[int]:
+def easy_starts(jobs: Jobs, machine_size: int, policy: str | Callable[[int, int, int, int], float] = "fcfs") -> list[int]:
     """EASY: heads start while they fit; the first that does not gets a reservation at its shadow
     time; the others, in queue order, start when they fit now and end by the shadow time or use no
     more than the extra processors."""

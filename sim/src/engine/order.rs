@@ -107,7 +107,8 @@ impl<'a> Facts<'a> {
     #[inline(always)]
     fn finite_or_last(&self, key: f64, job: usize) -> f64 {
         if key.is_finite() {
-            return key;
+            // -0 and +0 are one value to a user (the sort's total order would put -0 first).
+            return key + 0.0;
         }
         if let Some(facts) = &self.formulas {
             facts.not_finite[job].set(true);

@@ -1,0 +1,241 @@
+"""Queue orders written as formulas (docs/your-own-policy.md): the built-in orders rewritten as formulas
+give the built-in schedules on every shared log; random formulas give the schedule of a plain Python
+EASY that evaluates them itself; bad formulas are refused with the place; campaigns key runs by the
+formula's text."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from lakehouse import _native
+from lakehouse.cli import app
+from lakehouse.comma_lists import split_list
+from lakehouse.errors import SimulationInputError
+from lakehouse.sim import simulate
+from lakehouse.sim.reference import Jobs, easy_starts
+
+runner = CliRunner()
+
+#: Each built-in order as a formula (written by hand from docs/simulator.md's definitions).
+AS_FORMULAS = {
+    "fcfs": "min:a",
+    "lcfs": "max:a",
+    "spf": "min:r",
+    "lpf": "max:r",
+    "sqf": "min:n",
+    "lqf": "max:n",
+    "lexp": "max:(w + r) / max(r, 1)",
+    "sexp": "min:(w + r) / max(r, 1)",
+    "lrf": "max:r / n",
+    "srf": "min:r / n",
+    "laf": "max:r * n",
+    "saf": "min:r * n",
+}
+
+
+def test_every_built_in_order_has_its_formula():
+    assert sorted(AS_FORMULAS) == sorted(_native.BUILT_IN_POLICIES)
+
+
+def _shared_logs(pwa_lake) -> list[tuple[str, int]]:
+    lake, _ = pwa_lake
+    # A log without a machine size in its header (the -noheader ones) replays on its widest job.
+    rows = lake.query(
+        "select s.log, coalesce(s.machine_size, max(j.procs)) from swf.log_summary s "
+        "join swf.jobs_clean j using (log) group by s.log, s.machine_size order by s.log"
+    ).rows()
+    return [(log, int(size)) for log, size in rows]
+
+
+def test_every_built_in_order_written_as_a_formula_schedules_the_same_on_every_shared_log(pwa_lake):
+    # The first 8,000 jobs of each log (the whole logs take 2.5 min on two cores: `make bench` replays
+    # CEA-Curie whole under both LEXPs).
+    lake, _ = pwa_lake
+    logs = _shared_logs(pwa_lake)
+    assert len(logs) >= 19
+    for log, size in logs:
+        jobs = lake.query(
+            f"select * from swf.jobs_clean where log = '{log}' order by submit_time, job_id limit 8000"
+        )
+        for policy, formula in AS_FORMULAS.items():
+            built_in = simulate(jobs, size, policy=policy).jobs["start_time"].to_numpy()
+            written = simulate(jobs, size, policy=formula)
+            assert np.array_equal(built_in, written.jobs["start_time"].to_numpy()), (log, policy)
+            assert not written.jobs["key_not_finite"].any()
+
+
+# Random formulas: a tree of operations, as text for the engine and as a Python function of (now, s, r, n)
+# for the plain EASY (lakehouse.sim.reference), which sorts its queue with it at every pass.
+LEAVES = {
+    "w": lambda now, s, r, n: float(now - s),
+    "r": lambda now, s, r, n: float(r),
+    "n": lambda now, s, r, n: float(n),
+    "s": lambda now, s, r, n: float(s),
+    "t": lambda now, s, r, n: float(now),
+}
+
+
+def _number(value: int):
+    return st.just((str(value), lambda now, s, r, n: float(value)))
+
+
+leaves = st.one_of(
+    st.sampled_from(sorted(LEAVES)).map(lambda name: (name, LEAVES[name])), st.integers(0, 9).flatmap(_number)
+)
+
+
+def _combine(children):
+    def binary(symbol, f):
+        return st.tuples(children, children).map(
+            lambda pair: (f"({pair[0][0]} {symbol} {pair[1][0]})", lambda *v, a=pair[0][1], b=pair[1][1]: f(a(*v), b(*v)))
+        )
+
+    def call(name, f):
+        return children.map(lambda c: (f"{name}({c[0]})", lambda *v, a=c[1]: f(a(*v))))
+
+    choice = st.tuples(children, children, children, children).map(
+        lambda q: (
+            f"if({q[0][0]} < {q[1][0]}, {q[2][0]}, {q[3][0]})",
+            lambda *v, a=q[0][1], b=q[1][1], c=q[2][1], d=q[3][1]: c(*v) if a(*v) < b(*v) else d(*v),
+        )
+    )
+    return st.one_of(
+        binary("+", lambda a, b: a + b),
+        binary("-", lambda a, b: a - b),
+        binary("*", lambda a, b: a * b),
+        binary("/", lambda a, b: a / b if b != 0 else (math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a) * math.copysign(1, b))),
+        st.tuples(children, children).map(
+            lambda pair: (f"max({pair[0][0]}, {pair[1][0]})", lambda *v, a=pair[0][1], b=pair[1][1]: _larger(a(*v), b(*v)))
+        ),
+        call("abs", abs),
+        call("sqrt", lambda a: math.sqrt(a) if a >= 0 else math.nan),
+        children.map(lambda c: (f"({c[0]})^2", lambda *v, a=c[1]: a(*v) * a(*v))),
+        choice,
+    )
+
+
+def _larger(a: float, b: float) -> float:
+    return math.nan if math.isnan(a) or math.isnan(b) else max(a, b)
+
+
+formulas = st.recursive(leaves, _combine, max_leaves=8)
+
+
+@st.composite
+def workloads(draw):
+    n = draw(st.integers(2, 40))
+    gaps = draw(st.lists(st.integers(0, 50), min_size=n, max_size=n))
+    submit = list(np.cumsum(gaps))
+    requested = draw(st.lists(st.integers(1, 120), min_size=n, max_size=n))
+    run = [draw(st.integers(0, 150)) for _ in range(n)]
+    procs = draw(st.lists(st.integers(1, 8), min_size=n, max_size=n))
+    return submit, run, requested, procs
+
+
+@settings(max_examples=150, deadline=None)
+@given(formula=formulas, largest_first=st.booleans(), jobs=workloads())
+def test_random_formulas_schedule_as_a_plain_python_easy_evaluating_them(formula, largest_first, jobs):
+    text, evaluate = formula
+    submit, run, requested, procs = jobs
+    sign = -1.0 if largest_first else 1.0
+
+    def key(now, s, r, n):
+        return sign * evaluate(now, s, r, n)
+
+    expected = easy_starts(Jobs(submit, run, requested, procs), 8, key)
+    frame = {
+        "job_id": np.arange(1, len(submit) + 1),
+        "submit_time": np.array(submit),
+        "run_time": np.array(run),
+        "req_time": np.array(requested),
+        "procs": np.array(procs),
+        "user_id": np.ones(len(submit), dtype=np.int64),
+    }
+    result = simulate(frame, 8, policy=f"{'max' if largest_first else 'min'}:{text}")
+    assert result.jobs["start_time"].to_list() == expected, text
+
+
+def test_presets_are_their_formulas_and_name_their_source(kth_lake):
+    jobs = kth_lake.query("select * from swf.jobs_clean order by submit_time, job_id")
+    for name, formula, source in _native.POLICY_PRESETS:
+        assert source.startswith(name.upper() + ":") and any(year in source for year in ("2005", "2009", "SC'17"))
+        by_name = simulate(jobs, 100, policy=name)
+        by_text = simulate(jobs, 100, policy=formula)
+        assert by_name.jobs["start_time"].equals(by_text.jobs["start_time"]), name
+        assert by_name.settings.policy == name
+    help_text = runner.invoke(app, ["simulate", "--help"], env={"COLUMNS": "200"}).stdout
+    assert all(name in help_text for name, _, _ in _native.POLICY_PRESETS)
+
+
+@pytest.mark.parametrize(
+    ("policy", "message"),
+    [
+        ("max:(w/r)^3*q", 'unknown variable "q"; known: w, r, p, n, s, t, a, id, ur, uw'),
+        ("max:(w/r)^3*", "expected a value, the formula ended"),
+        ("min:if(w, 1, 2)", "if's first value must be a condition"),
+        ("min:w > 3", "a queue order needs a number"),
+        ("nope", "unknown policy"),
+        ("min:" + "w+" * 600 + "w", "at most 1000 bytes"),
+        ("min:" + "(" * 500, "nested too deeply"),
+    ],
+)
+def test_a_bad_formula_is_refused_with_the_place(kth_lake, policy, message):
+    result = runner.invoke(app, ["simulate", "KTH-SP2-1996-2.1-cln", "--lake", str(kth_lake.root), "--policy", policy])
+    output = result.stdout + result.stderr
+    assert result.exit_code != 0 and "Traceback" not in output, output
+    assert message in output, output
+    if message.startswith(("unknown variable", "expected a value")):
+        text_line, caret_line = output.splitlines()[-2:]
+        assert caret_line.strip() == "^"
+        assert text_line.strip() == policy
+        # The caret stands under the place: the unknown name, or where the text ended.
+        place = policy.index("q") if "q" in policy else len(policy)
+        assert caret_line.index("^") == text_line.index(policy) + place
+
+
+def test_a_key_that_is_not_a_number_goes_last_and_is_counted(kth_lake):
+    jobs = kth_lake.query("select * from swf.jobs_clean order by submit_time, job_id")
+    hours = int((jobs["req_time"] == 3600).sum())
+    assert hours > 0
+    result = simulate(jobs, 100, policy="max:1/(r - 3600)")
+    marked = result.jobs["key_not_finite"]
+    assert 0 < int(marked.sum()) <= hours
+    assert (result.jobs.filter(marked)["req_time"] == 3600).all()
+    assert any("not a finite number" in w for w in result.warnings)
+
+
+def test_a_formula_is_one_item_of_a_list():
+    assert split_list("fcfs, max:w/max(r,1),wfp3,min:if(w > 1, r, n)") == [
+        "fcfs",
+        "max:w/max(r,1)",
+        "wfp3",
+        "min:if(w > 1, r, n)",
+    ]
+
+
+def test_campaign_runs_are_keyed_by_the_formulas_text(kth_lake, tmp_path):
+    args = ["campaign", "run", "--name", "formula-keys", "--log", "KTH-SP2-1996-2.1-cln", "--lake", str(kth_lake.root)]
+    first = runner.invoke(app, [*args, "--policy", "fcfs,max:(w/r)^3*n,wfp3"])
+    assert first.exit_code == 0, first.output
+    shown = runner.invoke(app, ["campaign", "show", "formula-keys", "--lake", str(kth_lake.root), "-f", "json"])
+    rows = json.loads(shown.stdout)
+    policies = sorted(str(row.get("policy") or row.get("variant")) for row in rows)
+    assert any("max:(w/r)^3*n" in p for p in policies) and any("wfp3" in p for p in policies), policies
+    waits = {str(row.get("policy") or row.get("variant")): row["mean_wait"] for row in rows}
+    formula_wait = next(v for k, v in waits.items() if "max:(w/r)^3*n" in k)
+    preset_wait = next(v for k, v in waits.items() if "wfp3" in k)
+    assert formula_wait == preset_wait  # the preset is that formula
+    again = runner.invoke(app, [*args, "--policy", "max:(w/r)^3*n"])
+    assert again.exit_code == 0 and "0 runs ok, 0 failed, 1 already stored" in again.output, again.output
+
+
+def test_a_formula_setting_is_refused_before_any_job_is_read():
+    with pytest.raises(SimulationInputError, match="unknown function"):
+        simulate({}, 8, policy="min:foo(w)")
