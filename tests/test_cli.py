@@ -280,7 +280,9 @@ def unboxed(text: str) -> str:
 def test_simulate_errors_are_clear(cli_lake):
     assert "no log matches 'nope'" in run("simulate", "nope", "--lake", cli_lake, code=1).stderr
     bad_policy = run("simulate", "mini", "--lake", cli_lake, "--policy", "fifo", code=2)  # a usage error
-    assert "'fifo' is not one of 'fcfs', 'lcfs'" in unboxed(bad_policy.stderr)
+    assert "Invalid value for '--policy': unknown policy 'fifo'; expected one of: fcfs, lcfs" in unboxed(
+        bad_policy.stderr
+    )
     too_small = run("simulate", "mini", "--lake", cli_lake, "--machine-size", 4, code=1)
     assert "wider than the machine (4 processors): job id 5, 6" in too_small.stderr
     assert "no jobs of mini" in run("simulate", "mini", "--lake", cli_lake, "--where", "job_id > 99", code=1).stderr

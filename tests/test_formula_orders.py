@@ -61,9 +61,7 @@ def test_every_built_in_order_written_as_a_formula_schedules_the_same_on_every_s
     logs = _shared_logs(pwa_lake)
     assert len(logs) >= 19
     for log, size in logs:
-        jobs = lake.query(
-            f"select * from swf.jobs_clean where log = '{log}' order by submit_time, job_id limit 8000"
-        )
+        jobs = lake.query(f"select * from swf.jobs_clean where log = '{log}' order by submit_time, job_id limit 8000")
         for policy, formula in AS_FORMULAS.items():
             built_in = simulate(jobs, size, policy=policy).jobs["start_time"].to_numpy()
             written = simulate(jobs, size, policy=formula)
@@ -94,7 +92,10 @@ leaves = st.one_of(
 def _combine(children):
     def binary(symbol, f):
         return st.tuples(children, children).map(
-            lambda pair: (f"({pair[0][0]} {symbol} {pair[1][0]})", lambda *v, a=pair[0][1], b=pair[1][1]: f(a(*v), b(*v)))
+            lambda pair: (
+                f"({pair[0][0]} {symbol} {pair[1][0]})",
+                lambda *v, a=pair[0][1], b=pair[1][1]: f(a(*v), b(*v)),
+            )
         )
 
     def call(name, f):
@@ -110,15 +111,22 @@ def _combine(children):
         binary("+", lambda a, b: a + b),
         binary("-", lambda a, b: a - b),
         binary("*", lambda a, b: a * b),
-        binary("/", lambda a, b: a / b if b != 0 else (math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a) * math.copysign(1, b))),
-        st.tuples(children, children).map(
-            lambda pair: (f"max({pair[0][0]}, {pair[1][0]})", lambda *v, a=pair[0][1], b=pair[1][1]: _larger(a(*v), b(*v)))
-        ),
+        binary("/", _divided),
+        binary(",", _larger).map(lambda pair: (f"max{pair[0]}", pair[1])),
         call("abs", abs),
         call("sqrt", lambda a: math.sqrt(a) if a >= 0 else math.nan),
         children.map(lambda c: (f"({c[0]})^2", lambda *v, a=c[1]: a(*v) * a(*v))),
         choice,
     )
+
+
+def _divided(a: float, b: float) -> float:
+    """a / b as IEEE 754 (and the engine) divides: by zero, an infinity of the signs' product, or NaN."""
+    if b != 0:
+        return a / b
+    if a == 0 or math.isnan(a):
+        return math.nan
+    return math.copysign(math.inf, a) * math.copysign(1, b)
 
 
 def _larger(a: float, b: float) -> float:

@@ -18,7 +18,7 @@ import typer
 from typer.core import TyperGroup
 
 from lakehouse.budget import DEFAULT_SHARE, MEMORY_ENV, THREADS_ENV
-from lakehouse.errors import LakehouseError, OutputError
+from lakehouse.errors import LakehouseError, OutputError, SettingsError
 from lakehouse.lake import ENV_VAR
 from lakehouse.outputs import check_file, check_folder, error_number
 from lakehouse.render import OutputFormat, labelled, stderr
@@ -58,6 +58,19 @@ def _checked_before_the_work(check: Callable[[Path], Path]) -> Callable[[Path | 
         return path
 
     return callback
+
+
+def queue_order(value: str | None) -> str | None:
+    """A `--policy` checked as the command line is read (a usage error, as a bad choice is): a built-in
+    order, a preset or a formula, in the engine's spelling; the engine's message points at the place."""
+    if value is None:
+        return None
+    from lakehouse.sim.options import parse_policy  # (the engine: loaded by the commands that replay)
+
+    try:
+        return str(parse_policy(value))
+    except SettingsError as exc:
+        raise typer.BadParameter(str(exc)) from None
 
 
 #: An output file: its folder exists and can take it.
@@ -289,6 +302,7 @@ def byte_progress(label: str, total: int, describe: Callable[[Any], str]) -> Ite
 __all__ = [
     "FormatOption",
     "LakeOption",
+    "queue_order",
     "OutputFormat",
     "OutputOption",
     "PlotsOption",

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, writable_file
+from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, queue_order, writable_file
 from lakehouse.cli.root import app
 from lakehouse.comma_lists import split_list
 from lakehouse.errors import SettingsError, SimulationInputError
@@ -66,7 +66,7 @@ def simulate(
     algorithm: Annotated[
         Algorithm, typer.Option(help="easy (one reservation) or conservative (one per job).")
     ] = Algorithm.easy,
-    policy: Annotated[str, typer.Option(help=POLICY_HELP + ".")] = "fcfs",
+    policy: Annotated[str, typer.Option(help=POLICY_HELP + ".", callback=queue_order)] = "fcfs",
     backfill: Annotated[
         Backfill, typer.Option(help="Backfill order: queue, or sjbf (shortest predicted first).")
     ] = Backfill.queue,

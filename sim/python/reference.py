@@ -52,7 +52,7 @@ class Jobs:
         self.actual = [min(int(r), int(q)) for r, q in zip(run, requested, strict=True)]
         self.planned = [max(a, 1) for a in self.actual] if clairvoyant else self.requested
 
-    def order(self, waiting: list[int], policy: str | Callable[[int, int, int, int], float], now: int) -> list[int]:
+    def order(self, waiting: list[int], policy: Order, now: int) -> list[int]:
         """`policy` is a built-in order's name or a key of (now, submit, requested, processors), smallest
         first; a key that is not a finite number sorts last (docs/your-own-policy.md)."""
         if policy == "fcfs":
@@ -86,7 +86,11 @@ def _events(jobs: Jobs, on_pass: Callable[[int, list[int], list[int]], None], en
         on_pass(int(now), finished, arrived)
 
 
-def easy_starts(jobs: Jobs, machine_size: int, policy: str | Callable[[int, int, int, int], float] = "fcfs") -> list[int]:
+#: A queue order: a built-in order's name, or a key of (now, submit, requested, processors), smallest first.
+Order = str | Callable[[int, int, int, int], float]
+
+
+def easy_starts(jobs: Jobs, machine_size: int, policy: Order = "fcfs") -> list[int]:
     """EASY: heads start while they fit; the first that does not gets a reservation at its shadow
     time; the others, in queue order, start when they fit now and end by the shadow time or use no
     more than the extra processors."""

@@ -222,7 +222,7 @@ pub fn parse_policy(text: &str, formulas: &mut Vec<Formula>) -> Result<Policy, S
     if !(spelled.starts_with("min:") || spelled.starts_with("max:")) {
         let presets: Vec<&str> = formula::PRESETS.iter().map(|(name, _, _)| *name).collect();
         return Err(format!(
-            "unknown policy {text:?}; expected one of: {}, a preset ({}), or a formula min:EXPR / max:EXPR",
+            "unknown policy '{text}'; expected one of: {}, a preset ({}), or a formula min:EXPR / max:EXPR",
             BUILT_IN.join(", "),
             presets.join(", ")
         ));
