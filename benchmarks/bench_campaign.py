@@ -10,6 +10,8 @@ same run.
   retired) and EASY-LEXP (information: its former 0.5 s target is retired, printed against EASY-FCFS
   on the same jobs), and LEXP written as a formula, `max:(w + r) / max(r, 1)`, against the built-in
   LEXP of the same run (target <= 1.5x).
+- A queue order written as a Python function: SPF as `order=lambda queue, now: queue["req_time"]`
+  against the built-in SPF on KTH-SP2, whole `simulate_log` calls (target <= 20x).
 - A campaign: the 12 policies x {queue, sjbf} x {easy, conservative} on KTH-SP2, CTC-SP2, SDSC-SP2,
   SDSC-BLUE and HPC2N (strong filter; 240 runs) with the local pool on 2 workers (target <= 60 s),
   then the same grid with `--executor ray` on a Ray instance of 2 CPUs (target <= 1.5x the pool).
@@ -132,6 +134,38 @@ def bench_engine_variants(lake: Lake, tmp: Path) -> bool:
         f"'max:(w + r) / max(r, 1)': {ratio:.2f}x the built-in (rounds: {', '.join(f'{r:.2f}' for r in ratios)})"
     )
     return verdict(checks)
+
+
+PYTHON_ORDER_CHILD = """
+import sys, time
+from lakehouse import Lake
+from lakehouse.sim import simulate_log
+
+lake, log, how = Lake(sys.argv[1]), sys.argv[2], sys.argv[3]
+settings = {"order": lambda queue, now: queue["req_time"]} if how == "python" else {"policy": "spf"}
+best = float("inf")
+for _ in range(3):
+    started = time.perf_counter()
+    simulate_log(lake, log, view="jobs_strong", **settings)
+    best = min(best, time.perf_counter() - started)
+print(best)
+"""
+
+
+def bench_python_order(lake: Lake) -> bool:
+    """A queue order written in Python (`simulate_log(..., order=fn)`) costs a call into Python at every
+    pass that sorts the queue: SPF as a Python function against the built-in SPF on KTH-SP2, whole
+    `simulate_log` calls (reading the jobs included), best of 3 each in a fresh process, 3 rounds."""
+    log = CAMPAIGN_LOGS[0]
+
+    def seconds(how: str) -> float:
+        run = [sys.executable, "-c", PYTHON_ORDER_CHILD, str(lake.root), log, how]
+        return float(subprocess.run(run, capture_output=True, text=True, check=True).stdout)
+
+    ratios = sorted(seconds("python") / seconds("built-in") for _ in range(3))
+    print(f"{log}: SPF as a Python order function {ratios[1]:.1f}x the built-in SPF "
+          f"(simulate_log, median of 3 rounds: {', '.join(f'{r:.1f}' for r in ratios)})")  # fmt: skip
+    return verdict({"Python SPF <= 20x the built-in": ratios[1] <= 20})
 
 
 def bench_campaign(lake: Lake) -> bool:
@@ -258,6 +292,7 @@ def bench_campaigns(folder: Path) -> bool:
         log_machine_size(lake, CEA, View.jobs_strong)  # the lake answers before anything is timed
         ok = bench_simulate_command(lake)
         ok &= bench_engine_variants(lake, Path(tmp))
+        ok &= bench_python_order(lake)
         ok &= bench_campaign(lake)
         ok &= bench_eloss(lake, Path(tmp))
         ok &= bench_triples(lake)

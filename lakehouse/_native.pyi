@@ -91,6 +91,7 @@ def simulate(
     user: _Int64s,
     prediction: _Int64s | None,
     settings: object,  # a lakehouse.sim.ReplaySettings, read by attribute
+    order: object | None = None,  # policy python: order(queue, now) -> one key per waiting job
 ) -> Schedule: ...
 def check_settings(settings: object) -> None: ...  # InputError (with its kind) if the engine refuses them
 def machine_size_problem(machine_size: int) -> str | None: ...  # the one rule for a machine's size

@@ -247,3 +247,82 @@ def test_campaign_runs_are_keyed_by_the_formulas_text(kth_lake, tmp_path):
 def test_a_formula_setting_is_refused_before_any_job_is_read():
     with pytest.raises(SimulationInputError, match="unknown function"):
         simulate({}, 8, policy="min:foo(w)")
+
+
+# The Python hook: `simulate(..., order=fn)` calls fn(queue columns, now) at every pass that sorts.
+HOOKS = {
+    "spf": lambda q, now: q["req_time"],
+    "lqf": lambda q, now: -q["procs"],
+    "lexp": lambda q, now: -(q["wait"] + q["req_time"]) / np.maximum(q["req_time"], 1),
+    "saf": lambda q, now: (q["req_time"] * q["procs"]).tolist(),  # a list does as well as an array
+}
+
+
+@pytest.mark.parametrize("policy", sorted(HOOKS))
+def test_a_python_order_computing_a_built_in_orders_keys_schedules_as_it(kth_lake, policy):
+    from lakehouse.sim import simulate_log
+
+    built_in = simulate_log(kth_lake, "KTH", policy=policy, backfill="sjbf")
+    hooked = simulate_log(kth_lake, "KTH", order=HOOKS[policy], backfill="sjbf")
+    assert hooked.jobs["start_time"].equals(built_in.jobs["start_time"])
+    assert hooked.settings.policy == "python"
+
+
+def test_the_python_order_sees_the_waiting_queue_as_columns(kth_lake):
+    seen: list[tuple[int, dict]] = []
+
+    def fifo(queue, now):
+        seen.append((now, {name: column.copy() for name, column in queue.items()}))
+        return queue["submit_time"]
+
+    jobs = kth_lake.query("select * from swf.jobs_clean order by submit_time, job_id limit 2000")
+    result = simulate(jobs, 100, order=fifo)
+    assert result.jobs["start_time"].equals(simulate(jobs, 100).jobs["start_time"])
+    assert seen, "the function was called"
+    starts = dict(zip(result.jobs["job_id"].to_list(), result.jobs["start_time"].to_list(), strict=True))
+    for now, queue in seen[:500]:
+        assert set(queue) == {"job_id", "submit_time", "req_time", "procs", "user_id", "prediction", "wait"}
+        assert all(column.dtype == np.int64 and len(column) == len(queue["job_id"]) for column in queue.values())
+        assert (queue["wait"] == now - queue["submit_time"]).all()
+        # Every job shown is waiting: submitted, not started before this pass.
+        assert (queue["submit_time"] <= now).all()
+        assert all(starts[job] >= now for job in queue["job_id"].tolist())
+
+
+def test_a_python_order_that_fails_stops_the_replay(kth_lake):
+    from lakehouse.sim import simulate_log
+
+    class RuleBroke(Exception):
+        pass
+
+    def broken(queue, now):
+        raise RuleBroke("my rule broke")
+
+    with pytest.raises(RuleBroke, match="my rule broke"):
+        simulate_log(kth_lake, "KTH", order=broken)
+    with pytest.raises(SimulationInputError, match="returned 1 keys for a queue of"):
+        simulate_log(kth_lake, "KTH", order=lambda q, now: [1.0])
+    with pytest.raises(SimulationInputError, match="one number per waiting job"):
+        simulate_log(kth_lake, "KTH", order=lambda q, now: "not numbers")
+    with pytest.raises(SimulationInputError, match="an order function replaces the policy"):
+        simulate_log(kth_lake, "KTH", order=HOOKS["spf"], policy="lexp")
+    with pytest.raises(SimulationInputError, match="needs an order function"):
+        simulate_log(kth_lake, "KTH", policy="python")
+    with pytest.raises(SimulationInputError, match="cannot be a candidate"):
+        simulate_log(kth_lake, "KTH", selector="full", policies=["fcfs", "python"])
+
+
+def test_the_tutorials_python_runs(kth_lake, capsys):
+    """docs/your-own-policy.md's Python blocks, on the embedded KTH-SP2 log (its sh blocks run in
+    test_examples)."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "your-own-policy.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", page, re.S)
+    assert len(blocks) >= 2
+    for block in blocks:
+        assert 'Lake("lake")' in block
+        exec(compile(block.replace('Lake("lake")', f"Lake({str(kth_lake.root)!r})"), "tutorial", "exec"), {})
+    printed = capsys.readouterr().out.split()
+    assert len(printed) >= 3 and all(float(value) >= 0 for value in printed)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
@@ -157,7 +157,7 @@ def _log_starts(lake: Lake, log: str, view: View) -> pl.DataFrame:
 
 
 def _replay(
-    lake: Lake, log: str | None, view: View, machine_size: int | None, settings: dict[str, str]
+    lake: Lake, log: str | None, view: View, machine_size: int | None, settings: dict[str, Any]
 ) -> tuple[pl.DataFrame, int, str]:
 
     from lakehouse.sim import simulate

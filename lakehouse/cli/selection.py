@@ -91,11 +91,12 @@ def report_selection(
     from lakehouse.campaigns.resample import week_count
     from lakehouse.comma_lists import split_list
     from lakehouse.reports import SELECTION
-    from lakehouse.sim.options import Policy, Selector, choose, parse_period, parse_policy
+    from lakehouse.sim.options import Policy, QueueOrder, Selector, choose, parse_period, parse_policy
     from lakehouse.sim.source import View, log_jobs
     from lakehouse.studies.selection import PAPER_POLICIES, selection_settings, study_machine_sizes
 
     try:
+        candidates: list[QueueOrder]
         if policies is None:
             candidates = [Policy(p) for p in PAPER_POLICIES]
         elif policies.strip() == "all":

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +13,7 @@ import numpy as np
 
 from lakehouse import _native
 from lakehouse.errors import SimulationInputError
-from lakehouse.sim.options import Compat
+from lakehouse.sim.options import PYTHON, Compat
 from lakehouse.sim.result import SimulationResult
 from lakehouse.sim.settings import ReplaySettings
 from lakehouse.sim.workload import Columns, as_columns, input_columns, workload_from
@@ -24,9 +24,17 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
+#: An order function: called as `order(queue, now)` at every pass that sorts the waiting queue, with
+#: `queue` a dict of int64 numpy columns (job_id, submit_time, req_time, procs, user_id, prediction,
+#: wait) and `now` the time of the pass; returns one key per waiting job, smallest first.
+OrderFunction = Callable[[dict[str, np.ndarray], int], Any]
+
+
 def simulate(
     jobs: pl.DataFrame | pa.Table | Mapping[str, np.ndarray],
     machine_size: int,
+    *,
+    order: OrderFunction | None = None,
     **settings: Any,
 ) -> SimulationResult:
     """Replay `jobs` (e.g. `lake.query("select * from swf.jobs_strong where log = '…'")`).
@@ -69,16 +77,35 @@ def simulate(
       the noise and the draws.  The jobs gain a `policy` column (the one in force at their start)
       and the result a `periods` frame.
 
+    - order: your own queue order as a Python function (docs/your-own-policy.md): `order(queue, now)`
+      gets the waiting jobs as numpy columns (job_id, submit_time, req_time, procs, user_id,
+      prediction, wait) at every pass that sorts the queue and returns one key per job, smallest
+      first (ties by submit time, then job id; NaN or infinite keys last).  The policy is then
+      `python`.  What it raises stops the replay and is raised here; so is a wrong number of keys.
+
     EASY++ is `predictor="ave2", backfill="sjbf", correction="incremental"`; the published E-Loss run
     is `predictor="eloss", backfill="sjbf", correction="requested"`.
     The keywords build a `ReplaySettings` (lakehouse.sim.settings), checked before any job is read;
     `replay(jobs, settings)` takes one directly.  Raises `SimulationInputError` (a ValueError) naming
     the offending job ids; its `kind` (`wider_than_machine`, `machine_size`, ...) says what is wrong.
     """
-    return replay(jobs, ReplaySettings.of(machine_size, **settings))
+    if order is not None:
+        if str(settings.setdefault("policy", PYTHON)) != PYTHON:
+            raise SimulationInputError(
+                f"an order function replaces the policy: leave policy out (it is {PYTHON!r} then), "
+                f"not {settings['policy']!r}",
+                kind="setting",
+            )
+        if not callable(order):
+            raise SimulationInputError(f"order must be a function of (queue, now), got {order!r}", kind="setting")
+    return replay(jobs, ReplaySettings.of(machine_size, **settings), order=order)
 
 
-def replay(jobs: pl.DataFrame | pa.Table | Mapping[str, np.ndarray], settings: ReplaySettings) -> SimulationResult:
+def replay(
+    jobs: pl.DataFrame | pa.Table | Mapping[str, np.ndarray],
+    settings: ReplaySettings,
+    order: OrderFunction | None = None,
+) -> SimulationResult:
     """Replay `jobs` under `settings` (see `simulate` for both)."""
     machine_size = settings.machine_size
     pyss = settings.compat is Compat.pyss
@@ -91,7 +118,7 @@ def replay(jobs: pl.DataFrame | pa.Table | Mapping[str, np.ndarray], settings: R
     workload, columns = workload_from(columns, machine_size, pyss=pyss, prediction_column=column)
     try:
         with _loading_polars():
-            out = _native.simulate(*workload.columns, workload.prediction, settings)
+            out = _native.simulate(*workload.columns, workload.prediction, settings, order)
     except _native.InputError as exc:
         what, job_ids, count, kind = exc.args
         raise SimulationInputError(what, job_ids, count, kind=kind) from None

@@ -59,6 +59,10 @@ def parse_policy(text: str) -> QueueOrder:
         return spelled
 
 
+#: The policy of a replay ordered by the caller's Python function (`simulate(..., order=fn)`).
+PYTHON = "python"
+
+
 def is_formula(order: str) -> bool:
     """Whether a queue order is written as a formula (`min:...`, `max:...`), not named."""
     return order.startswith(("min:", "max:"))

@@ -242,6 +242,7 @@ fn machine_size_problem(machine_size: i64) -> Option<String> {
 /// offending job ids; an unknown choice, ValueError; an internal error, RuntimeError instead of
 /// taking the interpreter down.
 #[pyfunction]
+#[pyo3(signature = (id, submit, run, requested, procs, user, prediction, settings, order=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -253,6 +254,7 @@ fn simulate<'py>(
     user: PyReadonlyArray1<'py, i64>,
     prediction: Option<PyReadonlyArray1<'py, i64>>,
     settings: Settings,
+    order: Option<Py<PyAny>>,
 ) -> PyResult<Schedule> {
     let config = config(settings)?;
     let workload = engine::Workload {
@@ -284,9 +286,35 @@ fn simulate<'py>(
             }
         })
     };
-    let outcome = py
-        .detach(|| guarded(|| engine::simulate_until(&workload, &config, &mut stop)))?
-        .map_err(input_error)?;
+    // The caller's order function (policy `python`): called with the waiting queue as numpy columns
+    // at each pass that sorts the queue; what it raises stops the replay and is raised here.
+    let raised: std::sync::Mutex<Option<PyErr>> = std::sync::Mutex::new(None);
+    let hook = |call: &engine::HookCall| -> Result<Vec<f64>, String> {
+        let function = order
+            .as_ref()
+            .expect("a hook is passed only with a function");
+        Python::attach(|py| {
+            order_keys(py, function, &workload, call).map_err(|error| {
+                let text = error.to_string();
+                *raised.lock().expect("not poisoned") = Some(error);
+                text
+            })
+        })
+    };
+    let hook_ref: Option<engine::OrderHook> = order.as_ref().map(|_| &hook as engine::OrderHook);
+    let outcome = py.detach(|| {
+        guarded(|| engine::simulate_with_hook(&workload, &config, hook_ref, &mut stop))
+    })?;
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(engine::Failed::Input(bad)) => return Err(input_error(bad)),
+        Err(engine::Failed::Hook(why)) => {
+            return Err(raised
+                .into_inner()
+                .expect("not poisoned")
+                .unwrap_or_else(|| PyValueError::new_err(why)))
+        }
+    };
     let Some(outcome) = outcome else {
         return Err(interrupted.expect("a replay stops only for a signal"));
     };
@@ -301,6 +329,46 @@ fn simulate<'py>(
         periods: outcome.periods.into_pyarray(py).unbind(),
         key_not_finite: outcome.key_not_finite.into_pyarray(py).unbind(),
     })
+}
+
+/// The keys an order function gives the waiting queue of `call`: it is called as
+/// `function(queue, now)` with `queue` a dict of int64 numpy columns (job_id, submit_time, req_time,
+/// procs, user_id, prediction, wait) and must return one number per job (anything numpy turns
+/// into a float64 vector).
+fn order_keys(
+    py: Python<'_>,
+    function: &Py<PyAny>,
+    w: &engine::Workload,
+    call: &engine::HookCall,
+) -> PyResult<Vec<f64>> {
+    let column = |values: &dyn Fn(usize) -> i64| -> Vec<i64> {
+        call.jobs.iter().map(|&j| values(j)).collect()
+    };
+    let queue = pyo3::types::PyDict::new(py);
+    queue.set_item("job_id", column(&|j| w.id[j]).into_pyarray(py))?;
+    queue.set_item("submit_time", column(&|j| w.submit[j]).into_pyarray(py))?;
+    queue.set_item("req_time", column(&|j| w.requested[j]).into_pyarray(py))?;
+    queue.set_item("procs", column(&|j| w.procs[j]).into_pyarray(py))?;
+    queue.set_item("user_id", column(&|j| w.user[j]).into_pyarray(py))?;
+    queue.set_item(
+        "prediction",
+        column(&|j| call.predicted[j]).into_pyarray(py),
+    )?;
+    queue.set_item("wait", column(&|j| call.now - w.submit[j]).into_pyarray(py))?;
+    let returned = function.call1(py, (queue, call.now))?;
+    let wrong = |why: String| {
+        PyValueError::new_err(format!(
+            "the order function must return one number per waiting job (a vector): {why}"
+        ))
+    };
+    let keys = py
+        .import("numpy")?
+        .call_method1("asarray", (returned, "float64"))
+        .map_err(|e| wrong(e.to_string()))?;
+    let keys: PyReadonlyArray1<f64> = keys
+        .extract()
+        .map_err(|_| wrong("it returned a scalar or a table".into()))?;
+    Ok(keys.as_array().to_vec())
 }
 
 /// Place tasks (f64 columns c, rho cos phi, rho sin phi) on machines: rule "first", "best" or "least";

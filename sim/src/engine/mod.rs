@@ -33,7 +33,7 @@ pub use eloss::{Curve, Loss, Weight};
 pub use error::{check_config, machine_size_problem, InputError, KINDS, MAX_MACHINE_SIZE};
 pub use formula::{Formula, MAX_FORMULA_BYTES, PRESETS, VARIABLES};
 pub use hmm_online::HmmParams;
-pub use order::{parse_policy, Backfill, Policy, BUILT_IN};
+pub use order::{parse_policy, Backfill, HookCall, OrderHook, Policy, BUILT_IN};
 pub use predict::{Correction, Predictor};
 pub use selector::{Charge, Selection, Selector};
 
@@ -141,8 +141,45 @@ pub fn simulate_until(
     config: &Config,
     stop: &mut dyn FnMut() -> bool,
 ) -> Result<Option<Outcome>, InputError> {
-    error::validate(workload, config)?;
-    Ok(state::Sim::new(workload, config).run_until(stop))
+    simulate_with_hook(workload, config, None, stop).map_err(|failed| match failed {
+        Failed::Input(bad) => bad,
+        Failed::Hook(_) => unreachable!("no hook"),
+    })
+}
+
+/// Why a replay with a hook did not finish.
+#[derive(Debug)]
+pub enum Failed {
+    Input(InputError),
+    /// The hook failed (its message); the replay stopped at that pass.
+    Hook(String),
+}
+
+/// `simulate_until` with the caller's queue order (`Policy::Hook`), called at every pass that sorts
+/// the queue.
+pub fn simulate_with_hook(
+    workload: &Workload,
+    config: &Config,
+    hook: Option<OrderHook>,
+    stop: &mut dyn FnMut() -> bool,
+) -> Result<Option<Outcome>, Failed> {
+    error::validate(workload, config).map_err(Failed::Input)?;
+    let uses_hook = config.policy == Policy::Hook;
+    if uses_hook != hook.is_some() {
+        return Err(Failed::Input(error::InputError {
+            kind: "setting",
+            what: if uses_hook {
+                "the python policy needs an order function".into()
+            } else {
+                "an order function is given but the policy is not python".into()
+            },
+            job_ids: Vec::new(),
+            count: 0,
+        }));
+    }
+    let mut sim = state::Sim::new(workload, config);
+    sim.hook = hook;
+    sim.run_reporting(stop).map_err(Failed::Hook)
 }
 
 macro_rules! names {

@@ -27,7 +27,20 @@ pub enum Policy {
     /// A formula the user wrote (`min:EXPR` / `max:EXPR`, or a preset): its index in
     /// `Config::formulas`.
     Formula(u8),
+    /// Keys computed by the caller's hook (a Python function) for the waiting queue at each pass.
+    Hook,
 }
+
+/// What a hook is asked at a pass: the waiting jobs (indices into the workload), each job's
+/// prediction at its submission (indexed by job), and the time of the pass.
+pub struct HookCall<'c> {
+    pub jobs: &'c [usize],
+    pub predicted: &'c [i64],
+    pub now: i64,
+}
+
+/// A caller's queue order: one key per waiting job, smallest first, or why it could not give them.
+pub type OrderHook<'h> = &'h (dyn Fn(&HookCall) -> Result<Vec<f64>, String> + Sync);
 
 /// Order in which the jobs behind the reserved one are tried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +79,9 @@ pub struct FormulaFacts<'a> {
     pub not_finite: &'a [Cell<bool>],
     /// The columns of a batch of keys, kept from pass to pass.
     pub scratch: &'a RefCell<Vec<Vec<f64>>>,
+    /// The caller's hook (`Policy::Hook`), and what went wrong in it (the replay then stops).
+    pub hook: Option<OrderHook<'a>>,
+    pub hook_error: &'a RefCell<Option<String>>,
 }
 
 impl<'a> Facts<'a> {
@@ -114,6 +130,43 @@ impl<'a> Facts<'a> {
             facts.not_finite[job].set(true);
         }
         f64::INFINITY
+    }
+
+    /// The hook's keys for `jobs` at `now` (non-finite ones last, as a formula's).  A failed hook, or
+    /// one that gives another number of keys, is noted for the replay to stop; arrival order stands
+    /// in until it does.
+    fn hook_keys(&self, jobs: &[usize], now: i64) -> Vec<f64> {
+        let facts = self.formulas.as_ref().expect("hook facts");
+        let hook = facts.hook.expect("a hook policy comes with its hook");
+        let call = HookCall {
+            jobs,
+            predicted: facts.predicted,
+            now,
+        };
+        let keys = hook(&call).and_then(|keys| {
+            if keys.len() == jobs.len() {
+                Ok(keys)
+            } else {
+                Err(format!(
+                    "the order function returned {} keys for a queue of {} jobs (one key per waiting job)",
+                    keys.len(),
+                    jobs.len()
+                ))
+            }
+        });
+        match keys {
+            Ok(keys) => keys
+                .into_iter()
+                .zip(jobs)
+                .map(|(key, &job)| self.finite_or_last(key, job))
+                .collect(),
+            Err(why) => {
+                facts.hook_error.borrow_mut().get_or_insert(why);
+                jobs.iter()
+                    .map(|&job| f64::from(self.arrival[job]))
+                    .collect()
+            }
+        }
     }
 
     /// A formula's keys for `jobs` at `now`, computed as a batch (`Formula::keys_batch`).
@@ -170,6 +223,8 @@ impl Policy {
             Policy::Laf => -(req * procs),
             Policy::Saf => req * procs,
             Policy::Formula(index) => f.formula_key(index, job, now),
+            // A hook orders whole queues (`order_queue`); a queue under it is never kept in order.
+            Policy::Hook => f64::from(f.arrival[job]),
         }
     }
 }
@@ -207,6 +262,7 @@ pub fn order_is_kept(policy: Policy, threshold: Option<i64>, formulas: &[Formula
     let moves = match policy {
         Policy::Lexp | Policy::Sexp => true,
         Policy::Formula(index) => formulas[index as usize].moves,
+        Policy::Hook => true,
         _ => false,
     };
     policy == Policy::Fcfs || (!moves && threshold.is_none())
@@ -217,6 +273,9 @@ pub fn order_is_kept(policy: Policy, threshold: Option<i64>, formulas: &[Formula
 pub fn parse_policy(text: &str, formulas: &mut Vec<Formula>) -> Result<Policy, String> {
     if let Ok(policy) = text.parse::<Policy>() {
         return Ok(policy);
+    }
+    if text.eq_ignore_ascii_case(PYTHON) {
+        return Ok(Policy::Hook);
     }
     let spelled = formula::preset(text).unwrap_or(text);
     if !(spelled.starts_with("min:") || spelled.starts_with("max:")) {
@@ -241,6 +300,9 @@ pub fn parse_policy(text: &str, formulas: &mut Vec<Formula>) -> Result<Policy, S
     Ok(Policy::Formula((formulas.len() - 1) as u8))
 }
 
+/// The policy of a replay ordered by the caller's function (`Policy::Hook`).
+pub const PYTHON: &str = "python";
+
 /// The built-in policies' names, in their order.
 pub const BUILT_IN: [&str; 12] = [
     "fcfs", "lcfs", "spf", "lpf", "sqf", "lqf", "lexp", "sexp", "lrf", "srf", "laf", "saf",
@@ -256,8 +318,12 @@ pub fn queue_key<'k>(policy: Policy, f: Facts<'k>) -> impl Fn(usize) -> QueueKey
 /// per sort, not at every comparison.
 pub fn order_queue(queue: &mut Queue, policy: Policy, threshold: Option<i64>, f: &Facts, now: i64) {
     queue.compact_all();
-    if let Policy::Formula(index) = policy {
-        let keys = f.formula_keys(index, queue.jobs(), now);
+    let keys = match policy {
+        Policy::Formula(index) => Some(f.formula_keys(index, queue.jobs(), now)),
+        Policy::Hook => Some(f.hook_keys(queue.jobs(), now)),
+        _ => None,
+    };
+    if let Some(keys) = keys {
         let packed = queue
             .jobs()
             .iter()

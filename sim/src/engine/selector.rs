@@ -77,6 +77,9 @@ impl Selection {
         if self.policies.len() > 255 {
             return Some("policy selection takes at most 255 candidate policies".into());
         }
+        if self.policies.contains(&Policy::Hook) {
+            return Some("an order function cannot be a candidate of a policy selection".into());
+        }
         if let Some(twice) =
             (1..self.policies.len()).find(|&i| self.policies[..i].contains(&self.policies[i]))
         {

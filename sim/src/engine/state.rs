@@ -3,7 +3,9 @@
 use super::fits::Fits;
 use super::laws::Laws;
 use super::learner::{self, Learner};
-use super::order::{order_is_kept, order_queue, queue_key, Facts, FormulaFacts, QueueKey};
+use super::order::{
+    order_is_kept, order_queue, queue_key, Facts, FormulaFacts, OrderHook, QueueKey,
+};
 use super::predict::{Correction, History};
 use super::profile::Profile;
 use super::queue::Queue;
@@ -23,15 +25,19 @@ macro_rules! facts {
             requested: $sim.w.requested,
             procs: $sim.w.procs,
             arrival: &$sim.arrival,
-            formulas: (!$sim.config.formulas.is_empty()).then(|| FormulaFacts {
-                formulas: &$sim.config.formulas,
-                id: $sim.w.id,
-                predicted: &$sim.out.initial_prediction,
-                user_slot: &$sim.user_slot,
-                user_running: &$sim.user_running,
-                user_waiting: &$sim.user_waiting,
-                not_finite: &$sim.not_finite,
-                scratch: &$sim.formula_scratch,
+            formulas: (!$sim.config.formulas.is_empty() || $sim.hook.is_some()).then(|| {
+                FormulaFacts {
+                    formulas: &$sim.config.formulas,
+                    id: $sim.w.id,
+                    predicted: &$sim.out.initial_prediction,
+                    user_slot: &$sim.user_slot,
+                    user_running: &$sim.user_running,
+                    user_waiting: &$sim.user_waiting,
+                    not_finite: &$sim.not_finite,
+                    scratch: &$sim.formula_scratch,
+                    hook: $sim.hook,
+                    hook_error: &$sim.hook_error,
+                }
             }),
         }
     };
@@ -118,6 +124,9 @@ pub struct Sim<'a> {
     /// Formulas: the jobs whose key was once not a finite number, and the columns of their keys.
     pub(super) not_finite: Vec<Cell<bool>>,
     pub(super) formula_scratch: RefCell<Vec<Vec<f64>>>,
+    /// The caller's queue order (`Policy::Hook`), and why it failed if it did (the replay stops).
+    pub(super) hook: Option<OrderHook<'a>>,
+    pub(super) hook_error: RefCell<Option<String>>,
     /// The E-Loss predictor's model and features.
     learner: Option<Learner>,
     /// Distribution predictors: the laws of the waiting and running jobs.
@@ -220,10 +229,10 @@ impl<'a> Sim<'a> {
             history: vec![History::default(); users],
             user_running: per_user(),
             user_waiting: per_user(),
-            not_finite: (0..if config.formulas.is_empty() { 0 } else { n })
-                .map(|_| Cell::new(false))
-                .collect(),
+            not_finite: (0..n).map(|_| Cell::new(false)).collect(),
             formula_scratch: RefCell::default(),
+            hook: None,
+            hook_error: RefCell::default(),
             learner,
             profile: Profile::new(config.machine_size),
             reserved: vec![None; n],
@@ -294,23 +303,30 @@ impl<'a> Sim<'a> {
     }
 
     /// The replay, asking `stop` every `STOP_CHECK_EVERY` instants whether to give up (None then).
-    pub fn run_until(mut self, stop: &mut dyn FnMut() -> bool) -> Option<Outcome> {
+    pub fn run_until(self, stop: &mut dyn FnMut() -> bool) -> Option<Outcome> {
+        self.run_reporting(stop).unwrap_or(None)
+    }
+
+    /// `run_until`, or why the hook failed (the replay stops at the pass where it did).
+    pub fn run_reporting(
+        mut self,
+        stop: &mut dyn FnMut() -> bool,
+    ) -> Result<Option<Outcome>, String> {
         let finished = match self.config.compat {
             Compat::Pyss => self.run_per_event(stop),
             Compat::Canonical => self.run_per_instant(stop),
         };
+        if let Some(why) = self.hook_error.take() {
+            return Err(why);
+        }
         if let Some(chooser) = self.chooser.take() {
             self.out.periods = chooser.chosen;
         }
-        self.out.key_not_finite = if self.not_finite.is_empty() {
-            vec![false; self.w.id.len()]
-        } else {
-            std::mem::take(&mut self.not_finite)
-                .into_iter()
-                .map(Cell::into_inner)
-                .collect()
-        };
-        finished.then_some(self.out)
+        self.out.key_not_finite = std::mem::take(&mut self.not_finite)
+            .into_iter()
+            .map(Cell::into_inner)
+            .collect();
+        Ok(finished.then_some(self.out))
     }
 
     /// Canonical: every event at one instant, then one pass.  False if stopped.
@@ -318,7 +334,7 @@ impl<'a> Sim<'a> {
         let mut instants = 0u32;
         while let Some(first) = self.next_event() {
             instants = instants.wrapping_add(1);
-            if instants.is_multiple_of(STOP_CHECK_EVERY) && stop() {
+            if (instants.is_multiple_of(STOP_CHECK_EVERY) && stop()) || self.hook_failed() {
                 return false;
             }
             let now = first.time();
@@ -353,7 +369,7 @@ impl<'a> Sim<'a> {
         let mut events = 0u32;
         while let Some((key, kind, job)) = self.pop_event() {
             events = events.wrapping_add(1);
-            if events.is_multiple_of(STOP_CHECK_EVERY) && stop() {
+            if (events.is_multiple_of(STOP_CHECK_EVERY) && stop()) || self.hook_failed() {
                 return false;
             }
             let now = key.time();
@@ -372,6 +388,10 @@ impl<'a> Sim<'a> {
             }
         }
         true
+    }
+
+    fn hook_failed(&self) -> bool {
+        self.hook.is_some() && self.hook_error.borrow().is_some()
     }
 
     fn handle(&mut self, kind: Kind, job: usize, now: i64) {

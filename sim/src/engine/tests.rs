@@ -533,3 +533,62 @@ fn the_user_counts_a_formula_reads_follow_the_replay() {
     // At 10: user 7 has 2 waiting, 0 running (its job just ended) -> 2; user 8: 1 -> job 3 first.
     assert_eq!(out.start, vec![0, 15, 20, 10]);
 }
+
+#[test]
+fn a_hook_computing_a_built_in_orders_keys_schedules_as_it() {
+    for seed in 0..20u64 {
+        let j = random_jobs(9000 + seed, 120, 16);
+        let w = j.workload();
+        let spf = |call: &super::HookCall| -> Result<Vec<f64>, String> {
+            Ok(call
+                .jobs
+                .iter()
+                .map(|&job| w.requested[job] as f64)
+                .collect())
+        };
+        let built_in = Config {
+            policy: Policy::Spf,
+            compat: [Compat::Canonical, Compat::Pyss][seed as usize % 2],
+            ..config(16)
+        };
+        let hooked = Config {
+            policy: Policy::Hook,
+            ..built_in.clone()
+        };
+        let expected = super::simulate(&w, &built_in).unwrap();
+        let got = super::simulate_with_hook(&w, &hooked, Some(&spf), &mut || false)
+            .unwrap()
+            .unwrap();
+        assert_eq!(got.start, expected.start, "seed {seed}");
+    }
+}
+
+#[test]
+fn a_failing_hook_stops_the_replay_with_its_message() {
+    let j = random_jobs(1, 200, 4);
+    let w = j.workload();
+    let c = Config {
+        policy: Policy::Hook,
+        ..config(4)
+    };
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let failing = |call: &super::HookCall| -> Result<Vec<f64>, String> {
+        if calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) == 3 {
+            return Err("my rule broke".into());
+        }
+        Ok(vec![0.0; call.jobs.len()])
+    };
+    let failed = super::simulate_with_hook(&w, &c, Some(&failing), &mut || false).unwrap_err();
+    assert!(matches!(failed, super::Failed::Hook(ref why) if why == "my rule broke"));
+    assert_eq!(
+        calls.load(std::sync::atomic::Ordering::Relaxed),
+        4,
+        "no call after the failure"
+    );
+    let short = |_: &super::HookCall| -> Result<Vec<f64>, String> { Ok(vec![1.0]) };
+    let failed = super::simulate_with_hook(&w, &c, Some(&short), &mut || false).unwrap_err();
+    assert!(
+        matches!(failed, super::Failed::Hook(ref why) if why.contains("one key per waiting job"))
+    );
+    assert!(super::simulate_with_hook(&w, &c, None, &mut || false).is_err());
+}
