@@ -244,3 +244,15 @@ HMM_STATES_SCHEMA = pa.schema(  # as lakehouse.models.hmm.Study.states_table
         *_fields(pa.float64(), "mean_stay", "geometric_p", "model_p"),
     ]
 )
+
+
+#: A table of run-time predictions made outside lakehouse (`lakehouse import predictions`): one file per
+#: name, read by `--predictor table:NAME`.
+IMPORTED_PREDICTIONS_SCHEMA = pa.schema(
+    [
+        *_fields(pa.string(), "name", "log"),
+        pa.field("job_id", pa.int64()),
+        pa.field("predicted", pa.float64()),
+        *_fields(pa.string(), "source_file", "content_hash"),
+    ]
+)

@@ -4,7 +4,7 @@ the README and of docs/, each in a small world of its own.
 The world is a working folder with `./lake` holding the logs the examples name (the first 3,000 jobs
 of the embedded real KTH-SP2 log, small generated logs under the names of the other published logs)
 and a generated two-day Google trace, beside the input files the examples read (`../logs/`,
-`path/to/...`, `~/traces/...`, `RICC.swf.gz`, `study.toml`, `services.csv`, the nightly run's inboxes).
+`path/to/...`, `~/traces/...`, `RICC.swf.gz`, `study.toml`, `services.csv`, `medians.csv`, the nightly run's inboxes).
 The examples run as written, except where the list SCALED_DOWN says otherwise, and why.
 """
 
@@ -112,6 +112,10 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         inbox.mkdir(parents=True)
         write_swf(inbox / "example.swf", jobs, header)
     (work / "services.csv").write_text("job,tasks,c,rho,phi\n1,3,4.0,2.0,0.0\n2,2,5.0,3.0,3.1\n3,4,2.0,1.0,1.5\n")
+    # A prediction table made outside lakehouse (`import predictions`): two jobs of the KTH-SP2 log.
+    (work / "medians.csv").write_text(
+        "log,job_id,predicted\nKTH-SP2-1996-2.1-cln,15,3600\nKTH-SP2-1996-2.1-cln,16,60\n"
+    )
     lake = str(work / "lake")
     _lakehouse(["ingest", "swf", *map(str, logs), "--lake", lake])
     _lakehouse(["generate", "google", str(root / "gen"), "--days", "2", "--machines", "6", "--services", "3"])

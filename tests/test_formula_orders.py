@@ -312,17 +312,23 @@ def test_a_python_order_that_fails_stops_the_replay(kth_lake):
         simulate_log(kth_lake, "KTH", selector="full", policies=["fcfs", "python"])
 
 
-def test_the_tutorials_python_runs(kth_lake, capsys):
+def test_the_tutorials_python_runs(kth_lake, capsys, tmp_path, monkeypatch):
     """docs/your-own-policy.md's Python blocks, on the embedded KTH-SP2 log (its sh blocks run in
-    test_examples)."""
+    test_examples); the table the page writes imports and replays."""
+    monkeypatch.chdir(tmp_path)
     import re
     from pathlib import Path
 
     page = (Path(__file__).resolve().parents[1] / "docs" / "your-own-policy.md").read_text()
     blocks = re.findall(r"```python\n(.*?)```", page, re.S)
-    assert len(blocks) >= 2
+    assert len(blocks) >= 3
     for block in blocks:
         assert 'Lake("lake")' in block
         exec(compile(block.replace('Lake("lake")', f"Lake({str(kth_lake.root)!r})"), "tutorial", "exec"), {})
     printed = capsys.readouterr().out.split()
     assert len(printed) >= 3 and all(float(value) >= 0 for value in printed)
+    assert (tmp_path / "medians.csv").exists()
+    args = ["import", "predictions", "medians.csv", "--name", "tutorial-medians", "--lake", str(kth_lake.root)]
+    assert runner.invoke(app, args).exit_code == 0
+    replay = ["simulate", "KTH", "--predictor", "table:tutorial-medians", "--lake", str(kth_lake.root)]
+    assert runner.invoke(app, replay).exit_code == 0

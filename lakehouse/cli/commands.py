@@ -41,6 +41,7 @@ GROUPS = {
     "catalog": ("lake", "catalog_app"),
     "plot": ("plot", "plot_app"),
     "export": ("export", "export_app"),
+    "import": ("imports", "import_app"),
 }
 
 _loaded: set[str] = set()

@@ -32,6 +32,7 @@ from lakehouse import machine
 from lakehouse.errors import LakehouseError, SettingsError, SimulationInputError
 from lakehouse.log_names import LogNameError, logs_named
 from lakehouse.machine import machine_size_problem
+from lakehouse.prediction_tables import TABLE_PREFIX
 from lakehouse.sim.options import (
     COLUMN_PREFIX,
     DAY,
@@ -162,6 +163,8 @@ def _checked(key: str, read: Callable[[object], object] = str) -> Callable[[obje
             settings = ReplaySettings(1, **{key: value})  # type: ignore[arg-type]
         except SimulationInputError as exc:
             raise GridError(str(exc)) from None
+        if key == "predictor" and settings.predictor.startswith(TABLE_PREFIX):
+            return settings.predictor  # (the table's content is in the jobs' fingerprint)
         if key == "predictor":  # the engine's spelling, so that equal predictors make one run
             column = settings.prediction_column
             return f"{COLUMN_PREFIX}{column}" if column else settings.engine_predictor

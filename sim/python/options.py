@@ -7,6 +7,7 @@ from typing import TypeVar
 
 from lakehouse import _native
 from lakehouse.errors import SettingsError
+from lakehouse.prediction_tables import TABLE_PREFIX, PredictionTableError, check_name, prediction_column
 
 
 class Algorithm(enum.StrEnum):
@@ -160,7 +161,8 @@ COLUMN_PREFIX = "column:"
 ELOSS = "eloss"
 PREDICTOR_HELP = (
     "requested, clairvoyant, ave2 (mean of the user's last two runtimes), eloss[:KEY=VALUE,...] (learned "
-    "online with an E-Loss; docs/predictions.md), column:NAME, hmm[:KEY=VALUE,...] (run-time distributions "
+    "online with an E-Loss; docs/predictions.md), column:NAME, table:NAME (a table of predictions imported "
+    "with `lakehouse import predictions`), hmm[:KEY=VALUE,...] (run-time distributions "
     "from a workload HMM trained online, with --backfill-confidence; docs/hmm.md) or requested-law (one "
     "event at each request: EASY written as distributions)"
 )
@@ -181,6 +183,12 @@ def parse_predictor(text: str) -> tuple[str, str | None]:
         if not name:
             raise SettingsError("column predictor needs a column name: column:NAME")
         return "column", name
+    if text.startswith(TABLE_PREFIX) or text == "table":
+        # An imported prediction table (lakehouse import predictions): its column, joined to the jobs.
+        try:
+            return "column", prediction_column(check_name(text[len(TABLE_PREFIX) :]))
+        except PredictionTableError as exc:
+            raise SettingsError(f"table predictor: {exc}") from None
     try:
         return _native.predictor_spec(text), None
     except ValueError as exc:

@@ -14,6 +14,7 @@ from lakehouse.conditions import one_condition
 from lakehouse.errors import LakehouseError, QueryError
 from lakehouse.lake import Lake
 from lakehouse.log_names import log_named
+from lakehouse.prediction_tables import table_of_column
 from lakehouse.sim.workload import PREDICTED_WALLTIME
 
 if TYPE_CHECKING:
@@ -96,7 +97,10 @@ def _jobs_sql(log: str, view: View, where: str | None, columns: Sequence[str] | 
     view = View(view)
     wanted = None if columns is None else list(dict.fromkeys(columns))
     with_predictions = wanted is None or PREDICTED_WALLTIME in wanted
-    view_columns = "*" if wanted is None else ", ".join(_quoted(c) for c in wanted if c != PREDICTED_WALLTIME)
+    # Columns of imported prediction tables (`--predictor table:NAME`), joined like predicted_walltime.
+    tables = [(c, t) for c in wanted or [] if (t := table_of_column(c)) is not None]
+    joined = {PREDICTED_WALLTIME, *(c for c, _ in tables)}
+    view_columns = "*" if wanted is None else ", ".join(_quoted(c) for c in wanted if c not in joined)
     # The log name goes in as a quoted literal, not a bound parameter: with `log = $log` DuckDB cannot
     # push the filter through the views into the Parquet scan and reads every log (CEA-Curie: 4 s
     # instead of 0.1 s).  The literal is escaped by sql_literal, so any name is safe.
@@ -121,6 +125,12 @@ def _jobs_sql(log: str, view: View, where: str | None, columns: Sequence[str] | 
         sql = f"SELECT j.*, p.predicted_walltime FROM ({selected}) AS j LEFT JOIN ({predictions}) AS p USING (job_id)"
     else:
         sql = f"SELECT * FROM ({selected})"
+    for column, table in tables:
+        imported = (
+            f"SELECT job_id, CAST(round(predicted) AS BIGINT) AS {_quoted(column)} FROM analysis.imported_predictions "
+            f"WHERE name = {sql_literal(table)} AND log = {name}"
+        )
+        sql = f"SELECT * FROM ({sql}) LEFT JOIN ({imported}) USING (job_id)"
     return sql, wanted is None or "line" in wanted
 
 

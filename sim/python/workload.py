@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lakehouse.errors import SimulationInputError
+from lakehouse.prediction_tables import table_of_column
 
 if TYPE_CHECKING:
     import polars as pl
@@ -246,9 +247,12 @@ def workload_from(
     if prediction_column:
         missing_predictions = int(columns.null(prediction_column).sum())
         if len(columns) and missing_predictions == len(columns):
+            table = table_of_column(prediction_column)
             hint = (
                 f": run `lakehouse report predictions LOG` first, which stores {PREDICTED_WALLTIME}"
                 if prediction_column == PREDICTED_WALLTIME
+                else f": import the table first (lakehouse import predictions FILE --name {table})"
+                if table is not None
                 else ""
             )
             raise SimulationInputError(
