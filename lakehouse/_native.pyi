@@ -32,6 +32,7 @@ __all__ = [
     "parse_swf",
     "predictor_spec",
     "policy_spec",
+    "policy_columns",
     "simulate",
 ]
 
@@ -92,6 +93,7 @@ def simulate(
     prediction: _Int64s | None,
     settings: object,  # a lakehouse.sim.ReplaySettings, read by attribute
     order: object | None = None,  # policy python: order(queue, now) -> one key per waiting job
+    extra: list[tuple[str, _Float64s]] | None = None,  # the columns formulas read, by name
 ) -> Schedule: ...
 def check_settings(settings: object) -> None: ...  # InputError (with its kind) if the engine refuses them
 def machine_size_problem(machine_size: int) -> str | None: ...  # the one rule for a machine's size
@@ -99,7 +101,10 @@ def pack_tasks(
     c: _Float64s, dx: _Float64s, dy: _Float64s, capacity: float, rule: str, machines: int | None = None
 ) -> _Int64s | None: ...
 def predictor_spec(text: str) -> str: ...  # canonical spelling, or ValueError naming the problem
-def policy_spec(text: str) -> str: ...  # a queue order's canonical spelling, or ValueError with a caret
+def policy_spec(
+    text: str, columns: list[str] | None = None
+) -> str: ...  # canonical spelling, or ValueError with a caret
+def policy_columns(text: str) -> list[str]: ...  # the jobs' columns a queue order's formula reads
 def eloss_values(parameters: str, predicted: _Float64s, run: _Int64s, procs: _Int64s) -> _Float64s: ...
 def _panic_inside_guard() -> None: ...
 

@@ -332,3 +332,50 @@ def test_the_tutorials_python_runs(kth_lake, capsys, tmp_path, monkeypatch):
     assert runner.invoke(app, args).exit_code == 0
     replay = ["simulate", "KTH", "--predictor", "table:tutorial-medians", "--lake", str(kth_lake.root)]
     assert runner.invoke(app, replay).exit_code == 0
+
+
+def test_a_formula_reads_the_views_numeric_columns_by_name(kth_lake):
+    from lakehouse.sim import simulate_log
+
+    # req_time, the view's column, is the request r: SPF.
+    by_column = simulate_log(kth_lake, "KTH", policy="min:req_time", backfill="sjbf")
+    assert by_column.jobs["start_time"].equals(
+        simulate_log(kth_lake, "KTH", policy="spf", backfill="sjbf").jobs["start_time"]
+    )
+    # A column that is NULL for every job (KTH-SP2 records no preceding job): every key is NaN, so every
+    # job goes last, in arrival order: FCFS, and every job that waited is counted.
+    unknown = simulate_log(kth_lake, "KTH", policy="min:preceding_job_id")
+    assert unknown.jobs["start_time"].equals(simulate_log(kth_lake, "KTH").jobs["start_time"])
+    assert unknown.jobs["key_not_finite"].sum() > 0
+    # The run time itself (a clairvoyant SPF) does better than the request.
+    clairvoyant = simulate_log(kth_lake, "KTH", policy="min:run_time")
+    assert clairvoyant.summary["mean_wait"] < simulate_log(kth_lake, "KTH", policy="spf").summary["mean_wait"]
+
+
+def test_a_name_neither_variable_nor_column_is_pointed_at(kth_lake):
+    result = runner.invoke(
+        app, ["simulate", "KTH", "--lake", str(kth_lake.root), "--policy", "max:w / max(think_timee, 1)"]
+    )
+    output = result.stdout + result.stderr
+    assert result.exit_code == 1, output
+    assert 'unknown variable "think_timee"; known: w, r, p, n, s, t, a, id, ur, uw, and the jobs\' numeric' in output
+    assert "think_time, " in output  # the view's columns are listed
+    lines = output.splitlines()
+    text = next(i for i, line in enumerate(lines) if line.strip() == "max:w / max(think_timee, 1)")
+    assert lines[text + 1].index("^") == lines[text].index("think_timee")
+    campaign = runner.invoke(
+        app,
+        [
+            "campaign",
+            "run",
+            "--name",
+            "bad-column",
+            "--log",
+            "KTH",
+            "--lake",
+            str(kth_lake.root),
+            "--policy",
+            "min:nope",
+        ],
+    )
+    assert campaign.exit_code != 0 and 'unknown variable "nope"' in campaign.output

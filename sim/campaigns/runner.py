@@ -31,7 +31,7 @@ from lakehouse import _native
 from lakehouse.campaigns.grid import Grid, GridError, Settings, run_key, select_logs
 from lakehouse.campaigns.resample import resample_weeks
 from lakehouse.datasets import DATASETS
-from lakehouse.errors import LakeBusyError, LakehouseError
+from lakehouse.errors import LakeBusyError, LakehouseError, SettingsError
 from lakehouse.lake import Lake, pending_path, process_lock, replace_atomically
 from lakehouse.log_names import is_glob
 from lakehouse.schemas import (
@@ -42,8 +42,8 @@ from lakehouse.schemas import (
 )
 from lakehouse.sim.engine import replay
 from lakehouse.sim.metrics import prediction_errors
-from lakehouse.sim.options import WEEK, Compat, parse_predictor
-from lakehouse.sim.source import View, log_jobs, log_machine_size
+from lakehouse.sim.options import WEEK, Compat, check_order_columns, order_columns, parse_predictor
+from lakehouse.sim.source import View, log_jobs, log_machine_size, numeric_columns
 from lakehouse.sim.workload import input_columns
 
 RUNS = DATASETS["analysis_campaign_runs"]
@@ -118,7 +118,8 @@ def needed_columns(settings: Sequence[Settings]) -> list[str]:
     columns: list[str] = []
     for s in settings:
         column = parse_predictor(s.predictor)[1]
-        columns += input_columns(pyss=s.compat == Compat.pyss, prediction_column=column)
+        formulas = order_columns(s.policy, *(s.policies if s.selector else ()))
+        columns += input_columns(pyss=s.compat == Compat.pyss, prediction_column=column, formula_columns=formulas)
     return list(dict.fromkeys(columns))
 
 
@@ -337,6 +338,12 @@ def plan(
     skipped = outdated = 0
     view = View(grid.view)
     with lake.reading():  # one connection for every query of the plan
+        orders = [order for s in settings for order in (s.policy, *(s.policies if s.selector else ()))]
+        if order_columns(*orders):  # a formula's name the view lacks: the caret, before any query
+            try:
+                check_order_columns(orders, numeric_columns(lake, view))
+            except SettingsError as exc:
+                raise GridError(str(exc)) from None
         known = lake.log_names()
         logs = select_logs(grid.logs, known)
         named = set(select_logs([p for p in grid.logs if not is_glob(p)], known))

@@ -23,6 +23,7 @@ fn main() {
         procs: &cols[4],
         user: &cols[5],
         prediction: None,
+        extra: Vec::new(),
     };
     let chosen = |name: &str| std::env::var(name).ok();
     let semantics: Vec<Compat> = match chosen("SEMANTICS") {

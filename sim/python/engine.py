@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lakehouse import _native
-from lakehouse.errors import SimulationInputError
-from lakehouse.sim.options import PYTHON, Compat
+from lakehouse.errors import SettingsError, SimulationInputError
+from lakehouse.sim.options import PYTHON, Compat, check_order_columns
 from lakehouse.sim.result import SimulationResult
 from lakehouse.sim.settings import ReplaySettings
 from lakehouse.sim.workload import Columns, as_columns, input_columns, workload_from
@@ -111,14 +111,22 @@ def replay(
     pyss = settings.compat is Compat.pyss
     column = settings.prediction_column
     # Only what the replay reads (and `log`, which names the result's log).
-    columns = as_columns(jobs, [*input_columns(pyss=pyss, prediction_column=column), "log"])
+    formula_columns = settings.formula_columns
+    if formula_columns:
+        try:
+            check_order_columns(settings.orders, _numeric_columns(jobs))
+        except SettingsError as exc:
+            raise SimulationInputError(str(exc), kind="order") from None
+    wanted = input_columns(pyss=pyss, prediction_column=column, formula_columns=formula_columns)
+    columns = as_columns(jobs, [*wanted, "log"])
     dropped: list[str] = []
     if settings.drop_wider:
         columns, dropped = _narrower(columns, machine_size)
     workload, columns = workload_from(columns, machine_size, pyss=pyss, prediction_column=column)
     try:
         with _loading_polars():
-            out = _native.simulate(*workload.columns, workload.prediction, settings, order)
+            extra = [(name, _as_float(columns, name)) for name in formula_columns]
+            out = _native.simulate(*workload.columns, workload.prediction, settings, order, extra)
     except _native.InputError as exc:
         what, job_ids, count, kind = exc.args
         raise SimulationInputError(what, job_ids, count, kind=kind) from None
@@ -170,6 +178,26 @@ def replay(
             )
     counted = measured(result, settings.warmup, settings.cooldown)
     return SimulationResult(result, summary(counted, machine_size), settings, columns.only("log"), periods, notes)
+
+
+def _numeric_columns(jobs: object) -> list[str]:
+    """The names of the numeric columns of the jobs (a frame, an Arrow table or a dict of arrays)."""
+    if isinstance(jobs, Mapping):
+        return [name for name, values in jobs.items() if np.asarray(values).dtype.kind in "iufb"]
+    schema = getattr(jobs, "schema", None)
+    if schema is not None and hasattr(schema, "items"):  # Polars
+        return [name for name, dtype in schema.items() if dtype.is_numeric()]
+    if schema is not None:  # Arrow
+        import pyarrow as pa
+
+        return [f.name for f in schema if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)]
+    return []
+
+
+def _as_float(columns: Columns, name: str) -> np.ndarray:
+    """A formula's column as contiguous float64, a missing value as NaN (its key then goes last)."""
+    values = np.ma.asarray(columns.arrays[name]).astype(np.float64)
+    return np.ascontiguousarray(np.ma.filled(values, np.nan))
 
 
 def _narrower(columns: Columns, machine_size: int) -> tuple[Columns, list[str]]:

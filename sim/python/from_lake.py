@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from lakehouse.errors import TooLittleDataError
+from lakehouse.errors import SettingsError, SimulationInputError, TooLittleDataError
 from lakehouse.lake import Lake
 from lakehouse.sim.engine import simulate
-from lakehouse.sim.options import Compat, parse_predictor
+from lakehouse.sim.options import Compat, check_order_columns, order_columns, parse_policy, parse_predictor
 from lakehouse.sim.result import SimulationResult
-from lakehouse.sim.source import View, log_columns, log_machine_size, resolve_log
+from lakehouse.sim.source import View, log_columns, log_machine_size, numeric_columns, resolve_log
 from lakehouse.sim.workload import input_columns
 
 
@@ -32,8 +32,17 @@ def simulate_log(
     view = View(str(view))
     compat = Compat(str(settings.get("compat", Compat.canonical)))
     predictor = str(settings.get("predictor", "requested"))
-    columns = input_columns(pyss=compat is Compat.pyss, prediction_column=parse_predictor(predictor)[1])
+    orders = [settings.get("policy"), *(settings.get("policies") or [])]
+    formula_columns = order_columns(*(parse_policy(str(o)) for o in orders if o is not None))
+    columns = input_columns(
+        pyss=compat is Compat.pyss, prediction_column=parse_predictor(predictor)[1], formula_columns=formula_columns
+    )
     with lake.reading():
+        if formula_columns:  # names the formula reads that the view lacks: the caret, before any query
+            try:
+                check_order_columns(orders, numeric_columns(lake, view))
+            except SettingsError as exc:
+                raise SimulationInputError(str(exc), kind="order") from None
         name = resolve_log(lake, log)
         size = machine_size if machine_size is not None else log_machine_size(lake, name, view)
         # (As numpy columns: Polars is imported while the engine runs.)

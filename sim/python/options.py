@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from typing import TypeVar
 
 from lakehouse import _native
@@ -43,7 +44,8 @@ POLICY_HELP = (
     "processor first), saf/laf (smallest/largest area requested x processors first); a preset: wfp3, unicef, "
     "f1, f2, f3, f4; or a formula of yours: 'min:EXPR' (smallest first) or 'max:EXPR' over w (wait), r "
     "(request), p (prediction), n (processors), s (submit), t (now), a (arrival rank), id, ur and uw (the "
-    "user's running and waiting jobs), e.g. 'max:(w/r)^3*n' (docs/your-own-policy.md)"
+    "user's running and waiting jobs) and the view's numeric columns by name, e.g. 'max:(w/r)^3*n' "
+    "(docs/your-own-policy.md)"
 )
 
 
@@ -67,6 +69,26 @@ PYTHON = "python"
 def is_formula(order: str) -> bool:
     """Whether a queue order is written as a formula (`min:...`, `max:...`), not named."""
     return order.startswith(("min:", "max:"))
+
+
+def order_columns(*orders: object) -> list[str]:
+    """The columns of the jobs that these queue orders' formulas read (names that are not variables)."""
+    names: list[str] = []
+    for order in orders:
+        if isinstance(order, str) and is_formula(order):
+            names += _native.policy_columns(order)
+    return list(dict.fromkeys(names))
+
+
+def check_order_columns(orders: Sequence[object], known: Sequence[str]) -> None:
+    """Refuse a formula that reads a column `known` (the jobs' numeric columns) lacks: the engine's
+    message, with the caret under the name and the variables and columns listed."""
+    for order in orders:
+        if isinstance(order, str) and is_formula(order):
+            try:
+                _native.policy_spec(order, list(known))
+            except ValueError as exc:
+                raise SettingsError(str(exc)) from None
 
 
 class Backfill(enum.StrEnum):

@@ -32,6 +32,7 @@ from lakehouse.sim.options import (
     QueueOrder,
     Selector,
     choose,
+    order_columns,
     parse_period,
     parse_policy,
     parse_predictor,
@@ -161,10 +162,19 @@ class ReplaySettings:
         return cls(machine_size, selection=selection, **settings)  # type: ignore[arg-type]
 
     @property
+    def orders(self) -> tuple[QueueOrder, ...]:
+        """The queue orders in play: the policy, or a selection's candidates."""
+        return (self.policy,) if self.selection is None else self.selection.policies
+
+    @property
+    def formula_columns(self) -> list[str]:
+        """The columns of the jobs the formulas in play read besides the variables."""
+        return order_columns(*self.orders)
+
+    @property
     def uses_formulas(self) -> bool:
         """Whether a queue order in play (the policy, or a selection's candidates) is a formula."""
-        orders = (self.policy,) if self.selection is None else self.selection.policies
-        return any(not isinstance(order, Policy) for order in orders)
+        return any(not isinstance(order, Policy) for order in self.orders)
 
     @property
     def uses_distributions(self) -> bool:

@@ -142,6 +142,13 @@ def _quoted(column: str) -> str:
     return '"' + column.replace('"', '""') + '"'
 
 
+def numeric_columns(lake: Lake, view: View) -> list[str]:
+    """The numeric columns of `swf.<view>` (what a queue order's formula may read by name)."""
+    numeric = ("BIGINT", "INTEGER", "SMALLINT", "TINYINT", "HUGEINT", "DOUBLE", "FLOAT", "DECIMAL", "UBIGINT")
+    rows = lake.rows(f"DESCRIBE SELECT * FROM swf.{View(view)}")
+    return [str(name) for name, kind, *_ in rows if str(kind).upper().startswith(numeric)]
+
+
 def log_machine_size(lake: Lake, log: str, view: View = View.jobs_clean) -> int:
     """The log's machine size as its view used it; errors name the logs that exist."""
     # A quoted literal, not a bound parameter: binding a Python value makes DuckDB import pandas (0.45 s

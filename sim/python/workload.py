@@ -43,11 +43,12 @@ class Workload:
         return (self.id, self.submit, self.run, self.requested, self.procs, self.user)
 
 
-def input_columns(*, pyss: bool, prediction_column: str | None) -> list[str]:
+def input_columns(*, pyss: bool, prediction_column: str | None, formula_columns: Sequence[str] = ()) -> list[str]:
     """The columns of a swf.jobs_* view that a replay reads (the pyss repairs look at both processor
-    counts); selecting only these keeps a CEA-Curie load at 0.1 s."""
+    counts, a formula may read any numeric column); selecting only these keeps a CEA-Curie load at 0.1 s."""
     extra = ["req_procs", "alloc_procs"] if pyss else []
-    return [*REQUIRED, *extra, *([prediction_column] if prediction_column else [])]
+    prediction = [prediction_column] if prediction_column else []
+    return list(dict.fromkeys([*REQUIRED, *extra, *prediction, *formula_columns]))
 
 
 @dataclass(frozen=True)

@@ -160,9 +160,17 @@ struct SelectionSettings {
 /// a formula `min:EXPR` / `max:EXPR` as written (trimmed); ValueError, with a caret under the place,
 /// for one that cannot be used.  The one place queue orders are checked.
 #[pyfunction]
-fn policy_spec(text: &str) -> PyResult<String> {
+#[pyo3(signature = (text, columns=None))]
+fn policy_spec(text: &str, columns: Option<Vec<String>>) -> PyResult<String> {
     let mut formulas = Vec::new();
     let policy = engine::parse_policy(text.trim(), &mut formulas).map_err(PyValueError::new_err)?;
+    if let (Some(columns), engine::Policy::Formula(index)) = (&columns, policy) {
+        // The jobs' numeric columns known: a name that is neither a variable nor one of them is
+        // pointed at, with the caret, listing both.
+        let known: Vec<&str> = columns.iter().map(String::as_str).collect();
+        engine::parse_order_with(&formulas[index as usize].spelled(), Some(&known))
+            .map_err(PyValueError::new_err)?;
+    }
     Ok(match policy {
         engine::Policy::Formula(index)
             if engine::PRESETS
@@ -173,6 +181,14 @@ fn policy_spec(text: &str) -> PyResult<String> {
         }
         _ => text.trim().to_ascii_lowercase(),
     })
+}
+
+/// The columns of the jobs a queue order reads (a formula's names that are not variables), in order.
+#[pyfunction]
+fn policy_columns(text: &str) -> PyResult<Vec<String>> {
+    let mut formulas = Vec::new();
+    engine::parse_policy(text.trim(), &mut formulas).map_err(PyValueError::new_err)?;
+    Ok(formulas.into_iter().flat_map(|f| f.columns).collect())
 }
 
 /// The engine's configuration of `settings`; ValueError for an unknown choice.
@@ -242,7 +258,7 @@ fn machine_size_problem(machine_size: i64) -> Option<String> {
 /// offending job ids; an unknown choice, ValueError; an internal error, RuntimeError instead of
 /// taking the interpreter down.
 #[pyfunction]
-#[pyo3(signature = (id, submit, run, requested, procs, user, prediction, settings, order=None))]
+#[pyo3(signature = (id, submit, run, requested, procs, user, prediction, settings, order=None, extra=None))]
 #[allow(clippy::too_many_arguments)]
 fn simulate<'py>(
     py: Python<'py>,
@@ -255,8 +271,18 @@ fn simulate<'py>(
     prediction: Option<PyReadonlyArray1<'py, i64>>,
     settings: Settings,
     order: Option<Py<PyAny>>,
+    extra: Option<Vec<(String, PyReadonlyArray1<'py, f64>)>>,
 ) -> PyResult<Schedule> {
     let config = config(settings)?;
+    let extra = extra.unwrap_or_default();
+    let extra_columns = extra
+        .iter()
+        .map(|(name, values)| {
+            values.as_slice().map(|v| (name.as_str(), v)).map_err(|_| {
+                PyValueError::new_err(format!("column {name} must be a contiguous float64 array"))
+            })
+        })
+        .collect::<PyResult<Vec<_>>>()?;
     let workload = engine::Workload {
         id: slice("id", &id)?,
         submit: slice("submit", &submit)?,
@@ -268,6 +294,7 @@ fn simulate<'py>(
             .as_ref()
             .map(|p| slice("prediction", p))
             .transpose()?,
+        extra: extra_columns,
     };
     // The replay runs without the GIL; now and then it takes it back to look for a pending signal
     // (Ctrl-C), and gives up if one is there, which then raises here.
@@ -509,6 +536,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pack_tasks, m)?)?;
     m.add_function(wrap_pyfunction!(predictor_spec, m)?)?;
     m.add_function(wrap_pyfunction!(policy_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(policy_columns, m)?)?;
     m.add_function(wrap_pyfunction!(eloss_values, m)?)?;
     m.add_function(wrap_pyfunction!(hmm_forward_backward, m)?)?;
     m.add_function(wrap_pyfunction!(hmm_score, m)?)?;

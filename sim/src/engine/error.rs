@@ -71,7 +71,7 @@ fn check(
 pub const MAX_MACHINE_SIZE: i64 = i32::MAX as i64 - 1;
 
 /// Every kind an `InputError` can have.
-pub const KINDS: [&str; 15] = [
+pub const KINDS: [&str; 16] = [
     "columns",
     "too_many_jobs",
     "machine_size",
@@ -87,6 +87,7 @@ pub const KINDS: [&str; 15] = [
     "unsorted",
     "duplicate_ids",
     "prediction",
+    "order",
 ];
 
 /// What is wrong with a machine size, if anything: the one place its range is checked (ingest,
@@ -183,6 +184,26 @@ pub fn validate(w: &Workload, config: &Config) -> Result<(), InputError> {
         ));
     }
     check_config(config)?;
+    for formula in &config.formulas {
+        for column in &formula.columns {
+            match w.extra.iter().find(|(name, _)| name == column) {
+                None => {
+                    return Err(plain(
+                        "order",
+                        format!(
+                            "the formula {} reads {column:?}, which is neither a variable nor a column \
+                             given with the jobs",
+                            formula.spelled()
+                        ),
+                    ))
+                }
+                Some((_, values)) if values.len() != n => {
+                    return Err(plain("columns", "input columns differ in length".into()))
+                }
+                Some(_) => {}
+            }
+        }
+    }
     let m = config.machine_size;
     check(
         w,

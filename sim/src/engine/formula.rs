@@ -59,7 +59,12 @@ pub enum Var {
     Id,
     UserRunning,
     UserWaiting,
+    /// A numeric column of the jobs' view, by its place in `Formula::columns`.
+    Column(u8),
 }
+
+/// Most columns of the jobs one formula may read.
+const MAX_COLUMNS: usize = 32;
 
 const VAR_OF_NAME: [Var; 10] = [
     Var::Wait,
@@ -117,6 +122,8 @@ pub struct Job {
     pub id: f64,
     pub user_running: f64,
     pub user_waiting: f64,
+    /// The values of the formula's columns (`Formula::columns`), in order.
+    pub columns: Vec<f64>,
 }
 
 /// A parsed, checked formula ready to run.
@@ -132,6 +139,9 @@ pub struct Formula {
     pub moves: bool,
     /// Whether it reads `ur` / `uw` (the engine then counts jobs per user).
     pub reads_users: bool,
+    /// The columns of the jobs it reads (names that are not variables), in order of first use: the
+    /// caller passes them with the jobs (`Workload::extra`).
+    pub columns: Vec<String>,
 }
 
 /// A formula that cannot be used: the message, and the byte offset in the text it points at.
@@ -155,8 +165,16 @@ impl fmt::Display for FormulaError {
     }
 }
 
-/// Parse `min:EXPR` or `max:EXPR`; the error is rendered with a caret under the text.
+/// Parse `min:EXPR` or `max:EXPR`; the error is rendered with a caret under the text.  A name that is
+/// not a variable is taken for a column of the jobs (checked when the jobs are known:
+/// `parse_order_with`).
 pub fn parse_order(text: &str) -> Result<Formula, String> {
+    parse_order_with(text, None)
+}
+
+/// `parse_order`, with the jobs' numeric columns known: a name that is neither a variable nor one of
+/// them is an error listing both.
+pub fn parse_order_with(text: &str, known_columns: Option<&[&str]>) -> Result<Formula, String> {
     let (largest_first, body, offset) = if let Some(rest) = text.strip_prefix("min:") {
         (false, rest, 4)
     } else if let Some(rest) = text.strip_prefix("max:") {
@@ -172,7 +190,7 @@ pub fn parse_order(text: &str) -> Result<Formula, String> {
             text.len()
         ));
     }
-    let formula = compile(body, largest_first).map_err(|e| {
+    let formula = compile(body, largest_first, known_columns).map_err(|e| {
         FormulaError {
             message: e.message,
             at: e.at + offset,
@@ -182,9 +200,15 @@ pub fn parse_order(text: &str) -> Result<Formula, String> {
     Ok(formula)
 }
 
-fn compile(body: &str, largest_first: bool) -> Result<Formula, FormulaError> {
+fn compile(
+    body: &str,
+    largest_first: bool,
+    known_columns: Option<&[&str]>,
+) -> Result<Formula, FormulaError> {
     let tokens = tokenize(body)?;
     let mut parser = Parser {
+        known_columns,
+        columns: Vec::new(),
         tokens: &tokens,
         next: 0,
         program: Vec::new(),
@@ -230,6 +254,7 @@ fn compile(body: &str, largest_first: bool) -> Result<Formula, FormulaError> {
         moves: reads(&[Var::Wait, Var::Now, Var::UserRunning, Var::UserWaiting]),
         reads_users: reads(&[Var::UserRunning, Var::UserWaiting]),
         program,
+        columns: parser.columns,
     })
 }
 
@@ -251,6 +276,7 @@ impl Formula {
             Var::Id => job.id,
             Var::UserRunning => job.user_running,
             Var::UserWaiting => job.user_waiting,
+            Var::Column(k) => job.columns.get(usize::from(k)).copied().unwrap_or(f64::NAN),
         }
     }
 
@@ -519,6 +545,7 @@ fn fold_constants(program: &mut Vec<Op>) {
         id: 0.0,
         user_running: 0.0,
         user_waiting: 0.0,
+        columns: Vec::new(),
     };
     for &op in program.iter() {
         let inputs = match op {
@@ -541,6 +568,7 @@ fn fold_constants(program: &mut Vec<Op>) {
                 program: piece,
                 moves: false,
                 reads_users: false,
+                columns: Vec::new(),
             }
             .value(&dummy);
             out.push(Op::Const(value));
@@ -661,6 +689,10 @@ impl Kind {
 /// Recursive descent, lowest precedence first: or; and; not; comparison; + -; * /; unary -; ^
 /// (right-associative, above unary minus: -2^2 is -4); calls, names, numbers, parentheses.
 struct Parser<'t> {
+    /// The jobs' numeric columns, where known (else any name that is not a variable is one).
+    known_columns: Option<&'t [&'t str]>,
+    /// The columns read so far, in order of first use.
+    columns: Vec<String>,
     tokens: &'t [Token],
     next: usize,
     program: Vec<Op>,
@@ -899,12 +931,44 @@ impl Parser<'_> {
                     self.program.push(Op::Load(VAR_OF_NAME[index]));
                     return Ok(Kind::Number);
                 }
+                let is_function = FUNCTIONS.iter().any(|(f, _)| *f == name);
+                let is_column = !is_function
+                    && !["and", "or", "not"].contains(&name.as_str())
+                    && self
+                        .known_columns
+                        .is_none_or(|known| known.contains(&name.as_str()));
+                if is_column {
+                    let index = match self.columns.iter().position(|c| *c == name) {
+                        Some(index) => index,
+                        None if self.columns.len() < MAX_COLUMNS => {
+                            self.columns.push(name);
+                            self.columns.len() - 1
+                        }
+                        None => {
+                            return Err(FormulaError {
+                                message: format!("a formula reads at most {MAX_COLUMNS} columns"),
+                                at,
+                            })
+                        }
+                    };
+                    self.program.push(Op::Load(Var::Column(index as u8)));
+                    return Ok(Kind::Number);
+                }
                 let known: Vec<&str> = VARIABLES.iter().map(|(v, _)| *v).collect();
+                let columns = match self.known_columns {
+                    Some(columns) if !columns.is_empty() => {
+                        format!(", and the jobs' numeric columns: {}", columns.join(", "))
+                    }
+                    _ => String::new(),
+                };
                 Err(FormulaError {
-                    message: if FUNCTIONS.iter().any(|(f, _)| *f == name) {
+                    message: if is_function {
                         format!("{name} is a function: write {name}(...)")
                     } else {
-                        format!("unknown variable {name:?}; known: {}", known.join(", "))
+                        format!(
+                            "unknown variable {name:?}; known: {}{columns}",
+                            known.join(", ")
+                        )
                     },
                     at,
                 })
@@ -1046,6 +1110,7 @@ mod tests {
             id: 7.0,
             user_running: 1.0,
             user_waiting: 2.0,
+            columns: vec![w * 10.0],
         }
     }
 
@@ -1081,6 +1146,15 @@ mod tests {
     }
 
     #[test]
+    fn names_that_are_not_variables_are_columns_of_the_jobs() {
+        let f = parse_order("max:think_time * 2 + w / think_time").unwrap();
+        assert_eq!(f.columns, vec!["think_time"]);
+        assert_eq!(f.value(&job(3.0, 1.0, 1.0)), 30.0 * 2.0 + 3.0 / 30.0);
+        let g = parse_order("min:think_time + queue_rank * think_time").unwrap();
+        assert_eq!(g.columns, vec!["think_time", "queue_rank"]);
+    }
+
+    #[test]
     fn the_key_negates_for_max_and_constants_fold() {
         let f = parse_order("max:w*(2+3)").unwrap();
         assert_eq!(f.key(&job(2.0, 1.0, 1.0)), -10.0);
@@ -1094,7 +1168,7 @@ mod tests {
     fn errors_point_at_the_place() {
         let e = parse_order("min:(w+)*r").unwrap_err();
         assert_eq!(e, "expected a value, found \")\"\n  min:(w+)*r\n         ^");
-        let e = parse_order("min:w + q").unwrap_err();
+        let e = parse_order_with("min:w + q", Some(&["run_time", "q2"])).unwrap_err();
         assert!(
             e.starts_with("unknown variable \"q\"; known: w, r, p, n, s, t, a, id, ur, uw"),
             "{e}"

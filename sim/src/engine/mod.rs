@@ -31,7 +31,7 @@ mod tests;
 
 pub use eloss::{Curve, Loss, Weight};
 pub use error::{check_config, machine_size_problem, InputError, KINDS, MAX_MACHINE_SIZE};
-pub use formula::{Formula, MAX_FORMULA_BYTES, PRESETS, VARIABLES};
+pub use formula::{parse_order_with, Formula, MAX_FORMULA_BYTES, PRESETS, VARIABLES};
 pub use hmm_online::HmmParams;
 pub use order::{parse_policy, Backfill, HookCall, OrderHook, Policy, BUILT_IN};
 pub use predict::{Correction, Predictor};
@@ -109,6 +109,8 @@ pub struct Workload<'a> {
     pub user: &'a [i64],
     /// Caller-supplied predicted runtimes (the `column` predictor).
     pub prediction: Option<&'a [i64]>,
+    /// Further numeric columns, by name, that formulas read (`Formula::columns`).
+    pub extra: Vec<(&'a str, &'a [f64])>,
 }
 
 /// Output columns in input order.
@@ -167,7 +169,7 @@ pub fn simulate_with_hook(
     let uses_hook = config.policy == Policy::Hook;
     if uses_hook != hook.is_some() {
         return Err(Failed::Input(error::InputError {
-            kind: "setting",
+            kind: "order",
             what: if uses_hook {
                 "the python policy needs an order function".into()
             } else {

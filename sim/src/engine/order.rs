@@ -79,6 +79,8 @@ pub struct FormulaFacts<'a> {
     pub not_finite: &'a [Cell<bool>],
     /// The columns of a batch of keys, kept from pass to pass.
     pub scratch: &'a RefCell<Vec<Vec<f64>>>,
+    /// Each formula's columns of the jobs (`Formula::columns`, from `Workload::extra`).
+    pub columns: &'a [Vec<&'a [f64]>],
     /// The caller's hook (`Policy::Hook`), and what went wrong in it (the replay then stops).
     pub hook: Option<OrderHook<'a>>,
     pub hook_error: &'a RefCell<Option<String>>,
@@ -93,13 +95,15 @@ impl<'a> Facts<'a> {
             .formulas
             .as_ref()
             .expect("a formula policy comes with its facts");
-        let key = facts.formulas[index as usize].key_with(|var| self.variable(var, job, now));
+        let columns = &facts.columns[index as usize];
+        let key =
+            facts.formulas[index as usize].key_with(|var| self.variable(columns, var, job, now));
         self.finite_or_last(key, job)
     }
 
-    /// A formula's variable for `job` at `now`.
+    /// A formula's variable for `job` at `now` (`columns`: the formula's columns of the jobs).
     #[inline(always)]
-    fn variable(&self, var: Var, job: usize, now: i64) -> f64 {
+    fn variable(&self, columns: &[&[f64]], var: Var, job: usize, now: i64) -> f64 {
         let facts = self.formulas.as_ref().expect("formula facts");
         let per_user = |counts: &[u32]| match counts.is_empty() {
             true => 0.0,
@@ -116,6 +120,7 @@ impl<'a> Facts<'a> {
             Var::Id => facts.id[job] as f64,
             Var::UserRunning => per_user(facts.user_running),
             Var::UserWaiting => per_user(facts.user_waiting),
+            Var::Column(k) => columns[usize::from(k)][job],
         }
     }
 
@@ -174,6 +179,7 @@ impl<'a> Facts<'a> {
         let facts = self.formulas.as_ref().expect("formula facts");
         let mut scratch = facts.scratch.borrow_mut();
         let mut keys = Vec::with_capacity(jobs.len());
+        let columns = &facts.columns[index as usize];
         facts.formulas[index as usize].keys_batch(
             &mut keys,
             jobs.len(),
@@ -190,7 +196,8 @@ impl<'a> Facts<'a> {
                     Var::Requested => fill(&|job| self.requested[job] as f64),
                     Var::Procs => fill(&|job| self.procs[job] as f64),
                     Var::Submit => fill(&|job| self.submit[job] as f64),
-                    _ => fill(&|job| self.variable(var, job, now)),
+                    Var::Column(k) => fill(&|job| columns[usize::from(k)][job]),
+                    _ => fill(&|job| self.variable(columns, var, job, now)),
                 }
             },
         );

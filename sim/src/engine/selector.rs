@@ -272,6 +272,11 @@ fn period_waits(
         procs: &w.procs[range.clone()],
         user: &w.user[range.clone()],
         prediction: w.prediction.map(|p| &p[range.clone()]),
+        extra: w
+            .extra
+            .iter()
+            .map(|&(name, values)| (name, &values[range.clone()]))
+            .collect(),
     };
     let fixed = Config {
         policy,

@@ -35,6 +35,7 @@ macro_rules! facts {
                     user_waiting: &$sim.user_waiting,
                     not_finite: &$sim.not_finite,
                     scratch: &$sim.formula_scratch,
+                    columns: &$sim.formula_columns,
                     hook: $sim.hook,
                     hook_error: &$sim.hook_error,
                 }
@@ -124,6 +125,8 @@ pub struct Sim<'a> {
     /// Formulas: the jobs whose key was once not a finite number, and the columns of their keys.
     pub(super) not_finite: Vec<Cell<bool>>,
     pub(super) formula_scratch: RefCell<Vec<Vec<f64>>>,
+    /// Each formula's columns of the jobs (checked present by `validate`).
+    pub(super) formula_columns: Vec<Vec<&'a [f64]>>,
     /// The caller's queue order (`Policy::Hook`), and why it failed if it did (the replay stops).
     pub(super) hook: Option<OrderHook<'a>>,
     pub(super) hook_error: RefCell<Option<String>>,
@@ -231,6 +234,21 @@ impl<'a> Sim<'a> {
             user_waiting: per_user(),
             not_finite: (0..n).map(|_| Cell::new(false)).collect(),
             formula_scratch: RefCell::default(),
+            formula_columns: config
+                .formulas
+                .iter()
+                .map(|f| {
+                    f.columns
+                        .iter()
+                        .map(|name| {
+                            w.extra
+                                .iter()
+                                .find(|(n, _)| n == name)
+                                .map_or(&[][..], |&(_, values)| values)
+                        })
+                        .collect()
+                })
+                .collect(),
             hook: None,
             hook_error: RefCell::default(),
             learner,

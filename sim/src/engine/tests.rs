@@ -40,6 +40,7 @@ impl Jobs {
             procs: &self.procs,
             user: &self.user,
             prediction: None,
+            extra: Vec::new(),
         }
     }
 }
