@@ -12,6 +12,12 @@ What does not fit in memory DuckDB writes to a spill folder inside the lake, ``<
 one per process, removed when the process ends.  A process killed before it could remove its folder
 leaves it behind: the next process that opens the lake removes it.  A folder is known to be in use by
 the lock its process holds on it (the kernel drops the lock with the process, however it ends).
+
+Nothing outside the lake is ever removed: ``.spill`` is used only if it is a real folder (not a
+symbolic link) of this user's, inside the lake, made private (0700); a sweep looks only at the real
+folders directly in it and never follows a link.  Where the lake cannot be written, the spill folder
+is a new private folder of a unique name in the system's temporary folder, which only this process
+uses and removes (no fixed name anyone could plant a link under).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import fcntl
 import os
 import re
 import shutil
+import stat
 import tempfile
 import threading
 import time
@@ -38,6 +45,17 @@ DEFAULT_FLOOR = 1 << 30
 #: DuckDB needs a few MB per thread to run at all; less is a typo, not a budget.
 SMALLEST = 16 * 10**6
 SPILL_FOLDER = ".spill"
+#: The most worker processes a command or the nightly configuration may start (`--workers`, `workers =`):
+#: four per core; more is a typo or a fork bomb, not a plan.
+MAX_WORKERS = 4 * (os.cpu_count() or 1)
+
+
+def workers_problem(workers: object) -> str | None:
+    """What is wrong with a number of worker processes, if anything (the one place it is checked)."""
+    if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= MAX_WORKERS:
+        return f"expected a whole number of worker processes from 1 to {MAX_WORKERS} (4 per core), got {workers!r}"
+    return None
+
 
 _UNITS = {
     "": 1, "b": 1,
@@ -150,31 +168,48 @@ class SpillFolders:
         locked on first use).  Falls back to the system's temporary folder where the lake cannot be
         written (a read-only mount); None where neither can."""
         with self._mutex:
-            for root in (lake_root / SPILL_FOLDER, Path(tempfile.gettempdir()) / "lakehouse-spill"):
-                held = self._held.get(root)
+            for root in (lake_root / SPILL_FOLDER, None):
+                key = root or _PRIVATE
+                held = self._held.get(key)
                 if held is not None and not held[0].is_dir():  # the lake was removed and made again
                     os.close(held[1])
+                    del self._held[key]
                     held = None
-                held = held or self._make(root)
+                held = held or (self._make(root) if root is not None else self._make_private())
                 if held is not None:
-                    self._held[root] = held
+                    self._held[key] = held
                     folder = held[0] / re.sub(r"[^A-Za-z0-9_.-]", "_", database)
-                    folder.mkdir(exist_ok=True)
+                    try:
+                        folder.mkdir(mode=0o700, exist_ok=True)
+                    except OSError:
+                        return None
                     return folder
         return None
 
     def forget(self, lake_root: Path, database: str) -> None:
         """Remove one database's spill folder (the database is closed: DuckDB removed its files)."""
         with self._mutex:
-            held = self._held.get(lake_root / SPILL_FOLDER) or self._held.get(
-                Path(tempfile.gettempdir()) / "lakehouse-spill"
-            )
+            held = self._held.get(lake_root / SPILL_FOLDER) or self._held.get(_PRIVATE)
         if held is not None:
             shutil.rmtree(held[0] / re.sub(r"[^A-Za-z0-9_.-]", "_", database), ignore_errors=True)
 
+    def _make_private(self) -> tuple[Path, int] | None:
+        """A new private folder of a unique name in the system's temporary folder (the lake is read-only)."""
+        try:
+            folder = Path(tempfile.mkdtemp(prefix="lakehouse-spill-"))  # 0700, ours, never existed before
+            descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        except OSError:
+            return None
+        return folder, descriptor
+
     def _make(self, root: Path) -> tuple[Path, int] | None:
         try:
-            root.mkdir(parents=True, exist_ok=True)
+            try:
+                root.mkdir(mode=0o700)
+            except FileExistsError:
+                pass
+            if not _private_folder(root):
+                return None  # a link, a file, someone else's folder: not ours to spill in or to sweep
             sweep(root)
             # Made under a hidden name, locked, then renamed: a sweeper only looks at visible names, so it
             # never takes a folder between its making and its lock.
@@ -196,16 +231,39 @@ class SpillFolders:
             self._held.clear()
 
 
-def sweep(root: Path) -> list[Path]:
-    """Remove the spill folders under `root` that no living process holds; returns them."""
-    removed: list[Path] = []
+#: The key of the private fallback folder (the lake cannot be written).
+_PRIVATE = Path("<private>")
+
+
+def _private_folder(root: Path) -> bool:
+    """Whether `root` is a real folder (not a link) of this user's; made private (0700) if so."""
     try:
-        entries = list(root.iterdir())
+        info = os.lstat(root)
+    except OSError:
+        return False
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        return False
+    if stat.S_IMODE(info.st_mode) != 0o700:
+        os.chmod(root, 0o700)  # (checked a real folder just above)
+    return True
+
+
+def sweep(root: Path) -> list[Path]:
+    """Remove the spill folders under `root` that no living process holds; returns them.  Only a
+    private folder of ours is swept, and in it only real folders: a link is never followed."""
+    removed: list[Path] = []
+    if not _private_folder(root):
+        return removed
+    try:
+        entries = list(os.scandir(root))
     except OSError:
         return removed
-    for entry in entries:
+    for item in entries:
+        entry = Path(item.path)
         try:
-            if not entry.is_dir() or (entry.name.startswith(".new-") and time.time() - entry.stat().st_mtime < 60):
+            if not item.is_dir(follow_symlinks=False):
+                continue  # a link or a file: not a spill folder, never followed
+            if entry.name.startswith(".new-") and time.time() - item.stat(follow_symlinks=False).st_mtime < 60:
                 continue  # a folder being made (unlocked for a moment), unless a killed process left it
         except OSError:
             continue
@@ -219,7 +277,7 @@ def sweep(root: Path) -> list[Path]:
 def _unlocked(folder: Path) -> bool:
     """Whether no process holds the folder's lock (taking it and letting it go at once)."""
     try:
-        descriptor = os.open(folder, os.O_RDONLY)
+        descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
     except OSError:
         return False
     try:

@@ -34,10 +34,11 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
-from lakehouse.budget import SMALLEST, SPILL, Budget
+from lakehouse.budget import SMALLEST, SPILL, SPILL_FOLDER, Budget
 from lakehouse.catalog import apply_catalog, named_query, refresh_views, save_meta, sql_literal
 from lakehouse.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
+from lakehouse.outputs import protect
 
 if TYPE_CHECKING:  # Polars takes ~70 ms to import: `simulate` loads it while the replay runs
     import numpy as np
@@ -159,6 +160,8 @@ class Lake:
             )
         self._session: duckdb.DuckDBPyConnection | None = None
         self._writer: CatalogWriter | None = None
+        # No output of this process may land in the lake's data (e.g. `sql --output` over a log's Parquet).
+        protect(self.root, (CATALOG_FILE, "parquet", "quarantine", "analysis", "meta", SPILL_FOLDER))
 
     def __repr__(self) -> str:
         return f"Lake({str(self.root)!r})"

@@ -73,6 +73,11 @@ class Report(Generic[S, R]):
 # -- periodicity -------------------------------------------------------------------------------------
 
 
+#: The most pure-noise series a periodicity run fits: 10,000 take minutes; more holds a nightly run's lock
+#: for hours.
+MAX_NOISE_TRIALS = 10_000
+
+
 @dataclass(frozen=True)
 class PeriodicitySettings:
     noise_trials: int = 200  # pure-noise series fitted to measure the test's false-positive rate

@@ -4,6 +4,7 @@ report, the lock and the exit codes."""
 from __future__ import annotations
 
 import fcntl
+import os
 import re
 import shutil
 import subprocess
@@ -371,9 +372,13 @@ def test_a_log_the_lake_took_from_another_file_still_there_is_refused(tmp_path, 
     [
         ('[replays]\nview = ["jobs_clean"]\n', "replays.view: unknown view"),
         ("[replays]\ncampaign = 5\n", "replays.campaign"),
-        ('workers = "two"\n', "workers: expected a positive integer"),
+        ('workers = "two"\n', "workers: expected a whole number of worker processes from 1 to"),
+        # The command line's bounds, from the same place: 4 workers per core, not a fork bomb.
+        (f"workers = {4 * (os.cpu_count() or 1) + 1}\n", "workers: expected a whole number of worker processes"),
+        ("workers = 0\n", "workers: expected a whole number of worker processes"),
         ('reports = "logs"\n', "reports: expected a list"),
-        ('[periodicity]\nnoise_trials = "many"\n', "noise_trials: expected an integer"),
+        ('[periodicity]\nnoise_trials = "many"\n', "noise_trials: expected a whole number from 0 to 10,000"),
+        ("[periodicity]\nnoise_trials = 1000000000000\n", "noise_trials: expected a whole number from 0 to 10,000"),
         ("machine_size = 5\n", "machine_size: expected a table"),
     ],
 )

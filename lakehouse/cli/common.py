@@ -17,7 +17,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from typer.core import TyperGroup
 
-from lakehouse.budget import DEFAULT_SHARE, MEMORY_ENV, THREADS_ENV
+from lakehouse.budget import DEFAULT_SHARE, MAX_WORKERS, MEMORY_ENV, THREADS_ENV
 from lakehouse.errors import LakehouseError, OutputError, SettingsError
 from lakehouse.lake import ENV_VAR
 from lakehouse.outputs import check_file, check_folder, error_number
@@ -88,7 +88,6 @@ OutputOption = Annotated[
 
 #: Worker processes a command may start: each loads the engine and a log's jobs (~150 MB), so a pool
 #: much larger than the cores only adds memory.
-MAX_WORKERS = 4 * (os.cpu_count() or 1)
 
 
 def workers_option(what: str) -> Any:

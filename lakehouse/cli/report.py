@@ -25,6 +25,7 @@ from lakehouse.cli.selection import report_selection
 from lakehouse.errors import TooLittleDataError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, emit_tables, stderr
+from lakehouse.reports import MAX_NOISE_TRIALS
 
 report_app = command_group("Run a model over the lake, store its result as analysis.* and print a summary.")
 
@@ -37,7 +38,9 @@ def report_periodicity(
     noise_trials: Annotated[
         int,
         typer.Option(
-            min=0, max=10_000, help="Pure-noise series fitted to measure the test's false-positive rate (0: skip)."
+            min=0,
+            max=MAX_NOISE_TRIALS,
+            help="Pure-noise series fitted to measure the test's false-positive rate (0: skip).",
         ),
     ] = 200,
     memory_limit: MemoryLimitOption = None,

@@ -24,10 +24,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lakehouse.budget import workers_problem
 from lakehouse.campaigns.grid import NAME_PATTERN
 from lakehouse.errors import SettingsError
 from lakehouse.log_names import names_log
 from lakehouse.machine import machine_size_problem
+from lakehouse.reports import MAX_NOISE_TRIALS
 from lakehouse.reports import REPORTS as REGISTRY
 from lakehouse.sim.source import View
 from lakehouse.tomlfile import read_toml
@@ -86,8 +88,8 @@ def load(path: Path | None) -> Config:
         if report not in REPORTS:
             raise fail("reports", f"unknown report {report!r}; expected some of: {', '.join(REPORTS)}")
     workers = data.get("workers")
-    if workers is not None and (not isinstance(workers, int) or isinstance(workers, bool) or workers < 1):
-        raise fail("workers", f"expected a positive integer, got {workers!r}")
+    if workers is not None and (problem := workers_problem(workers)):
+        raise fail("workers", problem)
     sizes = data.get("machine_size", {})
     if not isinstance(sizes, dict):
         raise fail("machine_size", 'expected a table of log = processors, e.g. "RICC-*" = 8192')
@@ -102,7 +104,9 @@ def load(path: Path | None) -> Config:
     if not isinstance(campaign, str) or not NAME_PATTERN.fullmatch(campaign):
         raise fail("replays.campaign", "use letters, digits, '.', '_' or '-'")
     trials = data.get("periodicity", {}).get("noise_trials", 200)
-    if not isinstance(trials, int) or isinstance(trials, bool) or trials < 0:
-        raise fail("periodicity.noise_trials", f"expected an integer >= 0, got {trials!r}")
+    if not isinstance(trials, int) or isinstance(trials, bool) or not 0 <= trials <= MAX_NOISE_TRIALS:
+        raise fail(
+            "periodicity.noise_trials", f"expected a whole number from 0 to {MAX_NOISE_TRIALS:,}, got {trials!r}"
+        )
     ordered = tuple(r for r in REPORTS if r in reports)
     return Config(ordered, workers, dict(sizes), view, campaign, trials)

@@ -1,0 +1,158 @@
+"""Places a hostile user or neighbour can point lakehouse at (docs/bad-input.md): a spill folder that is a
+symbolic link, a fixed name in the shared temporary folder, an --output into the lake's data, onto a
+device, a FIFO, standard output or through a link.  Nothing outside the lake is removed, nothing of the
+lake is overwritten, and a device stays a device."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from lakehouse.budget import SPILL_FOLDER, SpillFolders, sweep
+from lakehouse.cli import app
+from lakehouse.testing import small_log, write_swf
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def mini_lake(tmp_path) -> Path:
+    jobs, header = small_log(6)
+    write_swf(tmp_path / "mini.swf", jobs, header)
+    root = tmp_path / "lake"
+    assert runner.invoke(app, ["ingest", "swf", str(tmp_path / "mini.swf"), "--lake", str(root)]).exit_code == 0
+    return root
+
+
+def _victim(tmp_path: Path) -> Path:
+    """A folder of someone else's, with unlocked subfolders a sweep would take for dead spill folders."""
+    victim = tmp_path / "victim"
+    for sub in ("12345-abc", "important", ".new-old"):
+        (victim / sub).mkdir(parents=True)
+        (victim / sub / "data.txt").write_text("keep me")
+    return victim
+
+
+def _intact(victim: Path) -> bool:
+    return all((victim / sub / "data.txt").read_text() == "keep me" for sub in ("12345-abc", "important", ".new-old"))
+
+
+def test_a_spill_folder_that_is_a_link_is_never_swept_or_used(mini_lake, tmp_path):
+    victim = _victim(tmp_path)
+    spill = mini_lake / SPILL_FOLDER
+    if spill.exists():
+        for folder in spill.iterdir():
+            folder.rmdir()
+        spill.rmdir()
+    spill.symlink_to(victim, target_is_directory=True)
+    # A reader, a writer, and a command that fails: none follows the link.
+    assert runner.invoke(app, ["sql", "select count(*) from swf.jobs", "--lake", str(mini_lake)]).exit_code == 0
+    assert runner.invoke(app, ["ingest", "swf", str(tmp_path / "mini.swf"), "--lake", str(mini_lake)]).exit_code == 0
+    assert runner.invoke(app, ["sql", "select * from nowhere", "--lake", str(mini_lake)]).exit_code != 0
+    subprocess.run(
+        [sys.executable, "-m", "lakehouse.cli", "logs", "--lake", str(mini_lake)], check=True, capture_output=True
+    )
+    assert _intact(victim)
+    assert sweep(spill) == [] and _intact(victim)
+    assert spill.is_symlink()  # left as it was
+
+
+def test_a_sweep_never_follows_a_link_inside_the_spill_folder(tmp_path):
+    victim = _victim(tmp_path)
+    spill = tmp_path / "lake" / SPILL_FOLDER
+    spill.mkdir(parents=True)
+    (spill / "999-dead").symlink_to(victim / "important", target_is_directory=True)
+    (spill / "998-dead").mkdir()  # a real dead folder: swept
+    assert sweep(spill) == [spill / "998-dead"]
+    assert _intact(victim) and (spill / "999-dead").is_symlink()
+
+
+def test_spill_folders_are_private_and_the_fallback_has_no_fixed_name(tmp_path, monkeypatch):
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    folders = SpillFolders()
+    mine = folders.folder(lake, "reader")
+    assert mine is not None and mine.parent.parent == lake / SPILL_FOLDER
+    for place in (lake / SPILL_FOLDER, mine.parent):
+        assert stat.S_IMODE(os.lstat(place).st_mode) == 0o700
+    # A lake it cannot write (its .spill is a file here): a new private folder, never a planted name.
+    other = tmp_path / "read-only-lake"
+    other.mkdir()
+    (other / SPILL_FOLDER).write_text("not a folder")
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    victim = _victim(tmp_path)
+    (tmp_path / "tmp" / "lakehouse-spill").symlink_to(victim, target_is_directory=True)  # the old fixed name
+    fallback = folders.folder(other, "reader")
+    assert fallback is not None and fallback.parent.parent == tmp_path / "tmp"
+    assert fallback.parent.name.startswith("lakehouse-spill-") and not fallback.parent.is_symlink()
+    assert stat.S_IMODE(os.lstat(fallback.parent).st_mode) == 0o700
+    folders.remove_all()
+    assert not fallback.parent.exists() and _intact(victim)
+
+
+def _refused(args: list[str]) -> str:
+    result = runner.invoke(app, args)
+    output = result.stdout + result.stderr
+    assert result.exit_code != 0 and "Traceback" not in output, output
+    return output
+
+
+def test_an_output_into_the_lakes_data_is_refused(mini_lake, tmp_path):
+    parquet = next((mini_lake / "parquet" / "swf" / "jobs").glob("[!_]*.parquet"))
+    before = {p: p.read_bytes() for p in [parquet, mini_lake / "lake.duckdb"]}
+    link = tmp_path / "innocent.csv"
+    link.symlink_to(mini_lake / "lake.duckdb")
+    for destination, fmt in ((parquet, "parquet"), (mini_lake / "lake.duckdb", "csv"), (link, "csv")):
+        output = _refused(["sql", "select 1 as x", "-f", fmt, "--output", str(destination), "--lake", str(mini_lake)])
+        assert "it is in the data of the lake" in output, output
+    simulate = ["simulate", "mini", "--lake", str(mini_lake), "--jobs-out", str(mini_lake / "analysis" / "x.parquet")]
+    assert "it is in the data of the lake" in _refused(simulate)
+    assert all(p.read_bytes() == data for p, data in before.items())
+    assert link.is_symlink()
+    # Elsewhere in the lake's folder (the nightly pages live there) is the user's.
+    ok = runner.invoke(
+        app, ["sql", "select 1 as x", "-f", "csv", "-o", str(mini_lake / "notes.csv"), "--lake", str(mini_lake)]
+    )
+    assert ok.exit_code == 0, ok.output
+
+
+def test_a_device_a_fifo_a_link_and_stdout_are_written_through(mini_lake, tmp_path):
+    query = ["sql", "select 42 as answer", "-f", "csv", "--lake", str(mini_lake)]
+    # A character device: as root (where a regression would replace it), a null device of the test's own
+    # (so that a failing build cannot take the machine's /dev/null); elsewhere /dev/null, which a user
+    # cannot replace anyway.
+    device = Path("/dev/null")
+    if os.geteuid() == 0:
+        device = tmp_path / "null"
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    before = os.stat(device)
+    assert runner.invoke(app, [*query, "--output", str(device)]).exit_code == 0
+    after = os.lstat(device)
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+    # Through a link: the file it names is written, the link stays.
+    real, link = tmp_path / "real.csv", tmp_path / "link.csv"
+    link.symlink_to(real)
+    assert runner.invoke(app, [*query, "--output", str(link)]).exit_code == 0
+    assert link.is_symlink() and "42" in real.read_text()
+    # A FIFO: a reader on the other end gets the rows; it stays a FIFO.
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    assert runner.invoke(app, [*query, "--output", str(fifo)]).exit_code == 0
+    reader.join(timeout=30)
+    assert got and "42" in got[0] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    # `-`: standard output.
+    out = subprocess.run(
+        [sys.executable, "-m", "lakehouse.cli", *query, "--output", "-"], capture_output=True, text=True, check=True
+    )
+    assert "42" in out.stdout and not (Path.cwd() / "-").exists()
