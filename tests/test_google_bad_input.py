@@ -252,7 +252,7 @@ def test_an_entry_named_like_a_part_that_is_not_a_file_fails_alone(trace, tmp_pa
     assert result.exit_code == 2 and "Traceback" not in result.stderr
     message = " ".join(result.stderr.split())
     assert "part-00001-of-00002.csv.gz" in message
-    assert ("not a file" if kind == "folder" else "cannot be read") in message
+    assert ("not a regular file (a folder" if kind == "folder" else "cannot be read") in message
     lake = Lake(tmp_path / "lake")
     assert lake.query("SELECT count(*) AS n FROM google.job_events")["n"][0] == 3  # the rest is in
 

@@ -14,7 +14,6 @@ import functools
 import mmap
 import os
 import re
-import stat
 import threading
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
@@ -32,6 +31,7 @@ from lakehouse.catalog import named_query, sql_literal
 from lakehouse.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
 from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
+from lakehouse.ingest.input_files import not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status
 from lakehouse.lake import Lake, count, fingerprint
@@ -102,7 +102,7 @@ def discover_trace(root: Path) -> tuple[list[TracePart], list[Task], list[str]]:
                 why = f"{path}: not a part of the trace (expected part-NNNNN-of-MMMMM.csv.gz)"
                 problems.append(Task(f"google.{folder.name}", path.name, path, problem=why))
                 continue
-            unusable = _not_a_file(path)
+            unusable = not_a_file(path)
             if unusable:
                 problems.append(Task(f"google.{folder.name}", path.name, path, problem=f"{path}: {unusable}"))
                 continue
@@ -118,15 +118,6 @@ def discover_trace(root: Path) -> tuple[list[TracePart], list[Task], list[str]]:
     if not parts and not problems:
         raise LakehouseError(f"{root}: no trace tables found (expected folders such as job_events/)")
     return parts, problems, warnings
-
-
-def _not_a_file(path: Path) -> str | None:
-    """Why an entry named like a part cannot be read as one (a folder, a broken or looping link), if so."""
-    try:
-        mode = path.stat().st_mode
-    except OSError as exc:
-        return f"cannot be read ({exc.strerror or exc})"
-    return None if stat.S_ISREG(mode) else "not a file (a part must be a gzipped CSV file)"
 
 
 def _ranges(numbers: list[int]) -> str:

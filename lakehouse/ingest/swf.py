@@ -10,9 +10,7 @@ GIL).
 from __future__ import annotations
 
 import glob as globlib
-import gzip
 import re
-import zlib
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -27,6 +25,7 @@ from lakehouse._native import parse_swf
 from lakehouse.catalog import sql_literal
 from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.errors import BrokenFileError, LakehouseError
+from lakehouse.ingest.input_files import gunzip_bounded, not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status
 from lakehouse.ingest.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION
@@ -117,13 +116,7 @@ def _is_glob(text: str) -> bool:
 
 def decompress(path: Path, raw: bytes) -> bytes:
     """The bytes of a log, or a BrokenFileError saying what is wrong with the file."""
-    if raw[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(raw)
-        except (EOFError, OSError, zlib.error) as exc:
-            raise BrokenFileError(str(path), f"corrupt or truncated gzip ({exc})") from None
-    else:
-        data = raw
+    data = gunzip_bounded(path, raw) if raw[:2] == b"\x1f\x8b" else raw
     if not data.strip():
         raise BrokenFileError(str(path), "empty file")
     nul = data.find(b"\x00")
@@ -323,6 +316,8 @@ class SwfSource:
         self.raw: dict[str, tuple[bytes, str]] = {}  # read, not yet parsed: the bytes and their hash
 
     def fingerprint(self, task: Task) -> tuple[str, int]:
+        if problem := not_a_file(task.path):  # a FIFO would block the read, /dev/zero never end it
+            raise BrokenFileError(str(task.path), problem)
         raw = task.path.read_bytes()
         self.raw[task.name] = raw, fingerprint([raw])
         return self.raw[task.name][1], len(raw)

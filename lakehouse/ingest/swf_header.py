@@ -23,15 +23,31 @@ HEADER_LIMITS = {
 }
 INT64_MAX = 2**63 - 1
 
-_KEY_LINE = re.compile(r"^;\s*([A-Za-z][A-Za-z0-9_ ]*?)\s*:\s?(.*)$")
+_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_ ]*")
 _LEADING_INT = re.compile(r"^\s*([-+]?\d+)")
+#: More digits than this cannot fit in 64 bits: such a value is text, never turned into a number (Python
+#: refuses to convert 4,300 digits and more, and a longer one would only cost time).
+_MAX_DIGITS = 20
+
+
+def key_line(line: str) -> tuple[str, str] | None:
+    """(key, value) of a header line `; Key: value`, if it is one.  In linear time: a regular expression
+    with a lazy key and optional blanks backtracked for minutes over a line of 200,000 blanks."""
+    body = line[1:] if line.startswith(";") else None
+    if body is None:
+        return None
+    key, colon, value = body.partition(":")
+    key = key.strip()
+    if not colon or not _KEY.fullmatch(key):
+        return None
+    return key.strip(), value[1:] if value.startswith((" ", "\t")) else value
 
 
 def leading_integer(value: str, limit: int = INT64_MAX) -> int | None:
     """The integer a header value starts with: "338 (batch partition; 512 total)" -> 338.  None when
     there is none, or when its magnitude exceeds `limit` (the value is then kept as text only)."""
     m = _LEADING_INT.match(value)
-    if not m:
+    if not m or len(m.group(1).lstrip("+-")) > _MAX_DIGITS:
         return None
     number = int(m.group(1))
     return number if abs(number) <= limit else None
@@ -49,9 +65,8 @@ class SwfHeader:
         header = cls(raw_lines=list(comment_lines))
         last_key: str | None = None
         for line in comment_lines:
-            m = _KEY_LINE.match(line)
-            if m:
-                key, value = m.group(1).strip(), m.group(2).strip()
+            if pair := key_line(line):
+                key, value = pair[0], pair[1].strip()
                 # Repeated keys (Note:, Queue:, Partition:) accumulate, one value per line.
                 if key in header.entries:
                     header.entries[key] += "\n" + value

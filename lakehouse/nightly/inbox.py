@@ -23,6 +23,7 @@ from lakehouse.catalog import named_query
 from lakehouse.errors import LakehouseError
 from lakehouse.ingest import google_format
 from lakehouse.ingest.google import PART_NAME, file_hash
+from lakehouse.ingest.input_files import not_a_file
 from lakehouse.ingest.swf import DATASET as SWF_DATASET
 from lakehouse.ingest.swf import SUFFIXES, check_log_name, log_name_for
 from lakehouse.lake import Lake
@@ -122,7 +123,7 @@ def scan(lake: Lake, inbox: Path, verify: bool = False) -> Inbox:
         if kind is Kind.swf:
             dataset, name = SWF_DATASET, log_name_for(path)
             # A file that cannot become a log of its own fails alone (and is counted); the rest go on.
-            if problem := _log_name_problem(name) or clashes.get(name):
+            if problem := _log_name_problem(name) or clashes.get(name) or _not_a_log_file(path):
                 files.append(InboxFile(kind, dataset, name, path, trace, 0, 0, None, State.unreadable, problem))
                 continue
         else:
@@ -148,6 +149,11 @@ def scan(lake: Lake, inbox: Path, verify: bool = False) -> Inbox:
             state = State.changed
         files.append(InboxFile(kind, dataset, name, path, trace, stat.st_size, stat.st_mtime_ns, content_hash, state))
     return Inbox(files, ignored)
+
+
+def _not_a_log_file(path: Path) -> str | None:
+    """A FIFO or a device named *.swf would block (or never end) the night: it fails alone."""
+    return f"{path}: {problem}" if (problem := not_a_file(path)) else None
 
 
 def _log_name_problem(name: str) -> str | None:
