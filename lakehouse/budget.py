@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import atexit
 import fcntl
+import math
 import os
 import re
 import shutil
@@ -86,10 +87,19 @@ def parse_memory(text: str, what: str = "--memory-limit") -> int:
     if match is None or (unit not in _UNITS and unit != "%"):
         raise SettingsError(f"{what}: cannot read {text!r} as an amount of memory (examples: 3GB, 512MB, 4GiB, 30%)")
     value = float(match.group(1))
-    amount = int(value / 100 * machine_memory()) if unit == "%" else int(value * _UNITS[unit])
+    total = machine_memory()
+    if unit == "%" and value > 100:
+        raise SettingsError(f"{what}: {text!r} is more than all of this machine's memory (at most 100%)")
+    amount = value / 100 * total if unit == "%" else value * _UNITS[unit]
+    # Beyond the machine it is a typo (and past 2^64 bytes DuckDB's own count wraps to 0): one line,
+    # before anything is opened or made.
+    if not math.isfinite(amount) or amount > total:
+        raise SettingsError(
+            f"{what}: {text!r} is more than this machine's memory ({human(total)}); give at most that, e.g. 30% or 4GB"
+        )
     if amount < SMALLEST:
         raise SettingsError(f"{what}: {text!r} is below the {SMALLEST // 10**6} MB DuckDB needs to run at all")
-    return amount
+    return int(amount)
 
 
 def parse_threads(value: int | str, what: str = "--threads") -> int:

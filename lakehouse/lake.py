@@ -428,7 +428,10 @@ class Lake:
         """
         if not create and not self.exists():
             raise self._missing()
-        self.root.mkdir(parents=True, exist_ok=True)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LakehouseError(f"{self.root}: cannot make the lake here ({exc.strerror or exc})") from None
 
         def busy(holder: str) -> LakehouseError:
             return LakeBusyError(f"{self.root}: another writer is running (pid {holder}); wait for it to finish")
@@ -457,7 +460,15 @@ def process_lock(path: Path, busy: Callable[[str], LakehouseError], wait: bool =
     (a killed holder never leaves a stale lock).  The file holds the holder's pid; `busy(pid)` is raised
     when another process holds it, unless `wait`."""
     # Unbuffered: a write that fails (a full disk) leaves nothing behind for close() to fail on again.
-    with open(path, "a+b", buffering=0) as lock:
+    try:
+        lock_file = open(path, "a+b", buffering=0)  # noqa: SIM115 (closed by the with below)
+    except OSError as exc:  # a read-only mount (EROFS), a folder in its place, no permission
+        raise LakehouseError(
+            f"{path.parent}: cannot take the writers' lock ({exc.strerror or exc}): a command that changes "
+            "the lake (init, ingest, catalog rebuild, a report, nightly) needs a lake it can write; one that "
+            "reads (sql, logs, simulate) works on it as it is"
+        ) from None
+    with lock_file as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
         except BlockingIOError:

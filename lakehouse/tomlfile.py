@@ -17,3 +17,7 @@ def read_toml(path: Path, error: type[LakehouseError]) -> dict[str, Any]:
         raise error(f"{path}: {exc.strerror or exc}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise error(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:  # tables or arrays nested thousands deep
+        raise error(f"{path}: not a configuration: its tables or arrays are nested too deeply") from None
+    except ValueError:  # an integer of thousands of digits (Python converts at most 4,300)
+        raise error(f"{path}: a value cannot be read: a number with thousands of digits") from None

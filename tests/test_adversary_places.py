@@ -224,3 +224,43 @@ def test_hostile_header_lines_are_text_in_linear_time(tmp_path):
         app, ["sql", "select count(*) as n from swf.jobs", "--lake", str(tmp_path / "lake"), "-f", "csv"]
     )
     assert stored.stdout.splitlines()[-1] == "5"
+
+
+def test_a_lake_whose_lock_cannot_be_taken_is_one_line_for_every_writer(mini_lake, tmp_path):
+    # (A read-only mount gives EROFS; a folder where the lock file goes fails the same open, as root too.)
+    from lakehouse.lake import LOCK_FILE
+
+    lock = mini_lake / LOCK_FILE
+    lock.unlink(missing_ok=True)
+    lock.mkdir()
+    for args in (
+        ["init"],
+        ["ingest", "swf", str(tmp_path / "mini.swf")],
+        ["catalog", "rebuild"],
+        ["report", "locality", "mini"],
+    ):
+        result = runner.invoke(app, [*args, "--lake", str(mini_lake)])
+        output = result.stdout + result.stderr
+        assert result.exit_code != 0 and "Traceback" not in output, (args, output)
+        assert "cannot take the writers' lock" in output and output.count("error:") == 1, (args, output)
+    # A reader works on it as it is.
+    assert runner.invoke(app, ["sql", "select count(*) from swf.jobs", "--lake", str(mini_lake)]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a = " + "[" * 50_000 + "]" * 50_000 + "\n", "nested too deeply"),
+        ("workers = " + "9" * 5000 + "\n", "thousands of digits"),
+    ],
+)
+def test_a_hostile_toml_file_is_one_line(tmp_path, text, message):
+    config = tmp_path / "hostile.toml"
+    config.write_text(text)
+    for args in (
+        ["nightly", "--inbox", str(tmp_path), "--config", str(config), "--dry-run"],
+        ["campaign", "run", str(config)],
+    ):
+        result = runner.invoke(app, [*args, "--lake", str(tmp_path / "lake")])
+        output = result.stdout + result.stderr
+        assert result.exit_code != 0 and "Traceback" not in output and message in output, (args, output)

@@ -77,7 +77,9 @@ def test_amounts_read_as_duckdb_reads_them(text: str, amount: int):
     assert parse_memory(text) == amount
 
 
-@pytest.mark.parametrize("text", ["lots", "3 GBs", "-1GB", "10kB", "0", "GB"])
+@pytest.mark.parametrize(
+    "text", ["lots", "3 GBs", "-1GB", "10kB", "0", "GB", "99999999999999999999TB", "18446744073709551616", "1000%"]
+)
 def test_unreadable_or_tiny_amounts_are_refused(text: str):
     with pytest.raises(SettingsError, match="--memory-limit"):
         parse_memory(text)
