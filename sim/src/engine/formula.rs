@@ -765,35 +765,39 @@ impl Parser<'_> {
     }
 
     fn disjunction(&mut self) -> Parsed {
-        let at = self.at();
-        let mut kind = self.conjunction()?;
-        while self.is_name("or") {
-            let right_at = {
-                self.next += 1;
-                self.at()
-            };
-            self.want(Kind::Condition, kind, at, "each side of 'or'")?;
-            let right = self.conjunction()?;
-            self.want(Kind::Condition, right, right_at, "each side of 'or'")?;
-            self.program.push(Op::Or);
-            kind = Kind::Condition;
-        }
-        Ok(kind)
+        let or = [("or", Op::Or)];
+        self.left_associative(Self::conjunction, &or, Kind::Condition, "each side of 'or'")
     }
 
     fn conjunction(&mut self) -> Parsed {
-        let at = self.at();
-        let mut kind = self.negation()?;
-        while self.is_name("and") {
+        let and = [("and", Op::And)];
+        self.left_associative(Self::negation, &and, Kind::Condition, "each side of 'and'")
+    }
+
+    /// `operand (operator operand)*`, left-associative, where each operand must be of `kind` (which
+    /// the result then is) as soon as an operator joins it: one level of the grammar.
+    fn left_associative(
+        &mut self,
+        operand: fn(&mut Self) -> Parsed,
+        operators: &[(&str, Op)],
+        kind: Kind,
+        role: &str,
+    ) -> Parsed {
+        let mut at = self.at();
+        let mut got = operand(self)?;
+        while let Some(&(_, op)) = operators
+            .iter()
+            .find(|(word, _)| self.is_symbol(word) || self.is_name(word))
+        {
+            self.want(kind, got, at, role)?;
             self.next += 1;
-            let right_at = self.at();
-            self.want(Kind::Condition, kind, at, "each side of 'and'")?;
-            let right = self.negation()?;
-            self.want(Kind::Condition, right, right_at, "each side of 'and'")?;
-            self.program.push(Op::And);
-            kind = Kind::Condition;
+            at = self.at();
+            let right = operand(self)?;
+            self.want(kind, right, at, role)?;
+            self.program.push(op);
+            got = kind;
         }
-        Ok(kind)
+        Ok(got)
     }
 
     fn negation(&mut self) -> Parsed {
@@ -830,45 +834,13 @@ impl Parser<'_> {
     }
 
     fn sum(&mut self) -> Parsed {
-        let at = self.at();
-        let mut kind = self.product()?;
-        loop {
-            let op = if self.is_symbol("+") {
-                Op::Add
-            } else if self.is_symbol("-") {
-                Op::Sub
-            } else {
-                return Ok(kind);
-            };
-            self.next += 1;
-            self.want(Kind::Number, kind, at, "what + and - take")?;
-            let right_at = self.at();
-            let right = self.product()?;
-            self.want(Kind::Number, right, right_at, "what + and - take")?;
-            self.program.push(op);
-            kind = Kind::Number;
-        }
+        let signs = [("+", Op::Add), ("-", Op::Sub)];
+        self.left_associative(Self::product, &signs, Kind::Number, "what + and - take")
     }
 
     fn product(&mut self) -> Parsed {
-        let at = self.at();
-        let mut kind = self.unary()?;
-        loop {
-            let op = if self.is_symbol("*") {
-                Op::Mul
-            } else if self.is_symbol("/") {
-                Op::Div
-            } else {
-                return Ok(kind);
-            };
-            self.next += 1;
-            self.want(Kind::Number, kind, at, "what * and / take")?;
-            let right_at = self.at();
-            let right = self.unary()?;
-            self.want(Kind::Number, right, right_at, "what * and / take")?;
-            self.program.push(op);
-            kind = Kind::Number;
-        }
+        let signs = [("*", Op::Mul), ("/", Op::Div)];
+        self.left_associative(Self::unary, &signs, Kind::Number, "what * and / take")
     }
 
     fn unary(&mut self) -> Parsed {
