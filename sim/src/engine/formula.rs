@@ -126,6 +126,48 @@ pub struct Job {
     pub columns: Vec<f64>,
 }
 
+/// What each operation of one input computes, written once for both evaluators (one job's stack,
+/// a batch's columns): `$apply!(|a| expression)` for the operation `$op`, `$otherwise` for others.
+macro_rules! unary_semantics {
+    ($apply:ident, $op:expr, $otherwise:expr) => {
+        match $op {
+            Op::Neg => $apply!(|a| -a),
+            Op::Not => $apply!(|a| truth(a == 0.0)),
+            Op::Ln => $apply!(|a| a.ln()),
+            Op::Log2 => $apply!(|a| a.log2()),
+            Op::Log10 => $apply!(|a| a.log10()),
+            Op::Exp => $apply!(|a| a.exp()),
+            Op::Sqrt => $apply!(|a| a.sqrt()),
+            Op::Abs => $apply!(|a| a.abs()),
+            _ => $otherwise,
+        }
+    };
+}
+
+/// The same for the operations of two inputs: `$apply!(|a, b| expression)`.
+macro_rules! binary_semantics {
+    ($apply:ident, $op:expr, $otherwise:expr) => {
+        match $op {
+            Op::Add => $apply!(|a, b| a + b),
+            Op::Sub => $apply!(|a, b| a - b),
+            Op::Mul => $apply!(|a, b| a * b),
+            Op::Div => $apply!(|a, b| a / b),
+            Op::Pow => $apply!(|a, b| power(a, b)),
+            Op::Lt => $apply!(|a, b| truth(a < b)),
+            Op::Le => $apply!(|a, b| truth(a <= b)),
+            Op::Gt => $apply!(|a, b| truth(a > b)),
+            Op::Ge => $apply!(|a, b| truth(a >= b)),
+            Op::Eq => $apply!(|a, b| truth(a == b)),
+            Op::Ne => $apply!(|a, b| truth(a != b)),
+            Op::And => $apply!(|a, b| truth(a != 0.0 && b != 0.0)),
+            Op::Or => $apply!(|a, b| truth(a != 0.0 || b != 0.0)),
+            Op::Min => $apply!(|a, b| smaller(a, b)),
+            Op::Max => $apply!(|a, b| larger(a, b)),
+            _ => $otherwise,
+        }
+    };
+}
+
 /// A parsed, checked formula ready to run.
 #[derive(Clone, Debug)]
 pub struct Formula {
@@ -310,35 +352,17 @@ impl Formula {
                     stack[top] = load(var);
                     top += 1;
                 }
-                Op::Neg => unary!(|a| -a),
-                Op::Not => unary!(|a| truth(a == 0.0)),
-                Op::Ln => unary!(|a| a.ln()),
-                Op::Log2 => unary!(|a| a.log2()),
-                Op::Log10 => unary!(|a| a.log10()),
-                Op::Exp => unary!(|a| a.exp()),
-                Op::Sqrt => unary!(|a| a.sqrt()),
-                Op::Abs => unary!(|a| a.abs()),
-                Op::Add => binary!(|a, b| a + b),
-                Op::Sub => binary!(|a, b| a - b),
-                Op::Mul => binary!(|a, b| a * b),
-                Op::Div => binary!(|a, b| a / b),
-                Op::Pow => binary!(|a, b| power(a, b)),
-                Op::Lt => binary!(|a, b| truth(a < b)),
-                Op::Le => binary!(|a, b| truth(a <= b)),
-                Op::Gt => binary!(|a, b| truth(a > b)),
-                Op::Ge => binary!(|a, b| truth(a >= b)),
-                Op::Eq => binary!(|a, b| truth(a == b)),
-                Op::Ne => binary!(|a, b| truth(a != b)),
-                Op::And => binary!(|a, b| truth(a != 0.0 && b != 0.0)),
-                Op::Or => binary!(|a, b| truth(a != 0.0 || b != 0.0)),
-                Op::Min => binary!(|a, b| smaller(a, b)),
-                Op::Max => binary!(|a, b| larger(a, b)),
                 Op::If => {
                     let (condition, then, otherwise) =
                         (stack[top - 3], stack[top - 2], stack[top - 1]);
                     top -= 2;
                     stack[top - 1] = if condition != 0.0 { then } else { otherwise };
                 }
+                other => unary_semantics!(
+                    unary,
+                    other,
+                    binary_semantics!(binary, other, unreachable!("every operation is listed"))
+                ),
             }
         }
         stack[0]
@@ -391,17 +415,15 @@ impl Formula {
             let last = &mut rest[0];
             match inputs {
                 1 => {
-                    let f: fn(f64) -> f64 = match op {
-                        Op::Neg => |a| -a,
-                        Op::Not => |a| truth(a == 0.0),
-                        Op::Ln => f64::ln,
-                        Op::Log2 => f64::log2,
-                        Op::Log10 => f64::log10,
-                        Op::Exp => f64::exp,
-                        Op::Sqrt => f64::sqrt,
-                        _ => f64::abs,
-                    };
-                    last.iter_mut().for_each(|a| *a = f(*a));
+                    macro_rules! each {
+                        (|$a:ident| $e:expr) => {
+                            last.iter_mut().for_each(|x| {
+                                let $a = *x;
+                                *x = $e;
+                            })
+                        };
+                    }
+                    unary_semantics!(each, op, unreachable!("an operation of one input"));
                 }
                 2 => {
                     let left = &mut below[top - 2];
@@ -413,23 +435,7 @@ impl Formula {
                             })
                         };
                     }
-                    match op {
-                        Op::Add => each!(|a, b| a + b),
-                        Op::Sub => each!(|a, b| a - b),
-                        Op::Mul => each!(|a, b| a * b),
-                        Op::Div => each!(|a, b| a / b),
-                        Op::Pow => each!(|a, b| power(a, b)),
-                        Op::Lt => each!(|a, b| truth(a < b)),
-                        Op::Le => each!(|a, b| truth(a <= b)),
-                        Op::Gt => each!(|a, b| truth(a > b)),
-                        Op::Ge => each!(|a, b| truth(a >= b)),
-                        Op::Eq => each!(|a, b| truth(a == b)),
-                        Op::Ne => each!(|a, b| truth(a != b)),
-                        Op::And => each!(|a, b| truth(a != 0.0 && b != 0.0)),
-                        Op::Or => each!(|a, b| truth(a != 0.0 || b != 0.0)),
-                        Op::Min => each!(|a, b| smaller(a, b)),
-                        _ => each!(|a, b| larger(a, b)),
-                    }
+                    binary_semantics!(each, op, unreachable!("an operation of two inputs"));
                     top -= 1;
                 }
                 _ => {
