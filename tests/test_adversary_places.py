@@ -146,7 +146,7 @@ def test_a_device_a_fifo_a_link_and_stdout_are_written_through(mini_lake, tmp_pa
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     got: list[str] = []
-    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)  # (never blocks the exit)
     reader.start()
     assert runner.invoke(app, [*query, "--output", str(fifo)]).exit_code == 0
     reader.join(timeout=30)
