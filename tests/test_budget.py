@@ -188,3 +188,33 @@ def test_a_query_beyond_the_limit_says_what_to_change(google_lake: Path):
     assert run.output.count("error:") == 1 and "Traceback" not in run.output
     message = " ".join(run.output.split())  # one message, wrapped at the terminal's width
     assert "--memory-limit" in message and "50.0 MB" in message
+
+
+#: Every command that reads the Google trace's views (google.*), whose queries can group ~1.3 G usage rows.
+READS_GOOGLE = [
+    "audit",
+    "nightly",
+    "pack",
+    "sql",
+    "reproduce",
+    "report periodicity",
+    "report volatility",
+    "report predictions",
+    "export google-swf",
+]
+
+
+def test_every_command_that_reads_the_google_trace_takes_a_memory_limit():
+    import typer
+
+    def commands(group, prefix=()):
+        for name, command in group.commands.items():
+            if hasattr(command, "commands"):
+                yield from commands(command, (*prefix, name))
+            else:
+                yield " ".join((*prefix, name)), command
+
+    found = dict(commands(typer.main.get_group(app)))
+    for name in READS_GOOGLE:
+        options = {opt for param in found[name].params for opt in param.opts}
+        assert {"--memory-limit", "--threads"} <= options, name

@@ -7,7 +7,15 @@ import time
 import typer
 
 from lakehouse.catalog import meta_copy
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, command_group
+from lakehouse.cli.common import (
+    FormatOption,
+    LakeOption,
+    MemoryLimitOption,
+    OutputOption,
+    ThreadsOption,
+    clear_errors,
+    command_group,
+)
 from lakehouse.cli.root import app
 from lakehouse.errors import NoLakeError
 from lakehouse.lake import Lake
@@ -76,7 +84,13 @@ def demo(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table) -> Non
 
 @app.command()
 @clear_errors
-def audit(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output: OutputOption = None) -> None:
+def audit(
+    lake: LakeOption = None,
+    memory_limit: MemoryLimitOption = None,
+    threads: ThreadsOption = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
     """Check the lake's invariants: each audit is a query that must return no rows.
 
     Prints one row per audit (ok or FAILED, with what it checks), then the offending rows of each
@@ -89,7 +103,7 @@ def audit(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, outpu
     """
     from lakehouse.audit import run_audits, summary
 
-    results = run_audits(Lake(lake))
+    results = run_audits(Lake(lake, memory_limit, threads))  # (the Google audits group the whole trace)
     emit(summary(results), fmt, output)
     failed = [r for r in results if not r.passed]
     for result in failed:

@@ -199,6 +199,8 @@ def report_predictions(
     under: Annotated[float, typer.Option(help="Loss weight of an under-estimate.")] = 1.0,
     over: Annotated[float, typer.Option(help="Loss weight of an over-estimate.")] = 0.5,
     plots: PlotsOption = None,
+    memory_limit: MemoryLimitOption = None,
+    threads: ThreadsOption = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
@@ -221,7 +223,7 @@ def report_predictions(
     from lakehouse.models.predict import Settings, choose_sources
     from lakehouse.reports import PREDICTIONS, Source
 
-    target = Lake(lake)
+    target = Lake(lake, memory_limit, threads)
     found, skipped = choose_sources(target, sources)
     for reason in skipped:
         stderr.print(f"skipped {reason}", highlight=False)

@@ -10,8 +10,10 @@ import typer
 from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
+    MemoryLimitOption,
     OutputOption,
     PlotsOption,
+    ThreadsOption,
     announce_plots,
     clear_errors,
     workers_option,
@@ -41,6 +43,8 @@ def reproduce(
         ),
     ] = False,
     plots: PlotsOption = None,
+    memory_limit: MemoryLimitOption = None,
+    threads: ThreadsOption = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
@@ -80,8 +84,9 @@ def reproduce(
     from lakehouse.reports import REPRODUCE
     from lakehouse.reproduce import Request, cite
 
+    target = Lake(lake, memory_limit, threads)  # (volatility groups the Google trace's usage)
     with stderr.status(f"reproducing {study}..."):
-        result = REPRODUCE.run(Lake(lake), Request(study, campaign, workers, quick))
+        result = REPRODUCE.run(target, Request(study, campaign, workers, quick))
     table = result.table
     if fmt is OutputFormat.table:
         table = table.select(
@@ -96,4 +101,4 @@ def reproduce(
         said += f", and {(ours & ~published).sum()} of {(~published).sum()} the paper leaves blank"
     stderr.print(f"{said} {REPRODUCE.stored}")
     if plots is not None:
-        announce_plots(REPRODUCE.plots(Lake(lake), result, plots))
+        announce_plots(REPRODUCE.plots(target, result, plots))
