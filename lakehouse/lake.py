@@ -75,6 +75,15 @@ def interrupts_deferred() -> Iterator[None]:
         raise KeyboardInterrupt
 
 
+def stopped_by_interrupt(exc: BaseException) -> bool:
+    """Whether DuckDB stopped a query for a Ctrl-C (or a SIGTERM taken as one): it says so with an
+    InterruptException, or with a RuntimeError when the signal was pending as the query began.  Code
+    that turns errors into messages (a report's section, a command's one line) must let these stop."""
+    return isinstance(exc, duckdb.InterruptException) or (
+        isinstance(exc, RuntimeError) and str(exc) == "Query interrupted"
+    )
+
+
 def one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> tuple[Any, ...]:
     """The row of a query that always gives one (an aggregate without GROUP BY)."""
     row = con.execute(sql, params).fetchone()
@@ -325,15 +334,13 @@ class Lake:
         memory budget says which setting to raise."""
         try:
             yield
-        except duckdb.InterruptException:
-            raise KeyboardInterrupt from None
-        except duckdb.OutOfMemoryException as exc:
-            raise ResourceError(self.budget.too_small(str(exc).strip())) from None
-        except duckdb.Error as exc:
-            raise QueryError(str(exc).strip()) from exc
-        except RuntimeError as exc:  # how DuckDB reports a query it stopped for a pending SIGINT
-            if str(exc) == "Query interrupted":
+        except Exception as exc:
+            if stopped_by_interrupt(exc):
                 raise KeyboardInterrupt from None
+            if isinstance(exc, duckdb.OutOfMemoryException):
+                raise ResourceError(self.budget.too_small(str(exc).strip())) from None
+            if isinstance(exc, duckdb.Error):
+                raise QueryError(str(exc).strip()) from exc
             raise
 
     def query(self, sql: str, params: list[object] | dict[str, object] | None = None) -> pl.DataFrame:

@@ -389,16 +389,27 @@ def test_a_config_value_of_the_wrong_type_is_named(tmp_path, toml, message):
         load(config)
 
 
-def test_an_interrupted_query_in_a_report_stops_the_run_as_an_interrupt(tmp_path, inbox, monkeypatch):
+@pytest.mark.parametrize(
+    "stop",
+    [
+        "INTERRUPT Error: Interrupted!",  # what a Ctrl-C inside a query gives
+        "Query interrupted",  # a RuntimeError: the signal was pending as the query began
+    ],
+)
+@pytest.mark.parametrize("where", ["section", "one log's report"])
+def test_an_interrupted_query_in_a_report_stops_the_run_as_an_interrupt(tmp_path, inbox, monkeypatch, stop, where):
     import duckdb
 
     from lakehouse.nightly import reports
 
-    def interrupted(section, lake, logs, config, figures):
-        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")  # what a Ctrl-C inside a query gives
+    def interrupted(*args, **kwargs):
+        raise duckdb.InterruptException(stop) if stop.startswith("INTERRUPT") else RuntimeError(stop)
 
-    title, _ = reports.SECTIONS["predictions"]
-    monkeypatch.setitem(reports.SECTIONS, "predictions", (title, interrupted))
+    if where == "section":
+        title, _ = reports.SECTIONS["predictions"]
+        monkeypatch.setitem(reports.SECTIONS, "predictions", (title, interrupted))
+    else:  # per log, where the other logs' reports go on after a failure
+        monkeypatch.setattr("lakehouse.models.predict.report", interrupted)
     put_log(inbox, "alpha", 120)
     lake = Lake(tmp_path / "lake")
     with pytest.raises(KeyboardInterrupt):  # not a failed report the run goes on from

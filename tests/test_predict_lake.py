@@ -90,3 +90,13 @@ def test_runs_on_the_real_google_sample(tmp_path: Path):
     result = report(lake, "google", "google")
     assert {"cpu", "memory", "cpu_peak", "memory_peak"} <= set(result.table["resource"])
     assert result.jobs.height > 0
+
+
+def test_a_ctrl_c_inside_the_reports_own_queries_ends_as_an_interrupt(kth_lake, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise RuntimeError("Query interrupted")  # DuckDB's word when the signal was pending as a query began
+
+    monkeypatch.setattr("lakehouse.models.predict.report", interrupted)
+    run = CliRunner().invoke(app, ["report", "predictions", KTH, "--lake", str(kth_lake.root)])
+    assert run.exit_code == 130 and "Traceback" not in run.stderr
+    assert "interrupted: what was done is kept" in run.stderr

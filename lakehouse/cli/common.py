@@ -12,14 +12,14 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from typer.core import TyperGroup
 
 from lakehouse.budget import DEFAULT_SHARE, MAX_WORKERS, MEMORY_ENV, THREADS_ENV
 from lakehouse.errors import LakehouseError, OutputError, SettingsError
-from lakehouse.lake import ENV_VAR
+from lakehouse.lake import ENV_VAR, stopped_by_interrupt
 from lakehouse.outputs import check_file, check_folder, error_number
 from lakehouse.render import OutputFormat, labelled, stderr
 
@@ -169,19 +169,25 @@ def clear_errors(func: F) -> F:
             stderr.print(labelled("error:", "bold red", disk_full(exc.filename)), highlight=False)
             raise typer.Exit(1) from None
         except Exception as exc:  # DuckDB's own report of a full disk (its writes are not OSErrors)
+            if stopped_by_interrupt(exc):  # a query of a connection of the command's own
+                _interrupted()
             if "No space left on device" not in str(exc):
                 raise
             named = re.search(r'"(/[^"]+)"', str(exc))  # DuckDB names the file it could not write
             stderr.print(labelled("error:", "bold red", disk_full(named.group(1) if named else None)), highlight=False)
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
-            # What was committed stays; the work in flight (a file being parsed, a replay) only wrote
-            # aside and is dropped.  Waiting for it is the one delay left: a second Ctrl-C ends at once.
-            signal.signal(signal.SIGINT, lambda *_: os._exit(INTERRUPTED))
-            stderr.print("interrupted: what was done is kept; run the same command again to finish", highlight=False)
-            raise typer.Exit(INTERRUPTED) from None
+            _interrupted()
 
     return wrapper  # type: ignore[return-value]
+
+
+def _interrupted() -> NoReturn:
+    """What was committed stays; the work in flight (a file being parsed, a replay) only wrote aside
+    and is dropped.  Waiting for it is the one delay left: a second Ctrl-C ends at once."""
+    signal.signal(signal.SIGINT, lambda *_: os._exit(INTERRUPTED))
+    stderr.print("interrupted: what was done is kept; run the same command again to finish", highlight=False)
+    raise typer.Exit(INTERRUPTED) from None
 
 
 def disk_full(path: object) -> str:

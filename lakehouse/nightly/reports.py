@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import duckdb
 import polars as pl
 
 from lakehouse.campaigns.executors import local_executor
@@ -25,7 +24,7 @@ from lakehouse.campaigns.report import Metric, campaign_plots
 from lakehouse.campaigns.runner import run_campaign, stored_runs
 from lakehouse.catalog import named_query
 from lakehouse.errors import TooLittleDataError
-from lakehouse.lake import Lake
+from lakehouse.lake import Lake, stopped_by_interrupt
 from lakehouse.models.predict import no_targets, sources
 from lakehouse.nightly.config import Config
 from lakehouse.reports import REPORTS as REGISTRY
@@ -142,7 +141,7 @@ def registry_section(section: Section, lake: Lake, logs: Sequence[str], config: 
         try:
             result = report.run(lake, settings)
         except Exception as exc:
-            if not isinstance(settings, Source):  # the trace-wide reports: the section's error or note
+            if not isinstance(settings, Source) or stopped_by_interrupt(exc):  # the section's error, or a stop
                 raise
             errors.append(f"{settings.name}: {exc}")
             continue
@@ -185,9 +184,9 @@ def run_report(key: str, lake: Lake, logs: Sequence[str], config: Config, figure
         fill(section, lake, logs, config, figures)
     except TooLittleDataError as exc:  # not a failure: the data does not call for this report yet
         section.notes.append(f"skipped: {exc}")
-    except duckdb.InterruptException:  # Ctrl-C or SIGTERM inside a query: the run stops, as anywhere else
-        raise KeyboardInterrupt from None
     except Exception as exc:
+        if stopped_by_interrupt(exc):  # Ctrl-C or SIGTERM inside a query: the run stops, as anywhere else
+            raise KeyboardInterrupt from None
         section.error = str(exc) or type(exc).__name__
     section.seconds = time.perf_counter() - started
     return section

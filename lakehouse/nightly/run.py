@@ -27,7 +27,7 @@ from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.status import Status
 from lakehouse.ingest.swf import DATASET as SWF_DATASET
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake, process_lock
+from lakehouse.lake import Lake, interrupts_deferred, process_lock
 from lakehouse.nightly import history
 from lakehouse.nightly.config import GOOGLE_REPORTS, SWF_REPORTS, Config
 from lakehouse.nightly.html import render_index, render_run
@@ -262,7 +262,13 @@ def _ingest(lake: Lake, todo: Plan, config: Config) -> tuple[list[str], list[str
 
 def _close(lake: Lake, reports: Path, outcome: Outcome, started: float) -> None:
     """Write the run's page, its row, then the index, even after a failure (a page that cannot be
-    written is one more error of the run)."""
+    written is one more error of the run).  A Ctrl-C or SIGTERM meanwhile waits for the end: the run
+    is recorded as it went, not left 'running'."""
+    with interrupts_deferred():
+        _write_close(lake, reports, outcome, started)
+
+
+def _write_close(lake: Lake, reports: Path, outcome: Outcome, started: float) -> None:
     record = outcome.record
     record.seconds["total"] = time.perf_counter() - started
     record.finished_at = dt.datetime.now(dt.UTC).astimezone()
