@@ -23,7 +23,7 @@ rust-test:
 	cd sim && cargo test --release --quiet --no-default-features
 
 test: $(STAMP) rust-test browser
-	$(PYTHON) -m pytest -q -n 2 --dist loadgroup
+	$(PYTHON) -m pytest -q -n 2 --dist loadgroup --durations=25
 
 # The HTML reports are checked in a real headless browser: Debian's Chromium, installed where this
 # machine allows it (root and apt-get); elsewhere those tests skip and say why.

@@ -11,6 +11,7 @@ import enum
 import json
 import re
 import sys
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -55,22 +56,35 @@ class OutputFormat(enum.StrEnum):
     parquet = "parquet"
 
 
-def _cell(value: object) -> str:
+def _cell(value: object, plain: bool = False) -> str:
+    """A value as a table shows it; `plain` (an identifier or an instant) without thousands separators,
+    so that it can be copied back into SQL."""
     if value is None:
         return "—"
     if isinstance(value, float):
         # Four significant digits below a thousand; whole numbers with separators above (a wait of
         # 262,194 s, never 2.622e+05).
-        return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.0f}"
+        if abs(value) < 1000:
+            return f"{value:.4g}"
+        return f"{value:.0f}" if plain else f"{value:,.0f}"
     if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
+        return str(value) if plain else f"{value:,}"
     if isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M:%S")
     if isinstance(value, list | tuple):  # (a list column: its items, not Python's repr)
-        return ", ".join(_cell(item) for item in value)
+        return ", ".join(_cell(item, plain) for item in value)
     if isinstance(value, dict):
         return ", ".join(f"{key}: {_cell(item)}" for key, item in value.items())
     return str(value)
+
+
+#: Numeric columns that identify something (a job, a line, a user, a machine) or give an instant (a
+#: submit time, a trace timestamp): printed without separators, as SQL takes them back.  Measures
+#: (counts, waits, run times, sizes) keep theirs.
+PLAIN = re.compile(
+    r"(^|_)(id|ids|job|line|index|user|group|machine|task|part|seed|number)$|^(time|timestamp|row)$"
+    r"|^(submit|start|end|finish)(_time|_at)?$"
+)
 
 
 #: Numeric columns in seconds, whose headers say so on a terminal (CSV and JSON keep the bare names).
@@ -80,15 +94,40 @@ SECONDS = re.compile(r"(^|_)(wait|response|makespan|seconds)$")
 #: terminal's width.
 NAME_COLUMNS = {"log", "source", "view", "audit", "campaign", "table", "size", "length", "user"}
 
+#: Columns that hold a path (a run's report, a source file): never wrapped either, so that it can be
+#: copied whole; a table too wide for the terminal gives them a block of their own.
+PATH_COLUMNS = {"report", "path", "file", "source_file", "folder", "figure"}
+
+#: Columns that identify a row when they lead a table (a log, its machine size and a variant; a log's
+#: line and job): a table cut into blocks of columns repeats them in each block.
+KEY_COLUMNS = NAME_COLUMNS | {
+    "machine_size", "variant", "scheduler", "policy", "predictor", "strategy", "heuristic", "study",
+    "quantity", "scenario", "resource", "metric", "name", "held_out", "states", "state", "line",
+    "job", "job_id", "task_index", "week",
+}  # fmt: skip
+#: The column a table cut into blocks gets first when its leading columns do not tell its rows apart.
+ROW_NUMBER = "row"
+
+
+def _plain(frame: pl.DataFrame) -> list[bool]:
+    """Which of the frame's columns print without separators (PLAIN)."""
+    return [dtype.is_numeric() and bool(PLAIN.search(column)) for column, dtype in frame.schema.items()]
+
+
+def _header(column: str, dtype: pl.DataType) -> str:
+    """A column's name on a terminal: with its unit where the name does not say it."""
+    return f"{column} (s)" if dtype.is_numeric() and SECONDS.search(column) else column
+
 
 def rich_table(frame: pl.DataFrame, title: str | None = None) -> Table:
     """Numbers and names are never broken across lines: their columns are as wide as their widest cell
     and header, and only free text (notes, dates) folds; `print_table` widens what still does not fit."""
     table = Table(title=None if title is None else Text(title), header_style="bold", show_lines=False)
-    rows = [[_cell(v) for v in row] for row in frame.iter_rows()]
+    plain = _plain(frame)
+    rows = [[_cell(v, plain[i]) for i, v in enumerate(row)] for row in frame.iter_rows()]
     for i, (column, dtype) in enumerate(frame.schema.items()):
-        name = f"{column} (s)" if dtype.is_numeric() and SECONDS.search(column) else column
-        if dtype.is_numeric() or column in NAME_COLUMNS:
+        name = _header(column, dtype)
+        if dtype.is_numeric() or column in NAME_COLUMNS or column in PATH_COLUMNS:
             width = max([len(name), *(len(row[i]) for row in rows)])
             justify: Literal["right", "left"] = "right" if dtype.is_numeric() else "left"
             table.add_column(Text(name), justify=justify, no_wrap=True, min_width=width)
@@ -123,33 +162,38 @@ def print_table(console: Console, table: Table) -> None:
         console.width = narrower
 
 
-def print_frame(console: Console, frame: pl.DataFrame, title: str | None = None) -> None:
+def print_frame(
+    console: Console, frame: pl.DataFrame, title: str | None = None, keys: Sequence[str] | None = None
+) -> None:
     """A frame on `console`, never a column dropped: on a terminal too narrow for it, a single row is
     shown turned (one line per column) and more rows in blocks of columns that fit, each repeating the
-    columns that name the row; in a file or a pipe every row stays one line."""
+    columns that name the row (`keys`, else the leading ones: `row_keys`); in a file or a pipe every
+    row stays one line."""
     table = rich_table(frame, title)
     if _needed(table) <= console.width or not console.is_terminal or frame.width < 2:
         print_table(console, table)
     elif frame.height == 1:
-        turned = {"column": frame.columns, "value": [_cell(value) for value in frame.row(0)]}
+        plain = _plain(frame)
+        turned = {
+            "column": [_header(column, dtype) for column, dtype in frame.schema.items()],
+            "value": [_cell(value, plain[i]) for i, value in enumerate(frame.row(0))],
+        }
         print_table(console, rich_table(_frame(turned), title))
     else:
-        for block, part in column_blocks(frame, console.width):
+        for block, part in column_blocks(frame, console.width, keys):
             suffix = f"columns {block}"
             print_table(console, rich_table(part, f"{title} ({suffix})" if title else suffix))
 
 
-def column_blocks(frame: pl.DataFrame, width: int) -> list[tuple[str, pl.DataFrame]]:
-    """The frame's columns cut into blocks that fit `width`, each led by the columns that name a row
-    (the leading names: a log, a view, ...); (which columns, as `2-7 of 16`) and the block."""
+def column_blocks(frame: pl.DataFrame, width: int, keys: Sequence[str] | None = None) -> list[tuple[str, pl.DataFrame]]:
+    """The frame's columns cut into blocks that fit `width`, each led by the columns that identify a
+    row (`row_keys`); (which columns, as `2-7 of 16`) and the block."""
+    frame, count = row_keys(frame, keys)
     widths = [column.min_width or 0 for column in rich_table(frame).columns]
-    keys = 0
-    while keys < frame.width - 1 and (frame.columns[keys] in NAME_COLUMNS or keys == 0):
-        keys += 1
-    base = sum(widths[:keys]) + 3 * keys + 1
+    base = sum(widths[:count]) + 3 * count + 1
     blocks: list[list[int]] = [[]]
     used = base
-    for i in range(keys, frame.width):
+    for i in range(count, frame.width):
         if blocks[-1] and used + widths[i] + 3 > width:
             blocks.append([])
             used = base
@@ -158,10 +202,26 @@ def column_blocks(frame: pl.DataFrame, width: int) -> list[tuple[str, pl.DataFra
     return [
         (
             f"{block[0] + 1}-{block[-1] + 1} of {frame.width}",
-            frame.select(frame.columns[:keys] + [frame.columns[i] for i in block]),
+            frame.select(frame.columns[:count] + [frame.columns[i] for i in block]),
         )
         for block in blocks
     ]
+
+
+def row_keys(frame: pl.DataFrame, keys: Sequence[str] | None = None) -> tuple[pl.DataFrame, int]:
+    """The frame, its key columns first, and how many they are: `keys` as a table declares them, else
+    the first column and those of KEY_COLUMNS that follow it.  Where they do not tell the rows apart
+    (ad-hoc SQL, a log's several variants), a row number is put first."""
+    if keys:
+        frame = frame.select(*keys, *(c for c in frame.columns if c not in keys))
+        count = len(keys)
+    else:
+        count = 1
+        while count < frame.width - 1 and frame.columns[count] in KEY_COLUMNS:
+            count += 1
+    if frame.select(frame.columns[:count]).is_duplicated().any() and ROW_NUMBER not in frame.columns:
+        return frame.with_row_index(ROW_NUMBER, offset=1), count + 1
+    return frame, count
 
 
 def _frame(columns: dict[str, list[str]]) -> pl.DataFrame:
@@ -187,8 +247,10 @@ def emit(
     output: Path | None = None,
     title: str | None = None,
     console: Console | None = None,
+    keys: Sequence[str] | None = None,
 ) -> None:
-    """Write a frame in the chosen format to --output, `console` (a table only) or stdout."""
+    """Write a frame in the chosen format to --output, `console` (a table only) or stdout; `keys`: the
+    columns that identify a row, repeated in each block of a table too wide for the terminal."""
     if fmt is OutputFormat.parquet:
         if output is None:
             if sys.stdout.isatty():
@@ -198,14 +260,14 @@ def emit(
             with written_aside(output) as tmp:
                 frame.write_parquet(tmp)
     elif fmt is OutputFormat.table and console is not None:
-        print_frame(console, frame, title)
+        print_frame(console, frame, title, keys)
     elif fmt is OutputFormat.table:
         if output:
             with written_aside(output) as tmp, open(tmp, "w") as file:
                 print_table(Console(file=file, width=200, markup=False), rich_table(frame, title))
         else:
             console = Console(width=None if sys.stdout.isatty() else 160, markup=False)
-            print_frame(console, frame, title)
+            print_frame(console, frame, title, keys)
     else:
         text = flat(frame).write_csv() if fmt is OutputFormat.csv else frame.write_json()
         if output is None:

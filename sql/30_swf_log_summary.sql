@@ -1,10 +1,10 @@
 -- name: swf.log_summary
 -- grain: one row per ingested SWF log
--- description: A log at a glance: jobs, users, first and last submit, span = last - first submit (days), machine size, offered load = sum(run_time * procs) / (span * machine size) over jobs with known run time and procs, share of jobs whose run time exceeds their requested time (among jobs with both known), median requested/actual run-time ratio (jobs with both positive), lines quarantined.
+-- description: A log at a glance: jobs, users (NULL where the log records no user id), first and last submit, span = last - first submit (days), machine size, offered load = sum(run_time * procs) / (span * machine size) over jobs with known run time and procs, share of jobs whose run time exceeds their requested time (among jobs with both known), median requested/actual run-time ratio (jobs with both positive), lines quarantined.
 SELECT
     j.log,
     count(*) AS jobs,
-    count(DISTINCT j.user_id) AS users,
+    nullif(count(DISTINCT j.user_id), 0) AS users,
     min(j.submit_at) AS first_submit,
     max(j.submit_at) AS last_submit,
     (max(j.submit_time) - min(j.submit_time)) / 86400.0 AS span_days,

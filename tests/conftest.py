@@ -2,9 +2,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,7 @@ import pytest
 from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.lake import Lake
-from lakehouse.testing import swf_job, write_swf
+from lakehouse.testing import small_log, swf_job, write_swf
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("LAKEHOUSE_SHARED_DATA", REPO.parent / "shared" / "data"))
@@ -47,6 +49,34 @@ def provenance_job_counts() -> dict[str, int]:
 @pytest.fixture
 def lake(tmp_path: Path) -> Lake:
     return Lake(tmp_path / "lake")
+
+
+@pytest.fixture(scope="session")
+def mini_lakes(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int, Path], Path]:
+    """`make(jobs, folder)`: `folder/lake` holding the log `mini` of `jobs` small jobs, ingested from
+    `folder/mini.swf`, the test's own to change: a copy of a lake ingested once per session (an ingest
+    per test cost half a second, for some 80 tests)."""
+    made: dict[int, Path] = {}
+
+    def make(jobs: int, folder: Path) -> Path:
+        if jobs not in made:
+            template = tmp_path_factory.mktemp(f"mini-{jobs}")
+            write_swf(template / "mini.swf", *small_log(jobs))
+            (result,) = ingest_swf(Lake(template / "lake"), [str(template / "mini.swf")])
+            assert result.jobs == jobs, result
+            made[jobs] = template
+        shutil.copy(made[jobs] / "mini.swf", folder / "mini.swf")
+        shutil.copytree(made[jobs] / "lake", folder / "lake", symlinks=True)
+        Lake(folder / "lake").init()  # the copied catalog's views still read the template's files
+        return folder / "lake"
+
+    return make
+
+
+@pytest.fixture
+def cli_lake(mini_lakes: Callable[[int, Path], Path], tmp_path: Path) -> Path:
+    """A lake of one 6-job log, `mini` (tmp_path/mini.swf), for the commands' tests."""
+    return mini_lakes(6, tmp_path)
 
 
 @pytest.fixture(scope="session")

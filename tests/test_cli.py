@@ -26,15 +26,6 @@ def run(*args, code=0):
     return result
 
 
-@pytest.fixture
-def cli_lake(tmp_path):
-    jobs, header = small_log(6)
-    write_swf(tmp_path / "mini.swf", jobs, header)
-    root = tmp_path / "lake"
-    run("ingest", "swf", tmp_path / "mini.swf", "--lake", root, "--format", "csv")
-    return root
-
-
 def test_init(tmp_path):
     result = run("init", "--lake", tmp_path / "l")
     assert (tmp_path / "l" / "lake.duckdb").exists()
@@ -457,3 +448,11 @@ def test_an_unchanged_file_shows_no_counts_rather_than_zero(tmp_path):
     again = json.loads(run("ingest", "swf", tmp_path / "mini.swf", "--lake", tmp_path / "lake", "-f", "json").stdout)
     assert again[0]["status"] == "unchanged" and again[0]["jobs"] is None and again[0]["job_lines"] is None
     assert "already in the lake" in again[0]["note"]
+
+
+def test_a_log_without_user_ids_shows_no_user_count(tmp_path):
+    jobs, header = small_log(4)
+    write_swf(tmp_path / "anon.swf", [job | {"user_id": -1} for job in jobs], header)
+    run("ingest", "swf", tmp_path / "anon.swf", "--lake", tmp_path / "lake")
+    (row,) = json.loads(run("logs", "--lake", tmp_path / "lake", "--format", "json").stdout)
+    assert row["jobs"] == 4 and row["users"] is None  # unknown, as the table's "—", not 0 users

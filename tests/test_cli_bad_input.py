@@ -11,15 +11,6 @@ from lakehouse.testing import small_log, swf_job, swf_text, write_swf
 runner = CliRunner()
 
 
-@pytest.fixture
-def cli_lake(tmp_path):
-    jobs, header = small_log(6)
-    write_swf(tmp_path / "mini.swf", jobs, header)
-    root = tmp_path / "lake"
-    assert runner.invoke(app, ["ingest", "swf", str(tmp_path / "mini.swf"), "--lake", str(root)]).exit_code == 0
-    return root
-
-
 def refused(*args) -> str:
     result = runner.invoke(app, [str(a) for a in args])
     output = result.stdout + result.stderr

@@ -19,12 +19,12 @@ from lakehouse.cli import app
 from lakehouse.errors import SettingsError
 from lakehouse.lake import Lake
 from lakehouse.nightly import history
-from lakehouse.nightly.config import load
+from lakehouse.nightly.config import Config, load
 from lakehouse.nightly.run import EXIT_BUSY, NIGHTLY_LOCK, plan, run
 from lakehouse.sim import simulate
 
 from conftest import rewrite_stored_runs
-from nightly_inbox import FAST, jobs, put_broken, put_log
+from nightly_inbox import FAST, INBOX, jobs, put_broken, put_log
 
 runner = CliRunner()
 
@@ -277,7 +277,7 @@ def test_a_badly_named_inbox_file_fails_alone_and_is_counted(tmp_path, inbox, ba
     put_log(inbox, "good", 40)
     put_log(inbox, bad, 40)
     lake = Lake(tmp_path / "lake")
-    outcome = run(lake, inbox, FAST)
+    outcome = run(lake, inbox, INBOX)
     assert outcome.record.files_ingested == 1 and outcome.record.files_failed == 1
     assert lake.log_names() == ["good"]
     assert any("rename the file" in e for e in outcome.record.errors)
@@ -293,12 +293,12 @@ def test_one_log_name_in_two_inbox_folders_is_refused_every_night(tmp_path, inbo
     put_log(inbox / "b", "X", 200)
     lake = Lake(tmp_path / "lake")
     for _ in range(2):
-        outcome = run(lake, inbox, FAST)
+        outcome = run(lake, inbox, INBOX)
         assert outcome.record.files_failed == 2
         assert lake.log_names() == ["other"]
         assert any("would both become log 'X'" in e for e in outcome.record.errors)
     (inbox / "b" / "X.swf.gz").rename(inbox / "b" / "Y.swf.gz")
-    run(lake, inbox, FAST)
+    run(lake, inbox, INBOX)
     assert dict(lake.query("SELECT log, count(*) FROM swf.jobs GROUP BY log").rows()) == {
         "X": 100,
         "Y": 200,
@@ -355,15 +355,15 @@ def test_a_log_the_lake_took_from_another_file_still_there_is_refused(tmp_path, 
     first = tmp_path / "first"
     first.mkdir()
     put_log(first, "X", 100)
-    run(lake, first, FAST)
+    run(lake, first, INBOX)
     put_log(inbox, "X", 200)
     for _ in range(2):
-        outcome = run(lake, inbox, FAST)
+        outcome = run(lake, inbox, INBOX)
         assert outcome.record.files_failed == 1 and outcome.exit_code == 2  # nothing else to do
         assert any("was ingested from" in e for e in outcome.record.errors)
         assert lake.query("SELECT count(*) AS n FROM swf.jobs")["n"][0] == 100
     (first / "X.swf.gz").unlink()  # the first source gone: the inbox's file is the log's new version
-    assert run(lake, inbox, FAST).exit_code == 0
+    assert run(lake, inbox, INBOX).exit_code == 0
     assert lake.query("SELECT count(*) AS n FROM swf.jobs")["n"][0] == 200
 
 
@@ -413,6 +413,6 @@ def test_an_interrupted_query_in_a_report_stops_the_run_as_an_interrupt(tmp_path
     put_log(inbox, "alpha", 120)
     lake = Lake(tmp_path / "lake")
     with pytest.raises(KeyboardInterrupt):  # not a failed report the run goes on from
-        run(lake, inbox, FAST)
+        run(lake, inbox, Config(reports=("predictions",), workers=1))
     (row,) = history.runs(lake).iter_rows(named=True)
     assert row["status"] == "failed" and "interrupted" in row["errors"][0]

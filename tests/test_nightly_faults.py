@@ -22,7 +22,7 @@ from lakehouse.lake import Lake
 from lakehouse.nightly import history
 from lakehouse.nightly.run import run
 
-from nightly_inbox import FAST, put_log
+from nightly_inbox import INBOX, put_log
 
 #: kill -9 trials: a few in `make test`, 20 in `make faults` (LAKEHOUSE_KILL_TRIALS).
 KILL_TRIALS = int(os.environ.get("LAKEHOUSE_KILL_TRIALS", "2"))
@@ -64,7 +64,7 @@ def first_night(inbox: Path, lake: Lake, jobs: int) -> dict[str, object]:
     """A night that brings log `alpha` with `jobs` jobs; returns the lake's state after it."""
     inbox.mkdir()
     put_log(inbox, "alpha", jobs)
-    run(lake, inbox, FAST)
+    run(lake, inbox, INBOX)
     return state(lake)
 
 
@@ -77,7 +77,7 @@ def test_an_injected_disk_full_keeps_the_previous_state(tmp_path, monkeypatch):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(lake.root / "parquet"))
 
     monkeypatch.setattr("lakehouse.ingest.swf.write_log", full)
-    result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path))
+    result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path, INBOX_ONLY))
     assert result.exit_code == 2 and "No space left on device" in result.stderr
     # The log's previous version stays, whole; the manifest records the failed attempt and says so.
     assert {k: v for k, v in state(lake).items() if k != "manifest"} == {
@@ -87,14 +87,19 @@ def test_an_injected_disk_full_keeps_the_previous_state(tmp_path, monkeypatch):
     assert message[0] == "failed" and "previous version, 100 jobs, stays in the lake" in message[1]
     assert history.runs(lake)["status"].to_list()[0] == "failed"
     monkeypatch.undo()
-    after = run(lake, inbox, FAST)  # space again: the run finishes the job
+    after = run(lake, inbox, INBOX)  # space again: the run finishes the job
     assert after.record.status == "ok" and state(lake)["jobs"] == {"alpha": 300}
 
 
-def _fast_config(folder: Path) -> Path:
+def _fast_config(folder: Path, reports: str = "") -> Path:
+    """Replays in the run's process, no noise trials; `reports = [...]` where the test needs no other."""
     config = folder / "fast.toml"
-    config.write_text("workers = 1\n[periodicity]\nnoise_trials = 0\n")
+    config.write_text(f"{reports}\nworkers = 1\n[periodicity]\nnoise_trials = 0\n")
     return config
+
+
+#: For the tests of the ingest under faults: the cheapest report, not every one.
+INBOX_ONLY = 'reports = ["logs"]'
 
 
 @pytest.mark.slow
@@ -108,7 +113,7 @@ def test_a_real_full_disk_keeps_the_previous_state(small_disk, tmp_path, room_kb
     free = shutil.disk_usage(small_disk).free
     with open(ballast, "wb") as f:  # leave `room_kb` of space
         f.write(b"\0" * max(free - room_kb * 1024, 0))
-    result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path))
+    result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path, INBOX_ONLY))
     assert result.exit_code in (1, 2), result.stderr
     assert "No space left on device" in " ".join(result.stderr.split())
     # Each log whole: its previous version or its new one, never part of a file (a full disk at the
@@ -116,7 +121,7 @@ def test_a_real_full_disk_keeps_the_previous_state(small_disk, tmp_path, room_kb
     jobs = state(lake)["jobs"]
     assert jobs["alpha"] in (before["jobs"]["alpha"], 3000) and jobs.get("beta", 3000) == 3000
     ballast.unlink()
-    again = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path))
+    again = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path, INBOX_ONLY))
     assert again.exit_code == 0, again.stderr
     assert state(lake)["jobs"] == {"alpha": 3000, "beta": 3000}
     assert not [p for p in lake.root.rglob("*.tmp*")]  # nothing left aside

@@ -16,18 +16,13 @@ import pytest
 from typer.testing import CliRunner
 
 from lakehouse.cli import app
-from lakehouse.testing import small_log, write_swf
 
 runner = CliRunner()
 
 
 @pytest.fixture
-def cli_lake(tmp_path: Path) -> Path:
-    jobs, header = small_log(40)
-    write_swf(tmp_path / "mini.swf", jobs, header)
-    root = tmp_path / "lake"
-    assert runner.invoke(app, ["ingest", "swf", str(tmp_path / "mini.swf"), "--lake", str(root)]).exit_code == 0
-    return root
+def cli_lake(mini_lakes, tmp_path: Path) -> Path:
+    return mini_lakes(40, tmp_path)
 
 
 #: Each kind of output: the command, with {out} where the destination goes.

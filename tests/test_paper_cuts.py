@@ -4,6 +4,7 @@ on too little data, logs a report leaves out."""
 from __future__ import annotations
 
 import json
+import re
 
 import polars as pl
 import pytest
@@ -178,5 +179,90 @@ for path in paths(command, []):
     assert {name: lines for name, lines in cut.items() if lines} == {}
     wide = [line for page in pages for line in page.splitlines()[1:] if len(line) > 80]
     assert wide == []
+    # A list of choices is cut only after a `|` (`<jobs_clean|jobs_stro` / `ng>` could not be read).
+    broken = {page.splitlines()[0]: re.findall(r"<[^ >│]*\|[^ >│]*[^ |>│](?= )", page) for page in pages}
+    assert {name: found for name, found in broken.items() if found} == {}
+    simulate = next(page for page in pages if page.startswith("simulate "))
+    assert all(f"─ {panel} " in simulate for panel in ("Jobs replayed", "Scheduler", "Predictions", "Metrics"))
     pack = next(page for page in pages if page.startswith("pack "))
-    assert "$LAKEHOUSE_MEMORY_" in pack and "LIMIT" in pack
+    folded = re.search(r"\$LAKEHOUSE_MEMORY_(\w*) *│\n│ +(\w+)", pack)  # the word goes on, whole, below
+    assert folded and (folded[1] + folded[2]).startswith("LIMIT")
+
+
+def _headers(frame: pl.DataFrame, keys: tuple[str, ...] | None = None) -> list[list[str]]:
+    """Each block's column names, as an 80-column terminal shows `frame`."""
+    console = Console(width=80, record=True, force_terminal=True)
+    print_frame(console, frame, "t", keys)
+    text = console.export_text()
+    assert all(len(line) <= 80 for line in text.splitlines())
+    return [[name.strip() for name in line.strip("┃").split("┃")] for line in text.splitlines() if line.startswith("┃")]
+
+
+def test_every_block_of_a_campaign_table_names_the_log_its_size_and_the_variant():
+    from lakehouse.campaigns.report import SHOWN_METRICS
+
+    frame = pl.DataFrame(
+        {"log": ["LLNL-Thunder-2007-1.1-cln"] * 3, "machine_size": [4008] * 3, "variant": ["EASY", "SJBF", "LXF"]}
+        | {"status": ["ok"] * 3, "jobs": [120_000] * 3}
+        | {name: [123_456.7, 2.5, 3.5] for name in SHOWN_METRICS}
+        | {"error": [None, None, None]}
+    )
+    blocks = _headers(frame)
+    assert len(blocks) >= 2
+    assert all(block[:3] == ["log", "machine_size", "variant"] for block in blocks)
+
+
+def test_ad_hoc_sql_over_a_job_view_keys_each_block_by_the_job(kth_lake):
+    jobs = kth_lake.query("SELECT * FROM swf.jobs ORDER BY job_id LIMIT 3")
+    blocks = _headers(jobs)
+    assert len(blocks) >= 3 and all(block[:2] == ["log", "job_id"] for block in blocks)
+    # Columns that do not tell the rows apart get a row number first.
+    same = pl.DataFrame({"log": ["KTH"] * 2, "a" * 30: [1, 2], "b" * 30: [3, 4], "c" * 30: [5, 6]})
+    assert all(block[:2] == ["row", "log"] for block in _headers(same))
+
+
+def test_reproduce_shows_the_paper_ours_and_the_difference_in_the_first_block():
+    from lakehouse.cli.reproduce import TABLE_KEYS, table_view
+    from lakehouse.schemas import REPRODUCTIONS_SCHEMA
+
+    row = {
+        "study": "locality", "source": "Table 2.3", "trace": "SDSC Paragon '96", "log": "SDSC-Par-1996-3.1-cln",
+        "quantity": "f(s;r) K-Means run-time bins", "setting": "variant=time+user t_s=259200 t_r=1.5",
+        "published": 1.47, "ours": 1.4721, "difference": 0.0021, "relative_pct": 0.142857, "unit": "bits",
+        "status": "within 5 %",
+    }  # fmt: skip
+    table = pl.DataFrame(
+        [row, row | {"source": "Table 2.2", "quantity": "f(s;r)"}], schema=pl.Schema(REPRODUCTIONS_SCHEMA)
+    )
+    blocks = _headers(table_view(table), TABLE_KEYS)
+    assert blocks[0] == ["trace", "quantity", "published", "ours", "diff %"]
+    assert all(block[:2] == ["trace", "quantity"] for block in blocks)
+
+
+def test_identifiers_and_instants_print_without_separators_and_measures_with():
+    frame = pl.DataFrame(
+        {"job_id": [272_393], "submit_time": [12_345_678], "user_id": [10_001], "wait_time": [12_345_678]}
+        | {"jobs": [28_476], "time": [600_000_000], "run_time": [5_000.0], "machine_size": [80_640]}
+    )
+    console = Console(width=200, record=True)
+    print_frame(console, frame)
+    text = console.export_text()
+    assert "272393" in text and "10001" in text and "600000000" in text  # ids and a trace timestamp
+    assert text.count("12345678") == 1 and "12,345,678" in text  # the submit time; the wait
+    assert "28,476" in text and "5,000" in text and "80,640" in text
+
+
+def test_one_row_shown_turned_keeps_the_units_of_its_columns():
+    console = Console(width=80, record=True, force_terminal=True)
+    print_frame(console, WIDE.head(1))
+    text = console.export_text()
+    assert "mean_wait (s)" in text and "p99_wait (s)" in text
+
+
+def test_a_path_in_a_table_is_never_cut_at_80_columns():
+    path = "/srv/lakes/cluster-a/nightly/reports/2026-11-27T02-00-00/index.html"
+    frame = pl.DataFrame({"run": ["2026-11-27"], "status": ["ok"], "errors": [["none"]], "report": [path]})
+    frame = pl.concat([frame, frame.with_columns(run=pl.lit("2026-11-26"))])
+    console = Console(width=80, record=True, force_terminal=True)
+    print_frame(console, frame)
+    assert path in console.export_text()

@@ -115,7 +115,9 @@ def test_every_figure_of_a_real_log_is_drawn(kth_lake, kth_schedule, tmp_path):
     run = CliRunner().invoke(app, ["plot", "schedule", str(kth_schedule), "--plots", str(tmp_path), "--from", "10d"])
     assert run.exit_code == 0, run.output
     files = sorted(tmp_path.glob("*.png"))
-    assert [f.name for f in files] == [f"schedule-{p}.png" for p in ("gantt", "queue", "utilization", "waits")]
+    assert [f.name for f in files] == [
+        f"schedule-KTH-SP2-EASY-{p}.png" for p in ("gantt", "queue", "utilization", "waits")
+    ]
     assert all(not_blank(f) for f in files)
     # Replayed from the log, one page, against the first schedule.
     page = tmp_path / "page.png"
@@ -134,6 +136,28 @@ def test_every_figure_of_a_real_log_is_drawn(kth_lake, kth_schedule, tmp_path):
     run = CliRunner().invoke(app, args)
     assert run.exit_code == 0, run.output
     assert not_blank(page)
+
+
+def test_plots_of_two_replays_into_one_folder_are_named_after_each_and_say_what_was_replayed(kth_lake, tmp_path):
+    from lakehouse.sim.schedule_plots import file_stem
+
+    for backfill in ("queue", "sjbf"):
+        args = ["plot", "schedule", "--log", "KTH", "--lake", str(kth_lake.root), "--backfill", backfill]
+        run = CliRunner().invoke(app, [*args, "--plots", str(tmp_path)])
+        assert run.exit_code == 0, run.output
+    names = {f.name for f in tmp_path.glob("*.png")}
+    assert len(names) == 8 and {"schedule-KTH-SP2-EASY-gantt.png", "schedule-KTH-SP2-EASY-SJBF-gantt.png"} <= names
+    long = file_stem("KTH min:" + "w/r+" * 300)  # a formula's name stays a valid file name
+    assert long.startswith("schedule-KTH-min-w-r+") and len(long) < 110
+
+
+def test_each_figure_is_headed_by_what_was_replayed(kth_schedule):
+    import polars as pl
+
+    from lakehouse.sim.schedule_plots import draw
+
+    figures = draw(pl.read_parquet(kth_schedule), 100, title="KTH EASY-SJBF vs KTH EASY")
+    assert {fig.get_suptitle() for fig in figures.values()} == {"KTH EASY-SJBF vs KTH EASY"}
 
 
 def test_a_replay_draws_itself_from_python(kth_lake, tmp_path):

@@ -7,7 +7,7 @@ import sys
 
 import duckdb
 
-from tests.conftest import provenance_job_counts
+from conftest import provenance_job_counts
 
 
 def test_every_shared_log_ingests_with_its_published_job_count(pwa_lake):

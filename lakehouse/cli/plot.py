@@ -53,7 +53,7 @@ def plot_schedule(
         typer.Option(
             "--output",
             "-o",
-            help="One image with every figure [default: schedule.png].",
+            help="One image with every figure [default: schedule-LOG-VARIANT.png, named after the replay].",
             dir_okay=False,
             callback=writable_file,
         ),
@@ -80,7 +80,7 @@ def plot_schedule(
 
     Example: `lakehouse plot schedule --log KTH --backfill sjbf --plots figures/ --html figures/kth.html`
     """
-    from lakehouse.sim.schedule_plots import draw, write, write_html
+    from lakehouse.sim.schedule_plots import draw, file_stem, write, write_html
 
     if (schedule is None) == (log is None):
         raise SettingsError("give a schedule file or --log LOG (one of them)")
@@ -107,10 +107,11 @@ def plot_schedule(
     hi = None if t_to is None else origin + parse_duration(t_to)
     if lo is not None and hi is not None and hi <= lo:
         raise SettingsError(f"--to ({t_to}) must come after --from ({t_from})")
-    figures = draw(frame, size, t_from=lo, t_to=hi, vs=other, labels=labels)
-    paths = write(figures, output, plots, svg, "schedule")
+    title = " vs ".join(label for label in labels if label)  # `KTH EASY-SJBF vs KTH EASY`
+    figures = draw(frame, size, t_from=lo, t_to=hi, vs=other, labels=labels, title=title)
+    paths = write(figures, output, plots, svg, file_stem(title))
     if html is not None:
-        paths.append(write_html(frame, size, html, t_from=lo, t_to=hi, vs=other, labels=labels))
+        paths.append(write_html(frame, size, html, t_from=lo, t_to=hi, vs=other, labels=labels, title=title))
     announce_plots(paths)
     stderr.print(f"{frame.height:,} jobs on {size:,} processors")
 

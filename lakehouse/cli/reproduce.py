@@ -22,6 +22,18 @@ from lakehouse.cli.root import app
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, stderr
 
+#: What names a row of `reproduce`'s table: the trace as the paper calls it and the quantity.
+TABLE_KEYS = ("trace", "quantity")
+
+
+def table_view(table: pl.DataFrame) -> pl.DataFrame:
+    """The reproduction as a terminal shows it: after the keys, the paper's number, ours and their
+    difference side by side (in the first block of columns at 80 columns), then the rest."""
+    return table.select(
+        *TABLE_KEYS, "published", pl.col("ours").round(3), pl.col("relative_pct").round(1).alias("diff %"),
+        "status", "unit", pl.col("difference").round(3), "source", "log", "setting",
+    )  # fmt: skip
+
 
 @app.command()
 @clear_errors
@@ -89,11 +101,9 @@ def reproduce(
         result = REPRODUCE.run(target, Request(study, campaign, workers, quick))
     table = result.table
     if fmt is OutputFormat.table:
-        table = table.select(
-            "source", "trace", "log", "quantity", "setting", "published",
-            pl.col("ours", "difference", "relative_pct").round(3), "unit", "status",
-        )  # fmt: skip
-    emit(table, fmt, output, title=f"{study}: {cite(study)}")
+        emit(table_view(table), fmt, output, title=f"{study}: {cite(study)}", keys=TABLE_KEYS)
+    else:
+        emit(table, fmt, output, title=f"{study}: {cite(study)}")
     published = result.table["published"].is_not_null()
     ours = result.table["ours"].is_not_null()
     said = f"{(ours & published).sum()} of {published.sum()} published numbers measured"

@@ -37,12 +37,17 @@ class _FoldingTable(Table):
     is replaced here, for help output only."""
 
     def add_row(self, *renderables: object, **options: object) -> None:
-        for cell in renderables:
+        cells = list(renderables)
+        for i, cell in enumerate(cells):
             if isinstance(cell, Columns):  # an option's help: each of its parts folds too
                 cell.renderables[:] = [_Folding(part) for part in cell.renderables]
             elif isinstance(cell, Text):
                 cell.overflow = "fold"
-        super().add_row(*renderables, **options)  # type: ignore[arg-type]
+                if cell.plain.startswith("<") and "|" in cell.plain:
+                    # A list of choices may break after each `|`, never inside a choice
+                    # (`<jobs_clean|jobs_stro` / `ng>`): rich wraps at spaces only.
+                    cells[i] = Text(cell.plain.replace("|", "| "), style=cell.style, overflow="fold")
+        super().add_row(*cells, **options)  # type: ignore[arg-type]
         for column in self.columns:
             column.overflow = "fold"
 

@@ -40,59 +40,83 @@ def schedule_path(path: Path | None) -> Path | None:
         raise typer.BadParameter(str(exc)) from None
 
 
+#: simulate's options in groups, as `--help` shows them.
+JOBS, SCHEDULER, PREDICTIONS = "Jobs replayed", "Scheduler", "Predictions"
+SELECTION, METRICS = "Policy selection (--selector)", "Metrics and schedule"
+
+
 @app.command()
 @clear_errors
 def simulate(
     log: Annotated[str, typer.Argument(help="A log name in the lake (see `lakehouse logs`).")],
     lake: LakeOption = None,
-    view: Annotated[View, typer.Option(help="Cleaned jobs to replay.")] = View.jobs_clean,
+    view: Annotated[View, typer.Option(rich_help_panel=JOBS, help="Cleaned jobs to replay.")] = View.jobs_clean,
     where: Annotated[
         str | None,
         typer.Option(
+            rich_help_panel=JOBS,
             help='Extra SQL condition on the jobs, e.g. "submit_offset < 30*86400" (its first month; '
             'submit_offset = seconds since the log\'s first job in the view) or "procs <= 64": one '
-            "condition on the view's columns (no subquery, no second statement)."
+            "condition on the view's columns (no subquery, no second statement).",
         ),
     ] = None,
     machine_size: Annotated[
-        int | None, typer.Option(help="Processors [default: the size the view was filtered with].")
+        int | None,
+        typer.Option(rich_help_panel=JOBS, help="Processors [default: the size the view was filtered with]."),
     ] = None,
     drop_wider: Annotated[
         bool,
         typer.Option(
-            "--drop-wider", help="Leave out (and count) the jobs wider than --machine-size instead of refusing."
+            "--drop-wider",
+            rich_help_panel=JOBS,
+            help="Leave out (and count) the jobs wider than --machine-size instead of refusing.",
         ),
     ] = False,
     algorithm: Annotated[
-        Algorithm, typer.Option(help="easy (one reservation) or conservative (one per job).")
+        Algorithm, typer.Option(rich_help_panel=SCHEDULER, help="easy (one reservation) or conservative (one per job).")
     ] = Algorithm.easy,
-    policy: Annotated[str, typer.Option(help=POLICY_HELP + ".", callback=queue_order)] = "fcfs",
+    policy: Annotated[
+        str, typer.Option(rich_help_panel=SCHEDULER, help=POLICY_HELP + ".", callback=queue_order)
+    ] = "fcfs",
     backfill: Annotated[
-        Backfill, typer.Option(help="Backfill order: queue, or sjbf (shortest predicted first).")
+        Backfill,
+        typer.Option(rich_help_panel=SCHEDULER, help="Backfill order: queue, or sjbf (shortest predicted first)."),
     ] = Backfill.queue,
-    predictor: Annotated[str, typer.Option(help=PREDICTOR_HELP + ".")] = "requested",
+    predictor: Annotated[str, typer.Option(rich_help_panel=PREDICTIONS, help=PREDICTOR_HELP + ".")] = "requested",
     correction: Annotated[
-        Correction, typer.Option(help="What a job that outlives its prediction is predicted next.")
+        Correction,
+        typer.Option(rich_help_panel=PREDICTIONS, help="What a job that outlives its prediction is predicted next."),
     ] = Correction.requested,
-    threshold: Annotated[int | None, typer.Option(help="Jobs waiting longer than this many seconds go first.")] = None,
+    threshold: Annotated[
+        int | None, typer.Option(rich_help_panel=SCHEDULER, help="Jobs waiting longer than this many seconds go first.")
+    ] = None,
     compat: Annotated[
         Compat,
         typer.Option(
+            rich_help_panel=SCHEDULER,
             help="canonical (at one instant: all completions, then all submissions, then one pass) or pyss "
-            "(the published SC'15 simulator: one event at a time, a pass after each; docs/simulator.md)."
+            "(the published SC'15 simulator: one event at a time, a pass after each; docs/simulator.md).",
         ),
     ] = Compat.canonical,
-    tau: Annotated[float, typer.Option(help="Bound of the bounded slowdown, seconds.")] = 10,
+    tau: Annotated[float, typer.Option(rich_help_panel=METRICS, help="Bound of the bounded slowdown, seconds.")] = 10,
     warmup: Annotated[
         str,
-        typer.Option(help="Leave the jobs submitted in the first this-long out of the metrics (still simulated)."),
+        typer.Option(
+            rich_help_panel=METRICS,
+            help="Leave the jobs submitted in the first this-long out of the metrics (still simulated).",
+        ),
     ] = "0",
     cooldown: Annotated[
-        str, typer.Option(help="Leave the jobs submitted in the last this-long out of the metrics (still simulated).")
+        str,
+        typer.Option(
+            rich_help_panel=METRICS,
+            help="Leave the jobs submitted in the last this-long out of the metrics (still simulated).",
+        ),
     ] = "0",
     by: Annotated[
         JobClass | None,
         typer.Option(
+            rich_help_panel=METRICS,
             help="Also break the metrics down by job class: size (1 processor, <= 10 %, <= 50 %, > 50 % of the "
             "machine), length (run < 1 min, < 1 h, < 10 h, >= 10 h) or user; a second table (csv, json and "
             "parquet print the breakdown alone).",
@@ -101,19 +125,35 @@ def simulate(
     ] = None,
     selector: Annotated[
         str | None,
-        typer.Option(help=f"Change the queue policy of EASY every period: {SELECTOR_HELP}.", show_default=False),
+        typer.Option(
+            rich_help_panel=SELECTION,
+            help=f"Change the queue policy of EASY every period: {SELECTOR_HELP}.",
+            show_default=False,
+        ),
     ] = None,
     policies: Annotated[
         str | None,
-        typer.Option(help="The selector's candidates, comma-separated (ties go to the first) [default: all twelve]."),
+        typer.Option(
+            rich_help_panel=SELECTION,
+            help="The selector's candidates, comma-separated (ties go to the first) [default: all twelve].",
+        ),
     ] = None,
-    period: Annotated[str, typer.Option(help="Selection period: day, week or seconds.")] = "week",
-    decay: Annotated[float, typer.Option(help="Selection: weight of each older period, in [0, 1].")] = 1.0,
-    epsilon: Annotated[float, typer.Option(help="egreedy: probability of a random policy, in [0, 1].")] = 0.3,
-    seed: Annotated[int, typer.Option(help="Selection: seed of the noise (noisy) and draws (egreedy).")] = 0,
+    period: Annotated[
+        str, typer.Option(rich_help_panel=SELECTION, help="Selection period: day, week or seconds.")
+    ] = "week",
+    decay: Annotated[
+        float, typer.Option(rich_help_panel=SELECTION, help="Selection: weight of each older period, in [0, 1].")
+    ] = 1.0,
+    epsilon: Annotated[
+        float, typer.Option(rich_help_panel=SELECTION, help="egreedy: probability of a random policy, in [0, 1].")
+    ] = 0.3,
+    seed: Annotated[
+        int, typer.Option(rich_help_panel=SELECTION, help="Selection: seed of the noise (noisy) and draws (egreedy).")
+    ] = 0,
     backfill_confidence: Annotated[
         float,
         typer.Option(
+            rich_help_panel=PREDICTIONS,
             help="With --predictor hmm or requested-law: also backfill a job EASY would refuse if the "
             "probability that it delays the head of the queue is below this, in (0, 1).",
         ),
@@ -122,6 +162,7 @@ def simulate(
         Path | None,
         typer.Option(
             "--jobs-out",
+            rich_help_panel=METRICS,
             help="Write the per-job schedule to this file: .parquet (what produced it in its metadata), .csv, or "
             ".swf (a log `lakehouse ingest swf` reads back).",
             dir_okay=False,

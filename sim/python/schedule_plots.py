@@ -8,6 +8,8 @@ own utilization).
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
@@ -140,8 +142,9 @@ def draw(
     t_to: float | None = None,
     vs: pl.DataFrame | None = None,
     labels: tuple[str, str] = ("this run", "other run"),
+    title: str | None = None,
 ) -> dict[str, Any]:
-    """One matplotlib figure per panel (a dict by name)."""
+    """One matplotlib figure per panel (a dict by name), each headed by `title` (what was replayed)."""
     plt = pyplot()
     origin = float(cast(float, schedule["submit_time"].min()))
     figures = {}
@@ -203,12 +206,28 @@ def draw(
             axis.set_yscale("log")
             axis.set_title(f"{metric.replace('_', ' ')} per job size (>= 1)")
         figures["waits"] = fig
+    if title:
+        for fig in figures.values():
+            fig.suptitle(title, fontsize=9)
     return figures
 
 
+#: The longest a figure's file name gets from its title (a formula policy can be 1,000 bytes long).
+MAX_STEM = 80
+
+
+def file_stem(title: str) -> str:
+    """`schedule-KTH-EASY-SJBF` from what was replayed (`KTH EASY-SJBF`): a second plot into the same
+    folder gets a name of its own; a long title is cut and keeps a digest of the whole."""
+    slug = re.sub(r"[^A-Za-z0-9.+=]+", "-", title).strip("-") or "replay"
+    if len(slug) > MAX_STEM:
+        slug = f"{slug[:MAX_STEM].rstrip('-')}-{hashlib.sha256(title.encode()).hexdigest()[:8]}"
+    return f"schedule-{slug}"
+
+
 def write(figures: dict[str, Any], output: Path | None, folder: Path | None, svg: bool, stem: str) -> list[Path]:
-    """Each figure in `folder` (one file per panel), and all of them stacked in `output` (the default
-    `schedule.png` when no folder is given)."""
+    """Each figure in `folder` (one file per panel, `STEM-gantt.png`...), and all of them stacked in
+    `output` (the default `STEM.png` when no folder is given)."""
     suffix = ".svg" if svg else ".png"
     written = []
     if folder is not None:
@@ -250,6 +269,7 @@ def write_html(
     t_to: float | None = None,
     vs: pl.DataFrame | None = None,
     labels: tuple[str, str] = ("this run", "other run"),
+    title: str = "replay",
 ) -> Path:
     """One interactive page (Plotly, its script inlined: the file works offline): utilization and
     waiting jobs over time (zoomable), and the Gantt chart's window as one bar per job piece."""
@@ -296,7 +316,7 @@ def write_html(
     )
     fig.update_xaxes(title_text="days since the first submission", row=2, col=1)
     fig.update_xaxes(title_text="hours since the first submission", row=3, col=1)
-    fig.update_layout(height=1100, title="replay")
+    fig.update_layout(height=1100, title=title)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.write_html(path, include_plotlyjs=True, full_html=True)
     return path
