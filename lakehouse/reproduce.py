@@ -25,7 +25,7 @@ from lakehouse.campaigns.report import latest
 from lakehouse.campaigns.runner import campaign_rows, run_campaign
 from lakehouse.errors import LakehouseError, TooLittleDataError
 from lakehouse.lake import Lake
-from lakehouse.log_names import LogNameError, logs_named
+from lakehouse.log_names import LogNameError, logs_named, short_log
 from lakehouse.machine import CEA_CURIE_PARTITION
 from lakehouse.models.locality import Settings, Variant, kmeans_cell, log_jobs
 from lakehouse.published import PAPERS, Published, published
@@ -354,8 +354,18 @@ def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[
         else:
             held = loo.filter(pl.col("held_out") == log)
             value = held[LOO_COLUMNS[p.quantity]][0] if held.height else None
-            out.append(_row(p, log, value, MEASURED if value is not None else "leave-one-out needs two logs"))
+            out.append(_row(p, log, value, _loo_status(log, logs) if value is not None else
+                            "leave-one-out needs two logs"))  # fmt: skip
     return out
+
+
+def _loo_status(log: str, logs: dict[str, str | None]) -> str:
+    """A Table 2.7 row's status: the logs ours selected the triple on (the study's others in the lake),
+    and those of the paper's the lake lacks."""
+    others = [short_log(name) for name in dict.fromkeys(logs.values()) if name is not None and name != log]
+    lacking = [prefix for prefix, name in logs.items() if name is None]
+    said = f"{MEASURED}: selected on the other {len(others)} logs in the lake ({', '.join(others)})"
+    return f"{said}; the paper's also on {', '.join(lacking)}, which the lake lacks" if lacking else said
 
 
 # -- packing periodic services ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@ behind each study give them."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
@@ -327,3 +328,32 @@ def test_volatility_rows_are_report_volatilitys_summary_and_the_jobs_sampling(tm
 def test_volatility_rows_say_they_need_the_google_trace(kth_lake):
     rows = _reproduce(kth_lake, "volatility")
     assert rows["ours"].is_null().all() and rows["status"].str.contains("needs the Google trace").all()
+
+
+def test_table_1_job_counts_say_they_are_the_archives_before_any_filter():
+    """The selection study counts each log's jobs as the archive has them, and so does the code
+    (swf.log_summary); the row's setting says so (it said `after the study's filter`)."""
+    from lakehouse.published import published
+
+    jobs = [p for p in published("selection") if p.source == "Table 1" and p.quantity == "jobs"]
+    assert len(jobs) == 7 and all("before any filter" in p.setting and "jobs_strong" not in p.setting for p in jobs)
+
+
+def test_a_leave_one_out_row_names_the_logs_it_was_selected_on_and_those_the_lake_lacks():
+    from lakehouse.reproduce import _loo_status
+
+    logs = {"CTC-SP2": "CTC-SP2-1996-3.1-cln", "KTH-SP2": "KTH-SP2-1996-2.1-cln", "METACENTRUM-2013": None}
+    status = _loo_status("CTC-SP2-1996-3.1-cln", logs)
+    assert status.startswith("measured: selected on the other 1 logs in the lake (KTH-SP2)")
+    assert "METACENTRUM-2013, which the lake lacks" in status
+    assert "lacks" not in _loo_status("CTC-SP2-1996-3.1-cln", {k: v for k, v in logs.items() if v})
+
+
+def test_the_quick_selection_replay_count_in_the_docs_is_the_grids():
+    from lakehouse.reproduce import SELECTION_QUICK_RESAMPLES
+    from lakehouse.studies.selection import selection_settings
+
+    logs = 5  # the study's logs the archive has
+    replays = logs * len(selection_settings(SELECTION_QUICK_RESAMPLES))
+    text = " ".join((Path(__file__).resolve().parents[1] / "docs" / "reproductions.md").read_text().split())
+    assert f"`selection --quick` about 3 min (five logs, {replays:,} replays" in text
