@@ -33,20 +33,25 @@ window.addEventListener("load", () => {
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory) -> Path:
-    """Two nights: a log and the Google slice, then the log's next version and a corrupt file."""
+def nights(tmp_path_factory) -> tuple[Path, Path]:
+    """Two nights' pages: a log and the Google slice, then the log's next version and a corrupt file."""
     root = tmp_path_factory.mktemp("nightly-html")
     inbox = root / "inbox"
     inbox.mkdir()
     lake = Lake(root / "lake")
     put_log(inbox, "alpha", 200)
     shutil.copytree(sample_google_trace(), inbox / "trace")
-    run(lake, inbox, FAST)
+    first = run(lake, inbox, FAST)
     put_log(inbox, "alpha", 400)
     put_broken(inbox)
     outcome = run(lake, inbox, FAST)
     assert outcome.record.status == "partial"
-    return outcome.page
+    return first.page, outcome.page
+
+
+@pytest.fixture(scope="module")
+def report(nights: tuple[Path, Path]) -> Path:
+    return nights[1]
 
 
 def test_the_page_is_self_contained_and_needs_no_javascript(report):
@@ -86,24 +91,39 @@ FOLD = """<script>
 window.addEventListener("load", () => {
   const box = document.querySelector(".headline").getBoundingClientRect();
   const text = document.querySelector(".headline").innerText;
-  document.body.setAttribute("data-fold", JSON.stringify({bottom: box.bottom, text}));
+  const changed = document.querySelector(".headline .box").innerText;
+  document.body.setAttribute("data-fold", JSON.stringify({bottom: box.bottom, text, changed}));
 });
 </script>"""
 
 
-def test_the_headline_is_above_the_fold_at_1280_by_900(report, tmp_path):
-    """What changed, what got better or worse and what failed, read without scrolling; the details below."""
-    probe = report.with_name("fold.html")
-    probe.write_text(report.read_text().replace("<head>", "<head>\n" + FOLD, 1))
+def _fold(page: Path) -> dict:
+    """Where the headline ends in a 1280 x 900 window, its text and that of its first box."""
+    probe = page.with_name("fold.html")
+    probe.write_text(page.read_text().replace("<head>", "<head>\n" + FOLD, 1))
     dom = subprocess.run([*chromium(), "--window-size=1280,900", "--dump-dom", probe.as_uri()],
                          capture_output=True, text=True, timeout=120)  # fmt: skip
     found = re.search(r'data-fold="([^"]*)"', dom.stdout)
     assert found, dom.stdout[-2000:]
-    fold = json.loads(html.unescape(found.group(1)))
+    return json.loads(html.unescape(found.group(1)))
+
+
+def test_the_headline_is_above_the_fold_at_1280_by_900(report, tmp_path):
+    """What changed, what got better or worse and what failed, read without scrolling; the details below."""
+    fold = _fold(report)
     assert fold["bottom"] <= 900, fold
     text = fold["text"]
-    assert "What changed" in text and "1 SWF log changed" in text
+    # The log by name, with its numbers; the corrupt file is a failure, not a change.
+    assert re.search(r"SWF log alpha changed: mean bounded slowdown EASY [\d.]+, EASY-SJBF [\d.]+, EASY\+\+ [\d.]+ "
+                     r"on 400 jobs", fold["changed"]), fold["changed"]  # fmt: skip
+    assert "broken" not in fold["changed"] and "new" not in fold["changed"]
     assert "alpha" in text and "mean bounded slowdown" in text and "instead of 200 (the log changed)" in text
     assert "Failures" in text and "broken.swf.gz" in text
     page = report.read_text()
     assert page.index('class="headline"') < page.index("<details")  # the details come after, folded
+
+
+def test_a_new_log_is_named_in_the_headline_with_its_numbers(nights):
+    changed = _fold(nights[0])["changed"]
+    assert re.search(r"SWF log alpha new: mean bounded slowdown EASY [\d.]+, .* on 200 jobs", changed), changed
+    assert "3 trace parts new" in changed

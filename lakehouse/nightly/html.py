@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -119,15 +120,18 @@ def _write(path: Path, text: str) -> None:
 NOTICEABLE = 1.0
 
 
-def headline(record: RunRecord, counts: dict[str, int], arrived: pl.DataFrame, sections: list[Section]) -> dict:
-    """What the top of the page says at a glance: what changed, what got better or worse, what failed
-    and what was skipped (the details follow, folded)."""
-    changed = []
-    if counts.get("new") or counts.get("changed"):
-        kinds = arrived.group_by("kind", "state").len().sort("kind", "state").rows()
-        changed = [
-            f"{n:,} {'SWF log' if kind == 'swf' else 'trace part'}{'s' * (n != 1)} {state}" for kind, state, n in kinds
-        ]
+def headline(record: RunRecord, arrived: pl.DataFrame, ingested: Collection[str], sections: list[Section]) -> dict:
+    """What the top of the page says at a glance: what changed (each log that arrived and went in, by
+    name, with its EASY numbers; a file that failed is a failure, not a change), what got better or
+    worse, what failed and what was skipped (the details follow, folded)."""
+    came = arrived.filter(pl.col("file").is_in(list(ingested)))
+    replayed = next((s.replayed for s in sections if s.replayed is not None), None)
+    changed = [
+        f"SWF log {row['file']} {row['state']}{_easy_numbers(replayed, row['file'])}"
+        for row in came.filter(pl.col("kind") == "swf").iter_rows(named=True)
+    ]
+    parts = came.filter(pl.col("kind") == "google").group_by("state").len().sort("state").rows()
+    changed += [f"{n:,} trace part{'s' * (n != 1)} {state}" for state, n in parts]
     better: list[str] = []
     worse: list[str] = []
     same: list[str] = []
@@ -155,6 +159,19 @@ def headline(record: RunRecord, counts: dict[str, int], arrived: pl.DataFrame, s
     }
 
 
+def _easy_numbers(replayed: pl.DataFrame | None, log: str) -> str:
+    """`: mean bounded slowdown EASY 3.1, EASY-SJBF 2.8, EASY++ 2.5 on 1,500 jobs` for a log replayed
+    tonight (nothing when it was not)."""
+    if replayed is None:
+        return ""
+    rows = replayed.filter(pl.col("log") == log, pl.col("status") == "ok")
+    if rows.is_empty():
+        return ""
+    values = ", ".join(f"{r['scheduler']} {r['mean_bounded_slowdown']:,.3g}" for r in rows.iter_rows(named=True))
+    jobs = int(rows["jobs"].max())  # type: ignore[arg-type]
+    return f": mean bounded slowdown {values} on {jobs:,} jobs"
+
+
 def arrivals(arrived: pl.DataFrame) -> pl.DataFrame:
     """The files that arrived, a trace's parts summed per table (a night of 60 parts is 6 lines)."""
     if arrived.is_empty():
@@ -180,6 +197,7 @@ def render_run(
     quarantine: pl.DataFrame,
     sections: list[Section],
     counts: dict[str, int],
+    ingested: Collection[str],
 ) -> Path:
     """Write the run's page into `folder` (which holds its figures); returns the page."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -194,7 +212,7 @@ def render_run(
             started=record.started_at.strftime("%Y-%m-%d %H:%M:%S %Z"),
             duration=f"took {_duration(elapsed)}" if elapsed is not None else "still running",
             counts=counts,
-            headline=headline(record, counts, arrived, sections),
+            headline=headline(record, arrived, ingested, sections),
             arrived=table(arrivals(arrived)) if not arrived.is_empty() else None,
             ignored=ignored,
             quarantine=table(quarantine) if not quarantine.is_empty() else None,

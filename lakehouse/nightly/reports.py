@@ -44,6 +44,8 @@ class Section:
     seconds: float = 0.0
     #: Each changed log's replays against its previous version (`change_table`), for the page's headline.
     changes: pl.DataFrame | None = None
+    #: Each changed log's replays tonight (`replay_table`), for the headline's line of the log.
+    replayed: pl.DataFrame | None = None
 
     @property
     def skipped(self) -> str | None:
@@ -69,7 +71,8 @@ def replays_section(section: Section, lake: Lake, logs: Sequence[str], config: C
         pl.col("variant").replace_strict(names).alias("scheduler")
     )
     section.notes.append(f"stored as campaign {config.campaign!r} on swf.{config.view} (lakehouse campaign show)")
-    section.tables.append(("each changed log, replayed now", replay_table(rows)))
+    section.replayed = replay_table(rows)
+    section.tables.append(("each changed log, replayed now", section.replayed))
     changes = section.changes = change_table(rows)
     if not changes.is_empty():
         section.tables.append(("change since the log's previous version (mean bounded slowdown)", changes))
@@ -91,9 +94,10 @@ def _latest_per_version(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def replay_table(rows: pl.DataFrame) -> pl.DataFrame:
-    """The newest replay of each log and scheduler."""
+    """The newest replay of each log and scheduler (EASY, EASY-SJBF, EASY++ in this order)."""
     newest = rows.sort("finished_at").unique(["log", "scheduler"], keep="last", maintain_order=True)
-    return newest.sort("log", "scheduler").select(
+    order = pl.col("scheduler").replace_strict(list(EASY_VARIANTS), range(len(EASY_VARIANTS)), default=None)
+    return newest.sort(pl.col("log"), order).select(
         "log",
         "scheduler",
         "status",

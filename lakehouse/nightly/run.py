@@ -112,6 +112,8 @@ class Outcome:
     record: history.RunRecord
     plan: Plan | None
     sections: list[Section] = field(default_factory=list)
+    #: What went into the lake: the SWF logs and the trace's parts (`table/part`).
+    ingested: list[str] = field(default_factory=list)
     page: Path | None = None
     index: Path | None = None
     killed_runs: int = 0
@@ -206,6 +208,7 @@ def _run(
     step = time.perf_counter()
     history.owe(lake, record.run, todo.owed())  # before the ingest: a run stopped after it leaves them owed
     logs, parts, failures = _ingest(lake, todo, config)
+    outcome.ingested = logs + parts
     record.seconds["ingest"] = time.perf_counter() - step
     record.errors += failures
     record.files_ingested = len(logs) + len(parts)
@@ -308,8 +311,9 @@ def _page(lake: Lake, folder: Path, outcome: Outcome) -> Path:
     }
     ignored = [str(p) for p in todo.inbox.ignored] if todo else []
     return render_run(
-        folder, outcome.record, lake.root, arrived.drop("path"), ignored, quarantine, outcome.sections, counts
-    )
+        folder, outcome.record, lake.root, arrived.drop("path"), ignored, quarantine, outcome.sections, counts,
+        outcome.ingested,
+    )  # fmt: skip
 
 
 def _index(lake: Lake, reports: Path) -> Path:
