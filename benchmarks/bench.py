@@ -53,8 +53,8 @@ from benchmarks.bench_research import bench_research, one_log_lake
 from benchmarks.bench_scale import bench_scale
 from lakehouse.catalog import sql_literal
 from lakehouse.ingest.swf import discover, ingest_swf
+from lakehouse.job_views import View, log_jobs, log_machine_size
 from lakehouse.lake import Lake
-from lakehouse.sim.source import View, log_jobs, log_machine_size
 from lakehouse.sim.workload import workload_from
 
 

@@ -35,7 +35,7 @@ import duckdb
 
 from benchmarks.measure import command, timed, verdict
 from lakehouse.catalog import sql_literal
-from lakehouse.ingest.google_format import tables
+from lakehouse.google_format import tables
 from lakehouse.lake import Lake
 
 ROWS_PER_PART = 1_000_000  # about 170 MB of CSV

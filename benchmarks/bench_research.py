@@ -114,8 +114,8 @@ def bench_hmm(folder: Path) -> bool:
 
 
 def bench_hmm_backfilling(folder: Path) -> bool:
+    from lakehouse.job_views import log_jobs, log_machine_size
     from lakehouse.sim import simulate
-    from lakehouse.sim.source import log_jobs, log_machine_size
 
     log = "SDSC-BLUE-2000-4.2-cln"
     with one_log_lake(folder, log) as lake:

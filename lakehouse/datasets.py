@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from lakehouse.ingest import google_format
-from lakehouse.ingest.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
+from lakehouse import google_format
 from lakehouse.schemas import (
     CAMPAIGN_RUNS_SCHEMA,
     HMM_FITS_SCHEMA,
@@ -34,6 +33,7 @@ from lakehouse.schemas import (
     VOLATILITY_RATE_HISTOGRAM_SCHEMA,
     VOLATILITY_SUMMARY_SCHEMA,
 )
+from lakehouse.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
 
 # A zero-row file with the dataset's schema sits in every folder, so views bind (and keep their types)
 # before anything is ingested.  Its name starts with an underscore, which log names may not.

@@ -14,13 +14,13 @@ from lakehouse.catalog import named_query
 from lakehouse.data import sample_google_trace, sample_swf_paths
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.swf import FileResult, ingest_swf
+from lakehouse.job_views import log_jobs, log_machine_size
 from lakehouse.lake import Lake
 from lakehouse.models.job_sinusoids import summary
 from lakehouse.nightly import history
 from lakehouse.nightly.run import run as nightly_run
 from lakehouse.reports import PERIODICITY, VOLATILITY, PeriodicitySettings
 from lakehouse.sim import replay
-from lakehouse.sim.source import log_jobs, log_machine_size
 from lakehouse.synth.google_trace import Settings, generate
 
 #: The demo's generated trace: long enough (8 days) for the daily and weekly fits.

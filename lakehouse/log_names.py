@@ -60,3 +60,12 @@ def names_log(name: str, log: str, known: Sequence[str]) -> bool:
 def short_log(log: str) -> str:
     """`KTH-SP2-1996-2.1-cln` -> `KTH-SP2`: the machine, for axis labels and legends."""
     return "-".join(log.split("-")[:2])
+
+
+def select_logs(patterns: Sequence[str], known: Sequence[str]) -> list[str]:
+    """The logs of `known` named by `patterns` (exact names, unique prefixes or globs: `logs_named`),
+    each once, in the order the patterns name them."""
+    chosen: list[str] = []
+    for pattern in patterns:
+        chosen.extend(logs_named(pattern, known))
+    return list(dict.fromkeys(chosen))

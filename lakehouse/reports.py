@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     from lakehouse.models.predict import Report as Predictions
     from lakehouse.models.predict import Settings as PredictionSettings
     from lakehouse.models.volatility import Volatility
-    from lakehouse.reproduce import Reproduction
-    from lakehouse.reproduce import Request as ReproduceRequest
     from lakehouse.studies.selection import SelectionTables
     from lakehouse.studies.triples import TripleTables
 
@@ -370,39 +368,6 @@ PACK: Report[PackRequest, Packed] = Report(
 )
 
 
-# -- the published studies reproduced ------------------------------------------------------------------
-
-
-def _reproduce(lake: Lake, request: ReproduceRequest) -> Reproduction:
-    from lakehouse.reproduce import reproduce
-
-    return reproduce(lake, request)
-
-
-def _store_reproduction(lake: Lake, result: Reproduction) -> None:
-    from lakehouse.models.results import store
-    from lakehouse.schemas import REPRODUCTIONS_SCHEMA
-
-    store(lake, "analysis_reproductions", result.table, REPRODUCTIONS_SCHEMA, name=result.study)
-
-
-def _plot_reproduction(lake: Lake, result: Reproduction, folder: Path) -> list[Path]:
-    from lakehouse.models.reproduction_plots import plot_reproduction
-
-    return plot_reproduction(result.table, result.study, folder)
-
-
-REPRODUCE: Report[ReproduceRequest, Reproduction] = Report(
-    "reproduce",
-    "The published studies beside our runs (lakehouse reproduce)",
-    ("analysis.reproductions",),
-    _reproduce,
-    _store_reproduction,
-    lambda result: [(f"{result.study}: published and ours", result.table)],
-    _plot_reproduction,
-)
-
-
 REPORTS: dict[str, Report[Any, Any]] = {
-    r.name: r for r in (PREDICTIONS, VOLATILITY, PERIODICITY, PACK, LOCALITY, HMM, TRIPLES, SELECTION, REPRODUCE)
+    r.name: r for r in (PREDICTIONS, VOLATILITY, PERIODICITY, PACK, LOCALITY, HMM, TRIPLES, SELECTION)
 }

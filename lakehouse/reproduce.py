@@ -29,7 +29,7 @@ from lakehouse.log_names import LogNameError, logs_named, short_log
 from lakehouse.machine import CEA_CURIE_PARTITION
 from lakehouse.models.locality import Settings, Variant, kmeans_cell, log_jobs
 from lakehouse.published import PAPERS, Published, published
-from lakehouse.reports import LOCALITY
+from lakehouse.reports import LOCALITY, Report
 from lakehouse.schemas import REPRODUCTIONS_SCHEMA
 from lakehouse.studies.hmm_backfilling import (
     AS_PUBLISHED,
@@ -537,3 +537,28 @@ def reproduce(lake: Lake, request: Request) -> Reproduction:
 
 def cite(study: str) -> str:
     return PAPERS[study]
+
+
+def _store(lake: Lake, result: Reproduction) -> None:
+    from lakehouse.models.results import store
+
+    store(lake, "analysis_reproductions", result.table, REPRODUCTIONS_SCHEMA, name=result.study)
+
+
+def _plot(lake: Lake, result: Reproduction, folder: Path) -> list[Path]:
+    from lakehouse.models.reproduction_plots import plot_reproduction
+
+    return plot_reproduction(result.table, result.study, folder)
+
+
+#: `reproduce` as a report of the registry's kind (stored, shown and drawn as the others are): a client
+#: of the registry, not one of its entries, since it runs the registry's reports itself.
+REPRODUCE: Report[Request, Reproduction] = Report(
+    "reproduce",
+    "The published studies beside our runs (lakehouse reproduce)",
+    ("analysis.reproductions",),
+    reproduce,
+    _store,
+    lambda result: [(f"{result.study}: published and ours", result.table)],
+    _plot,
+)

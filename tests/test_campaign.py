@@ -25,7 +25,6 @@ from lakehouse.campaigns.grid import (
     grid_from_toml,
     parse_machine_sizes,
     parse_values,
-    select_logs,
 )
 from lakehouse.campaigns.report import Metric, campaign_table, relative_matrix
 from lakehouse.campaigns.runner import run_campaign, store_rows, stored_runs
@@ -34,10 +33,11 @@ from lakehouse.comma_lists import split_list
 from lakehouse.data import sample_swf_paths
 from lakehouse.errors import LakehouseError
 from lakehouse.ingest.swf import ingest_swf
+from lakehouse.job_views import log_jobs, log_machine_size
 from lakehouse.lake import Lake
+from lakehouse.log_names import LogNameError, select_logs
 from lakehouse.sim import simulate
 from lakehouse.sim.options import Policy
-from lakehouse.sim.source import log_jobs, log_machine_size
 from lakehouse.testing import small_log, write_swf
 
 from conftest import rewrite_stored_runs
@@ -182,9 +182,9 @@ def test_a_grid_keeps_a_campaigns_runs_on_its_own_machines():
 def test_logs_by_name_prefix_or_glob():
     known = ["CTC-SP2-1996-3.1-cln", "KTH-SP2-1996-2.1-cln", "SDSC-BLUE-2000-4.2-cln", "SDSC-SP2-1998-4.2-cln"]
     assert select_logs(["KTH", "SDSC-*", "KTH-SP2-1996-2.1-cln"], known) == [known[1], known[2], known[3]]
-    with pytest.raises(GridError, match="'SDSC' names 2 logs"):
+    with pytest.raises(LogNameError, match="'SDSC' names 2 logs"):
         select_logs(["SDSC"], known)
-    with pytest.raises(GridError, match="no log matches 'LANL'; the lake has: CTC-SP2"):
+    with pytest.raises(LogNameError, match="no log matches 'LANL'; the lake has: CTC-SP2"):
         select_logs(["LANL"], known)
 
 
@@ -523,7 +523,7 @@ def test_a_confidence_applies_to_distribution_predictors_only():
 def test_one_rule_turns_a_name_into_logs_everywhere():
     """Exact, else a unique prefix, or a glob: the CLI's one log, a grid's logs, a grid's per-log
     machine sizes and the nightly configuration's sizes all follow lakehouse.log_names."""
-    from lakehouse.log_names import LogNameError, log_named
+    from lakehouse.log_names import log_named
     from lakehouse.nightly.config import Config
 
     known = ["RICC-2010-2", "RICC-2010-2.1-cln", "KTH-SP2-1996-2.1-cln"]
@@ -532,7 +532,7 @@ def test_one_rule_turns_a_name_into_logs_everywhere():
     with pytest.raises(LogNameError, match="'RICC' names 2 logs"):
         log_named("RICC", known)
     assert select_logs(["RICC-*"], known) == known[:2]
-    with pytest.raises(GridError, match="'RICC' names 2 logs"):
+    with pytest.raises(LogNameError, match="'RICC' names 2 logs"):
         select_logs(["RICC"], known)
     grid = Grid("g", ("RICC-*",), machine_sizes=(("RICC", 8192),))
     nightly = Config(machine_size={"RICC": 8192})

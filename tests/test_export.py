@@ -11,8 +11,8 @@ from lakehouse.cli import app
 from lakehouse.export import google_jobs
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.ingest.swf_format import FIELDS
 from lakehouse.lake import Lake
+from lakehouse.swf_format import FIELDS
 from lakehouse.synth.google_trace import TRACE_START_US, Settings, generate
 
 COLUMNS = ", ".join(f.name for f in FIELDS)

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lakehouse.errors import SimulationInputError
+from lakehouse.job_views import log_jobs, log_machine_size
 from lakehouse.sim import simulate
 from lakehouse.sim.options import Backfill, Policy
-from lakehouse.sim.source import log_jobs, log_machine_size
 
 from sim_workloads import peak_use
 

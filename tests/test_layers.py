@@ -9,6 +9,7 @@ checked in a fresh interpreter (what `import` really loads).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -42,6 +43,7 @@ def test_layers_import_only_downwards(tree):
     assert checked.returncode == 0, checked.stdout + checked.stderr
     contracts = len(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"])
     assert contracts >= 3 and f"{contracts} kept, 0 broken" in checked.stdout, checked.stdout
+    assert {"layers", "acyclic_siblings"} <= {c["type"] for c in _contracts()}
 
 
 def test_a_wrong_way_import_breaks_a_contract(tree, tmp_path):
@@ -60,6 +62,47 @@ def test_a_wrong_way_import_breaks_a_contract(tree, tmp_path):
     kept = len(config["contracts"])
     assert checked.returncode == 1 and f"{kept} kept, 1 broken" in checked.stdout, checked.stdout + checked.stderr
     assert "lakehouse.campaigns.runner is not allowed to import lakehouse.lake" in checked.stdout
+
+
+def _contracts() -> list[dict]:
+    return tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+
+
+@pytest.mark.parametrize(
+    ("module", "wrong", "broken"),
+    [
+        ("units.py", "import lakehouse.cli.simulate", "lakehouse.units is not allowed to import lakehouse.cli"),
+        ("models/volatility.py", "import lakehouse.reports", "lakehouse.models is not allowed to import"),
+        ("lake.py", "import lakehouse.job_views", "No cycles are allowed in lakehouse"),  # job_views reads the lake
+    ],
+)
+def test_a_wrong_way_import_in_the_tree_breaks_the_layers(tmp_path, module, wrong, broken):
+    """A copy of the package with one import the wrong way (up a layer, or around a cycle of the ground
+    floor) fails the check, with the import named."""
+    build(tmp_path)
+    link = tmp_path / "lakehouse" / module
+    if module.startswith("models/"):  # a subpackage is one link: copy it to change a file
+        folder = tmp_path / "lakehouse" / "models"
+        source = folder.resolve()
+        folder.unlink()
+        shutil.copytree(source, folder)
+    text = link.read_text()
+    link.unlink(missing_ok=True)
+    link.write_text(
+        text.replace("from __future__ import annotations\n", f"from __future__ import annotations\n{wrong}\n", 1)
+    )
+    checked = lint(tmp_path, REPO / "pyproject.toml")
+    assert checked.returncode == 1 and broken in checked.stdout, checked.stdout + checked.stderr
+
+
+def test_reading_a_nightly_config_or_exporting_a_log_loads_no_simulator():
+    code = (
+        "import sys\nimport lakehouse.nightly.config, lakehouse.export\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('lakehouse.sim', 'lakehouse.campaigns', "
+        "'lakehouse.studies', 'lakehouse.models'))))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]", loaded
 
 
 def _toml(value: object) -> str:

@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
+from lakehouse.job_views import log_jobs
 from lakehouse.lake import Lake
 from lakehouse.models.predict import report
-from lakehouse.sim.source import log_jobs
 
 from conftest import SHARED, shared_or_skip
 

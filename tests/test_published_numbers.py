@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from lakehouse.job_views import View, log_jobs, log_machine_size
 from lakehouse.sim import simulate
-from lakehouse.sim.source import View, log_jobs, log_machine_size
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"
 PAGES = {name: (DOCS / f"{name}.md").read_text() for name in ("campaigns", "predictions")}

@@ -11,10 +11,10 @@ import pytest
 from typer.testing import CliRunner
 
 from lakehouse.cli import app
+from lakehouse.job_views import log_jobs, log_machine_size
 from lakehouse.models.figures import pyplot
 from lakehouse.sim import simulate
 from lakehouse.sim.schedule_plots import _steps, binned_mean, gantt, pack
-from lakehouse.sim.source import log_jobs, log_machine_size
 
 from browser import dump_dom, not_blank, screenshot
 

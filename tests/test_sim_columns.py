@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 
 from lakehouse.errors import SimulationInputError
+from lakehouse.job_views import View, log_columns, log_jobs
 from lakehouse.sim import simulate
-from lakehouse.sim.source import View, log_columns, log_jobs
 from lakehouse.sim.workload import input_columns
 
 from sim_workloads import jobs

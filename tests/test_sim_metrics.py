@@ -76,7 +76,7 @@ def test_a_window_must_be_finite_and_not_negative(options):
 
 
 def test_submit_offset_counts_from_the_logs_first_job(kth_lake):
-    from lakehouse.sim.source import log_jobs
+    from lakehouse.job_views import log_jobs
 
     log = kth_lake.log_names()[0]
     every = log_jobs(kth_lake, log, "jobs_strong")
@@ -87,8 +87,8 @@ def test_submit_offset_counts_from_the_logs_first_job(kth_lake):
 
 def test_wider_jobs_are_refused_or_dropped_and_counted(kth_lake):
     from lakehouse.errors import SimulationInputError
+    from lakehouse.job_views import log_jobs
     from lakehouse.sim import simulate
-    from lakehouse.sim.source import log_jobs
 
     jobs = log_jobs(kth_lake, kth_lake.log_names()[0], "jobs_strong")
     wider = jobs.filter(pl.col("procs") > 64).height

@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from lakehouse.job_views import View, log_jobs
 from lakehouse.sim import simulate
-from lakehouse.sim.source import View, log_jobs
 
 DIGESTS = json.loads((Path(__file__).parent / "golden" / "schedule_digests.json").read_text())
 

@@ -9,8 +9,8 @@ import pytest
 from lakehouse.conditions import one_condition
 from lakehouse.errors import LakehouseError
 from lakehouse.ingest.swf import ingest_swf
+from lakehouse.job_views import log_jobs
 from lakehouse.lake import Lake
-from lakehouse.sim.source import log_jobs
 from lakehouse.testing import small_log, write_swf
 
 INJECTIONS = [

@@ -26,10 +26,10 @@ from lakehouse.cli.common import (
     writable_folder,
 )
 from lakehouse.errors import LakehouseError
+from lakehouse.job_views import View
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, labelled, stderr
 from lakehouse.sim.options import PREDICTOR_HELP
-from lakehouse.sim.source import View
 
 if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the CLI starts
     from rich.progress import TaskID

@@ -9,11 +9,11 @@ import typer
 
 from lakehouse.cli.common import LakeOption, PlotsOption, announce_plots, clear_errors, command_group, writable_file
 from lakehouse.errors import SettingsError, TooLittleDataError
+from lakehouse.job_views import View
 from lakehouse.lake import Lake
 from lakehouse.log_names import short_log
 from lakehouse.render import stderr
 from lakehouse.sim.options import variant_name
-from lakehouse.sim.source import View
 from lakehouse.units import parse_duration
 
 if TYPE_CHECKING:
@@ -151,7 +151,7 @@ def _log_starts(lake: Lake, log: str, view: View) -> pl.DataFrame:
     """When each job started in the log itself (submit + its recorded wait), for the log's utilization."""
     import polars as pl
 
-    from lakehouse.sim.source import log_jobs
+    from lakehouse.job_views import log_jobs
 
     jobs = log_jobs(lake, log, view, columns=["job_id", "submit_time", "wait_time"])
     return jobs.select("job_id", (pl.col("submit_time") + pl.col("wait_time")).alias("log_start_time"))
@@ -161,9 +161,9 @@ def _replay(
     lake: Lake, log: str | None, view: View, machine_size: int | None, settings: dict[str, Any]
 ) -> tuple[pl.DataFrame, int, str]:
 
+    from lakehouse.job_views import log_jobs, log_machine_size, resolve_log
     from lakehouse.sim import simulate
     from lakehouse.sim.schedule_io import schedule_frame
-    from lakehouse.sim.source import log_jobs, log_machine_size, resolve_log
 
     name = resolve_log(lake, str(log))
     size = machine_size if machine_size is not None else log_machine_size(lake, name, view)

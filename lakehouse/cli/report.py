@@ -292,8 +292,8 @@ def report_locality(
 
     Example: `lakehouse report locality SDSC-SP2 --variant user --runtime-ratios 1.057,1.1,1.2`
     """
-    from lakehouse.campaigns.grid import select_logs
     from lakehouse.comma_lists import split_list
+    from lakehouse.log_names import select_logs
     from lakehouse.models.locality import RUNTIME_RATIOS, SUBMIT_BINS, Settings, Variant, best_cells, pivot
     from lakehouse.reports import LOCALITY
     from lakehouse.units import parse_duration
@@ -407,9 +407,9 @@ def report_hmm(
     Example: `lakehouse report hmm KTH --states 8 --init kmeans --poisson --submit-bin 1h`
     """
     from lakehouse.comma_lists import split_list
+    from lakehouse.job_views import resolve_log
     from lakehouse.models.hmm import Init, Settings, Stop
     from lakehouse.reports import HMM
-    from lakehouse.sim.source import resolve_log
     from lakehouse.units import parse_duration
 
     try:
@@ -509,10 +509,10 @@ def report_hmm_backfilling(
 
     Example: `lakehouse report hmm-backfilling --as-published`
     """
-    from lakehouse.campaigns.grid import select_logs
     from lakehouse.campaigns.runner import JOBS_FOLDER, campaign_rows
     from lakehouse.cli.campaign import ExecutorKind, exit_on_failures, run_with_progress
     from lakehouse.comma_lists import split_list
+    from lakehouse.log_names import select_logs
     from lakehouse.studies.hmm_backfilling import (
         AS_PUBLISHED,
         STUDY_LOGS,

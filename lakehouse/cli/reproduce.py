@@ -93,8 +93,7 @@ def reproduce(
 
     Example: `lakehouse reproduce selection --quick`
     """
-    from lakehouse.reports import REPRODUCE
-    from lakehouse.reproduce import Request, cite
+    from lakehouse.reproduce import REPRODUCE, Request, cite
 
     target = Lake(lake, memory_limit, threads)  # (volatility groups the Google trace's usage)
     with stderr.status(f"reproducing {study}..."):

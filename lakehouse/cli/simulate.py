@@ -12,6 +12,7 @@ from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_e
 from lakehouse.cli.root import app
 from lakehouse.comma_lists import split_list
 from lakehouse.errors import SettingsError, SimulationInputError
+from lakehouse.job_views import View
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, labelled, stderr
 from lakehouse.sim.options import (
@@ -24,7 +25,6 @@ from lakehouse.sim.options import (
     Correction,
     JobClass,
 )
-from lakehouse.sim.source import View
 from lakehouse.units import parse_duration
 
 

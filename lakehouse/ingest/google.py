@@ -30,7 +30,7 @@ from pyarrow import csv as pa_csv
 from lakehouse.catalog import named_query, sql_literal
 from lakehouse.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
 from lakehouse.errors import BrokenFileError, LakehouseError
-from lakehouse.ingest.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
+from lakehouse.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
 from lakehouse.ingest.input_files import not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status

@@ -28,11 +28,11 @@ from lakehouse.errors import BrokenFileError, LakehouseError
 from lakehouse.ingest.input_files import gunzip_bounded, not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status
-from lakehouse.ingest.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION
 from lakehouse.ingest.swf_header import SwfHeader
 from lakehouse.lake import Lake, fingerprint
 from lakehouse.log_names import logs_named
 from lakehouse.machine import machine_size_problem
+from lakehouse.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION
 
 DATASET = "swf"
 SUFFIXES = (".swf.gz", ".swf")

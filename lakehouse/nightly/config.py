@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lakehouse.budget import workers_problem
-from lakehouse.campaigns.grid import NAME_PATTERN
+from lakehouse.campaign_names import RULE, name_problem
 from lakehouse.errors import SettingsError
+from lakehouse.job_views import View
 from lakehouse.log_names import names_log
 from lakehouse.machine import machine_size_problem
 from lakehouse.reports import MAX_NOISE_TRIALS
 from lakehouse.reports import REPORTS as REGISTRY
-from lakehouse.sim.source import View
 from lakehouse.tomlfile import read_toml
 
 #: The reports that follow a changed SWF log, and those that follow a changed Google trace: the log
@@ -101,8 +101,8 @@ def load(path: Path | None) -> Config:
     if not isinstance(view, str) or view not in {v.value for v in View}:
         raise fail("replays.view", f"unknown view {view!r}; expected one of: {', '.join(View)}")
     campaign = replays.get("campaign", "nightly")
-    if not isinstance(campaign, str) or not NAME_PATTERN.fullmatch(campaign):
-        raise fail("replays.campaign", "use letters, digits, '.', '_' or '-'")
+    if name_problem(campaign):
+        raise fail("replays.campaign", RULE)
     trials = data.get("periodicity", {}).get("noise_trials", 200)
     if not isinstance(trials, int) or isinstance(trials, bool) or not 0 <= trials <= MAX_NOISE_TRIALS:
         raise fail(

@@ -19,9 +19,9 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
+from lakehouse import google_format
 from lakehouse.catalog import named_query
 from lakehouse.errors import LakehouseError
-from lakehouse.ingest import google_format
 from lakehouse.ingest.google import PART_NAME, file_hash
 from lakehouse.ingest.input_files import not_a_file
 from lakehouse.ingest.swf import DATASET as SWF_DATASET

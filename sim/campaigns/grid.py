@@ -22,15 +22,16 @@ import hashlib
 import itertools
 import json
 import math
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakehouse import machine
+from lakehouse.campaign_names import name_problem
 from lakehouse.errors import LakehouseError, SettingsError, SimulationInputError
-from lakehouse.log_names import LogNameError, logs_named
+from lakehouse.job_views import View
+from lakehouse.log_names import LogNameError, select_logs
 from lakehouse.machine import machine_size_problem
 from lakehouse.prediction_tables import TABLE_PREFIX
 from lakehouse.sim.options import (
@@ -46,14 +47,11 @@ from lakehouse.sim.options import (
     join_predictor_parameters,
 )
 from lakehouse.sim.settings import ReplaySettings
-from lakehouse.sim.source import View
 from lakehouse.tomlfile import read_toml
 
 if TYPE_CHECKING:
     import polars as pl
 
-#: A campaign's name is a file-name part in the lake: letters, digits, `.`, `_`, `-`.
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 NO_THRESHOLD = "none"
 
 
@@ -219,11 +217,8 @@ class Grid:
     explicit: tuple[Settings, ...] = ()
 
     def __post_init__(self) -> None:
-        if not NAME_PATTERN.fullmatch(self.name):
-            raise GridError(
-                f"campaign name {self.name!r}: use letters, digits, '.', '_' or '-' (at most 100, starting "
-                "with a letter or digit)"
-            )
+        if problem := name_problem(self.name):
+            raise GridError(f"campaign name {self.name!r}: {problem}")
         if not self.logs:
             raise GridError("a campaign needs at least one log (--log NAME, a prefix or a glob)")
         try:
@@ -255,7 +250,11 @@ class Grid:
     def size_of(self, log: str, known: Sequence[str]) -> int | None:
         """The processors given for `log` (its own entry first, then the grid's), or None: the view's."""
         for pattern, size in self.machine_sizes:
-            if log in select_logs([pattern], known):  # a pattern that names no log is refused
+            try:
+                named = select_logs([pattern], known)
+            except LogNameError as exc:  # a pattern that names no log is refused
+                raise GridError(str(exc)) from None
+            if log in named:
                 return size
         return self.machine_size
 
@@ -379,18 +378,6 @@ def grid_from_toml(path: Path, name: str | None = None) -> Grid:
         values=values,
         tau=float(tau),
     )
-
-
-def select_logs(patterns: Sequence[str], known: Sequence[str]) -> list[str]:
-    """The lake's logs named by `patterns` (lakehouse.log_names: exact names, unique prefixes or globs),
-    each once, in the order the patterns name them."""
-    chosen: list[str] = []
-    for pattern in patterns:
-        try:
-            chosen.extend(logs_named(pattern, known))
-        except LogNameError as exc:
-            raise GridError(str(exc)) from None
-    return list(dict.fromkeys(chosen))
 
 
 def run_key(fingerprint: str, machine_size: int, settings: Settings, tau: float) -> str:

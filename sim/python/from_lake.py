@@ -6,11 +6,11 @@ from dataclasses import replace
 from typing import Any
 
 from lakehouse.errors import SettingsError, SimulationInputError, TooLittleDataError
+from lakehouse.job_views import View, log_columns, log_machine_size, numeric_columns, resolve_log
 from lakehouse.lake import Lake
 from lakehouse.sim.engine import simulate
 from lakehouse.sim.options import Compat, check_order_columns, order_columns, parse_policy, parse_predictor
 from lakehouse.sim.result import SimulationResult
-from lakehouse.sim.source import View, log_columns, log_machine_size, numeric_columns, resolve_log
 from lakehouse.sim.workload import input_columns
 
 

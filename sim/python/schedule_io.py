@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import pyarrow.parquet as pq
 
 from lakehouse import _native
 from lakehouse.errors import SettingsError
-from lakehouse.ingest.swf_format import comment_line
 from lakehouse.outputs import written_aside
-from lakehouse.sim.result import SimulationResult
+from lakehouse.swf_format import comment_line
+
+if TYPE_CHECKING:  # (the result imports this module to draw and write itself)
+    from lakehouse.sim.result import SimulationResult
 
 #: Bumped when a column of the schedule file changes meaning or name.
 SCHEDULE_VERSION = 1

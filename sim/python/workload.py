@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lakehouse.errors import SimulationInputError
+from lakehouse.job_views import PREDICTED_WALLTIME
 from lakehouse.prediction_tables import table_of_column
 
 if TYPE_CHECKING:
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 #: The column of walltime predictions `lakehouse report predictions` stores (joined on demand).
-PREDICTED_WALLTIME = "predicted_walltime"
 #: Columns the simulator reads, as the lake's swf.jobs* views name them.
 REQUIRED = ("job_id", "submit_time", "run_time", "req_time", "procs", "user_id")
 SHOWN_IDS = 10

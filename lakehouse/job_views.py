@@ -1,4 +1,6 @@
-"""Workloads from the lake: one log's cleaned jobs, in the order the simulator needs."""
+"""A log's jobs as the lake's views give them (swf.jobs_clean, swf.jobs_strong), in the order the
+simulator needs: the ground floor's reader of workloads, which the simulator, the reports and
+`export` share without loading the engine."""
 
 from __future__ import annotations
 
@@ -15,10 +17,13 @@ from lakehouse.errors import LakehouseError, QueryError
 from lakehouse.lake import Lake
 from lakehouse.log_names import log_named
 from lakehouse.prediction_tables import table_of_column
-from lakehouse.sim.workload import PREDICTED_WALLTIME
 
 if TYPE_CHECKING:
     import polars as pl
+
+
+#: The column of the walltime predictions `lakehouse report predictions` stores for the simulator.
+PREDICTED_WALLTIME = "predicted_walltime"
 
 
 class View(enum.StrEnum):
