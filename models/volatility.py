@@ -82,6 +82,33 @@ class Volatility:
         return rows.group_by("mu5m_bin", "mu1s_bin").agg(pl.col("windows").sum()).sort("mu5m_bin", "mu1s_bin")
 
 
+#: What each subset of the summary holds, for the reason a column is empty.
+SUBSET_MEANING = {
+    "high_slo": "of scheduling class 2 or 3",
+    "long_running": "running through the whole trace (there before it began, never ended)",
+}
+
+
+def blank_reasons(summary: pl.DataFrame) -> list[str]:
+    """Why cells of the summary are empty ("—"), one line each: a subset without a task, or medians of
+    coefficients of variation where no task has two 5-minute windows with a non-zero mean."""
+    tasks = dict(zip(SUBSETS, summary.filter(pl.col("metric") == "tasks").select(SUBSETS).row(0), strict=True))
+    reasons = [
+        f"{subset}: no task of the measured jobs is {meaning}"
+        for subset, meaning in SUBSET_MEANING.items()
+        if not tasks.get(subset)
+    ]
+    for metric in ("median_cv_mu1s", "median_cv_mu5m"):
+        row = dict(zip(SUBSETS, summary.filter(pl.col("metric") == metric).select(SUBSETS).row(0), strict=True))
+        empty = [subset for subset, value in row.items() if value is None and tasks.get(subset)]
+        if empty:
+            reasons.append(
+                f"{metric} ({', '.join(empty)}): no task has two 5-minute windows with a non-zero mean "
+                "(a coefficient of variation needs two); the robust CVs and |d| are measured"
+            )
+    return reasons
+
+
 # The volatility queries are built here rather than kept in sql/queries/: their bins and the counts of
 # non-zero samples are the same constants the plots and the tests use (D_BIN, D_LOWEST, RATE_*).
 TASK_COUNTS = "count(*) AS tasks, count(*) FILTER (nonzero_samples = 0) AS tasks_with_all_zero_samples, " + ", ".join(

@@ -169,3 +169,18 @@ def test_report_prints_the_table_and_writes_every_plot(generated, tmp_path: Path
     assert len(pngs) == 5 and all((tmp_path / p).stat().st_size > 10_000 for p in pngs)
     for view in ("task_volatility", "volatility_summary", "volatility_d_histogram", "volatility_rate_histogram"):
         assert lake.query(f"SELECT count(*) AS n FROM analysis.{view}")["n"][0] > 0
+    assert "—:" not in run.stderr  # the generated trace fills every cell
+
+
+def test_an_empty_cell_of_the_summary_says_why(tmp_path: Path):
+    """The embedded sample's tasks each have one 5-minute window, and none is high-SLO or long-running:
+    the blanks are explained, not left as "—"."""
+    from lakehouse.data import sample_google_trace
+
+    lake = Lake(tmp_path / "lake")
+    ingest_google(lake, sample_google_trace())
+    run = CliRunner().invoke(app, ["report", "volatility", "--lake", str(lake.root)])
+    assert run.exit_code == 0, run.output
+    said = " ".join(run.stderr.split())
+    assert "—: high_slo: no task of the measured jobs is of scheduling class 2 or 3" in said
+    assert "—: median_cv_mu1s (all): no task has two 5-minute windows with a non-zero mean" in said

@@ -102,12 +102,15 @@ def report_volatility(
 
     Example: `lakehouse report volatility --plots figures/ --format csv`
     """
+    from lakehouse.models.volatility import blank_reasons
     from lakehouse.reports import VOLATILITY
 
     target = Lake(lake, memory_limit, threads)
     with stderr.status("measuring volatility over the usage windows..."):
         result = VOLATILITY.run(target, None)
     emit(result.summary, fmt, output)
+    for reason in blank_reasons(result.summary):
+        stderr.print(f"—: {reason}")
     stderr.print(f"{result.tasks:,} tasks of measured jobs {VOLATILITY.stored}")
     if plots is not None:
         announce_plots(VOLATILITY.plots(target, result, plots))
