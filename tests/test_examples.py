@@ -16,6 +16,7 @@ import os
 import re
 import shlex
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import duckdb
@@ -25,8 +26,11 @@ from typer.testing import CliRunner
 
 from lakehouse.cli import app
 from lakehouse.data import sample_google_trace, sample_swf_paths
+from lakehouse.ingest.download import URL_ENV
 from lakehouse.lake import Lake
 from lakehouse.testing import small_log, swf_job, write_swf
+
+from google_bucket import make_bucket, serve
 
 REPO = Path(__file__).resolve().parents[1]
 WEEK = 604_800
@@ -149,14 +153,22 @@ def _lakehouse(args: list[str]) -> None:
     assert result.exit_code == 0, (args, result.stdout, result.stderr, result.exception)
 
 
+@pytest.fixture(scope="module")
+def bucket_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The Google trace's bucket, as the `download google-2011` examples fetch from it: a local one."""
+    with serve(make_bucket(tmp_path_factory.mktemp("bucket") / "clusterdata-2011-2")) as url:
+        yield url
+
+
 @pytest.fixture
-def world(template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def world(template: Path, bucket_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "world"
     shutil.copytree(template, root, symlinks=True)
     Lake(root / "work" / "lake").init()  # the copied catalog still names the template's files
     monkeypatch.chdir(root / "work")
     monkeypatch.setenv("HOME", str(root / "home"))
     monkeypatch.delenv("LAKEHOUSE_LAKE", raising=False)
+    monkeypatch.setenv(URL_ENV, bucket_url)
     return root
 
 

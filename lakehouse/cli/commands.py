@@ -42,6 +42,7 @@ GROUPS = {
     "plot": ("plot", "plot_app"),
     "export": ("export", "export_app"),
     "import": ("imports", "import_app"),
+    "download": ("download", "download_app"),
 }
 
 _loaded: set[str] = set()

@@ -1,0 +1,251 @@
+"""Fetching the Google cluster trace clusterdata-2011-2 from its public bucket over HTTPS.
+
+The bucket holds one folder per table (`job_events/part-00000-of-00500.csv.gz`, ...), `schema.csv` and
+`SHA256SUM`, the SHA-256 of every file.  What lands in DEST keeps that layout, so `lakehouse ingest
+google DEST` and the nightly inbox take it as it is.
+
+A file is complete only once its bytes hash to the published SHA-256: it is written as `NAME.part`
+and renamed then.  A run that stops (a cut connection, Ctrl-C, a kill) leaves `NAME.part`, which the
+next run continues with an HTTP range request; a file whose hash differs is deleted and named.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import re
+import shutil
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from lakehouse.errors import LakehouseError
+from lakehouse.google_format import tables as trace_tables
+
+#: Where Google publishes the trace (the bucket gs://clusterdata-2011-2, read over HTTPS).
+BUCKET_URL = "https://storage.googleapis.com/clusterdata-2011-2"
+#: An environment variable that points the download elsewhere (a mirror, or the tests' local server).
+URL_ENV = "LAKEHOUSE_GOOGLE_URL"
+CHECKSUMS = "SHA256SUM"
+#: Tries per file before it is reported as failed (each continues where the previous one stopped).
+ATTEMPTS = 4
+CHUNK = 1 << 20
+TIMEOUT = 60.0
+_PART = re.compile(r"part-(\d{5})-of-(\d{5})\.csv\.gz$")
+_LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](?:\./)?(\S.*)$")
+
+
+class DownloadError(LakehouseError):
+    """A file of the trace that could not be fetched whole, or a listing that cannot be read."""
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """One file of the trace to have in DEST: its path in the bucket and its published SHA-256."""
+
+    path: str
+    sha256: str
+
+
+def parse_checksums(text: str) -> list[Wanted]:
+    """The files of a `SHA256SUM` listing (`sha256sum`'s output: a hash, a space, a space or `*`, the
+    path, `./` or not), in its order."""
+    wanted = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        found = _LINE.match(line.strip())
+        if not found:
+            raise DownloadError(f"{CHECKSUMS} line {number}: not `SHA256  PATH`: {line[:80]!r}")
+        wanted.append(Wanted(found.group(2), found.group(1).lower()))
+    return wanted
+
+
+def parse_parts(text: str | None) -> tuple[int, int] | None:
+    """`--parts 0-9` (both ends included) or `--parts 7`; None: every part."""
+    if text is None:
+        return None
+    found = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+    if not found:
+        raise DownloadError(f"--parts {text!r}: give a part number or a range such as 0-9")
+    first, last = int(found.group(1)), int(found.group(2) or found.group(1))
+    if last < first:
+        raise DownloadError(f"--parts {text!r}: the range ends before it starts")
+    return first, last
+
+
+def select(wanted: Iterable[Wanted], tables: Sequence[str] | None, parts: tuple[int, int] | None) -> list[Wanted]:
+    """The files of `tables` (every table when None) whose part number lies in `parts`; a table of one
+    part comes whole whatever `parts` says, and the schema comes always."""
+    known = trace_tables()
+    unknown = sorted(set(tables or ()) - set(known))
+    if unknown:
+        raise DownloadError(f"unknown table {', '.join(unknown)}; the tables are: {', '.join(known)}")
+    chosen = []
+    for item in wanted:
+        table, _, name = item.path.partition("/")
+        if not name:  # schema.csv, README: beside the tables
+            if item.path == "schema.csv":
+                chosen.append(item)
+            continue
+        part = _PART.search(name)
+        if table not in known or part is None or (tables and table not in tables):
+            continue
+        number, count = int(part.group(1)), int(part.group(2))
+        if parts is None or count == 1 or parts[0] <= number <= parts[1]:
+            chosen.append(item)
+    return chosen
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        while block := file.read(CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass
+class Fetched:
+    """What became of one file: fetched, already there, or failed (and why)."""
+
+    path: str
+    status: str  # "fetched", "present", "failed"
+    bytes: int = 0
+    error: str | None = None
+
+
+class Download:
+    """The files of one run, fetched `jobs` at a time into `dest`; `advance(n)` hears every n bytes
+    received (a progress bar)."""
+
+    def __init__(self, dest: Path, base_url: str | None = None, jobs: int = 4) -> None:
+        self.dest = dest
+        self.base_url = (base_url or os.environ.get(URL_ENV) or BUCKET_URL).rstrip("/")
+        self.jobs = jobs
+
+    def url(self, path: str) -> str:
+        return f"{self.base_url}/{path}"
+
+    def listing(self) -> list[Wanted]:
+        """The bucket's `SHA256SUM`, also kept in DEST (what the files were checked against)."""
+        try:
+            with urllib.request.urlopen(self.url(CHECKSUMS), timeout=TIMEOUT) as response:
+                text = response.read().decode("utf-8")
+        except (urllib.error.URLError, OSError) as exc:
+            raise DownloadError(f"{self.url(CHECKSUMS)}: {_reason(exc)}") from None
+        self.dest.mkdir(parents=True, exist_ok=True)
+        (self.dest / CHECKSUMS).write_text(text, encoding="utf-8")
+        return parse_checksums(text)
+
+    def sizes(self, files: Sequence[Wanted]) -> dict[str, int | None]:
+        """Each file's size from the server (HEAD), for the total the progress bar counts down."""
+
+        def size(item: Wanted) -> int | None:
+            request = urllib.request.Request(self.url(item.path), method="HEAD")
+            try:
+                with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+                    length = response.headers.get("Content-Length")
+                    return int(length) if length is not None else None
+            except (urllib.error.URLError, OSError, ValueError):
+                return None  # the GET says why, file by file
+
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            return dict(zip((item.path for item in files), pool.map(size, files), strict=True))
+
+    def run(self, files: Sequence[Wanted], advance: Callable[[int], None] = lambda _: None) -> list[Fetched]:
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            return list(pool.map(lambda item: self.fetch(item, advance), files))
+
+    def fetch(self, item: Wanted, advance: Callable[[int], None]) -> Fetched:
+        """One file: already whole, or fetched (continuing a `.part`) and checked."""
+        final = self.dest / item.path
+        if final.exists() and sha256_of(final) == item.sha256:
+            advance(final.stat().st_size)
+            return Fetched(item.path, "present")
+        final.parent.mkdir(parents=True, exist_ok=True)
+        partial = final.with_name(final.name + ".part")
+        error = "no attempt"
+        for attempt in range(ATTEMPTS):
+            try:
+                received = self._get(item.path, partial, advance)
+                break
+            except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
+                error = _reason(exc)
+                if isinstance(exc, urllib.error.HTTPError) and exc.code not in (408, 429, 500, 502, 503, 504):
+                    return Fetched(item.path, "failed", error=f"{self.url(item.path)}: {error}")
+                time.sleep(min(2.0**attempt, 30.0) * 0.25)
+        else:
+            return Fetched(item.path, "failed", error=f"{self.url(item.path)}: {error} ({ATTEMPTS} tries; run again)")
+        got = sha256_of(partial)
+        if got != item.sha256:
+            partial.unlink(missing_ok=True)
+            return Fetched(
+                item.path,
+                "failed",
+                error=f"{item.path}: SHA-256 {got[:16]}… is not the published {item.sha256[:16]}…: deleted; "
+                "run again to fetch it anew",
+            )
+        os.replace(partial, final)
+        return Fetched(item.path, "fetched", bytes=received)
+
+    def _get(self, path: str, partial: Path, advance: Callable[[int], None]) -> int:
+        """Fetch into `partial`, from where it ends (a range request); the bytes received."""
+        offset = partial.stat().st_size if partial.exists() else 0
+        request = urllib.request.Request(self.url(path))
+        if offset:
+            request.add_header("Range", f"bytes={offset}-")
+        try:
+            response = urllib.request.urlopen(request, timeout=TIMEOUT)
+        except urllib.error.HTTPError as exc:
+            if exc.code == 416:  # nothing after `offset`: the part is whole (or too long, and the hash says so)
+                return 0
+            raise
+        with response:
+            if offset and response.status != 206:  # the server sends it whole again: start over
+                offset = 0
+            advance(offset)
+            received = 0
+            with open(partial, "ab" if offset else "wb") as out:
+                while True:
+                    try:
+                        block = response.read(CHUNK)
+                    except http.client.IncompleteRead as exc:  # keep what came: the next try goes on from it
+                        out.write(exc.partial)
+                        advance(len(exc.partial))
+                        raise
+                    if not block:
+                        break
+                    out.write(block)
+                    received += len(block)
+                    advance(len(block))
+            expected = response.headers.get("Content-Length")
+            if expected is not None and received < int(expected):
+                raise OSError(f"the connection closed after {offset + received:,} bytes")
+        return received
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, http.client.IncompleteRead):
+        return f"the connection closed after {len(exc.partial):,} more bytes"
+    if isinstance(exc, urllib.error.HTTPError):
+        return f"HTTP {exc.code} {exc.reason}"
+    if isinstance(exc, urllib.error.URLError):
+        return str(exc.reason)
+    return str(exc) or type(exc).__name__
+
+
+def disk_problem(dest: Path, needed: int) -> str | None:
+    """Why DEST cannot take `needed` more bytes, if it cannot."""
+    folder = dest
+    while not folder.exists():
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free
+    if needed > free:
+        return f"{dest}: the files need {needed / 1e9:,.1f} GB and the disk has {free / 1e9:,.1f} GB free"
+    return None

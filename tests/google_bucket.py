@@ -1,0 +1,107 @@
+"""A local stand-in for the Google trace's bucket: the embedded sample's parts (and a few copies under
+other part numbers) with a SHA256SUM, served over HTTP with range requests, and faults on demand: a
+connection cut in the middle of a file, bytes that are not the published ones."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import shutil
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from lakehouse.data import sample_google_trace
+
+
+def make_bucket(folder: Path) -> Path:
+    """The sample's parts in the bucket's layout, its job_events cut in three parts (0-2) in time order,
+    and SHA256SUM."""
+    shutil.copytree(sample_google_trace(), folder)
+    first = folder / "job_events" / "part-00000-of-00500.csv.gz"
+    lines = gzip.decompress(first.read_bytes()).splitlines(keepends=True)
+    third = len(lines) // 3 + 1
+    for number in range(3):
+        part = first.with_name(f"part-{number:05d}-of-00500.csv.gz")
+        part.write_bytes(gzip.compress(b"".join(lines[number * third : (number + 1) * third]), mtime=0))
+    (folder / "schema.csv").write_text("file pattern,field number,content,format,mandatory\n")
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    lines = [f"{hashlib.sha256(p.read_bytes()).hexdigest()}  ./{p.relative_to(folder).as_posix()}" for p in files]
+    (folder / "SHA256SUM").write_text("\n".join(lines) + "\n")
+    return folder
+
+
+@dataclass
+class Faults:
+    """What the server does wrong: files whose first transfer stops after `cut_after` bytes, files
+    served with one byte changed; and every request it saw (path, Range header)."""
+
+    cut_once: set[str] = field(default_factory=set)
+    cut_after: int = 1000
+    corrupt: set[str] = field(default_factory=set)
+    seen: list[tuple[str, str | None]] = field(default_factory=list)
+
+
+@contextmanager
+def serve(bucket: Path, faults: Faults | None = None) -> Iterator[str]:
+    """Serve `bucket` on a free local port; yields its base URL."""
+    faults = faults or Faults()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:  # (quiet)
+            pass
+
+        def _body(self) -> bytes | None:
+            path = bucket / self.path.lstrip("/")
+            if not path.is_file():
+                self.send_error(404)
+                return None
+            data = path.read_bytes()
+            if self.path.lstrip("/") in faults.corrupt:
+                data = data[:-1] + bytes([data[-1] ^ 0xFF])
+            return data
+
+        def do_HEAD(self) -> None:
+            data = self._body()
+            if data is not None:
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+
+        def do_GET(self) -> None:
+            name = self.path.lstrip("/")
+            faults.seen.append((name, self.headers.get("Range")))
+            data = self._body()
+            if data is None:
+                return
+            start = 0
+            if (wanted := self.headers.get("Range")) and wanted.startswith("bytes="):
+                start = int(wanted.removeprefix("bytes=").split("-")[0])
+                if start >= len(data):
+                    self.send_error(416)
+                    return
+                self.send_response(206)
+                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            else:
+                self.send_response(200)
+            self.send_header("Content-Length", str(len(data) - start))
+            self.end_headers()
+            if name in faults.cut_once:  # the connection drops part way through, once
+                faults.cut_once.discard(name)
+                self.wfile.write(data[start : start + faults.cut_after])
+                self.wfile.flush()
+                self.close_connection = True
+                return
+            self.wfile.write(data[start:])
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
