@@ -24,6 +24,7 @@ import re
 import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -309,6 +310,23 @@ class Lake:
         if share != 1.0:
             budget = replace(budget, memory=max(int(budget.memory * share), SMALLEST))
         con.execute(budget.statements(SPILL.folder(self.root, database)))
+
+    @contextmanager
+    def scratch_folder(self, name: str) -> Iterator[Path]:
+        """A folder for a command's own temporary files (a campaign's copy of its jobs), in this
+        process's spill folder of the lake: removed when the block ends, and, if the process is killed,
+        by the next command that opens the lake (as DuckDB's spill files are).  In the system's
+        temporary folder where the lake cannot be written."""
+        database = f"{name}-{next(_SCRATCH_NUMBERS)}"
+        folder = SPILL.folder(self.root, database)
+        if folder is None:
+            with tempfile.TemporaryDirectory(prefix=f"lakehouse-{name}-") as fallback:
+                yield Path(fallback)
+            return
+        try:
+            yield folder
+        finally:
+            SPILL.forget(self.root, database)
 
     @contextmanager
     def scratch(self, name: str, share: float = 1.0, threads: int | None = None) -> Iterator[duckdb.DuckDBPyConnection]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import os
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -505,8 +504,8 @@ def _selection(lake: Lake, rows: list[Published], request: Request) -> list[dict
 def _run(lake: Lake, grid: Grid, request: Request) -> None:
     """A study's campaign: the runs it lacks (a second call only reads)."""
     executor = local_executor(request.workers or os.cpu_count() or 1, grid.name, grid.view, grid.tau)
-    with tempfile.TemporaryDirectory(prefix="lakehouse-reproduce-") as scratch:
-        outcome = run_campaign(lake, grid, executor, scratch=Path(scratch))
+    with lake.scratch_folder("reproduce") as scratch:
+        outcome = run_campaign(lake, grid, executor, scratch=scratch)
     if outcome.failed:
         raise LakehouseError(f"{outcome.failed} replay(s) of the study failed (lakehouse campaign show {grid.name})")
 

@@ -377,7 +377,11 @@ def test_a_killed_campaign_process_resumes_to_the_same_results(two_logs, tmp_pat
     child.communicate()  # reaps it and closes its pipes
     partial = stored_runs(two_logs, "killed").height
     assert 0 < partial < 24, "the kill should land midway"
+    spill = two_logs.root / ".spill"
+    left = [p for p in spill.iterdir() if p.name.startswith(f"{child.pid}-")]
+    assert left and list(left[0].rglob("*.parquet"))  # the killed command's copy of the jobs...
     subprocess.run(args, check=True, capture_output=True)
+    assert not any(p.exists() for p in left)  # ...removed by the next command, as spill files are
     rows = stored_runs(two_logs, "killed")
     assert rows.height == 24 and rows["run_key"].n_unique() == 24
     clean = run_campaign(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import fcntl
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import threading
@@ -416,3 +417,25 @@ def test_an_interrupted_query_in_a_report_stops_the_run_as_an_interrupt(tmp_path
         run(lake, inbox, Config(reports=("predictions",), workers=1))
     (row,) = history.runs(lake).iter_rows(named=True)
     assert row["status"] == "failed" and "interrupted" in row["errors"][0]
+
+
+def test_print_systemd_escapes_what_systemd_and_cron_would_take_for_their_own(tmp_path):
+    """`%` is a specifier to systemd and a newline to cron, `$` a variable to systemd: escaped, the
+    command reads back as given; a newline in a path (an injected `ExecStartPre=`) is refused."""
+    inbox = tmp_path / "in%box $HOME"
+    inbox.mkdir()
+    out = cli("nightly", "--inbox", inbox, "--lake", tmp_path / "lake", "--memory-limit", "30%", "--print-systemd")
+    (exec_start,) = [
+        line.removeprefix("ExecStart=") for line in out.stdout.splitlines() if line.startswith("ExecStart=")
+    ]
+    (cron,) = [line for line in out.stdout.splitlines() if re.match(r"^\d+ \d+ \* \* \* ", line)]
+    systemd_argv = shlex.split(exec_start.replace("%%", "\0").replace("$$", "$").replace("\0", "%"))
+    assert str(inbox) in systemd_argv and "30%" in systemd_argv
+    assert not re.search(r"(?<!%)%(?!%)", exec_start.replace("%%", ""))  # no lone specifier
+    command = cron.split(" ", 5)[5].rsplit(" >> ", 1)[0]
+    assert not re.search(r"(?<!\\)%", command)
+    assert str(inbox) in shlex.split(command.replace("\\%", "%")) and "30%" in shlex.split(command.replace("\\%", "%"))
+    evil = tmp_path / "x\nExecStartPre=rm -rf ~"
+    evil.mkdir()
+    refused = cli("nightly", "--inbox", evil, "--lake", tmp_path / "lake", "--print-systemd", code=1)
+    assert "cannotgointoasystemdunitoracrontabline" in refused.err and "ExecStartPre" not in refused.stdout

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 import os
-import tempfile
 import time
 from collections.abc import Callable
 from functools import partial
@@ -236,7 +235,7 @@ def run_with_progress(
         executor, workers=workers or cores, ray_address=ray_address, campaign=grid.name, view=grid.view, tau=grid.tau
     )
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="lakehouse-campaign-") as scratch, _ProgressBar(grid.name) as bar:
+    with target.scratch_folder("campaign") as scratch, _ProgressBar(grid.name) as bar:
         try:
             outcome = run_campaign(
                 target,

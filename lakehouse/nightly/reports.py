@@ -9,7 +9,6 @@ that fails is a section with its error: the others still run.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -62,8 +61,8 @@ def replays_section(section: Section, lake: Lake, logs: Sequence[str], config: C
     since the log's previous version, when the campaign has replayed one."""
     grid = Grid(name=config.campaign, logs=tuple(logs), view=config.view, explicit=tuple(EASY_VARIANTS.values()))
     executor = local_executor(config.workers or os.cpu_count() or 1, grid.name, grid.view, grid.tau)
-    with tempfile.TemporaryDirectory(prefix="lakehouse-nightly-") as scratch:
-        outcome = run_campaign(lake, grid, executor, scratch=Path(scratch))
+    with lake.scratch_folder("nightly") as scratch:
+        outcome = run_campaign(lake, grid, executor, scratch=scratch)
     # (A config that changed its view between nights must not compare one view with another.)
     rows = stored_runs(lake, config.campaign).filter(pl.col("log").is_in(list(logs)), pl.col("view") == config.view)
     names = {settings.label(): name for name, settings in EASY_VARIANTS.items()}

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from lakehouse.errors import SettingsError
+
 
 def command_line(inbox: Path, lake: Path, config: Path | None, options: Sequence[str] = ()) -> str:
     """The command as the scheduler runs it: absolute paths, the `lakehouse` of this installation, and
@@ -20,23 +22,47 @@ def command_line(inbox: Path, lake: Path, config: Path | None, options: Sequence
     return shlex.join([*parts, *options])
 
 
+def _checked(*texts: object) -> None:
+    """A newline (or another control character) in a path or an option would end the unit's line or
+    the crontab's and start another (an `ExecStartPre=` of the attacker's): refused."""
+    for text in texts:
+        if text is not None and any(ord(c) < 32 or c == "\x7f" for c in str(text)):
+            raise SettingsError(
+                f"{str(text)!r}: a newline or another control character cannot go into a systemd unit or a "
+                "crontab line; rename it"
+            )
+
+
+def for_systemd(text: str) -> str:
+    """Text as a unit file keeps it: a backslash, a `%` (a specifier) and a `$` (a variable) escaped."""
+    return text.replace("\\", "\\\\").replace("%", "%%").replace("$", "$$")
+
+
+def for_cron(text: str) -> str:
+    """A command as a crontab keeps it: cron turns an unescaped `%` into a newline."""
+    return text.replace("%", "\\%")
+
+
 def crontab(inbox: Path, lake: Path, config: Path | None, at: str = "02:30", options: Sequence[str] = ()) -> str:
+    _checked(inbox, lake, config, *options)
     hour, minute = at.split(":")
     log = shlex.quote(str((lake / "nightly.log").absolute()))
-    return f"{int(minute)} {int(hour)} * * * {command_line(inbox, lake, config, options)} >> {log} 2>&1"
+    command = for_cron(command_line(inbox, lake, config, options))
+    return f"{int(minute)} {int(hour)} * * * {command} >> {for_cron(log)} 2>&1"
 
 
 def systemd_units(
     inbox: Path, lake: Path, config: Path | None, at: str = "02:30", options: Sequence[str] = ()
 ) -> dict[str, str]:
     """lakehouse-nightly.service and lakehouse-nightly.timer, by file name."""
+    _checked(inbox, lake, config, *options)
     service = f"""[Unit]
-Description=lakehouse nightly re-analysis of {inbox.absolute()}
+Description=lakehouse nightly re-analysis of {for_systemd(str(inbox.absolute()))}
 After=network-online.target
 
 [Service]
 Type=oneshot
-ExecStart={command_line(inbox, lake, config, options)}
+ExecStart={for_systemd(command_line(inbox, lake, config, options))}
 # 0 all ok, 1 partial (some files or reports failed), 2 nothing could be done, 75 another run holds the lake.
 SuccessExitStatus=75
 Nice=10
