@@ -288,3 +288,34 @@ def test_a_quoted_newline_and_a_line_of_commas_are_quarantined(trace, tmp_path):
     assert "Expected Number of Columns: 8 Found: 5" in quarantined[0][2]
     assert "only commas" in quarantined[2][2]
     assert lake.query("SELECT count(*) AS n FROM google.job_events WHERE job_id IS NULL")["n"][0] == 0
+
+
+@pytest.mark.parametrize(
+    ("hostile", "said"),
+    [
+        (",".join(["1"] * 300_000), "line 2 is 599,999 bytes long"),  # DuckDB rejected it field by field
+        ("7," + "x" * (50 << 20) + ",1,0,,3,a,b", "line 2 is over "),  # reported as "(blank lines?)"
+    ],
+    ids=["300,000 fields", "a 50 MB line"],
+)
+@pytest.mark.parametrize("fast", [True, False], ids=["text kept", "text streamed"])
+def test_a_line_longer_than_the_trace_allows_fails_its_part_alone_and_fast(tmp_path, hostile, said, fast):
+    import time
+
+    from lakehouse.ingest import google
+
+    root = tmp_path / "trace"
+    write_part(root, "job_events", 0, 2, [JOB_LINES[0], hostile, JOB_LINES[1]])
+    write_part(root, "job_events", 1, 2, JOB_LINES[2:])
+    lake = Lake(tmp_path / "lake")
+    started = time.perf_counter()
+    if fast:
+        results, _ = ingest_google(lake, root)
+        parts = by_part(results)
+        bad, good = parts["job_events/part-00000-of-00002"], parts["job_events/part-00001-of-00002"]
+        assert bad.status == "failed" and said in bad.error and "the part is not ingested" in bad.error
+        assert good.status == "ok" and good.rows == 1  # the part beside it goes in
+    else:  # a part too large to keep in memory is read again, streamed
+        with pytest.raises(google.BrokenFileError, match=said):
+            google.write_part(lake, google.discover_trace(root)[0][0], fast=False)
+    assert time.perf_counter() - started < 30  # (the 300,000-field line took DuckDB over 8 minutes)
