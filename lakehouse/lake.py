@@ -402,6 +402,12 @@ class Lake:
             statements = con.extract_statements(sql)
             if not allow_writes:
                 for statement in statements:
+                    if statement.type.name == "CREATE" and not statement.query.strip():
+                        # (what DuckDB makes of a PIVOT without its values: a type of them, created first)
+                        raise LakehouseError(
+                            "a PIVOT needs its values listed in lakehouse sql, `PIVOT t ON col IN ('a', 'b') "
+                            "USING ...`: without them DuckDB first creates a type, and the connection only reads"
+                        )
                     if problem := _writes(con, statement):
                         raise LakehouseError(
                             f"refusing {problem}: lakehouse sql only reads (it could write files, even into "

@@ -87,6 +87,14 @@ def test_reading_still_works(sealed):
     assert lake.user_sql("SHOW TABLES") is not None
 
 
+def test_a_pivot_runs_with_its_values_and_without_them_says_how(sealed):
+    lake, _ = sealed
+    pivoted = lake.user_sql("PIVOT (SELECT req_procs FROM swf.jobs) ON req_procs IN (2) USING count(*)")
+    assert pivoted is not None and pivoted["2"].item() == 6
+    with pytest.raises(LakehouseError, match=r"a PIVOT needs its values listed in lakehouse sql, .PIVOT t ON col IN"):
+        lake.user_sql("PIVOT swf.jobs ON req_procs USING count(*)")  # (it said: refusing CREATE)
+
+
 def test_allow_writes_is_the_one_way_out(sealed):
     lake, tmp = sealed
     target = tmp / "allowed.csv"
