@@ -44,6 +44,7 @@ from lakehouse.outputs import protect
 if TYPE_CHECKING:  # Polars takes ~70 ms to import: `simulate` loads it while the replay runs
     import numpy as np
     import polars as pl
+    import pyarrow as pa
 
 T = TypeVar("T")
 
@@ -142,6 +143,10 @@ def _writes(con: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> str 
         return kind
     problem = _writes(con, inner[0])
     return None if problem is None else f"{kind} {problem}"
+
+
+#: Rows per batch of a result streamed to a file (`Lake.user_sql`'s `stream`).
+STREAMED_ROWS = 1_000_000
 
 
 class Lake:
@@ -390,9 +395,13 @@ class Lake:
         """The lake's views (`schema.name`) with their descriptions."""
         return self.query(named_query("lake_views"))
 
-    def user_sql(self, sql: str, allow_writes: bool = False) -> pl.DataFrame | None:
+    def user_sql(
+        self, sql: str, allow_writes: bool = False, stream: Callable[[pa.RecordBatchReader], None] | None = None
+    ) -> pl.DataFrame | None:
         """Run a user's SQL (one or more statements); the last statement's rows, or None when it
-        returns none (SET, COPY, empty input).
+        returns none (SET, COPY, empty input).  With `stream`, the rows are handed to it in batches
+        instead, while the query runs (memory bounded by a batch, not by the result), and None is
+        returned.
 
         Unless `allow_writes`, no statement can write a file: the connection is `sealed` (DuckDB reaches
         no file but the lake's data, and its settings are locked), and statements that write (COPY,
@@ -416,7 +425,12 @@ class Lake:
             result = None
             for statement in statements:
                 result = con.sql(statement.query)
-            return None if result is None else result.pl()
+            if result is None:
+                return None
+            if stream is not None:
+                stream(result.to_arrow_reader(STREAMED_ROWS))
+                return None
+            return result.pl()
 
     def user_select(self, sql: str) -> pl.DataFrame:
         """The rows of a user's query that must be one SELECT (`pack --query`, which may read the user's

@@ -279,6 +279,24 @@ def emit(
         stderr.print(f"wrote {frame.height:,} rows to {output}")
 
 
+def stream_parquet(reader: object, output: Path | None) -> None:
+    """Rows arriving in batches (a `pyarrow.RecordBatchReader`) written as Parquet to --output or
+    stdout one batch at a time: a result larger than memory never has to be whole in it."""
+    import pyarrow.parquet as pq  # only this output needs them
+
+    if output is None and sys.stdout.isatty():
+        raise RenderError("--format parquet writes binary data: give --output FILE or redirect stdout")
+    rows = 0
+    with written_aside(output) if output else contextlib.nullcontext(None) as tmp:
+        sink = str(tmp) if tmp is not None else sys.stdout.buffer
+        with pq.ParquetWriter(sink, reader.schema, compression="zstd") as writer:  # type: ignore[attr-defined]
+            for batch in reader:  # type: ignore[attr-defined]
+                writer.write_batch(batch)
+                rows += batch.num_rows
+    if output is not None:
+        stderr.print(f"wrote {rows:,} rows to {output}")
+
+
 def emit_tables(tables: list[tuple[pl.DataFrame, str]], output: Path | None = None) -> None:
     """Several titled tables, one after the other, to stdout or into one text file."""
     with (

@@ -10,7 +10,7 @@ from lakehouse.catalog import named_query
 from lakehouse.cli.common import FormatOption, LakeOption, MemoryLimitOption, OutputOption, ThreadsOption, clear_errors
 from lakehouse.cli.root import app
 from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit
+from lakehouse.render import OutputFormat, emit, stream_parquet
 
 
 @app.command()
@@ -40,7 +40,19 @@ def sql(
 
     Example: `lakehouse sql "select log, count(*) from swf.jobs_clean group by log" --format csv`
     """
-    frame = Lake(lake, memory_limit, threads).user_sql(query, allow_writes=allow_writes)
+    target = Lake(lake, memory_limit, threads)
+    if fmt is OutputFormat.parquet:  # written batch by batch as the query runs: any size, in bounded memory
+        streamed: list[object] = []
+
+        def write(reader: object) -> None:
+            streamed.append(reader)
+            stream_parquet(reader, output)
+
+        target.user_sql(query, allow_writes, stream=write)
+        if not streamed:  # the last statement returns no rows
+            print("ok")
+        return
+    frame = target.user_sql(query, allow_writes=allow_writes)
     if frame is None:
         print("ok")
         return
