@@ -170,15 +170,6 @@ def view_files() -> list[ViewFile]:
 
 
 @functools.cache
-def view_file(name: str) -> ViewFile:
-    """One view of the package, by its name (`analysis.campaign_runs`)."""
-    for view in view_files():
-        if view.name == name:
-            return view
-    raise CatalogError(f"no view named {name} in sql/")
-
-
-@functools.cache
 def named_query(name: str) -> str:
     """The SQL of `sql/queries/<name>.sql`, where the package's fixed queries live.  Python builds SQL
     from what a user gives (a log name, a condition, a grouping), and keeps a query beside the constants

@@ -103,7 +103,9 @@ def default_root() -> Path:
     return Path(os.environ.get(ENV_VAR) or "lake")
 
 
-GLOB_CHARACTERS = ("*", "?", "[", "]", "{", "}")
+#: What DuckDB's readers take for a glob in a path (braces too): a lake's path must hold none.  (Log
+#: names have their own, fewer: lakehouse.log_names.GLOB_CHARACTERS.)
+PATH_GLOB_CHARACTERS = ("*", "?", "[", "]", "{", "}")
 
 #: Statement kinds that read only (SET and PRAGMA change settings of the session alone).
 #: (Not PREPARE: a prepared statement may be a COPY.)
@@ -166,11 +168,11 @@ class Lake:
         self.budget = Budget.resolve(memory_limit, threads)
         if self.root.exists() and not self.root.is_dir():
             raise LakehouseError(f"{self.root} is a file: a lake is a folder (give --lake the folder)")
-        if any(c in GLOB_CHARACTERS for c in str(self.root)):
+        if any(c in PATH_GLOB_CHARACTERS for c in str(self.root)):
             # The views read the lake's Parquet through DuckDB globs, which would take these
             # characters as patterns and read other folders (or none).
             raise LakehouseError(
-                f"the lake path {self.root} contains one of {' '.join(GLOB_CHARACTERS)}: DuckDB would read it "
+                f"the lake path {self.root} contains one of {' '.join(PATH_GLOB_CHARACTERS)}: DuckDB would read it "
                 "as a pattern; choose a folder without them"
             )
         self._session: duckdb.DuckDBPyConnection | None = None

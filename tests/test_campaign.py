@@ -23,7 +23,6 @@ from lakehouse.campaigns.grid import (
     GridError,
     Settings,
     grid_from_toml,
-    parse_machine_sizes,
     parse_values,
 )
 from lakehouse.campaigns.report import Metric, campaign_table, relative_matrix
@@ -31,11 +30,12 @@ from lakehouse.campaigns.runner import run_campaign, store_rows, stored_runs
 from lakehouse.cli import app
 from lakehouse.comma_lists import split_list
 from lakehouse.data import sample_swf_paths
-from lakehouse.errors import LakehouseError
+from lakehouse.errors import LakehouseError, SettingsError
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.job_views import log_jobs, log_machine_size
 from lakehouse.lake import Lake
 from lakehouse.log_names import LogNameError, select_logs
+from lakehouse.machine import parse_machine_sizes
 from lakehouse.sim import simulate
 from lakehouse.sim.options import Policy
 from lakehouse.testing import small_log, write_swf
@@ -156,7 +156,7 @@ def test_machine_sizes_for_every_log_or_per_log(tmp_path):
     assert [grid.size_of(log, known) for log in known] == [80640, 128, 64]
     assert Grid("g", ("KTH",), machine_sizes=per_log).size_of(known[1], known) is None  # the view's size
     for bad, message in (("=4", "the log before '=' is missing"), ("KTH=many", "expected a number")):
-        with pytest.raises(GridError, match=message):
+        with pytest.raises(SettingsError, match=message):
             parse_machine_sizes([bad])
     with pytest.raises(GridError, match="machine size must be from 1"):
         Grid("g", ("KTH",), machine_sizes=(("KTH", 0),))

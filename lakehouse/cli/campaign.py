@@ -136,8 +136,9 @@ def run(
 
     Example: `lakehouse campaign run study.toml --workers 2`
     """
-    from lakehouse.campaigns.grid import Grid, grid_from_toml, parse_machine_sizes, parse_values
+    from lakehouse.campaigns.grid import Grid, grid_from_toml, parse_values
     from lakehouse.comma_lists import split_list
+    from lakehouse.machine import parse_machine_sizes
 
     given = {
         "algorithm": algorithm,

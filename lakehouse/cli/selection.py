@@ -87,11 +87,12 @@ def report_selection(
 
     Example: `lakehouse report selection KTH CTC --view jobs_strong --resamples 20 --plots figures`
     """
-    from lakehouse.campaigns.grid import Grid, parse_machine_sizes, parse_threshold
+    from lakehouse.campaigns.grid import Grid, parse_threshold
     from lakehouse.campaigns.resample import week_count
     from lakehouse.comma_lists import split_list
     from lakehouse.job_views import View, log_jobs
     from lakehouse.log_names import select_logs
+    from lakehouse.machine import parse_machine_sizes
     from lakehouse.reports import SELECTION
     from lakehouse.sim.options import Policy, QueueOrder, Selector, choose, parse_period, parse_policy
     from lakehouse.studies.selection import PAPER_POLICIES, selection_settings, study_machine_sizes

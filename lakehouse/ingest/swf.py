@@ -30,7 +30,7 @@ from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status
 from lakehouse.ingest.swf_header import SwfHeader
 from lakehouse.lake import Lake, fingerprint
-from lakehouse.log_names import logs_named
+from lakehouse.log_names import is_glob, logs_named
 from lakehouse.machine import machine_size_problem
 from lakehouse.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION
 
@@ -91,7 +91,7 @@ def discover(paths: Iterable[str]) -> list[Path]:
     """Files, folders (searched recursively for *.swf and *.swf.gz) and glob patterns, in order."""
     found: list[Path] = []
     for raw in paths:
-        if _is_glob(raw) and not Path(raw).exists():  # (a file or folder named with brackets is itself)
+        if is_glob(raw) and not Path(raw).exists():  # (a file or folder named with brackets is itself)
             matches = [Path(p) for p in sorted(globlib.glob(raw, recursive=True))]
         else:
             matches = [Path(raw)]
@@ -108,10 +108,6 @@ def discover(paths: Iterable[str]) -> list[Path]:
     for path in found:
         unique.setdefault(path, None)
     return list(unique)
-
-
-def _is_glob(text: str) -> bool:
-    return any(ch in text for ch in "*?[")
 
 
 def decompress(path: Path, raw: bytes) -> bytes:

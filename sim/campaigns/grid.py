@@ -315,21 +315,6 @@ def parse_values(key: str, items: Iterable[object]) -> tuple[object, ...]:
     return tuple(dict.fromkeys(DIMENSIONS[key](piece) for piece in pieces))
 
 
-def sizes_of_logs(sizes: Sequence[tuple[str, int]], logs: Sequence[str]) -> tuple[tuple[str, int], ...]:
-    """The (log prefix, processors) pairs of a study that name one of `logs` (a grid refuses a pattern
-    that names no log)."""
-    return tuple((prefix, size) for prefix, size in sizes if any(log.startswith(prefix) for log in logs))
-
-
-def parse_machine_sizes(items: Iterable[object]) -> tuple[int | None, tuple[tuple[str, int], ...]]:
-    """`--machine-size` values of a campaign: N for every log, LOG=N for the logs LOG names
-    (lakehouse.machine.parse_machine_sizes, as GridError)."""
-    try:
-        return machine.parse_machine_sizes(items)
-    except SettingsError as exc:
-        raise GridError(str(exc)) from None
-
-
 TOML_KEYS = ("name", "logs", "view", "machine_size", "tau", "grid")
 
 
@@ -365,10 +350,11 @@ def grid_from_toml(path: Path, name: str | None = None) -> Grid:
         raise GridError(f"{path}: tau must be a number of seconds, not {tau!r}")
     campaign = name or data.get("name") or path.stem
     sizes = data.get("machine_size")
-    if isinstance(sizes, dict):
-        every, per_log = parse_machine_sizes(f"{log}={size}" for log, size in sizes.items())
-    else:
-        every, per_log = parse_machine_sizes([] if sizes is None else [sizes])
+    items = [f"{log}={size}" for log, size in sizes.items()] if isinstance(sizes, dict) else [sizes]
+    try:
+        every, per_log = machine.parse_machine_sizes([] if sizes is None else items)
+    except SettingsError as exc:
+        raise GridError(f"{path}: {exc}") from None
     return Grid(
         name=str(campaign),
         logs=tuple(str(x) for x in logs),
