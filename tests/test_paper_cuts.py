@@ -266,3 +266,11 @@ def test_a_path_in_a_table_is_never_cut_at_80_columns():
     console = Console(width=80, record=True, force_terminal=True)
     print_frame(console, frame)
     assert path in console.export_text()
+
+
+def test_generate_google_lake_help_gives_the_measured_memory():
+    """It said 22 GB per unit of scale; scale 0.01 peaked at 2 GB: a fixed part, then about 5 GB per unit."""
+    shown = " ".join(
+        CliRunner().invoke(app, ["generate", "google-lake", "--help"], env={"COLUMNS": "200"}).stdout.split()
+    )
+    assert "22 GB" not in shown and "about 2 GB of memory plus 5 GB per unit of scale" in shown
