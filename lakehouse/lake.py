@@ -166,6 +166,8 @@ class Lake:
     ):
         self.root = Path(root if root is not None else default_root()).expanduser().absolute()
         self.budget = Budget.resolve(memory_limit, threads)
+        #: How long (seconds) `writer()` waits for another writer by default: 0, fail at once.
+        self.wait_for_writer = 0.0
         if self.root.exists() and not self.root.is_dir():
             raise LakehouseError(f"{self.root} is a file: a lake is a folder (give --lake the folder)")
         if any(c in PATH_GLOB_CHARACTERS for c in str(self.root)):
@@ -463,12 +465,16 @@ class Lake:
 
     # -- writing ------------------------------------------------------------------------------------
     @contextmanager
-    def writer(self, commit_every: float = 2.0, wait: bool = False, create: bool = False) -> Iterator[CatalogWriter]:
+    def writer(
+        self, commit_every: float = 2.0, wait: bool | None = None, create: bool = False
+    ) -> Iterator[CatalogWriter]:
         """The single-writer session: takes the lock, yields a catalog copy, swaps it in at the end.
 
         The swap also happens when the block raises (Ctrl-C included), so whatever was recorded as
         done is kept and a re-run only does the rest.  `wait`: queue behind a running writer instead
-        of failing (`init`, which is quick).  `create`: make the lake if there is none (init and the
+        of failing (`init`, which is quick); by default, for as long as `wait_for_writer` says (the
+        nightly run's writes queue behind a user's ingest, for an hour at most).  `create`: make the
+        lake if there is none (init and the
         ingests; a report given a mistyped --lake must not leave an empty lake there).  The lake's
         folders and schema files are made under the lock, so that writers starting together on a new
         lake do not race on them.
@@ -480,10 +486,15 @@ class Lake:
         except OSError as exc:
             raise LakehouseError(f"{self.root}: cannot make the lake here ({exc.strerror or exc})") from None
 
-        def busy(holder: str) -> LakehouseError:
-            return LakeBusyError(f"{self.root}: another writer is running (pid {holder}); wait for it to finish")
+        patience = (None if wait else 0.0) if wait is not None else self.wait_for_writer
 
-        with process_lock(self.root / LOCK_FILE, busy, wait=wait):
+        def busy(holder: str) -> LakehouseError:
+            waited = f" (waited {patience:g} s)" if patience else ""
+            return LakeBusyError(
+                f"{self.root}: another writer is running (pid {holder}){waited}; wait for it to finish"
+            )
+
+        with process_lock(self.root / LOCK_FILE, busy, wait=patience):
             self._ensure_layout()
             session = CatalogWriter(self, commit_every)
             self._writer = session
@@ -502,10 +513,13 @@ class Lake:
 
 
 @contextmanager
-def process_lock(path: Path, busy: Callable[[str], LakehouseError], wait: bool = False) -> Iterator[None]:
+def process_lock(
+    path: Path, busy: Callable[[str], LakehouseError], wait: bool | float | None = False
+) -> Iterator[None]:
     """An exclusive lock on `path` for this process, which the kernel releases when the process ends
     (a killed holder never leaves a stale lock).  The file holds the holder's pid; `busy(pid)` is raised
-    when another process holds it, unless `wait`."""
+    when another process holds it, at once (`wait` False or 0), after `wait` seconds, or never (True or
+    None: queue until it is free)."""
     # Unbuffered: a write that fails (a full disk) leaves nothing behind for close() to fail on again.
     try:
         lock_file = open(path, "a+b", buffering=0)  # noqa: SIM115 (closed by the with below)
@@ -515,12 +529,18 @@ def process_lock(path: Path, busy: Callable[[str], LakehouseError], wait: bool =
             "the lake (init, ingest, catalog rebuild, a report, nightly) needs a lake it can write; one that "
             "reads (sql, logs, simulate) works on it as it is"
         ) from None
+    forever = wait is None or wait is True
+    deadline = time.monotonic() + (0.0 if forever or not wait else float(wait))
     with lock_file as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            lock.seek(0)
-            raise busy(lock.read().decode(errors="replace").strip() or "unknown") from None
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | (0 if forever else fcntl.LOCK_NB))
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    lock.seek(0)
+                    raise busy(lock.read().decode(errors="replace").strip() or "unknown") from None
+                time.sleep(0.2)
         _write_pid(lock, str(os.getpid()))
         try:
             yield

@@ -10,6 +10,7 @@ import shlex
 import shutil
 import subprocess
 import threading
+import time
 from pathlib import Path
 
 import polars as pl
@@ -439,3 +440,46 @@ def test_print_systemd_escapes_what_systemd_and_cron_would_take_for_their_own(tm
     evil.mkdir()
     refused = cli("nightly", "--inbox", evil, "--lake", tmp_path / "lake", "--print-systemd", code=1)
     assert "cannotgointoasystemdunitoracrontabline" in refused.err and "ExecStartPre" not in refused.stdout
+
+
+def _hold_writers_lock(root: Path, seconds: float) -> threading.Thread:
+    """Another writer (as a user's `ingest` would) holding the lake's writer lock for `seconds`."""
+    from lakehouse.lake import LOCK_FILE
+
+    held = open(root / LOCK_FILE, "a+")  # noqa: SIM115 (closed by the thread)
+    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    held.write("4242")
+    held.flush()
+
+    def release() -> None:
+        time.sleep(seconds)
+        held.close()
+
+    thread = threading.Thread(target=release, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_a_run_that_meets_another_writer_waits_for_it_then_does_everything(tmp_path, inbox):
+    put_log(inbox, "alpha", 40)
+    lake = Lake(tmp_path / "lake")
+    lake.init()
+    holder = _hold_writers_lock(lake.root, 1.5)
+    started = time.perf_counter()
+    outcome = run(lake, inbox, INBOX)
+    holder.join()
+    assert time.perf_counter() - started >= 1.5  # it queued behind the other writer...
+    assert outcome.record.status == "ok" and outcome.record.files_ingested == 1  # ...then did its night
+    assert history.runs(lake)["status"].to_list() == ["ok"]
+
+
+def test_a_writer_that_keeps_the_lake_past_the_wait_is_one_line_and_a_true_record(tmp_path, inbox, monkeypatch):
+    monkeypatch.setattr("lakehouse.nightly.run.WRITER_WAIT", 0.5)
+    put_log(inbox, "alpha", 40)
+    lake = Lake(tmp_path / "lake")
+    lake.init()
+    holder = _hold_writers_lock(lake.root, 3)
+    result = cli("nightly", "--inbox", inbox, "--lake", lake.root, code=2)
+    holder.join()
+    assert "anotherwriterisrunning(pid4242)(waited0.5s)" in result.err
+    assert lake.log_names() == []  # nothing was ingested, and nothing claims it was

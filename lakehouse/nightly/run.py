@@ -149,6 +149,10 @@ def _terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+#: How long each of the run's writes waits for another writer to finish (seconds).
+WRITER_WAIT = 3600.0
+
+
 def run(
     lake: Lake,
     inbox: Path,
@@ -162,6 +166,9 @@ def run(
     config = config or Config()
     reports = reports_root or lake.root / REPORTS_FOLDER
     inbox = inbox.expanduser().absolute()
+    # Each write of the run (an ingest, a report's tables, the run's record) queues behind another
+    # writer (a user's ingest) rather than failing half-way through the night.
+    lake.wait_for_writer = WRITER_WAIT
     with nightly_lock(lake.root), _terminate_as_interrupt():
         try:
             record, killed = history.begin(lake, inbox, reports)
