@@ -357,3 +357,13 @@ def test_the_quick_selection_replay_count_in_the_docs_is_the_grids():
     replays = logs * len(selection_settings(SELECTION_QUICK_RESAMPLES))
     text = " ".join((Path(__file__).resolve().parents[1] / "docs" / "reproductions.md").read_text().split())
     assert f"`selection --quick` about 3 min (five logs, {replays:,} replays" in text
+
+
+def test_the_triple_grid_is_the_130_replays_the_docs_count_and_says_the_paper_counts_128():
+    from lakehouse.studies.triples import triple_settings
+
+    assert len(triple_settings("pyss")) == 130
+    text = " ".join((Path(__file__).resolve().parents[1] / "docs" / "predictions.md").read_text().split())
+    assert "130 replays per log. The paper counts 128 simulations per log" in text
+    # The E-Loss large-area weight departs from the paper's text (log(r·p)): the docs say so.
+    assert "its large-area weight is log(r_j · p_j), without the 1 + of the authors' code" in text
