@@ -224,3 +224,14 @@ def test_times_and_counts_out_of_range_are_quarantined_and_every_view_still_answ
     for command in (["logs"], ["simulate", "extreme"], ["report", "predictions", "extreme"]):
         result = runner.invoke(app, [*command, "--lake", str(lake.root)])
         assert result.exit_code == 0, (command, result.output)
+
+
+def test_values_below_minus_one_are_kept_and_said(lake, tmp_path):
+    """-1 is SWF's only negative (unknown); a -5 is kept as the log has it, with a note naming the field."""
+    jobs = [swf_job(i, 10 * i, 50, 1, 100) for i in range(1, 5)]
+    jobs[2] |= {"status": -5}
+    write_swf(tmp_path / "odd.swf", jobs, {"MaxProcs": 8})
+    (result,) = ingest_swf(lake, [str(tmp_path / "odd.swf")])
+    assert result.jobs == 4 and result.quarantined == 0
+    assert any("status: 1 value(s) below -1, which SWF does not allow" in w and "line" in w for w in result.warnings)
+    assert lake.query("SELECT status FROM swf.jobs WHERE job_id = 3")["status"][0] == -5

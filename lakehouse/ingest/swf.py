@@ -110,6 +110,22 @@ def discover(paths: Iterable[str]) -> list[Path]:
     return list(unique)
 
 
+def _below_minus_one(columns: dict[str, np.ndarray]) -> list[str]:
+    """A note per field holding values below -1, which the format does not allow (-1 is its only negative,
+    "unknown"): kept as the log has them (the cleaned views drop what they must), but said, with the
+    first line, so that nobody reads -5 as a value (Sandia-Ross has status -2 and -4)."""
+    notes = []
+    for spec in FIELDS:
+        values = columns[spec.name]
+        if (bad := np.flatnonzero(values < -1)).size:
+            first = int(columns["line"][bad[0]])
+            notes.append(
+                f"{spec.name}: {bad.size} value(s) below -1, which SWF does not allow, kept as they are "
+                f"(first on line {first})"
+            )
+    return notes
+
+
 def decompress(path: Path, raw: bytes) -> bytes:
     """The bytes of a log, or a BrokenFileError saying what is wrong with the file."""
     data = gunzip_bounded(path, raw) if raw[:2] == b"\x1f\x8b" else raw
@@ -184,6 +200,7 @@ def parse_log(path: Path, data: bytes) -> ParsedLog:
         warnings.append("the file begins with a UTF-8 byte-order mark (skipped)")
     if quarantine:
         warnings.append(f"{len(quarantine)} lines quarantined")
+    warnings += _below_minus_one(columns)
     return ParsedLog(
         header=header,
         jobs=pa.table(columns),
