@@ -486,7 +486,8 @@ class Lake:
         except OSError as exc:
             raise LakehouseError(f"{self.root}: cannot make the lake here ({exc.strerror or exc})") from None
 
-        patience = (None if wait else 0.0) if wait is not None else self.wait_for_writer
+        # Seconds to wait for another writer: this lake's default, for ever (None), or not at all.
+        patience = self.wait_for_writer if wait is None else (None if wait else 0.0)
 
         def busy(holder: str) -> LakehouseError:
             waited = f" (waited {patience:g} s)" if patience else ""

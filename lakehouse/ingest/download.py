@@ -35,6 +35,7 @@ CHECKSUMS = "SHA256SUM"
 #: Tries per file before it is reported as failed (each continues where the previous one stopped).
 ATTEMPTS = 4
 CHUNK = 1 << 20
+HEADS_AT_A_TIME = 16
 TIMEOUT = 60.0
 _PART = re.compile(r"part-(\d{5})-of-(\d{5})\.csv\.gz$")
 _LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](?:\./)?(\S.*)$")
@@ -155,7 +156,8 @@ class Download:
             except (urllib.error.URLError, OSError, ValueError):
                 return None  # the GET says why, file by file
 
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+        # (A HEAD is a round trip and no transfer: more at a time than the downloads.)
+        with ThreadPoolExecutor(max_workers=max(self.jobs, HEADS_AT_A_TIME)) as pool:
             return dict(zip((item.path for item in files), pool.map(size, files), strict=True))
 
     def run(self, files: Sequence[Wanted], advance: Callable[[int], None] = lambda _: None) -> list[Fetched]:

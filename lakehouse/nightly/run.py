@@ -168,7 +168,16 @@ def run(
     inbox = inbox.expanduser().absolute()
     # Each write of the run (an ingest, a report's tables, the run's record) queues behind another
     # writer (a user's ingest) rather than failing half-way through the night.
-    lake.wait_for_writer = WRITER_WAIT
+    patience, lake.wait_for_writer = lake.wait_for_writer, WRITER_WAIT
+    try:
+        return _locked_run(lake, inbox, config, reports, verify, say)
+    finally:
+        lake.wait_for_writer = patience
+
+
+def _locked_run(
+    lake: Lake, inbox: Path, config: Config, reports: Path, verify: bool, say: Callable[[str], None]
+) -> Outcome:
     with nightly_lock(lake.root), _terminate_as_interrupt():
         try:
             record, killed = history.begin(lake, inbox, reports)
