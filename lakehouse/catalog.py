@@ -249,6 +249,22 @@ def restore_meta(con: duckdb.DuckDBPyConnection, root: Path) -> bool:
     return True
 
 
+def meta_problem(root: Path) -> str | None:
+    """Why the copies of the catalog's tables (meta/) could not fill a new catalog, if they could not
+    (a truncated file, another lake's or another program's): tried in a database of its own, so that a
+    rebuild moves nothing aside before it knows it can remake what it moves."""
+    con = duckdb.connect()
+    try:
+        for setup in setup_files():
+            con.execute(setup.statements)
+        restore_meta(con, root)
+    except duckdb.Error as exc:
+        return str(exc).strip().splitlines()[0]
+    finally:
+        con.close()
+    return None
+
+
 def _has_table(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
     found = con.execute(
         "SELECT count(*) FROM duckdb_tables() WHERE schema_name = $1 AND table_name = $2", [schema, table]

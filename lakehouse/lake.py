@@ -36,7 +36,15 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 import duckdb
 
 from lakehouse.budget import SMALLEST, SPILL, SPILL_FOLDER, Budget
-from lakehouse.catalog import apply_catalog, named_query, refresh_views, save_meta, sql_literal
+from lakehouse.catalog import (
+    META_FOLDER,
+    apply_catalog,
+    meta_problem,
+    named_query,
+    refresh_views,
+    save_meta,
+    sql_literal,
+)
 from lakehouse.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
 from lakehouse.outputs import protect
@@ -293,6 +301,12 @@ class Lake:
         (returned) and remade from the copies of its tables and the lake's files."""
         aside = None
         # The session remakes the catalog when it ends: from a copy of the one in place, or anew.
+        # Checked before the writer's session, which would try to commit the broken catalog on its way out.
+        if self.exists() and self.catalog_problem() is not None and (problem := meta_problem(self.root)):
+            raise LakehouseError(
+                f"{self.root / META_FOLDER}: the copies of the catalog's tables cannot be read ({problem}), "
+                "so the catalog cannot be remade from them; nothing was moved: put back meta/ from a backup"
+            )
         with self.writer(wait=True, create=True):
             if self.exists() and self.catalog_problem() is not None:
                 aside = self.catalog_path.with_name(f"{CATALOG_FILE}.broken-{time.strftime('%Y%m%d-%H%M%S')}")

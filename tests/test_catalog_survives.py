@@ -165,3 +165,17 @@ def test_a_writer_makes_again_only_the_views_that_changed(tmp_path):
     assert con.execute("SELECT count(*) FROM swf.logs").fetchone() == (1,)
     assert "job_id" in [c[0] for c in con.execute("DESCRIBE swf.jobs_clean").fetchall()]
     con.close()
+
+
+@pytest.mark.parametrize("meta_damage", [_truncate, _overwrite_with_csv], ids=["truncated", "foreign"])
+def test_a_rebuild_that_cannot_read_the_tables_copies_moves_nothing(lake, meta_damage):
+    """A broken catalog and a broken meta/ copy: one line, and the catalog stays where it was (it was
+    moved aside first, then the remake failed on the copy: a traceback and a lake without a catalog)."""
+    _random_bytes(lake.catalog_path)
+    damaged = lake.catalog_path.read_bytes()
+    meta_damage(lake.root / "meta" / "manifest.parquet")
+    refused = cli("catalog", "rebuild", "--lake", lake.root)
+    said = " ".join(refused.stderr.split())
+    assert refused.exit_code == 1 and "the copies of the catalog's tables cannot be read" in said
+    assert "nothing was moved" in said and lake.catalog_path.read_bytes() == damaged
+    assert not list(lake.root.glob("lake.duckdb.broken-*"))
