@@ -201,3 +201,41 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
         shutil.rmtree(root)
     print(f"{len(killed_points)} kill -9 / SIGTERM trials, stopped after (s): {killed_points}")
     assert len(killed_points) == KILL_TRIALS, "the kills did not land while the nightly run worked"
+
+
+def test_hostile_inbox_files_fail_alone_night_after_night_and_the_good_logs_go_in(tmp_path, monkeypatch):
+    """The adversary's inbox: a FIFO and a link to /dev/zero named like logs, a gzip bomb, a log whose
+    header has a line of 200,000 blanks and a number of 5,000 digits, and a Google part with a line of
+    300,000 fields, beside two good logs.  Each night ends in bounded time, ingests the good logs, and
+    names each hostile file once; the next night does the same, unblocked."""
+    import gzip
+
+    from lakehouse.ingest import input_files
+
+    monkeypatch.setattr(input_files, "MIN_EXPANDED", 2**20)  # (the gzip bound at a test's scale)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    put_log(inbox, "alpha", 120)
+    put_log(inbox, "beta", 80, seed=2)
+    os.mkfifo(inbox / "fifo.swf")
+    (inbox / "zero.swf").symlink_to("/dev/zero")
+    (inbox / "bomb.swf.gz").write_bytes(gzip.compress(b"0" * (64 * 2**20)))
+    header = f"; MaxProcs: 8\n; MaxRecords: {'9' * 5000}\n;{' ' * 200_000}x\n"
+    (inbox / "odd.swf").write_text(header + "1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n")
+    part = inbox / "trace" / "job_events" / "part-00000-of-00001.csv.gz"
+    part.parent.mkdir(parents=True)
+    part.write_bytes(gzip.compress((",".join(["1"] * 300_000) + "\n").encode()))
+    lake = Lake(tmp_path / "lake")
+    for night in range(2):
+        if night:  # the next night brings a new log beside the same hostile files
+            put_log(inbox, "gamma", 60, seed=3)
+        started = time.perf_counter()
+        outcome = run(lake, inbox, INBOX)
+        assert time.perf_counter() - started < 120, f"night {night} took too long"
+        assert outcome.record.status == "partial", (outcome.record, outcome.record.errors)
+        errors = " ".join(outcome.record.errors)
+        for name in ("fifo.swf", "zero.swf", "bomb.swf.gz", "part-00000-of-00001"):
+            assert name in errors, (name, errors)
+        assert {"alpha", "beta", "odd", *(["gamma"] if night else [])} <= set(lake.log_names())
+    jobs = state(lake)["jobs"]
+    assert (jobs["alpha"], jobs["beta"], jobs["gamma"], jobs["odd"]) == (120, 80, 60, 1)
