@@ -254,11 +254,18 @@ def choose_machine_size(
 
 
 def write_log(
-    lake: Lake, parsed: ParsedLog, log: str, source: str, content_hash: str, machine_size: int | None
+    lake: Lake,
+    parsed: ParsedLog,
+    log: str,
+    source: str,
+    content_hash: str,
+    machine_size: int | None,
+    share: float = 1.0,
 ) -> list[tuple[Path, Path]]:
     """Write the three outputs of a log aside (`machine_size`: as `choose_machine_size` chose it);
     returns the renames (written, final) that commit them, in the order a reader needs
-    (`lakehouse.ingest.pipeline` does them, then records the log)."""
+    (`lakehouse.ingest.pipeline` does them, then records the log).  `share`: of the lake's memory
+    budget, for one of several workers (as a Google part's)."""
     root = lake.root
     jobs_final = DATASETS["swf_jobs"].file(root, log)
     logs_final = DATASETS["swf_logs"].file(root, log)
@@ -266,7 +273,7 @@ def write_log(
     tmp = {p: p.with_name(f".{p.name}.tmp") for p in (jobs_final, logs_final, quarantine_final)}
     columns = ", ".join(spec.name for spec in FIELDS)
     try:
-        with lake.scratch("swf", share=0.5) as con:  # one of the ingest's workers
+        with lake.scratch("swf", share=share) as con:
             con.register("jobs", parsed.jobs)
             con.register("quarantine", parsed.quarantine)
             con.execute(
@@ -324,8 +331,9 @@ class SwfSource:
     """How the pipeline reads SWF logs: each file is read once, its bytes hashed, then parsed.
     `machine_size`: for the logs whose header has no MaxProcs; `overrides`: per log, over its header."""
 
-    def __init__(self, lake: Lake, machine_size: int | None, overrides: dict[str, int] | None = None):
+    def __init__(self, lake: Lake, machine_size: int | None, overrides: dict[str, int] | None = None, workers: int = 1):
         self.lake, self.machine_size, self.overrides = lake, machine_size, overrides or {}
+        self.workers = workers  # each worker's DuckDB takes its share of the memory budget
         self.raw: dict[str, tuple[bytes, str]] = {}  # read, not yet parsed: the bytes and their hash
 
     def fingerprint(self, task: Task) -> tuple[str, int]:
@@ -363,7 +371,7 @@ class SwfSource:
             override=self.overrides.get(task.name),
             kept=stored.size if stored is not None and stored.given else None,
         )
-        renames = write_log(self.lake, parsed, task.name, str(task.path), content_hash, size)
+        renames = write_log(self.lake, parsed, task.name, str(task.path), content_hash, size, share=1 / self.workers)
         return Outcome(
             rows_in=parsed.job_lines,
             rows_out=parsed.jobs.num_rows,
@@ -421,7 +429,7 @@ def ingest_swf(
     for pattern, size in machine_sizes:
         for log in logs_named(pattern, names):  # the batch's logs (lakehouse.log_names' rule)
             overrides[log] = size
-    source = SwfSource(lake, machine_size, overrides)
+    source = SwfSource(lake, machine_size, overrides, workers)
     outcomes = ingest_files(lake, tasks, source, force=force, workers=workers, on_done=done)
     return [FileResult.of(task, outcome) for task, outcome in outcomes]
 
