@@ -198,8 +198,9 @@ def _stream(path: Path) -> Iterator[bytes]:
         yield from iter(lambda: stream.read(HASH_CHUNK), b"")
 
 
-def _refuse_long_lines(part: TracePart, chunks: Iterable[bytes | memoryview]) -> None:
-    """Fail the part (one line: the first line longer than MAX_LINE_BYTES, and its length) if it has one."""
+def _refuse_long_lines(part: TracePart, chunks: Iterable[bytes | memoryview]) -> int:
+    """Fail the part (one line: the first line longer than MAX_LINE_BYTES, and its length) if it has one;
+    else its lines (the last one counted without its newline too), found on the same pass."""
     line, start, offset = 1, 0, 0  # the line being read, where it starts, where the chunk starts
     for data in chunks:
         ends = np.flatnonzero(np.frombuffer(data, np.uint8) == ord("\n")) + offset
@@ -211,6 +212,7 @@ def _refuse_long_lines(part: TracePart, chunks: Iterable[bytes | memoryview]) ->
         offset += len(data)
         if offset - start > MAX_LINE_BYTES:  # (a line that has not ended yet, already too long)
             _too_long(part, line, offset - start, more=True)
+    return line - 1 + (offset > start)
 
 
 def _too_long(part: TracePart, line: int, length: int, more: bool = False) -> NoReturn:
@@ -270,8 +272,7 @@ def write_part(
             del table
             if lines is None:  # the text was kept in `text`
                 assert text is not None
-                lines = _newlines(text, size) + (size > 0 and text[size - 1] != ord("\n"))
-                _refuse_long_lines(part, _chunks_of(text, size))
+                lines = _refuse_long_lines(part, _chunks_of(text, size))  # (one pass: the lines and their lengths)
             else:
                 _refuse_long_lines(part, _stream(part.path))
             with lake.scratch("google", share, threads=1) as con:
