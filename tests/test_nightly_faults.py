@@ -128,13 +128,36 @@ def test_a_real_full_disk_keeps_the_previous_state(small_disk, tmp_path, room_kb
     assert "running" not in history.runs(lake)["status"].to_list()
 
 
-def _inbox(folder: Path, alpha: int = 1500) -> Path:
+def _inbox(folder: Path, alpha: int = 1500, *, hostile: bool = False) -> Path:
     inbox = folder
     inbox.mkdir()
     put_log(inbox, "alpha", alpha)
     put_log(inbox, "beta", 800, seed=2)
     shutil.copytree(sample_google_trace(), inbox / "trace")
+    if hostile:
+        _hostile_logs(inbox)
     return inbox
+
+
+#: The adversary's SWF files (each must fail alone, named, in bounded time), by the name the run gives.
+HOSTILE_LOGS = ("fifo.swf", "zero.swf", "bomb.swf.gz")
+
+
+def _hostile_logs(inbox: Path) -> None:
+    """A FIFO and a link to /dev/zero named like logs, a gzip bomb (300 MB of zeros in 300 KB, past the
+    bound on what a log may expand to), and a log whose header has a number of 5,000 digits and a line
+    of 200,000 blanks (taken, as one job, in linear time)."""
+    import zlib
+
+    os.mkfifo(inbox / "fifo.swf")
+    (inbox / "zero.swf").symlink_to("/dev/zero")
+    packer = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    with (inbox / "bomb.swf.gz").open("wb") as bomb:
+        for _ in range(300):
+            bomb.write(packer.compress(bytes(2**20)))
+        bomb.write(packer.flush())
+    header = f"; MaxProcs: 8\n; MaxRecords: {'9' * 5000}\n;{' ' * 200_000}x\n"
+    (inbox / "odd.swf").write_text(header + "1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n")
 
 
 def _nightly(inbox: Path, root: Path, config: Path) -> subprocess.Popen:
@@ -151,15 +174,19 @@ def _finish(process: subprocess.Popen) -> int:
 
 @pytest.mark.slow
 def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_path):
-    inbox = _inbox(tmp_path / "inbox")
+    """The inbox holds the adversary's files beside the good ones: every night ends 'partial' (exit 1),
+    naming each, and the kills and re-runs must come to the clean night's lake all the same."""
+    inbox = _inbox(tmp_path / "inbox", hostile=True)
     config = _fast_config(tmp_path)
     clean_root = tmp_path / "clean"
     started = time.perf_counter()
-    assert _finish(_nightly(inbox, clean_root, config)) == 0
+    clean_run = _nightly(inbox, clean_root, config)
+    assert _finish(clean_run) == 1, clean_run.stderr_text  # partial: the hostile files failed alone
+    assert all(name in clean_run.stderr_text for name in HOSTILE_LOGS), clean_run.stderr_text
     duration = time.perf_counter() - started
     clean = state(Lake(clean_root))
     clean_reports = reports(Lake(clean_root))
-    assert clean_reports["owed"] == 0 and len(clean_reports["replays"]) == 6
+    assert clean_reports["owed"] == 0 and len(clean_reports["replays"]) == 9  # alpha, beta, odd: 3 each
     # A lake of the night before, when the log `alpha` had half its jobs: killed runs there replace it.
     older_root = tmp_path / "older"
     assert _finish(_nightly(_inbox(tmp_path / "older-inbox", alpha=700), older_root, config)) == 0
@@ -180,7 +207,7 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
         delay = float(rng.uniform(0.3, duration))
         time.sleep(delay)
         victim.send_signal(stop)
-        if _finish(victim) == 0:  # it had ended: the signal tested nothing
+        if _finish(victim) == 1:  # it had ended ('partial': the hostile files): the signal tested nothing
             shutil.rmtree(root)
             continue
         killed_points.append(round(delay, 2))
@@ -188,12 +215,14 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
         if lake.exists():  # consistent right after the kill: every view answers
             lake.query("SELECT count(*) FROM swf.jobs_clean")
         again = _nightly(inbox, root, config)
-        assert _finish(again) == 0, again.stderr_text
+        assert _finish(again) == 1, again.stderr_text
+        assert all(name in again.stderr_text for name in HOSTILE_LOGS), again.stderr_text
         assert state(lake) == clean, f"trial {trial}, killed after {delay:.2f} s"
         # Every report owed by what the stopped run ingested has run: as in the clean lake.
         assert reports(lake) == clean_reports, f"trial {trial}, {stop.name} after {delay:.2f} s"
         runs = history.runs(lake)
-        assert runs["status"].to_list()[0] == "ok"
+        assert runs["status"].to_list()[0] == "partial"  # the hostile files, and nothing else:
+        assert all(any(name in error for name in HOSTILE_LOGS) for error in runs["errors"].to_list()[0])
         # The killed run, if it had started: never 'partial' (a stop taken for a failed report) nor 'running'.
         assert set(runs["status"].to_list()[1:]) <= {"failed", "ok"}, runs.select("status", "errors").rows()
         campaign = lake.query("SELECT count(*) AS n, count(DISTINCT run_key) AS d FROM analysis.campaign_runs")
@@ -203,25 +232,18 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
     assert len(killed_points) == KILL_TRIALS, "the kills did not land while the nightly run worked"
 
 
-def test_hostile_inbox_files_fail_alone_night_after_night_and_the_good_logs_go_in(tmp_path, monkeypatch):
+def test_hostile_inbox_files_fail_alone_night_after_night_and_the_good_logs_go_in(tmp_path):
     """The adversary's inbox: a FIFO and a link to /dev/zero named like logs, a gzip bomb, a log whose
     header has a line of 200,000 blanks and a number of 5,000 digits, and a Google part with a line of
     300,000 fields, beside two good logs.  Each night ends in bounded time, ingests the good logs, and
     names each hostile file once; the next night does the same, unblocked."""
     import gzip
 
-    from lakehouse.ingest import input_files
-
-    monkeypatch.setattr(input_files, "MIN_EXPANDED", 2**20)  # (the gzip bound at a test's scale)
     inbox = tmp_path / "inbox"
     inbox.mkdir()
     put_log(inbox, "alpha", 120)
     put_log(inbox, "beta", 80, seed=2)
-    os.mkfifo(inbox / "fifo.swf")
-    (inbox / "zero.swf").symlink_to("/dev/zero")
-    (inbox / "bomb.swf.gz").write_bytes(gzip.compress(b"0" * (64 * 2**20)))
-    header = f"; MaxProcs: 8\n; MaxRecords: {'9' * 5000}\n;{' ' * 200_000}x\n"
-    (inbox / "odd.swf").write_text(header + "1 0 0 10 1 -1 -1 1 20 -1 1 1 1 -1 1 -1 -1 -1\n")
+    _hostile_logs(inbox)
     part = inbox / "trace" / "job_events" / "part-00000-of-00001.csv.gz"
     part.parent.mkdir(parents=True)
     part.write_bytes(gzip.compress((",".join(["1"] * 300_000) + "\n").encode()))
@@ -234,7 +256,7 @@ def test_hostile_inbox_files_fail_alone_night_after_night_and_the_good_logs_go_i
         assert time.perf_counter() - started < 120, f"night {night} took too long"
         assert outcome.record.status == "partial", (outcome.record, outcome.record.errors)
         errors = " ".join(outcome.record.errors)
-        for name in ("fifo.swf", "zero.swf", "bomb.swf.gz", "part-00000-of-00001"):
+        for name in (*HOSTILE_LOGS, "part-00000-of-00001"):
             assert name in errors, (name, errors)
         assert {"alpha", "beta", "odd", *(["gamma"] if night else [])} <= set(lake.log_names())
     jobs = state(lake)["jobs"]

@@ -16,6 +16,7 @@ import signal
 import socket
 from collections.abc import Callable
 from functools import partial
+from multiprocessing import resource_tracker
 from typing import TYPE_CHECKING
 
 from lakehouse.errors import LakehouseError
@@ -33,18 +34,37 @@ RAY_MISSING = "--executor ray needs Ray, which is optional: pip install 'lakehou
 
 
 def _spawn_pool(workers: int) -> multiprocessing.pool.Pool:
-    """A spawned pool whose workers ignore Ctrl-C from their first instruction.
+    """A spawned pool whose workers ignore Ctrl-C from their first instruction, started so that a
+    Ctrl-C meanwhile stops the parent once the pool stands (and the pool with it).
 
     Ctrl-C reaches the whole process group: the parent handles it (it writes the finished runs and
     stops the pool); a worker that died of it would only add a traceback per process.  An initializer
     that ignores SIGINT runs too late (a worker still importing its modules printed a traceback), so the
-    parent ignores SIGINT while it starts the workers: an ignored signal stays ignored across exec, and
-    Python then installs no handler of its own.  Pool() returns once every worker has been exec'd."""
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent blocks SIGINT while it starts the workers: a blocked signal stays blocked across fork and exec,
+    so a worker holds every Ctrl-C until its initializer ignores it for good.  Blocked, not ignored, in
+    the parent: a Ctrl-C that arrives meanwhile waits and is raised when the mask is restored (ignoring
+    it, as this did, lost it, and the start of many workers could not be stopped).  Pool() returns
+    once every worker has been exec'd."""
+    # The resource tracker unblocks SIGINT when it starts: start it (once per process) beforehand.
+    resource_tracker.ensure_running()
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    pool = None
     try:
-        return multiprocessing.get_context("spawn").Pool(workers)
+        pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_ignore_interrupts)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        try:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held meanwhile is raised here
+        except BaseException:
+            if pool is not None:
+                pool.terminate()
+                pool.join()
+            raise
+    return pool
+
+
+def _ignore_interrupts() -> None:
+    """In a worker: drop the Ctrl-C held since it started and every later one (the parent stops it)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def local_executor(workers: int, campaign: str, view: str, tau: float) -> Executor:
