@@ -4,12 +4,19 @@ archive log it corresponds to and the setting the paper states for it.
 
 `lakehouse reproduce` prints our value beside each; the studies that print a published figure beside
 their own (`report hmm-backfilling`) read it here too.
+
+A second data file (lakehouse/data/explained.csv) records, for the numbers beyond the tolerance, the
+experiment run on each (named as docs/reproductions.md names it) and what it found: explained (a cause
+found) or unknown (every cause the papers and the authors' code leave open ruled out, or none tried).
 """
 
 from __future__ import annotations
 
 import csv
+import enum
+import fnmatch
 import io
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 
@@ -56,3 +63,61 @@ def published(study: str | None = None) -> list[Published]:
         for row in csv.DictReader(io.StringIO(text))
     ]
     return [r for r in rows if study is None or r.study == study]
+
+
+class Status(enum.StrEnum):
+    """What a row of `lakehouse reproduce` is, in the order the counts are given."""
+
+    within = "within 5 %"  # (the workload HMM's stays, in bits: within 0.005 bit)
+    explained = "explained"  # beyond it, with a cause an experiment found
+    unknown = "unknown"  # beyond it, with no cause found
+    not_measured = "not measured"  # the lake lacks what it needs (the row says what)
+    ours_alone = "ours alone"  # the paper leaves the number blank
+
+
+#: Within 5 % of the published value; the stays' divergences are whole bits to two decimals, so within
+#: half their last digit (see docs/reproductions.md).
+RELATIVE_TOLERANCE = 0.05
+ABSOLUTE_TOLERANCE = {"hmm": 0.005}
+
+
+def within_tolerance(study: str, published: float, ours: float) -> bool:
+    if study in ABSOLUTE_TOLERANCE:
+        return abs(ours - published) <= ABSOLUTE_TOLERANCE[study]
+    if published == 0:
+        return ours == 0
+    return abs(ours - published) <= RELATIVE_TOLERANCE * abs(published)
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The experiment run on published numbers beyond the tolerance: those of the study whose source,
+    trace, quantity and setting match (shell patterns: `*` any text), and what it found."""
+
+    study: str
+    source: str
+    trace: str
+    quantity: str
+    status: Status  # explained or unknown
+    experiment: str  # as docs/reproductions.md names it
+    setting: str = "*"
+
+    def matches(self, row: Mapping[str, object]) -> bool:
+        fields = (
+            ("source", self.source),
+            ("trace", self.trace),
+            ("quantity", self.quantity),
+            ("setting", self.setting),
+        )
+        return row["study"] == self.study and all(
+            fnmatch.fnmatchcase(str(row[key] or ""), pattern) for key, pattern in fields
+        )
+
+
+def explanations() -> list[Explanation]:
+    """The record of experiments, in the data file's order (the first entry that matches a row holds)."""
+    text = resources.files("lakehouse.data").joinpath("explained.csv").read_text(encoding="utf-8")
+    return [
+        Explanation(**{**row, "status": Status(row["status"])})  # type: ignore[arg-type]
+        for row in csv.DictReader(io.StringIO(text))
+    ]

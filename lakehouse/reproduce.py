@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import polars as pl
@@ -23,11 +23,12 @@ from lakehouse.campaigns.grid import Grid, parse_values
 from lakehouse.campaigns.report import latest
 from lakehouse.campaigns.runner import campaign_rows, run_campaign
 from lakehouse.errors import LakehouseError, TooLittleDataError
+from lakehouse.job_views import View, log_machine_size
 from lakehouse.lake import Lake
 from lakehouse.log_names import LogNameError, logs_named, short_log
 from lakehouse.machine import CEA_CURIE_PARTITION
 from lakehouse.models.locality import Settings, Variant, kmeans_cell, log_jobs
-from lakehouse.published import PAPERS, Published, published
+from lakehouse.published import PAPERS, Published, Status, explanations, published, within_tolerance
 from lakehouse.reports import LOCALITY, Report
 from lakehouse.schemas import REPRODUCTIONS_SCHEMA
 from lakehouse.studies.hmm_backfilling import (
@@ -35,12 +36,13 @@ from lakehouse.studies.hmm_backfilling import (
     CAMPAIGN,
     CONFIDENCE,
     EASY,
+    MACHINE_SIZES,
     VIEW,
     study_grid,
 )
 from lakehouse.studies.triples import leave_one_out, log_correlations, per_log_table, triple_settings
 
-COLUMNS = ["study", "source", "trace", "log", "quantity", "setting", "published", "ours", "unit", "status"]
+COLUMNS = ["study", "source", "trace", "log", "quantity", "setting", "published", "ours", "unit", "note"]
 MEASURED = "measured"
 #: The campaign that keeps the triples study's runs, and the cleaned jobs it replays.
 TRIPLES_CAMPAIGN, TRIPLES_VIEW = "reproduce-eloss-triples", "jobs_strong"
@@ -60,7 +62,7 @@ class Reproduction:
     table: pl.DataFrame  # one row per published number (REPRODUCTIONS_SCHEMA's columns)
 
 
-def _row(p: Published, log: str | None, ours: float | None, status: str) -> dict[str, object]:
+def _row(p: Published, log: str | None, ours: float | None, note: str) -> dict[str, object]:
     return {
         "study": p.study,
         "source": p.source,
@@ -71,7 +73,7 @@ def _row(p: Published, log: str | None, ours: float | None, status: str) -> dict
         "published": p.value,
         "ours": ours,
         "unit": p.unit,
-        "status": status,
+        "note": note,
     }
 
 
@@ -181,18 +183,25 @@ def _hmm(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, 
         for p in mine:
             state = divergences[int(p.settings()["state"])]
             value = state[f"kl_{p.settings()['estimator']}"]
-            status = f"{MEASURED} ({rounds}; {state['stays']} stays)" if value is not None else "the state has no stay"
-            out.append(_row(p, log, value, status))
+            note = f"{MEASURED} ({rounds}; {state['stays']} stays)" if value is not None else "the state has no stay"
+            out.append(_row(p, log, value, note))
     return out
 
 
 # -- CPU volatility ----------------------------------------------------------------------------------------
 
 
+#: The tasks section 3.4 studies: high-SLO (scheduling class 2-3) tasks of month-long-running jobs, the
+#: column of `report volatility`'s summary that holds them; its `all` column is the variant over every
+#: task of the measured jobs.
+VOLATILITY_SUBSET = "high_slo_long_running"
+
+
 def _volatility(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
     """Section 3.4 publishes one number, the per-job sampling it states for every job; the numbers of its
-    text are placeholders and its results figures.  Ours: `report volatility`'s summary over the tasks
-    of mu1s-measured jobs (the figures' set), and the jobs' sampling (google.job_sampling)."""
+    text are placeholders and its results figures.  Ours, on the section's tasks (VOLATILITY_SUBSET):
+    `report volatility`'s summary over them, and the sampling of the jobs they belong to
+    (google.job_sampling)."""
     from lakehouse.reports import VOLATILITY
 
     try:
@@ -201,24 +210,30 @@ def _volatility(lake: Lake, rows: list[Published], request: Request) -> list[dic
         return [
             _row(p, None, None, f"needs the Google trace with usage (lakehouse ingest google DIR): {exc}") for p in rows
         ]
-    values = dict(zip(summary["metric"], summary["all"], strict=True))
+    values = dict(zip(summary["metric"], summary[VOLATILITY_SUBSET], strict=True))
     jobs = lake.query(
         "SELECT 100 * avg(consistent::INT) FILTER (tasks_used > 0) AS consistent_jobs, "
-        "count(*) FILTER (measured) AS measured_jobs FROM google.job_sampling"
+        "count(*) FILTER (measured) AS measured_jobs FROM google.job_sampling "
+        "WHERE job_id IN (SELECT job_id FROM google.tasks WHERE high_slo AND long_running)"
     ).row(0, named=True)
     values |= jobs
     out = []
     for p in rows:
         s = p.settings()
         value = values.get(s["metric"])
-        status = MEASURED if p.value is not None else "the paper leaves this number blank"
+        note = MEASURED if p.value is not None else "the paper leaves this number blank"
         other = values.get(s.get("above", ""))  # a finding without a number: this quantity above that one
         if value is not None and other is not None:
             holds = "holds" if value > other else "does not hold"
-            status += f"; its finding ({s['metric']} above {s['above']}) {holds} here"
+            note += f"; its finding ({s['metric']} above {s['above']}) {holds} here"
         if value is None:  # (a CV needs two windows of a task; a median, one task)
-            status = "not defined on this lake's tasks"
-        out.append(_row(p, None, None if value is None else float(value), status))
+            note = (
+                "not defined on this lake's tasks: it holds no high-SLO task running through the whole trace "
+                "(their task_events, from the trace's first part, and their usage)"
+                if not values.get("tasks")
+                else "not defined on this lake's tasks"
+            )
+        out.append(_row(p, None, None if value is None else float(value), note))
     return out
 
 
@@ -226,38 +241,44 @@ def _volatility(lake: Lake, rows: list[Published], request: Request) -> list[dic
 
 
 def _hmm_backfilling(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
+    """Tables 5.1 and 5.2 from the study's campaign; for a log the study replays on a machine chosen
+    because it gives the published figures (MACHINE_SIZES: CTC-SP2 on 512 processors, where its header
+    says 338), the row says so, and the same rows follow under the header's machine."""
     known = lake.log_names()
     logs = {p.log: _lake_log(p.log, known) for p in rows if p.log}
     present = [log for log in dict.fromkeys(logs.values()) if log is not None]
-    values: dict[tuple[str, str], float] = {}  # (log prefix, quantity) -> ours
+    chosen = [log for log in present if any(log.startswith(prefix) for prefix, _ in MACHINE_SIZES)]
+    values: dict[tuple[str, str], float] = {}  # (log prefix, quantity) -> ours, on the study's machines
+    header: dict[tuple[str, str], float] = {}  # the same, on the header's machine, for the logs in `chosen`
     if present:
         grid = study_grid(CAMPAIGN, present, VIEW, AS_PUBLISHED, [CONFIDENCE])
         _run(lake, grid, request)
-        # (The campaign may hold the study's runs with other predictors: `report hmm-backfilling`'s own.)
-        (model,) = parse_values("predictor", [AS_PUBLISHED])
-        runs = grid.on_its_machines(latest(campaign_rows(lake, CAMPAIGN)), known)
-        runs = runs.filter(pl.col("predictor").is_in([EASY, model]))
-        runs = runs.filter(pl.col("log").is_in(present), pl.col("status") == "ok")
-        for prefix, log in logs.items():
-            if log is None:
-                continue
-            mine = runs.filter(pl.col("log") == log)
-            easy = mine.filter(pl.col("predictor") == EASY)
-            hmm = mine.filter(pl.col("predictor") != EASY, pl.col("backfill_confidence") == float(CONFIDENCE))
-            if easy.is_empty() or hmm.is_empty():
-                continue
-            for name, column, scale in (("mean wait", "mean_wait", 60.0), ("geometric mean wait", "geomean_wait", 1.0)):
-                before, after = float(easy[column][0]), float(hmm[column][0])
-                values[(prefix, f"{name} EASY")] = before / scale
-                values[(prefix, f"{name} EASY+HMM")] = after / scale
-                if before > 0:  # (a log on which EASY never waits has no change to measure)
-                    values[(prefix, f"{name} change")] = 100 * (after / before - 1)
+        values = _hmm_backfilling_values(lake, grid, logs)
+        if chosen:
+            # (Sizes given, not left to the view: the campaign also holds these logs' runs on the study's.)
+            stated_sizes = [(log, log_machine_size(lake, log, View(VIEW))) for log in chosen]
+            on_header = study_grid(CAMPAIGN, chosen, VIEW, AS_PUBLISHED, [CONFIDENCE], machine_sizes=stated_sizes)
+            _run(lake, on_header, request)
+            header = _hmm_backfilling_values(lake, on_header, {p: log for p, log in logs.items() if log in chosen})
     out = []
     for p in rows:
         if p.log:
             ours, log = values.get((p.log, p.quantity)), logs[p.log]
             why = _lacking(p) if log is None else "undefined: EASY never waits on this log"
-            out.append(_row(p, log, ours, MEASURED if ours is not None else why))
+            size = dict(MACHINE_SIZES).get(p.log)
+            if size is None or log not in chosen:
+                out.append(_row(p, log, ours, MEASURED if ours is not None else why))
+                continue
+            stated = log_machine_size(lake, log, View(VIEW))
+            gives = header.get((p.log, "mean wait EASY"))
+            chosen_text = (
+                f"{size} processors: the whole machine, chosen because it gives the published EASY waits "
+                f"(the header's {stated}" + (f" gives {gives:.0f} min" if gives is not None else "") + ")"
+            )
+            out.append(_row(replace(p, setting=_joined(chosen_text, p.setting)), log, ours, MEASURED))
+            mine = header.get((p.log, p.quantity))
+            header_text = f"{stated} processors: the machine the log's header states"
+            out.append(_row(replace(p, setting=_joined(header_text, p.setting)), log, mine, MEASURED))
         else:  # the total: the geometric mean of the per-log ratios, as the paper's totals are
             changes = [values.get((prefix, p.quantity)) for prefix in logs]
             if all(c is not None for c in changes):
@@ -266,6 +287,36 @@ def _hmm_backfilling(lake: Lake, rows: list[Published], request: Request) -> lis
             else:
                 out.append(_row(p, None, None, _lacking(p)))
     return out
+
+
+def _joined(first: str, setting: str) -> str:
+    return f"{first}; {setting}" if setting else first
+
+
+def _hmm_backfilling_values(lake: Lake, grid: Grid, logs: dict[str, str | None]) -> dict[tuple[str, str], float]:
+    """(log prefix, quantity) -> ours, from the campaign's runs on the grid's machines."""
+    known = lake.log_names()
+    # (The campaign may hold the study's runs with other predictors: `report hmm-backfilling`'s own.)
+    (model,) = parse_values("predictor", [AS_PUBLISHED])
+    runs = grid.on_its_machines(latest(campaign_rows(lake, CAMPAIGN)), known)
+    runs = runs.filter(pl.col("predictor").is_in([EASY, model]))
+    runs = runs.filter(pl.col("log").is_in(list(grid.logs)), pl.col("status") == "ok")
+    values: dict[tuple[str, str], float] = {}
+    for prefix, log in logs.items():
+        if log is None:
+            continue
+        mine = runs.filter(pl.col("log") == log)
+        easy = mine.filter(pl.col("predictor") == EASY)
+        hmm = mine.filter(pl.col("predictor") != EASY, pl.col("backfill_confidence") == float(CONFIDENCE))
+        if easy.is_empty() or hmm.is_empty():
+            continue
+        for name, column, scale in (("mean wait", "mean_wait", 60.0), ("geometric mean wait", "geomean_wait", 1.0)):
+            before, after = float(easy[column][0]), float(hmm[column][0])
+            values[(prefix, f"{name} EASY")] = before / scale
+            values[(prefix, f"{name} EASY+HMM")] = after / scale
+            if before > 0:  # (a log on which EASY never waits has no change to measure)
+                values[(prefix, f"{name} change")] = 100 * (after / before - 1)
+    return values
 
 
 # -- E-Loss heuristic triples -------------------------------------------------------------------------------
@@ -353,13 +404,13 @@ def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[
         else:
             held = loo.filter(pl.col("held_out") == log)
             value = held[LOO_COLUMNS[p.quantity]][0] if held.height else None
-            out.append(_row(p, log, value, _loo_status(log, logs) if value is not None else
+            out.append(_row(p, log, value, _loo_note(log, logs) if value is not None else
                             "leave-one-out needs two logs"))  # fmt: skip
     return out
 
 
-def _loo_status(log: str, logs: dict[str, str | None]) -> str:
-    """A Table 2.7 row's status: the logs ours selected the triple on (the study's others in the lake),
+def _loo_note(log: str, logs: dict[str, str | None]) -> str:
+    """A Table 2.7 row's note: the logs ours selected the triple on (the study's others in the lake),
     and those of the paper's the lake lacks."""
     others = [short_log(name) for name in dict.fromkeys(logs.values()) if name is not None and name != log]
     lacking = [prefix for prefix, name in logs.items() if name is None]
@@ -494,10 +545,10 @@ def _selection(lake: Lake, rows: list[Published], request: Request) -> list[dict
             if mine.is_empty():
                 out.append(_row(p, None, None, _lacking(p)))
             else:
-                status = MEASURED
+                note = MEASURED
                 if missing:
-                    status += f" on the {len(present)} of its {len(logs)} logs in the lake (not: {', '.join(missing)})"
-                out.append(_row(p, None, float(mine["mean_ratio"].min()), status))  # type: ignore[arg-type]
+                    note += f" on the {len(present)} of its {len(logs)} logs in the lake (not: {', '.join(missing)})"
+                out.append(_row(p, None, float(mine["mean_ratio"].min()), note))  # type: ignore[arg-type]
     return out
 
 
@@ -522,7 +573,7 @@ STUDIES: dict[str, Callable[[Lake, list[Published], Request], list[dict[str, obj
 
 
 def reproduce(lake: Lake, request: Request) -> Reproduction:
-    """Every published number of the study beside ours."""
+    """Every published number of the study beside ours, each with its status (`judge`)."""
     if request.study not in STUDIES:
         raise LakehouseError(f"unknown study {request.study!r}; the studies are: {', '.join(STUDIES)}")
     rows = STUDIES[request.study](lake, published(request.study), request)
@@ -531,7 +582,40 @@ def reproduce(lake: Lake, request: Request) -> Reproduction:
         # (A published 0 has no relative difference.)
         relative_pct=pl.when(pl.col("published") != 0).then(100 * pl.col("difference") / pl.col("published").abs())
     )
-    return Reproduction(request.study, table.select(REPRODUCTIONS_SCHEMA.names))
+    return Reproduction(request.study, judge(table).select(REPRODUCTIONS_SCHEMA.names))
+
+
+def judge(table: pl.DataFrame) -> pl.DataFrame:
+    """The table with each row's status and the experiment behind it (lakehouse.published.Status): within
+    the tolerance; else explained or unknown as the package's record of experiments says (the first of
+    its entries that matches the row; a row beyond the tolerance that none matches is unknown, with no
+    experiment); not measured; or ours alone, for a number the paper leaves blank."""
+    entries = explanations()
+    statuses, experiments = [], []
+    for row in table.iter_rows(named=True):
+        status, experiment = Status.unknown, None
+        if row["ours"] is None:
+            status = Status.not_measured
+        elif row["published"] is None:
+            status = Status.ours_alone
+        elif within_tolerance(row["study"], row["published"], row["ours"]):
+            status = Status.within
+        else:
+            found = next((e for e in entries if e.matches(row)), None)
+            if found is not None:
+                status, experiment = found.status, found.experiment
+        statuses.append(status.value)
+        experiments.append(experiment)
+    return table.with_columns(
+        status=pl.Series(statuses, dtype=pl.String), experiment=pl.Series(experiments, dtype=pl.String)
+    )
+
+
+def counts(table: pl.DataFrame) -> dict[str, int]:
+    """How many of a study's rows have each status, in Status's order (the counts docs/reproductions.md
+    gives for each study)."""
+    found = dict(table.group_by("status").len().iter_rows())
+    return {status.value: int(found.get(status.value, 0)) for status in Status}
 
 
 def cite(study: str) -> str:

@@ -60,7 +60,10 @@ TASK_VOLATILITY_SCHEMA = pa.schema(  # as google.task_volatility
 )
 
 VOLATILITY_SUMMARY_SCHEMA = pa.schema(
-    [pa.field("metric", pa.string()), *_fields(pa.float64(), "all", "high_slo", "long_running")]
+    [
+        pa.field("metric", pa.string()),
+        *_fields(pa.float64(), "all", "high_slo", "long_running", "high_slo_long_running"),
+    ]
 )
 
 SUBSET_FLAGS = _fields(pa.bool_(), "high_slo", "long_running")
@@ -206,7 +209,7 @@ REPRODUCTIONS_SCHEMA = pa.schema(
     [
         *_fields(pa.string(), "study", "source", "trace", "log", "quantity", "setting"),
         *_fields(pa.float64(), "published", "ours", "difference", "relative_pct"),
-        *_fields(pa.string(), "unit", "status"),
+        *_fields(pa.string(), "unit", "status", "experiment", "note"),
     ]
 )
 

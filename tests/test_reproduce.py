@@ -84,24 +84,24 @@ def test_locality_rows_are_what_report_locality_gives_at_the_papers_cells(pwa_la
     )  # fmt: skip
     assert direct.exit_code == 0, direct.output
     assert ctc["ours"] == pytest.approx(json.loads(direct.stdout)[0]["locality"], rel=1e-12)
-    assert ctc["log"] == "CTC-SP2-1996-3.1-cln" and ctc["status"] == "measured"
+    assert ctc["log"] == "CTC-SP2-1996-3.1-cln" and ctc["note"] == "measured"
     # The gain of the time over the user is the pair's cell less the user's, on the same log.
     sp2 = {r["quantity"]: r["ours"] for r in rows.filter(pl.col("trace") == "SDSC SP2").iter_rows(named=True)}
     assert sp2["f(s;r|u)"] == pytest.approx(sp2["f((s;u);r)"] - sp2["f(u;r)"])
     # A log the lake lacks, and a table we do not compute, say so.
     paragon95 = rows.filter(pl.col("trace") == "SDSC Paragon '95")
-    assert paragon95["ours"].is_null().all() and paragon95["status"].str.contains("no SDSC-Par-1995 log").all()
+    assert paragon95["ours"].is_null().all() and paragon95["note"].str.contains("no SDSC-Par-1995 log").all()
     # Table 2.1: k-means run-time bins, as lakehouse.models.locality.kmeans_cell gives them.
     from lakehouse.models.locality import kmeans_cell, log_jobs
 
     kmeans = rows.filter(pl.col("source") == "Table 2.1", pl.col("log").is_not_null())
-    assert kmeans.height == 5 and (kmeans["status"] == "measured").all()
+    assert kmeans.height == 5 and (kmeans["note"] == "measured").all()
     blue = kmeans.filter(pl.col("trace") == "SDSC Blue").row(0, named=True)
     jobs = log_jobs(lake, blue["log"]).jobs
     assert blue["ours"] == pytest.approx(kmeans_cell(jobs, 3600, 55).locality, rel=1e-12)
     # Every measured cell is within 5 % of the paper (docs/reproductions.md): the geometric bins of
     # Tables 2.2 and 2.3, and Table 2.1's with the thesis' own k-means.
-    measured = rows.filter(pl.col("status") == "measured")
+    measured = rows.filter(pl.col("note") == "measured")
     assert measured.height == 25 and (measured["relative_pct"].abs() < 5).all()
 
 
@@ -174,7 +174,7 @@ def test_packing_rows_are_what_pack_synthetic_gives_and_the_trace_rows_say_what_
     assert ours["MM machines / lower bound at most, small tasks"] == pytest.approx(mm_small["max_ratio"].max())
     trace = rows.filter(pl.col("trace").str.starts_with("Google"))
     assert trace.height == 40 and trace["ours"].is_null().all()
-    assert trace["status"].str.contains("0 of its 500 task_usage parts").all()
+    assert trace["note"].str.contains("0 of its 500 task_usage parts").all()
 
 
 @pytest.mark.slow
@@ -208,7 +208,7 @@ def test_selection_rows_are_report_selections_and_the_logs_table(kth_lake):
     ours = dict(zip(kth["quantity"], kth["ours"], strict=True))
     jobs = kth_lake.query("SELECT count(*) AS n FROM swf.jobs")["n"][0]
     assert ours == {"MaxProcs": 100, "jobs": jobs}  # the paper's KTH-SP2 machine; the log's jobs, as Table 1
-    assert rows.filter(pl.col("trace") == "CEA-Curie")["status"].str.contains("the lake has no CEA-Curie").all()
+    assert rows.filter(pl.col("trace") == "CEA-Curie")["note"].str.contains("the lake has no CEA-Curie").all()
     # The same campaign read again by the study's command (nothing re-runs): its best noisy and bandit ratios.
     args = ["report", "selection", "KTH", "--lake", str(kth_lake.root), "--view", "jobs_strong",
             "--resamples", "10", "--name", "reproduce-selection", "-f", "json"]  # fmt: skip
@@ -222,7 +222,7 @@ def test_selection_rows_are_report_selections_and_the_logs_table(kth_lake):
     abstract = rows.filter(pl.col("source") == "Abstract")
     assert abstract["published"].to_list() == [0.5, 0.4]
     assert abstract["ours"].to_list() == pytest.approx([best["noisy"], best["egreedy"]])
-    assert abstract["status"].str.contains("on the 1 of its 7 logs in the lake").all()
+    assert abstract["note"].str.contains("on the 1 of its 7 logs in the lake").all()
     # The other bandit added to the same campaign (docs/selection.md's experiment) changes no row.
     started = CliRunner().invoke(app, [*args, "--selectors", "egreedy-started"])
     assert started.exit_code == 0 and "egreedy-started" in started.stdout, started.output
@@ -254,7 +254,7 @@ def test_table_2_8_rows_are_the_triples_prediction_errors(tmp_path):
             pl.col("predictor") == s["predictor"], pl.col("correction") == s["correction"],
             pl.col("backfill") == s["backfill"],
         )[s["metric"]].to_list()  # fmt: skip
-        assert row["ours"] == pytest.approx(value) and row["status"] == "measured"
+        assert row["ours"] == pytest.approx(value) and row["note"] == "measured"
     assert rows.height == 4
 
 
@@ -270,7 +270,7 @@ def test_hmm_rows_say_the_log_is_missing_then_are_the_whole_trace_fit_once_it_is
 
     missing = _reproduce(kth_lake, "hmm")
     assert missing.height == 48 and missing["ours"].is_null().all()
-    assert missing["status"].str.contains("no SDSC-Par-1995 log").all()
+    assert missing["note"].str.contains("no SDSC-Par-1995 log").all()
 
     submit, runtime, _ = planted_regimes(lambda rng: int(rng.geometric(0.1)), bins=1500)
     jobs = [swf_job(i + 1, int(s), int(r), 1, int(r) + 1) for i, (s, r) in enumerate(zip(submit, runtime, strict=True))]
@@ -280,7 +280,7 @@ def test_hmm_rows_say_the_log_is_missing_then_are_the_whole_trace_fit_once_it_is
     )
     rows = _reproduce(lake, "hmm")
     assert rows.height == 48 and (rows["log"] == "SDSC-Par-1995-3.1-cln").all()
-    assert (rows["status"].str.starts_with("measured") | (rows["status"] == "the state has no stay")).all()
+    assert (rows["note"].str.starts_with("measured") | (rows["note"] == "the state has no stay")).all()
     settings = hmm.Settings(states=16, submit_bin=5400, band=2, epsilon=1e-5, per_job=False, rounds=10_000)
     found = log_jobs(lake, "SDSC-Par-1995-3.1-cln").jobs
     direct = hmm.whole_trace(found["submit_time"].to_numpy(), found["run_time"].to_numpy(), settings).divergences()
@@ -292,42 +292,49 @@ def test_hmm_rows_say_the_log_is_missing_then_are_the_whole_trace_fit_once_it_is
 
 def test_volatility_rows_are_report_volatilitys_summary_and_the_jobs_sampling(tmp_path):
     """Section 3.4's one number (every job sampled all or nothing) and the quantities it leaves blank,
-    on a generated trace whose tasks have several windows (so their CVs are defined)."""
+    on a generated trace whose tasks have several windows (so their CVs are defined), over the section's
+    tasks: high-SLO (scheduling class 2-3) tasks running through the whole trace (it took every task)."""
     from lakehouse.ingest.google import ingest_google
     from lakehouse.lake import Lake
     from lakehouse.synth.google_trace import Settings, generate
 
-    generate(tmp_path, Settings(machines=6, days=0.5, seed=3, batch_jobs_per_hour=2, services=3))
+    generate(tmp_path, Settings(machines=6, days=0.5, seed=3, batch_jobs_per_hour=2, services=6))
     lake = Lake(tmp_path / "lake")
     ingest_google(lake, tmp_path / "trace")
     rows = _reproduce(lake, "volatility")
     ours = dict(zip(rows["quantity"], rows["ours"], strict=True))
     run = CliRunner().invoke(app, ["report", "volatility", "--lake", str(lake.root), "-f", "json"])
     assert run.exit_code == 0, run.output
-    summary = {row["metric"]: row["all"] for row in json.loads(run.stdout)}
+    every = {row["metric"]: row["all"] for row in json.loads(run.stdout)}
+    summary = {row["metric"]: row["high_slo_long_running"] for row in json.loads(run.stdout)}
+    assert 0 < summary["tasks"] < every["tasks"]  # (the trace has tasks outside the section's)
     assert summary["median_cv_mu1s"] is not None
     assert ours["median CV of mu1s per task"] == pytest.approx(summary["median_cv_mu1s"])
     # Figure 3.2's finding, said beside our number: mu1s more volatile than mu5m, or not, as measured.
     holds = "holds" if summary["median_cv_mu1s"] > summary["median_cv_mu5m"] else "does not hold"
     cv_row = rows.filter(pl.col("quantity") == "median CV of mu1s per task").row(0, named=True)
-    assert cv_row["status"].endswith(f"(median_cv_mu1s above median_cv_mu5m) {holds} here")
+    assert cv_row["note"].endswith(f"(median_cv_mu1s above median_cv_mu5m) {holds} here")
     assert ours["mean |d| over windows"] == pytest.approx(summary["mean_abs_d"])
     assert ours["tasks with exactly 1 non-zero sample"] == summary["tasks_with_1_nonzero_samples"]
     # The stated number: the share of jobs whose tasks with usage are all sampled or all unsampled,
     # counted here from the tasks' own windows.
     by_task = lake.query(
         "SELECT job_id, task_index, max(cpu_rate) > 0 AS used, max(sampled_cpu_usage) > 0 AS sampled "
-        "FROM google.task_usage GROUP BY ALL"
+        "FROM google.task_usage WHERE job_id IN (SELECT job_id FROM google.tasks WHERE high_slo AND long_running) "
+        "GROUP BY ALL"
     )
     jobs = by_task.filter("used").group_by("job_id").agg(pl.col("sampled").all() | ~pl.col("sampled").any())
     stated = rows.filter(pl.col("published").is_not_null()).row(0, named=True)
     assert stated["published"] == 100 and stated["ours"] == pytest.approx(100 * jobs["sampled"].mean())
-    assert rows.filter(pl.col("published").is_null())["status"].str.starts_with("the paper leaves").all()
+    assert rows.filter(pl.col("published").is_null())["note"].str.starts_with("the paper leaves").all()
+    assert rows.filter(pl.col("published").is_null())["status"].unique().to_list() == ["ours alone"]
+    # The setting says which tasks: the section's.
+    assert rows["setting"].str.contains("high-SLO: scheduling class 2-3; running through the whole trace").all()
 
 
 def test_volatility_rows_say_they_need_the_google_trace(kth_lake):
     rows = _reproduce(kth_lake, "volatility")
-    assert rows["ours"].is_null().all() and rows["status"].str.contains("needs the Google trace").all()
+    assert rows["ours"].is_null().all() and rows["note"].str.contains("needs the Google trace").all()
 
 
 def test_table_1_job_counts_say_they_are_the_archives_before_any_filter():
@@ -340,13 +347,13 @@ def test_table_1_job_counts_say_they_are_the_archives_before_any_filter():
 
 
 def test_a_leave_one_out_row_names_the_logs_it_was_selected_on_and_those_the_lake_lacks():
-    from lakehouse.reproduce import _loo_status
+    from lakehouse.reproduce import _loo_note
 
     logs = {"CTC-SP2": "CTC-SP2-1996-3.1-cln", "KTH-SP2": "KTH-SP2-1996-2.1-cln", "METACENTRUM-2013": None}
-    status = _loo_status("CTC-SP2-1996-3.1-cln", logs)
+    status = _loo_note("CTC-SP2-1996-3.1-cln", logs)
     assert status.startswith("measured: selected on the other 1 logs in the lake (KTH-SP2)")
     assert "METACENTRUM-2013, which the lake lacks" in status
-    assert "lacks" not in _loo_status("CTC-SP2-1996-3.1-cln", {k: v for k, v in logs.items() if v})
+    assert "lacks" not in _loo_note("CTC-SP2-1996-3.1-cln", {k: v for k, v in logs.items() if v})
 
 
 def test_the_quick_selection_replay_count_in_the_docs_is_the_grids():

@@ -68,11 +68,14 @@ def cv(x):
     return x.std(ddof=1) / x.mean() if x.size > 1 and x.mean() > 0 else np.nan
 
 
-@pytest.mark.parametrize("subset", ["all", "high_slo", "long_running"])
+@pytest.mark.parametrize("subset", ["all", "high_slo", "long_running", "high_slo_long_running"])
 def test_trace_wide_numbers_equal_numpy(generated, by_numpy, subset):
     _, _, result = generated
     summary = dict(zip(result.summary["metric"], result.summary[subset], strict=True))
-    mask = np.ones(by_numpy["key"].shape[0], bool) if subset == "all" else by_numpy[subset]
+    everything = np.ones(by_numpy["key"].shape[0], bool)
+    mask = {"all": everything, "high_slo_long_running": by_numpy["high_slo"] & by_numpy["long_running"]}.get(
+        subset, by_numpy.get(subset)
+    )
     assert mask.any()
     tasks = tasks_of(by_numpy, mask)
     nonzero = np.array([(s > 0).sum() for _, s in tasks])
@@ -164,7 +167,7 @@ def test_report_prints_the_table_and_writes_every_plot(generated, tmp_path: Path
         app, ["report", "volatility", "--lake", str(lake.root), "--plots", str(tmp_path), "--format", "csv"]
     )
     assert run.exit_code == 0, run.output
-    assert run.stdout.splitlines()[0] == "metric,all,high_slo,long_running"
+    assert run.stdout.splitlines()[0] == "metric,all,high_slo,long_running,high_slo_long_running"
     pngs = sorted(p.name for p in tmp_path.glob("*.png"))
     assert len(pngs) == 5 and all((tmp_path / p).stat().st_size > 10_000 for p in pngs)
     for view in ("task_volatility", "volatility_summary", "volatility_d_histogram", "volatility_rate_histogram"):

@@ -31,7 +31,7 @@ def table_view(table: pl.DataFrame) -> pl.DataFrame:
     difference side by side (in the first block of columns at 80 columns), then the rest."""
     return table.select(
         *TABLE_KEYS, "published", pl.col("ours").round(3), pl.col("relative_pct").round(1).alias("diff %"),
-        "status", "unit", pl.col("difference").round(3), "source", "log", "setting",
+        "status", "unit", pl.col("difference").round(3), "source", "log", "setting", "experiment", "note",
     )  # fmt: skip
 
 
@@ -62,7 +62,10 @@ def reproduce(
 ) -> None:
     """Every number a published study reports that public logs allow, beside ours: the paper's table,
     the trace, the lake's log it was compared on, the quantity and the setting the paper states, the
-    published value, ours, their difference (ours - published) and the difference in percent.
+    published value, ours, their difference (ours - published) and the difference in percent, and the
+    row's status: within 5 %, explained (beyond, with a cause an experiment found), unknown (beyond,
+    without), not measured (the note says what the lake lacks) or ours alone (the paper leaves it
+    blank); a row beyond 5 % names the experiment run on it, as docs/reproductions.md names it.
 
     Studies: `locality` (Nissimov and Feitelson, 2006, tables 2.1-2.3: the runtime locality f at the
     paper's best cells, measured as `lakehouse report locality` measures it), `hmm` (the same thesis,
@@ -93,7 +96,7 @@ def reproduce(
 
     Example: `lakehouse reproduce selection --quick`
     """
-    from lakehouse.reproduce import REPRODUCE, Request, cite
+    from lakehouse.reproduce import REPRODUCE, Request, cite, counts
 
     target = Lake(lake, memory_limit, threads)  # (volatility groups the Google trace's usage)
     with stderr.status(f"reproducing {study}..."):
@@ -108,6 +111,7 @@ def reproduce(
     said = f"{(ours & published).sum()} of {published.sum()} published numbers measured"
     if not published.all():  # (quantities the paper names but leaves blank: ours alone)
         said += f", and {(ours & ~published).sum()} of {(~published).sum()} the paper leaves blank"
-    stderr.print(f"{said} {REPRODUCE.stored}")
+    statuses = ", ".join(f"{n} {status}" for status, n in counts(table).items() if n)
+    stderr.print(f"{said} ({statuses}) {REPRODUCE.stored}")
     if plots is not None:
         announce_plots(REPRODUCE.plots(target, result, plots))

@@ -37,14 +37,22 @@ AS_PUBLISHED = "hmm:states=16,band=2,running=0,warmup=604800,converge=200,window
 MACHINE_SIZES = (("CTC-SP2", 512),)
 
 
-def study_grid(name: str, logs: Sequence[str], view: str, predictor: str, confidences: Sequence[float | str]) -> Grid:
-    """EASY and EASY with the predictor at each confidence, on every log, on the study's machines."""
+def study_grid(
+    name: str,
+    logs: Sequence[str],
+    view: str,
+    predictor: str,
+    confidences: Sequence[float | str],
+    machine_sizes: Sequence[tuple[str, int]] = MACHINE_SIZES,
+) -> Grid:
+    """EASY and EASY with the predictor at each confidence, on every log, on the study's machines (or on
+    `machine_sizes`; none: each log's header)."""
     return Grid(
         name=name,
         logs=tuple(logs),
         view=view,
         machine_sizes=tuple(
-            (prefix, size) for prefix, size in MACHINE_SIZES if any(log.startswith(prefix) for log in logs)
+            (prefix, size) for prefix, size in machine_sizes if any(log.startswith(prefix) for log in logs)
         ),
         values={
             "predictor": parse_values("predictor", [EASY, predictor]),
