@@ -46,10 +46,17 @@ pub struct HmmParams {
     /// thesis changes "only the backfilling condition").  Off: EASY's backfills are kept and the rule
     /// only adds jobs EASY refuses (docs/hmm.md says why).
     pub every: bool,
+    /// Initial transitions: the probability of staying in a state (see `sticky`); 0 for uniform
+    /// transitions, the thesis' initial values (`stay=uniform`).
+    pub stay: f64,
+    /// With `converge`: the most rounds an update runs (the thesis: until convergence).
+    pub maxrounds: usize,
+    /// The thesis' update rule: an update re-estimates only when sqrt(terminated jobs) times the L1
+    /// change of the last round it ran has reached `converge` again (more jobs since), from the
+    /// previous parameters, never from the initial values again; every update still refreshes the
+    /// state posteriors.  Off: every update re-estimates (restarting as the module says).
+    pub rule: bool,
 }
-
-/// The most rounds an update runs when it trains until convergence.
-const MAX_ROUNDS: usize = 100;
 
 impl Default for HmmParams {
     fn default() -> Self {
@@ -65,20 +72,35 @@ impl Default for HmmParams {
             warmup: 0,
             converge: 0.0,
             every: false,
+            stay: 0.9,
+            maxrounds: 100,
+            rule: false,
         }
     }
 }
 
-const KEYS: [&str; 11] = [
-    "states", "bin", "ratio", "rounds", "update", "window", "band", "running", "warmup",
-    "converge", "every",
+const KEYS: [&str; 14] = [
+    "states",
+    "bin",
+    "ratio",
+    "rounds",
+    "update",
+    "window",
+    "band",
+    "running",
+    "warmup",
+    "converge",
+    "every",
+    "stay",
+    "maxrounds",
+    "rule",
 ];
 
 impl std::str::FromStr for HmmParams {
     type Err = String;
 
     /// `key=value` pairs separated by commas (keys: states, bin, ratio, rounds, update, window, band,
-    /// running, warmup, converge, every).
+    /// running, warmup, converge, every, stay, maxrounds, rule).
     fn from_str(text: &str) -> Result<Self, String> {
         let mut p = HmmParams::default();
         for (key, value) in super::parameters::pairs(text, "hmm parameter", &KEYS)? {
@@ -95,6 +117,20 @@ impl std::str::FromStr for HmmParams {
                 "states" => p.states = whole()? as usize,
                 "bin" => p.bin = whole()?,
                 "rounds" => p.rounds = whole()? as usize,
+                "maxrounds" => p.maxrounds = whole()? as usize,
+                "stay" => {
+                    p.stay = if value == "uniform" {
+                        0.0
+                    } else {
+                        value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|v| *v > 0.0 && *v < 1.0)
+                            .ok_or_else(|| {
+                                format!("hmm parameter stay must be uniform or a probability between 0 and 1, not {value:?}")
+                            })?
+                    }
+                }
                 "update" => p.update = whole()?,
                 "window" => p.window = whole()?,
                 "warmup" => {
@@ -102,16 +138,16 @@ impl std::str::FromStr for HmmParams {
                         format!("hmm parameter warmup must be a whole number of seconds >= 0, not {value:?}")
                     })?
                 }
-                "running" | "every" => {
+                "running" | "every" | "rule" => {
                     let flag = match value {
                         "1" => true,
                         "0" => false,
                         _ => return Err(format!("hmm parameter {key} must be 0 or 1, not {value:?}")),
                     };
-                    if key == "running" {
-                        p.running = flag
-                    } else {
-                        p.every = flag
+                    match key {
+                        "running" => p.running = flag,
+                        "every" => p.every = flag,
+                        _ => p.rule = flag,
                     }
                 }
                 "band" | "converge" => {
@@ -139,6 +175,11 @@ impl std::str::FromStr for HmmParams {
                         })?
                 }
             }
+        }
+        if p.rule && p.converge == 0.0 {
+            return Err(
+                "hmm parameter rule=1 needs converge (the threshold the rule compares with)".into(),
+            );
         }
         if p.states > 64 {
             return Err(format!(
@@ -175,21 +216,38 @@ impl std::fmt::Display for HmmParams {
         if self.every != d.every {
             write!(f, ",every={}", u8::from(self.every))?;
         }
+        if self.stay != d.stay {
+            if self.stay == 0.0 {
+                write!(f, ",stay=uniform")?;
+            } else {
+                write!(f, ",stay={}", self.stay)?;
+            }
+        }
+        if self.maxrounds != d.maxrounds {
+            write!(f, ",maxrounds={}", self.maxrounds)?;
+        }
+        if self.rule != d.rule {
+            write!(f, ",rule={}", u8::from(self.rule))?;
+        }
         Ok(())
     }
 }
 
-/// Initial transitions that stay put with probability 0.9.  Uniform transitions (the offline model's
-/// static start) are a fixed point of Baum-Welch whenever consecutive bins are rarely both busy, as in
-/// the sparse windows of an online update: the posteriors of neighbouring bins are then independent,
-/// so the re-estimated rows stay equal and the model never learns that regimes last.
-fn sticky(n: usize) -> Vec<f64> {
+/// Initial transitions that stay put with probability `stay` (by default 0.9; 0: uniform, the thesis'
+/// initial values).  Uniform transitions (the offline model's static start) are a fixed point of
+/// Baum-Welch whenever consecutive bins are rarely both busy, as in the sparse windows of an online
+/// update: the posteriors of neighbouring bins are then independent, so the re-estimated rows stay
+/// equal and the model never learns that regimes last.
+fn sticky(n: usize, stay: f64) -> Vec<f64> {
     if n == 1 {
         return vec![1.0];
     }
-    let other = 0.1 / (n - 1) as f64;
+    if stay == 0.0 {
+        return vec![1.0 / n as f64; n * n];
+    }
+    let other = (1.0 - stay) / (n - 1) as f64;
     (0..n * n)
-        .map(|k| if k / n == k % n { 0.9 } else { other })
+        .map(|k| if k / n == k % n { stay } else { other })
         .collect()
 }
 
@@ -267,6 +325,8 @@ pub struct OnlineHmm {
     first_submit: i64,
     completed: usize,
     completed_at_restart: usize,
+    /// The L1 change of the last round the last re-estimation ran (for `rule`).
+    last_change: f64,
     /// Run-time bin of each completed job.
     done_bin: Vec<Option<u16>>,
 }
@@ -289,6 +349,7 @@ impl OnlineHmm {
             first_submit,
             completed: 0,
             completed_at_restart: 0,
+            last_change: f64::INFINITY,
             done_bin: vec![None; jobs],
         }
     }
@@ -310,8 +371,8 @@ impl OnlineHmm {
         if self.completed == 0 || !self.warmed_up(known) {
             return;
         }
-        let restart =
-            self.model.is_none() || self.completed >= 2 * self.completed_at_restart.max(1);
+        let restart = self.model.is_none()
+            || (!self.p.rule && self.completed >= 2 * self.completed_at_restart.max(1));
         if restart {
             self.completed_at_restart = self.completed;
         }
@@ -382,10 +443,19 @@ impl OnlineHmm {
         let observations: f64 = counts[..trained * k].iter().sum();
         let (mut start, mut trans, mut emis) = match (&self.model, restart) {
             (Some(m), false) => (m.start.clone(), m.trans.clone(), m.emis.clone()),
-            _ => (vec![1.0 / n as f64; n], sticky(n), self.static_emissions()),
+            _ => (
+                vec![1.0 / n as f64; n],
+                sticky(n, self.p.stay),
+                self.static_emissions(),
+            ),
         };
+        // The thesis' rule: no rounds while sqrt(terminated jobs) x the last change stays below ε.
+        let due = !self.p.rule
+            || restart
+            || (self.completed as f64).sqrt() * self.last_change >= self.p.converge;
         let rounds = match (self.p.converge > 0.0, restart) {
-            (true, _) => MAX_ROUNDS,
+            _ if !due => 0,
+            (true, _) => self.p.maxrounds,
             (false, true) => 4 * self.p.rounds,
             (false, false) => self.p.rounds,
         };
@@ -449,11 +519,12 @@ impl OnlineHmm {
                 .sum::<f64>();
             start.copy_from_slice(&pass.gamma[..n]);
             gamma = pass.gamma;
+            self.last_change = change;
             if self.p.converge > 0.0 && observations.sqrt() * change < self.p.converge {
                 break;
             }
         }
-        if trained < steps || !self.p.running {
+        if trained < steps || !self.p.running || rounds == 0 {
             // The laws see every bin up to now, the running jobs included, through the trained model.
             let survival = survival_of(&emis, n, k);
             let log_b = log_observations(&counts, &censored, steps, n, k, &emis, &survival);
@@ -557,6 +628,82 @@ mod tests {
             }
         }
         (submit, run)
+    }
+
+    #[test]
+    fn the_theses_three_initial_and_update_settings_parse_print_and_are_checked() {
+        let p: HmmParams = "states=4,stay=uniform,maxrounds=10000,rule=1,converge=200"
+            .parse()
+            .unwrap();
+        assert_eq!((p.stay, p.maxrounds, p.rule), (0.0, 10_000, true));
+        assert!(p
+            .to_string()
+            .ends_with(",converge=200,stay=uniform,maxrounds=10000,rule=1"));
+        assert_eq!(
+            "stay=0.5"
+                .parse::<HmmParams>()
+                .unwrap()
+                .to_string()
+                .matches("stay=0.5")
+                .count(),
+            1
+        );
+        // The defaults keep the spelling of earlier runs.
+        assert!(!HmmParams::default().to_string().contains("stay"));
+        for bad in [
+            "stay=1",
+            "stay=0",
+            "stay=x",
+            "maxrounds=0",
+            "rule=2",
+            "rule=1",
+        ] {
+            assert!(bad.parse::<HmmParams>().is_err(), "{bad}");
+        }
+        // Uniform: every row the same; the default stays put with probability 0.9.
+        assert_eq!(sticky(4, 0.0), vec![0.25; 16]);
+        let t = sticky(3, 0.9);
+        assert!(
+            (t[0] - 0.9).abs() < 1e-12 && (t[1] - 0.05).abs() < 1e-12 && (t[4] - 0.9).abs() < 1e-12
+        );
+    }
+
+    #[test]
+    fn under_the_theses_rule_an_update_re_estimates_only_when_the_last_change_is_not_small_enough()
+    {
+        let (submit, run) = alternating_days();
+        let n = submit.len();
+        let p: HmmParams = "states=2,band=2,running=0,converge=200,rule=1"
+            .parse()
+            .unwrap();
+        let mut hmm = OnlineHmm::new(p, n, 86_400, 0);
+        let known = Known {
+            submit: &submit,
+            start: &submit,
+        };
+        for j in 0..n / 2 {
+            hmm.completed(j, run[j]);
+        }
+        let now = submit[n / 2];
+        hmm.next_update = now;
+        hmm.maybe_update(now, &known);
+        let first = hmm.model.as_ref().unwrap().trans.clone();
+        // Converged: sqrt(jobs) x the last change is below ε.  One more job keeps it below: the next
+        // update refreshes the posteriors but leaves the parameters.
+        assert!((hmm.completed as f64).sqrt() * hmm.last_change < 200.0);
+        hmm.completed(n / 2, run[n / 2]);
+        hmm.next_update = now + 3_600;
+        hmm.maybe_update(now + 3_600, &known);
+        assert_eq!(hmm.model.as_ref().unwrap().trans, first);
+        assert_eq!(
+            hmm.model.as_ref().unwrap().last,
+            (now + 3_600).div_euclid(900)
+        );
+        // A last change large enough for the jobs now known: the update re-estimates.
+        hmm.last_change = 1e9;
+        hmm.next_update = now + 7_200;
+        hmm.maybe_update(now + 7_200, &known);
+        assert_ne!(hmm.model.as_ref().unwrap().trans, first);
     }
 
     #[test]
