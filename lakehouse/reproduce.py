@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 
 from lakehouse.campaigns.executors import local_executor
@@ -27,7 +28,7 @@ from lakehouse.job_views import View, log_machine_size
 from lakehouse.lake import Lake
 from lakehouse.log_names import LogNameError, logs_named, short_log
 from lakehouse.machine import CEA_CURIE_PARTITION
-from lakehouse.models.locality import Settings, Variant, kmeans_cell, log_jobs
+from lakehouse.models.locality import Settings, Variant, kmeans_cell, log_jobs, runtime_bins
 from lakehouse.published import PAPERS, Published, Status, explanations, published, within_tolerance
 from lakehouse.reports import LOCALITY, Report
 from lakehouse.schemas import REPRODUCTIONS_SCHEMA
@@ -104,11 +105,13 @@ def _lacking(p: Published) -> str:
 
 
 def _locality(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
-    out: list[dict[str, object]] = []
-    for log, mine in _by_log(rows, lake.log_names()):
+    found: dict[int, dict[str, object]] = {}  # the row of each published number, by its place
+    values: dict[tuple[str, str], float] = {}  # (archive log, quantity) -> ours, for the text's averages
+    place = {id(p): i for i, p in enumerate(rows)}
+    for log, mine in _by_log([p for p in rows if p.log], lake.log_names()):
         cells = [p for p in mine if "t_r" in p.settings()]
         if log is None:
-            out += [_row(p, None, None, _lacking(p)) for p in mine]
+            found |= {place[id(p)]: _row(p, None, None, _lacking(p)) for p in mine}
             continue
         settings = Settings(
             submit_bins=sorted({float(p.settings()["t_s"]) for p in cells if "t_s" in p.settings()}),
@@ -117,20 +120,52 @@ def _locality(lake: Lake, rows: list[Published], request: Request) -> list[dict[
         )
         measured = LOCALITY.run(lake, (log, settings))
         grid = measured.grid
+        jobs = measured.jobs.jobs
 
         by_quantity = {p.quantity: p for p in mine}
         for p in mine:
             s = p.settings()
-            if "bins" in s:  # Table 2.1: k-means run-time bins (lakehouse.models.locality.kmeans_cell)
-                found = kmeans_cell(measured.jobs.jobs, float(s["t_s"]), int(s["bins"]))
-                out.append(_row(p, log, found.locality, MEASURED))
+            if "n_ratio" in s:  # N: the run-time bins from 1 s to the longest run of the jobs the cell uses
+                users = p.quantity.endswith("f(u;r)") or "(s;u)" in p.quantity
+                longest = (jobs.drop_nulls("user_id") if users else jobs)["run_time"].max()
+                value = float(runtime_bins(np.array([longest]), float(s["n_ratio"]))[0] + 1)
+            elif "bins" in s:  # Table 2.1: k-means run-time bins (lakehouse.models.locality.kmeans_cell)
+                value = kmeans_cell(jobs, float(s["t_s"]), int(s["bins"])).locality
             elif "t_r" in s:
-                out.append(_row(p, log, _cell(grid, p), MEASURED))
+                value = _cell(grid, p)
             else:  # f(s; r | u): what the submit time adds to the user, the pair's best cell over the user's
-                out.append(
-                    _row(p, log, _cell(grid, by_quantity["f((s;u);r)"]) - _cell(grid, by_quantity["f(u;r)"]), MEASURED)
-                )
-    return out
+                value = _cell(grid, by_quantity["f((s;u);r)"]) - _cell(grid, by_quantity["f(u;r)"])
+            values[(p.log, p.quantity)] = value
+            found[place[id(p)]] = _row(p, log, value, MEASURED)
+    traces = list(dict.fromkeys(p.log for p in rows if p.log))
+    for p in rows:
+        if not p.log:
+            found[place[id(p)]] = _locality_average(p, traces, values)
+    return [found[i] for i in range(len(rows))]
+
+
+#: The text's averages over the six traces: (statistic) -> (numerator, denominator, geometric).
+LOCALITY_AVERAGES = {
+    "simple_over_kmeans": ("f(s;r)", "f(s;r) K-Means run-time bins", False),
+    "user_and_submit_over_user": ("f((s;u);r)", "f(u;r)", False),
+    "user_bins_over_both": ("N run-time bins of f(u;r)", "N run-time bins of f((s;u);r)", True),
+}
+
+
+def _locality_average(p: Published, traces: list[str], values: dict[tuple[str, str], float]) -> dict[str, object]:
+    """One of section 2's averages over the six traces: the mean excess (in %) of one of each trace's
+    numbers over another, or the geometric mean of their ratio; measured when the lake holds every trace
+    (the note gives it over those it holds)."""
+    over, under, geometric = LOCALITY_AVERAGES[p.settings()["statistic"]]
+    ratios = [values[(t, over)] / values[(t, under)] for t in traces if (t, over) in values and (t, under) in values]
+    if geometric:
+        value = math.prod(ratios) ** (1 / len(ratios)) if ratios else None
+    else:
+        value = 100 * (sum(ratios) / len(ratios) - 1) if ratios else None
+    if len(ratios) == len(traces):
+        return _row(p, None, value, MEASURED)
+    partial = f"; over the {len(ratios)} in the lake: {value:.3g}" if value is not None else ""
+    return _row(p, None, None, f"{_lacking(p)} ({len(traces)} traces){partial}")
 
 
 def _cell(grid: pl.DataFrame, p: Published) -> float:
@@ -332,6 +367,8 @@ PER_LOG_COLUMNS = {
     "AVEbsld best learned SJBF": "best_learned_sjbf",
     "AVEbsld worst learned SJBF": "worst_learned_sjbf",
 }
+#: Table 2.7's EASY++ column, in percent: (EASY - EASY++) / EASY, from the per-log table.
+EASY_PLUS_PLUS_REDUCTION = "reduction vs EASY of EASY++"
 #: Table 2.7's: the column of the leave-one-out table.
 LOO_COLUMNS = {
     "AVEbsld leave-one-out triple": "selected_bsld",
@@ -401,6 +438,9 @@ def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[
             out.append(_row(p, log, value, MEASURED if value is not None else "the triple did not run"))
         elif p.quantity in PER_LOG_COLUMNS:
             out.append(_row(p, log, per_log.filter(pl.col("log") == log)[PER_LOG_COLUMNS[p.quantity]][0], MEASURED))
+        elif p.quantity == EASY_PLUS_PLUS_REDUCTION:  # Table 2.7's EASY++ column: its AVEbsld against EASY's
+            mine = per_log.filter(pl.col("log") == log).row(0, named=True)
+            out.append(_row(p, log, 100 * (1 - mine["easy_plus_plus"] / mine["easy"]), MEASURED))
         else:
             held = loo.filter(pl.col("held_out") == log)
             value = held[LOO_COLUMNS[p.quantity]][0] if held.height else None
@@ -586,11 +626,13 @@ def reproduce(lake: Lake, request: Request) -> Reproduction:
 
 
 def judge(table: pl.DataFrame) -> pl.DataFrame:
-    """The table with each row's status and the experiment behind it (lakehouse.published.Status): within
-    the tolerance; else explained or unknown as the package's record of experiments says (the first of
-    its entries that matches the row; a row beyond the tolerance that none matches is unknown, with no
-    experiment); not measured; or ours alone, for a number the paper leaves blank."""
+    """The table with each row's status and the experiment behind it (lakehouse.published.Status):
+    within the tolerance (lakehouse.published.within_tolerance); else explained or unknown as the
+    package's record of experiments says (the first of its entries that matches the row; a row beyond
+    the tolerance that none matches is unknown, with no experiment); not measured; or ours alone, for a
+    number the paper leaves blank."""
     entries = explanations()
+    digits = {(p.study, p.source, p.trace, p.quantity): p.resolution for p in published()}
     statuses, experiments = [], []
     for row in table.iter_rows(named=True):
         status, experiment = Status.unknown, None
@@ -598,7 +640,12 @@ def judge(table: pl.DataFrame) -> pl.DataFrame:
             status = Status.not_measured
         elif row["published"] is None:
             status = Status.ours_alone
-        elif within_tolerance(row["study"], row["published"], row["ours"]):
+        elif within_tolerance(
+            row["study"],
+            row["published"],
+            row["ours"],
+            digits.get((row["study"], row["source"], row["trace"], row["quantity"]), 0.0),
+        ):
             status = Status.within
         else:
             found = next((e for e in entries if e.matches(row)), None)
