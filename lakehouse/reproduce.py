@@ -157,7 +157,8 @@ def _locality_average(p: Published, traces: list[str], values: dict[tuple[str, s
     numbers over another, or the geometric mean of their ratio; measured when the lake holds every trace
     (the note gives it over those it holds)."""
     over, under, geometric = LOCALITY_AVERAGES[p.settings()["statistic"]]
-    ratios = [values[(t, over)] / values[(t, under)] for t in traces if (t, over) in values and (t, under) in values]
+    # (A trace whose denominator is 0, a log too small to carry locality, has no ratio.)
+    ratios = [values[(t, over)] / values[(t, under)] for t in traces if values.get((t, under)) and (t, over) in values]
     if geometric:
         value = math.prod(ratios) ** (1 / len(ratios)) if ratios else None
     else:

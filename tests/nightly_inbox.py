@@ -12,9 +12,9 @@ from lakehouse.nightly.config import Config
 from lakehouse.testing import swf_job, write_swf
 
 #: Replays in the test process (a pool's start-up would dominate logs this small); no noise trials.
-FAST = Config(workers=1, noise_trials=0)
+FAST = Config(workers=1, options={"periodicity": {"noise_trials": 0}})
 #: For the tests of the inbox alone (names, sources, failures): the cheapest report, not every one.
-INBOX = Config(reports=("logs",), workers=1, noise_trials=0)
+INBOX = Config(reports=("logs",), workers=1, options={"periodicity": {"noise_trials": 0}})
 HEADER = {"Version": 2.2, "MaxProcs": 64, "UnixStartTime": 0, "TimeZoneString": "UTC"}
 
 

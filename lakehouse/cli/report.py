@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -25,7 +27,7 @@ from lakehouse.cli.selection import report_selection
 from lakehouse.errors import TooLittleDataError
 from lakehouse.lake import Lake
 from lakehouse.render import OutputFormat, emit, emit_tables, stderr
-from lakehouse.reports import MAX_NOISE_TRIALS
+from lakehouse.reports import PERIODICITY, Option, Report
 
 report_app = command_group("Run a model over the lake, store its result as analysis.* and print a summary.")
 
@@ -38,11 +40,11 @@ def report_periodicity(
     noise_trials: Annotated[
         int,
         typer.Option(
-            min=0,
-            max=MAX_NOISE_TRIALS,
-            help="Pure-noise series fitted to measure the test's false-positive rate (0: skip).",
+            min=PERIODICITY.option("noise_trials").minimum,
+            max=PERIODICITY.option("noise_trials").maximum,
+            help=PERIODICITY.option("noise_trials").help,
         ),
-    ] = 200,
+    ] = PERIODICITY.option("noise_trials").default,  # type: ignore[assignment]
     memory_limit: MemoryLimitOption = None,
     threads: ThreadsOption = None,
     fmt: FormatOption = OutputFormat.table,
@@ -64,7 +66,7 @@ def report_periodicity(
 
     Example: `lakehouse report periodicity --plots figures/`
     """
-    from lakehouse.reports import PERIODICITY, PeriodicitySettings
+    from lakehouse.reports import PeriodicitySettings
 
     target = Lake(lake, memory_limit, threads)
     with stderr.status(f"fitting long-running jobs, then {noise_trials} pure-noise series..."):
@@ -548,3 +550,79 @@ def report_hmm_backfilling(
 
         announce_plots(wait_cdfs(target, rows, plots, target.root / JOBS_FOLDER / grid.name))
     exit_on_failures(outcome)
+
+
+# -- the reports of the registry without a command above -------------------------------------------
+
+#: The reports whose command is written by hand (above, and `lakehouse pack`); every other report of the
+#: registry gets one made from its options.
+WRITTEN = frozenset({"periodicity", "volatility", "selection", "triples", "predictions", "locality", "hmm", "pack"})
+
+
+def _option_parameter(option: Option) -> inspect.Parameter:
+    """A report option as a parameter of its command: `--NAME-WITH-DASHES`, its help and range."""
+    flag = "--" + option.name.replace("_", "-")
+    kind = type(option.default)
+    spec = (
+        typer.Option(f"{flag}/--no-{flag[2:]}", help=option.help)
+        if kind is bool
+        else typer.Option(flag, help=option.help, min=option.minimum, max=option.maximum)
+    )
+    return inspect.Parameter(
+        option.name, inspect.Parameter.KEYWORD_ONLY, default=option.default, annotation=Annotated[kind, spec]
+    )
+
+
+def generated_command(report: Report[Any, Any]) -> Callable[..., None]:
+    """`lakehouse report NAME` for a report of the registry: its options, the lake's and the output's;
+    runs and stores it, prints the tables it shows and draws its figures."""
+
+    def command(
+        lake: Path | None = None,
+        plots: Path | None = None,
+        memory_limit: str | None = None,
+        threads: int | None = None,
+        fmt: OutputFormat = OutputFormat.table,
+        output: Path | None = None,
+        **options: Any,
+    ) -> None:
+        target = Lake(lake, memory_limit, threads)
+        with stderr.status(f"running {report.name}..."):
+            result = report.run(target, report.settings_for(options))
+        tables = report.show(result)
+        if fmt is OutputFormat.table and len(tables) > 1:
+            emit_tables([(frame, caption) for caption, frame in tables], output)
+        else:
+            for caption, frame in tables:
+                emit(frame, fmt, output, title=caption)
+        stderr.print(report.stored)
+        if plots is not None:
+            announce_plots(report.plots(target, result, plots))
+
+    common = [
+        ("lake", LakeOption, None),
+        ("plots", PlotsOption, None),
+        ("memory_limit", MemoryLimitOption, None),
+        ("threads", ThreadsOption, None),
+        ("fmt", FormatOption, OutputFormat.table),
+        ("output", OutputOption, None),
+    ]
+    parameters = [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+        for name, annotation, default in common
+    ]
+    command.__signature__ = inspect.Signature([*map(_option_parameter, report.options), *parameters])  # type: ignore[attr-defined]
+    command.__doc__ = f"{report.summary or report.title}\n\nStores {', '.join(report.tables)}."
+    command.__name__ = f"report_{report.name.replace('-', '_')}"
+    return clear_errors(command)
+
+
+def _register_generated() -> None:
+    from lakehouse.reports import REPORTS
+
+    for name, report in REPORTS.items():
+        if name not in WRITTEN:
+            report_app.command(name)(generated_command(report))
+
+
+_register_generated()

@@ -12,7 +12,7 @@ Every key is optional (the defaults run everything)::
     view = "jobs_clean"               # or jobs_strong
     campaign = "nightly"              # the campaign the replays are stored under
 
-    [periodicity]
+    [periodicity]                     # a report's options (lakehouse report NAME --help), by its name
     noise_trials = 200
 
 An unknown key or a value of the wrong type is an error naming the file, the key and what is allowed.
@@ -30,7 +30,6 @@ from lakehouse.errors import SettingsError
 from lakehouse.job_views import View
 from lakehouse.log_names import names_log
 from lakehouse.machine import machine_size_problem
-from lakehouse.reports import MAX_NOISE_TRIALS
 from lakehouse.reports import REPORTS as REGISTRY
 from lakehouse.tomlfile import read_toml
 
@@ -49,7 +48,12 @@ class Config:
     machine_size: dict[str, int] = field(default_factory=dict)
     view: str = View.jobs_clean.value
     campaign: str = "nightly"
-    noise_trials: int = 200
+    #: The options given to reports of the registry, by report (lakehouse.reports.base.Option).
+    options: dict[str, dict[str, object]] = field(default_factory=dict)
+
+    def options_of(self, report: str) -> dict[str, object]:
+        """A report's options: those the config gives, the others at their defaults."""
+        return {o.name: o.default for o in REGISTRY[report].options} | self.options.get(report, {})
 
     def size_for(self, log: str, known: Sequence[str]) -> int | None:
         """The processors the config gives a log of `known` (by lakehouse.log_names' rule: its name, a
@@ -60,8 +64,10 @@ class Config:
         return None
 
 
-_TOP = {"reports", "workers", "machine_size", "replays", "periodicity"}
-_TABLES = {"replays": {"view", "campaign"}, "periodicity": {"noise_trials"}}
+#: Each report with options has a table of its own, named after it.
+_OPTIONS = {name: {o.name: o for o in report.options} for name, report in REGISTRY.items() if report.options}
+_TOP = {"reports", "workers", "machine_size", "replays", *_OPTIONS}
+_TABLES = {"replays": {"view", "campaign"}, **{name: set(options) for name, options in _OPTIONS.items()}}
 
 
 def load(path: Path | None) -> Config:
@@ -103,10 +109,11 @@ def load(path: Path | None) -> Config:
     campaign = replays.get("campaign", "nightly")
     if name_problem(campaign):
         raise fail("replays.campaign", RULE)
-    trials = data.get("periodicity", {}).get("noise_trials", 200)
-    if not isinstance(trials, int) or isinstance(trials, bool) or not 0 <= trials <= MAX_NOISE_TRIALS:
-        raise fail(
-            "periodicity.noise_trials", f"expected a whole number from 0 to {MAX_NOISE_TRIALS:,}, got {trials!r}"
-        )
+    options: dict[str, dict[str, object]] = {}
+    for report, known in _OPTIONS.items():
+        for key, value in data.get(report, {}).items():
+            if problem := known[key].problem(value):
+                raise fail(f"{report}.{key}", problem)
+            options.setdefault(report, {})[key] = value
     ordered = tuple(r for r in REPORTS if r in reports)
-    return Config(ordered, workers, dict(sizes), view, campaign, trials)
+    return Config(ordered, workers, dict(sizes), view, campaign, options)

@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import polars as pl
 
@@ -24,10 +23,8 @@ from lakehouse.campaigns.runner import run_campaign, stored_runs
 from lakehouse.catalog import named_query
 from lakehouse.errors import TooLittleDataError
 from lakehouse.lake import Lake, stopped_by_interrupt
-from lakehouse.models.predict import no_targets, sources
 from lakehouse.nightly.config import Config
 from lakehouse.reports import REPORTS as REGISTRY
-from lakehouse.reports import PackRequest, PeriodicitySettings, Source
 
 
 @dataclass
@@ -136,35 +133,25 @@ def change_table(rows: pl.DataFrame) -> pl.DataFrame:
 
 
 def registry_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
-    """A report of the registry, run as its command runs it: once for the Google trace, once per changed
-    SWF log with targets (one log's failure is reported, the others go on)."""
+    """A report of the registry, run as its command runs it, on what its nightly hook says (once for the
+    Google trace, once per changed SWF log with targets...), with the config's options; for a report that
+    follows the SWF logs, one log's failure is reported and the others go on."""
     report = REGISTRY[section.key]
     errors = []
-    for settings in _nightly_settings(section, lake, logs, config):
+    runs, notes = report.nightly_runs(lake, logs, config.options_of(section.key))
+    section.notes += notes
+    for settings in runs:
         try:
             result = report.run(lake, settings)
         except Exception as exc:
-            if not isinstance(settings, Source) or stopped_by_interrupt(exc):  # the section's error, or a stop
+            if report.follows != "swf" or stopped_by_interrupt(exc):  # the section's error, or a stop
                 raise
-            errors.append(f"{settings.name}: {exc}")
+            errors.append(f"{getattr(settings, 'name', settings)}: {exc}")
             continue
         section.tables += report.show(result)
         if report.plot is not None:
             section.figures += report.plot(lake, result, figures)
     section.error = "; ".join(errors) or None
-
-
-def _nightly_settings(section: Section, lake: Lake, logs: Sequence[str], config: Config) -> list[Any]:
-    """What each registry report runs on in a nightly run."""
-    if section.key == "predictions":
-        with_targets = {name for family, name in sources(lake) if family == "swf"}
-        section.notes += [f"skipped {no_targets(log)}" for log in logs if log not in with_targets]
-        return [Source("swf", log) for log in logs if log in with_targets]
-    if section.key == "periodicity":
-        return [PeriodicitySettings(config.noise_trials)]
-    if section.key == "pack":
-        return [PackRequest()]
-    return [None]
 
 
 Report = Callable[[Section, Lake, Sequence[str], Config, Path], None]

@@ -1,0 +1,44 @@
+"""`lakehouse report hmm`: the workload of one SWF log as a hidden Markov model (lakehouse.models.hmm)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lakehouse.lake import Lake
+from lakehouse.reports.base import Report
+
+if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
+    from lakehouse.models.hmm import LogModels
+    from lakehouse.models.hmm import Settings as HmmSettings
+
+
+def _hmm(lake: Lake, settings: tuple[str, Sequence[HmmSettings]]) -> LogModels:
+    from lakehouse.models.hmm import model_log
+
+    return model_log(lake, *settings)
+
+
+def _store_hmm(lake: Lake, result: LogModels) -> None:
+    from lakehouse.models.hmm import store_models
+
+    store_models(lake, result)
+
+
+def _plot_hmm(lake: Lake, result: LogModels, folder: Path) -> list[Path]:
+    from lakehouse.models.hmm_plots import plot_hmm
+
+    return plot_hmm(result.log, result.studies, folder)
+
+
+REPORT: Report[tuple[str, Sequence[HmmSettings]], LogModels] = Report(
+    "hmm",
+    "The workload as a hidden Markov model (lakehouse report hmm)",
+    ("analysis.hmm_fits", "analysis.hmm_states"),
+    _hmm,
+    _store_hmm,
+    lambda result: [(f"{result.log}: workload HMM", result.fits)],
+    _plot_hmm,
+    order=60,
+)

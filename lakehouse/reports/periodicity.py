@@ -1,0 +1,71 @@
+"""`lakehouse report periodicity`: hourly, daily and weekly cycles of the Google trace's long-running
+jobs (lakehouse.models.job_sinusoids)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lakehouse.lake import Lake
+from lakehouse.reports.base import Option, Report, Tables
+
+if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
+    from lakehouse.models.job_sinusoids import Periodicity
+
+#: The most pure-noise series a periodicity run fits: 10,000 take minutes; more holds a nightly run's lock
+#: for hours.
+MAX_NOISE_TRIALS = 10_000
+NOISE_TRIALS = Option(
+    "noise_trials",
+    200,
+    "Pure-noise series fitted to measure the test's false-positive rate (0: skip).",
+    minimum=0,
+    maximum=MAX_NOISE_TRIALS,
+)
+
+
+@dataclass(frozen=True)
+class PeriodicitySettings:
+    noise_trials: int = 200  # pure-noise series fitted to measure the test's false-positive rate
+    overlays: bool = True  # keep the series of the jobs the plots overlay with their fits
+
+
+def _periodicity(lake: Lake, settings: PeriodicitySettings) -> Periodicity:
+    from lakehouse.models.job_sinusoids import periodicity
+
+    return periodicity(lake, settings.noise_trials, settings.overlays)
+
+
+def _store_periodicity(lake: Lake, result: Periodicity) -> None:
+    from lakehouse.models.job_sinusoids import store_periodicity
+
+    store_periodicity(lake, result)
+
+
+def _show_periodicity(result: Periodicity) -> Tables:
+    from lakehouse.models.job_sinusoids import summary
+
+    caption = f"{result.fits.height:,} long-running jobs fitted"
+    return [(caption, summary(result.fits, false_positive=result.false_positive))]
+
+
+def _plot_periodicity(lake: Lake, result: Periodicity, folder: Path) -> list[Path]:
+    from lakehouse.models.periodicity_plots import plot_periodicity
+
+    return plot_periodicity(result.fits, result.series, folder)
+
+
+REPORT: Report[PeriodicitySettings, Periodicity] = Report(
+    "periodicity",
+    "Hourly, daily and weekly cycles (lakehouse report periodicity)",
+    ("analysis.job_sinusoids",),
+    _periodicity,
+    _store_periodicity,
+    _show_periodicity,
+    _plot_periodicity,
+    follows="google",
+    make=PeriodicitySettings,
+    options=(NOISE_TRIALS,),
+    order=30,
+)

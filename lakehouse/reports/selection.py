@@ -1,0 +1,43 @@
+"""`lakehouse report selection`: online policy selection over a stored campaign
+(lakehouse.studies.selection)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from lakehouse.lake import Lake
+from lakehouse.reports.base import Report
+
+if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
+    from lakehouse.studies.selection import SelectionTables
+
+
+def _selection(lake: Lake, campaign: str) -> SelectionTables:
+    from lakehouse.studies.selection import selection_tables
+
+    return selection_tables(lake, campaign)
+
+
+def _store_selection(lake: Lake, result: SelectionTables) -> None:
+    from lakehouse.studies.selection import store_tables
+
+    store_tables(lake, result)
+
+
+def _plot_selection(lake: Lake, result: SelectionTables, folder: Path) -> list[Path]:
+    from lakehouse.studies.selection_plots import selection_plots
+
+    return selection_plots(result.rows, result.curves, folder)
+
+
+REPORT: Report[str, SelectionTables] = Report(
+    "selection",
+    "Online policy selection (lakehouse report selection)",
+    ("analysis.selection_runs", "analysis.selection_curves"),
+    _selection,
+    _store_selection,
+    lambda result: [("average wait / EASY-FCFS's, over resamples", result.table)],
+    _plot_selection,
+    order=80,
+)
