@@ -9,6 +9,7 @@ old tables or the new ones, whole.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,18 @@ from lakehouse.lake import Lake
 S = TypeVar("S")
 R = TypeVar("R")
 Tables = list[tuple[str, pl.DataFrame]]  # (caption, frame) as a page or a terminal shows them
+
+
+def lazy(path: str) -> Callable[..., Any]:
+    """The function at `module:name`, imported when it is first called: a report names its model's
+    functions so, and listing the reports (every command does) loads no model."""
+    module, name = path.split(":")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = path
+    return call
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.lake import Lake
-from lakehouse.reports.base import Report
+from lakehouse.reports.base import Report, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.hmm import LogModels
@@ -18,12 +18,6 @@ def _hmm(lake: Lake, settings: tuple[str, Sequence[HmmSettings]]) -> LogModels:
     from lakehouse.models.hmm import model_log
 
     return model_log(lake, *settings)
-
-
-def _store_hmm(lake: Lake, result: LogModels) -> None:
-    from lakehouse.models.hmm import store_models
-
-    store_models(lake, result)
 
 
 def _plot_hmm(lake: Lake, result: LogModels, folder: Path) -> list[Path]:
@@ -37,7 +31,7 @@ REPORT: Report[tuple[str, Sequence[HmmSettings]], LogModels] = Report(
     "The workload as a hidden Markov model (lakehouse report hmm)",
     ("analysis.hmm_fits", "analysis.hmm_states"),
     _hmm,
-    _store_hmm,
+    lazy("lakehouse.models.hmm:store_models"),
     lambda result: [(f"{result.log}: workload HMM", result.fits)],
     _plot_hmm,
     order=60,

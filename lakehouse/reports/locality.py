@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.lake import Lake
-from lakehouse.reports.base import Report, Tables
+from lakehouse.reports.base import Report, Tables, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.locality import Measured
@@ -18,12 +18,6 @@ def _locality(lake: Lake, settings: tuple[str, LocalitySettings]) -> Measured:
     from lakehouse.models.locality import measure
 
     return measure(lake, *settings)
-
-
-def _store_locality(lake: Lake, result: Measured) -> None:
-    from lakehouse.models.locality import store_measured
-
-    store_measured(lake, result)
 
 
 def _show_locality(result: Measured) -> Tables:
@@ -43,7 +37,7 @@ REPORT: Report[tuple[str, LocalitySettings], Measured] = Report(
     "Runtime locality of submit times and users (lakehouse report locality)",
     ("analysis.locality",),
     _locality,
-    _store_locality,
+    lazy("lakehouse.models.locality:store_measured"),
     _show_locality,
     _plot_locality,
     order=50,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lakehouse.lake import Lake
-from lakehouse.reports.base import Report
+from lakehouse.reports.base import Report, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.packing import Packed
@@ -28,18 +28,12 @@ def _pack(lake: Lake, request: PackRequest) -> Packed:
     return pack_lake(lake, query, request.capacity, order=request.order, clip=request.clip)
 
 
-def _store_pack(lake: Lake, result: Packed) -> None:
-    from lakehouse.models.packing import store_packing
-
-    store_packing(lake, result)
-
-
 REPORT: Report[PackRequest, Packed] = Report(
     "pack",
     "Packing the periodic services onto machines (lakehouse pack)",
     ("analysis.packing",),
     _pack,
-    _store_pack,
+    lazy("lakehouse.models.packing:store_packing"),
     lambda p: [(f"{p.tasks:,} tasks of {p.jobs:,} jobs, machine capacity {p.capacity:g}", p.table)],
     follows="google",
     make=PackRequest,

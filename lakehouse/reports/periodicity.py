@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.lake import Lake
-from lakehouse.reports.base import Option, Report, Tables
+from lakehouse.reports.base import Option, Report, Tables, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.job_sinusoids import Periodicity
@@ -37,12 +37,6 @@ def _periodicity(lake: Lake, settings: PeriodicitySettings) -> Periodicity:
     return periodicity(lake, settings.noise_trials, settings.overlays)
 
 
-def _store_periodicity(lake: Lake, result: Periodicity) -> None:
-    from lakehouse.models.job_sinusoids import store_periodicity
-
-    store_periodicity(lake, result)
-
-
 def _show_periodicity(result: Periodicity) -> Tables:
     from lakehouse.models.job_sinusoids import summary
 
@@ -61,7 +55,7 @@ REPORT: Report[PeriodicitySettings, Periodicity] = Report(
     "Hourly, daily and weekly cycles (lakehouse report periodicity)",
     ("analysis.job_sinusoids",),
     _periodicity,
-    _store_periodicity,
+    lazy("lakehouse.models.job_sinusoids:store_periodicity"),
     _show_periodicity,
     _plot_periodicity,
     follows="google",

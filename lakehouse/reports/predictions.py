@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from lakehouse.lake import Lake
-from lakehouse.reports.base import Report
+from lakehouse.reports.base import Report, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.predict import Report as Predictions
@@ -31,12 +31,6 @@ def _predictions(lake: Lake, source: Source) -> Predictions:
     from lakehouse.models.predict import Settings, report
 
     return report(lake, source.family, source.name, source.settings or Settings())
-
-
-def _store_predictions(lake: Lake, result: Predictions) -> None:
-    from lakehouse.models.predict import write_report
-
-    write_report(lake, result)
 
 
 def _plot_predictions(lake: Lake, result: Predictions, folder: Path) -> list[Path]:
@@ -65,7 +59,7 @@ REPORT: Report[Source, Predictions] = Report(
     "Walltime, memory and processor predictions (lakehouse report predictions)",
     ("analysis.predictions_scores", "analysis.predictions_jobs"),
     _predictions,
-    _store_predictions,
+    lazy("lakehouse.models.predict:write_report"),
     lambda r: [(f"{r.table['source'][0]}: sliding windows over the {r.grouping!r} grouping", _glance(r))],
     _plot_predictions,
     follows="swf",

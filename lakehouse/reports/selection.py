@@ -7,22 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.lake import Lake
-from lakehouse.reports.base import Report
+from lakehouse.reports.base import Report, lazy
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
     from lakehouse.studies.selection import SelectionTables
-
-
-def _selection(lake: Lake, campaign: str) -> SelectionTables:
-    from lakehouse.studies.selection import selection_tables
-
-    return selection_tables(lake, campaign)
-
-
-def _store_selection(lake: Lake, result: SelectionTables) -> None:
-    from lakehouse.studies.selection import store_tables
-
-    store_tables(lake, result)
 
 
 def _plot_selection(lake: Lake, result: SelectionTables, folder: Path) -> list[Path]:
@@ -35,8 +23,8 @@ REPORT: Report[str, SelectionTables] = Report(
     "selection",
     "Online policy selection (lakehouse report selection)",
     ("analysis.selection_runs", "analysis.selection_curves"),
-    _selection,
-    _store_selection,
+    lazy("lakehouse.studies.selection:selection_tables"),
+    lazy("lakehouse.studies.selection:store_tables"),
     lambda result: [("average wait / EASY-FCFS's, over resamples", result.table)],
     _plot_selection,
     order=80,

@@ -6,22 +6,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.lake import Lake
-from lakehouse.reports.base import Report
+from lakehouse.reports.base import Report, lazy
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
     from lakehouse.studies.triples import TripleTables
-
-
-def _triples(lake: Lake, campaign: str) -> TripleTables:
-    from lakehouse.studies.triples import triple_tables
-
-    return triple_tables(lake, campaign)
-
-
-def _store_triples(lake: Lake, result: TripleTables) -> None:
-    from lakehouse.studies.triples import store_tables
-
-    store_tables(lake, result)
 
 
 def _plot_triples(lake: Lake, result: TripleTables, folder: Path) -> list[Path]:
@@ -34,8 +22,8 @@ REPORT: Report[str, TripleTables] = Report(
     "triples",
     "Heuristic triples of a campaign (lakehouse report triples)",
     ("analysis.triples", "analysis.triples_loo"),
-    _triples,
-    _store_triples,
+    lazy("lakehouse.studies.triples:triple_tables"),
+    lazy("lakehouse.studies.triples:store_tables"),
     lambda result: [("mean bounded slowdown per log", result.per_log), ("leave-one-out selection", result.loo)],
     _plot_triples,
     order=70,

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.lake import Lake
-from lakehouse.reports.base import Report
+from lakehouse.reports.base import Report, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.volatility import Volatility
@@ -17,12 +17,6 @@ def _volatility(lake: Lake, settings: None) -> Volatility:
     from lakehouse.models.volatility import compute_volatility
 
     return compute_volatility(lake)
-
-
-def _store_volatility(lake: Lake, result: Volatility) -> None:
-    from lakehouse.models.volatility import store_volatility
-
-    store_volatility(lake, result)
 
 
 def _plot_volatility(lake: Lake, result: Volatility, folder: Path) -> list[Path]:
@@ -41,7 +35,7 @@ REPORT: Report[None, Volatility] = Report(
         "analysis.volatility_rate_histogram",
     ),
     _volatility,
-    _store_volatility,
+    lazy("lakehouse.models.volatility:store_volatility"),
     lambda result: [(f"{result.tasks:,} tasks of measured jobs", result.summary)],
     _plot_volatility,
     follows="google",
