@@ -78,48 +78,6 @@ def report_periodicity(
         announce_plots(PERIODICITY.plots(target, result, plots))
 
 
-@report_app.command("volatility")
-@clear_errors
-def report_volatility(
-    lake: LakeOption = None,
-    plots: PlotsOption = None,
-    memory_limit: MemoryLimitOption = None,
-    threads: ThreadsOption = None,
-    fmt: FormatOption = OutputFormat.table,
-    output: OutputOption = None,
-) -> None:
-    """How far 1-second CPU samples (mu1s) stray from the 5-minute means (mu5m) of the Google trace.
-
-    Only tasks of mu1s-measured jobs count (google.job_sampling: jobs whose samples were never recorded
-    are left out), in four columns: all of them, the high-SLO ones (scheduling class 2-3), the
-    long-running ones, and those that are both (high_slo_long_running: the tasks the published study,
-    Reis 2015 section 3.4, analyses; `lakehouse reproduce volatility` reads that column).  Rows: tasks
-    with all-zero and with exactly 1-4 non-zero samples, median samples per task, median coefficients of
-    variation (sd / mean, and the robust MAD / median) of mu1s and mu5m, the median of the per-task mean
-    |d| with d = (mu5m - mu1s) / mu5m, then over all windows the share with mu1s = 0, mean d, mean |d|
-    and quantiles of d.  Stores analysis.task_volatility, analysis.volatility_summary,
-    analysis.volatility_d_histogram (d binned) and analysis.volatility_rate_histogram (mu5m and mu1s per
-    request, binned).
-
-    `--plots DIR` writes ECDFs of both CVs, a histogram of per-task mean |d|, the ECDF of d, a
-    log-count heatmap of mu5m/request vs mu1s/request and a scatter of per-task mean mu5m vs mu1s.
-
-    Example: `lakehouse report volatility --plots figures/ --format csv`
-    """
-    from lakehouse.models.volatility import blank_reasons
-    from lakehouse.reports import VOLATILITY
-
-    target = Lake(lake, memory_limit, threads)
-    with stderr.status("measuring volatility over the usage windows..."):
-        result = VOLATILITY.run(target, None)
-    emit(result.summary, fmt, output)
-    for reason in blank_reasons(result.summary):
-        stderr.print(f"—: {reason}")
-    stderr.print(f"{result.tasks:,} tasks of measured jobs {VOLATILITY.stored}")
-    if plots is not None:
-        announce_plots(VOLATILITY.plots(target, result, plots))
-
-
 report_app.command("selection")(clear_errors(report_selection))
 
 
@@ -556,7 +514,7 @@ def report_hmm_backfilling(
 
 #: The reports whose command is written by hand (above, and `lakehouse pack`); every other report of the
 #: registry gets one made from its options.
-WRITTEN = frozenset({"periodicity", "volatility", "selection", "triples", "predictions", "locality", "hmm", "pack"})
+WRITTEN = frozenset({"periodicity", "selection", "triples", "predictions", "locality", "hmm", "pack"})
 
 
 def _option_parameter(option: Option) -> inspect.Parameter:
@@ -587,15 +545,19 @@ def generated_command(report: Report[Any, Any]) -> Callable[..., None]:
         **options: Any,
     ) -> None:
         target = Lake(lake, memory_limit, threads)
-        with stderr.status(f"running {report.name}..."):
+        with stderr.status(report.doing or f"running {report.name}..."):
             result = report.run(target, report.settings_for(options))
         tables = report.show(result)
-        if fmt is OutputFormat.table and len(tables) > 1:
+        if len(tables) == 1:  # its caption says what it holds, beside where it is stored
+            emit(tables[0][1], fmt, output)
+        elif fmt is OutputFormat.table:
             emit_tables([(frame, caption) for caption, frame in tables], output)
         else:
             for caption, frame in tables:
                 emit(frame, fmt, output, title=caption)
-        stderr.print(report.stored)
+        for note in report.notes_of(result):
+            stderr.print(note, highlight=False)
+        stderr.print(f"{tables[0][0]} {report.stored}" if len(tables) == 1 else report.stored, highlight=False)
         if plots is not None:
             announce_plots(report.plots(target, result, plots))
 
@@ -612,7 +574,7 @@ def generated_command(report: Report[Any, Any]) -> Callable[..., None]:
         for name, annotation, default in common
     ]
     command.__signature__ = inspect.Signature([*map(_option_parameter, report.options), *parameters])  # type: ignore[attr-defined]
-    command.__doc__ = f"{report.summary or report.title}\n\nStores {', '.join(report.tables)}."
+    command.__doc__ = report.summary or f"{report.title}\n\nStores {', '.join(report.tables)}."
     command.__name__ = f"report_{report.name.replace('-', '_')}"
     return clear_errors(command)
 

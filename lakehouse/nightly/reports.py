@@ -149,6 +149,7 @@ def registry_section(section: Section, lake: Lake, logs: Sequence[str], config: 
             errors.append(f"{getattr(settings, 'name', settings)}: {exc}")
             continue
         section.tables += report.show(result)
+        section.notes += report.notes_of(result)
         if report.plot is not None:
             section.figures += report.plot(lake, result, figures)
     section.error = "; ".join(errors) or None

@@ -87,6 +87,8 @@ class Report(Generic[S, R]):
     nightly: Nightly | None = None  # what a nightly run runs it on [default: once, with its options]
     order: int = 100  # where it runs in a nightly run, and is listed: lower first (pack after periodicity)
     summary: str = ""  # what a generated command's --help says it does [default: the title]
+    doing: str = ""  # what a generated command says while it runs [default: running NAME...]
+    notes: Callable[[R], list[str]] | None = None  # lines that explain a result (a command's, a page's)
 
     def run(self, lake: Lake, settings: S) -> R:
         """Compute, then store under the writer lock."""
@@ -99,6 +101,10 @@ class Report(Generic[S, R]):
     def plots(self, lake: Lake, result: R, folder: Path) -> list[Path]:
         """Its figures of `result`, written into `folder` (none for a report without figures)."""
         return self.plot(lake, result, folder) if self.plot is not None else []
+
+    def notes_of(self, result: R) -> list[str]:
+        """What explains `result` beside its tables (why a cell is empty, say)."""
+        return self.notes(result) if self.notes is not None else []
 
     @property
     def stored(self) -> str:
