@@ -81,16 +81,15 @@ class Status(enum.StrEnum):
 
 #: Within 5 % of the published value, or within half the last digit the paper prints (its 4 % is any
 #: value from 3.5 to 4.5); the stays' divergences are whole bits to two decimals, near zero, so within
-#: half their last digit alone (see docs/reproductions.md).
+#: half their last digit alone, 0.005 bit (see docs/reproductions.md).
 RELATIVE_TOLERANCE = 0.05
-ABSOLUTE_TOLERANCE = {"hmm": 0.005}
+LAST_DIGIT_ONLY = frozenset({"hmm"})
 
 
 def within_tolerance(study: str, published: float, ours: float, resolution: float = 0.0) -> bool:
     """`resolution`: the paper's last printed digit (Published.resolution)."""
-    if study in ABSOLUTE_TOLERANCE:
-        return abs(ours - published) <= ABSOLUTE_TOLERANCE[study]
-    return abs(ours - published) <= max(RELATIVE_TOLERANCE * abs(published), resolution / 2)
+    relative = 0.0 if study in LAST_DIGIT_ONLY else RELATIVE_TOLERANCE * abs(published)
+    return abs(ours - published) <= max(relative, resolution / 2)
 
 
 def resolution(text: str) -> float:

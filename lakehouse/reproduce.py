@@ -289,13 +289,15 @@ def _hmm_backfilling(lake: Lake, rows: list[Published], request: Request) -> lis
     if present:
         grid = study_grid(CAMPAIGN, present, VIEW, AS_PUBLISHED, [CONFIDENCE])
         _run(lake, grid, request)
-        values = _hmm_backfilling_values(lake, grid, logs)
+        values = _hmm_backfilling_values(lake, grid, logs, known)
         if chosen:
             # (Sizes given, not left to the view: the campaign also holds these logs' runs on the study's.)
             stated_sizes = [(log, log_machine_size(lake, log, View(VIEW))) for log in chosen]
             on_header = study_grid(CAMPAIGN, chosen, VIEW, AS_PUBLISHED, [CONFIDENCE], machine_sizes=stated_sizes)
             _run(lake, on_header, request)
-            header = _hmm_backfilling_values(lake, on_header, {p: log for p, log in logs.items() if log in chosen})
+            header = _hmm_backfilling_values(
+                lake, on_header, {p: log for p, log in logs.items() if log in chosen}, known
+            )
     out = []
     for p in rows:
         if p.log:
@@ -329,9 +331,10 @@ def _joined(first: str, setting: str) -> str:
     return f"{first}; {setting}" if setting else first
 
 
-def _hmm_backfilling_values(lake: Lake, grid: Grid, logs: dict[str, str | None]) -> dict[tuple[str, str], float]:
+def _hmm_backfilling_values(
+    lake: Lake, grid: Grid, logs: dict[str, str | None], known: Sequence[str]
+) -> dict[tuple[str, str], float]:
     """(log prefix, quantity) -> ours, from the campaign's runs on the grid's machines."""
-    known = lake.log_names()
     # (The campaign may hold the study's runs with other predictors: `report hmm-backfilling`'s own.)
     (model,) = parse_values("predictor", [AS_PUBLISHED])
     runs = grid.on_its_machines(latest(campaign_rows(lake, CAMPAIGN)), known)

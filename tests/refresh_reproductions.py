@@ -39,6 +39,14 @@ def counts_line(study: str, table: pl.DataFrame) -> str:
     return f"Status of the {table.height} rows (`lakehouse reproduce {study}`): {said}."
 
 
+def with_counts(text: str, study: str, line: str) -> tuple[str, bool]:
+    """The docs with `study`'s counts line replaced by `line`, and whether it had one."""
+    found = [m for m in COUNTS_LINE.finditer(text) if m.group(2) == study]
+    for m in reversed(found):
+        text = text[: m.start()] + line + text[m.end() :]
+    return text, bool(found)
+
+
 def main(swf_lake: Path, google_lake: Path) -> None:
     RECORD.mkdir(exist_ok=True)
     text = DOC.read_text(encoding="utf-8")
@@ -50,8 +58,7 @@ def main(swf_lake: Path, google_lake: Path) -> None:
         subprocess.run([*command, "--format", "csv", "--output", str(out)], check=True)
         table = pl.read_csv(out, infer_schema_length=None)
         line = counts_line(study, table)
-        pattern = rf"Status of the \d+ rows \(`lakehouse reproduce {re.escape(study)}`\): [^\n]*\."
-        text, found = re.subn(pattern, line, text)
+        text, found = with_counts(text, study, line)
         if not found:
             print(f"docs/reproductions.md has no counts line for {study}: add `{line}`", file=sys.stderr)
         print(line)
