@@ -51,10 +51,10 @@ from benchmarks.bench_google_ingest import bench_google_ingest
 from benchmarks.bench_nightly import bench_nightly
 from benchmarks.bench_research import bench_research, one_log_lake
 from benchmarks.bench_scale import bench_scale
-from lakehouse.catalog import sql_literal
+from lakehouse.base.catalog import sql_literal
+from lakehouse.base.job_views import View, log_jobs, log_machine_size
+from lakehouse.base.lake import Lake
 from lakehouse.ingest.swf import discover, ingest_swf
-from lakehouse.job_views import View, log_jobs, log_machine_size
-from lakehouse.lake import Lake
 from lakehouse.sim.workload import workload_from
 
 

@@ -37,9 +37,9 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.measure import best, command, timed, verdict
+from lakehouse.base.job_views import View, log_jobs, log_machine_size
+from lakehouse.base.lake import Lake
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.job_views import View, log_jobs, log_machine_size
-from lakehouse.lake import Lake
 from lakehouse.sim.workload import workload_from
 
 CEA = "CEA-Curie-2011-2.1-cln"

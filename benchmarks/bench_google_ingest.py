@@ -34,9 +34,9 @@ from pathlib import Path
 import duckdb
 
 from benchmarks.measure import command, timed, verdict
-from lakehouse.catalog import sql_literal
-from lakehouse.google_format import tables
-from lakehouse.lake import Lake
+from lakehouse.base.catalog import sql_literal
+from lakehouse.base.google_format import tables
+from lakehouse.base.lake import Lake
 
 ROWS_PER_PART = 1_000_000  # about 170 MB of CSV
 COMMAND_PARTS, COMMAND_ROWS = 4, 850_000  # about 570 MB

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from lakehouse.base.lake import Lake
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake
 
 
 @contextlib.contextmanager
@@ -114,7 +114,7 @@ def bench_hmm(folder: Path) -> bool:
 
 
 def bench_hmm_backfilling(folder: Path) -> bool:
-    from lakehouse.job_views import log_jobs, log_machine_size
+    from lakehouse.base.job_views import log_jobs, log_machine_size
     from lakehouse.sim import simulate
 
     log = "SDSC-BLUE-2000-4.2-cln"

@@ -30,7 +30,7 @@ import polars as pl
 from polars.testing import assert_frame_equal
 
 from benchmarks.measure import command, timed, verdict
-from lakehouse.lake import Lake
+from lakehouse.base.lake import Lake
 from lakehouse.synth.google_shape import USAGE_ROWS
 
 SCALES = (0.0275, 0.055, 0.11, 0.22)

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import polars as pl
 
+from lakehouse.base.catalog import named_query
+from lakehouse.base.job_views import log_jobs, log_machine_size
+from lakehouse.base.lake import Lake
 from lakehouse.campaigns.grid import EASY_VARIANTS
 from lakehouse.campaigns.grid import Settings as RunSettings
-from lakehouse.catalog import named_query
 from lakehouse.data import sample_google_trace, sample_swf_paths
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.swf import FileResult, ingest_swf
-from lakehouse.job_views import log_jobs, log_machine_size
-from lakehouse.lake import Lake
 from lakehouse.models.job_sinusoids import summary
 from lakehouse.nightly import history
 from lakehouse.nightly.run import run as nightly_run

@@ -1,7 +1,7 @@
 """`lakehouse reproduce STUDY`: a published study run as the paper states it, on the logs of the lake,
 every published number beside ours.
 
-The published numbers come from the package's data file (lakehouse.published).  A row whose log the
+The published numbers come from the package's data file (lakehouse.base.published).  A row whose log the
 lake lacks says so (and has a value as soon as the log is ingested); a row we do not compute says why.
 Each study reuses the command behind it, so that our value is what that command gives: `report
 locality` at the paper's cells, `report hmm-backfilling`'s campaign, `report triples`' tables of a
@@ -19,19 +19,19 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from lakehouse.base.errors import LakehouseError, TooLittleDataError
+from lakehouse.base.job_views import View, log_machine_size
+from lakehouse.base.lake import Lake
+from lakehouse.base.log_names import LogNameError, logs_named, short_log
+from lakehouse.base.machine import CEA_CURIE_PARTITION
+from lakehouse.base.published import PAPERS, Published, Status, explanations, published, within_tolerance
+from lakehouse.base.schemas import REPRODUCTIONS_SCHEMA
 from lakehouse.campaigns.executors import local_executor
 from lakehouse.campaigns.grid import Grid, parse_values
 from lakehouse.campaigns.report import latest
 from lakehouse.campaigns.runner import campaign_rows, run_campaign
-from lakehouse.errors import LakehouseError, TooLittleDataError
-from lakehouse.job_views import View, log_machine_size
-from lakehouse.lake import Lake
-from lakehouse.log_names import LogNameError, logs_named, short_log
-from lakehouse.machine import CEA_CURIE_PARTITION
 from lakehouse.models.locality import Settings, Variant, kmeans_cell, log_jobs, runtime_bins
-from lakehouse.published import PAPERS, Published, Status, explanations, published, within_tolerance
 from lakehouse.reports import LOCALITY, Report
-from lakehouse.schemas import REPRODUCTIONS_SCHEMA
 from lakehouse.studies.hmm_backfilling import (
     AS_PUBLISHED,
     CAMPAIGN,
@@ -79,7 +79,7 @@ def _row(p: Published, log: str | None, ours: float | None, note: str) -> dict[s
 
 
 def _lake_log(prefix: str, known: Sequence[str]) -> str | None:
-    """The lake's log for an archive log name (one rule: lakehouse.log_names), None if it has none."""
+    """The lake's log for an archive log name (one rule: lakehouse.base.log_names), None if it has none."""
     if not prefix:
         return None
     try:
@@ -545,7 +545,7 @@ def _selection(lake: Lake, rows: list[Published], request: Request) -> list[dict
     """Table 1 (each log's machine, as the study's replays use it, and its jobs) and the abstract's two
     best-log figures, from `lakehouse report selection`'s campaign with the paper's ten policies, periods
     of a week and a day, on the study's logs in the lake and on its machines."""
-    from lakehouse.catalog import named_query
+    from lakehouse.base.catalog import named_query
     from lakehouse.studies.selection import selection_settings, selection_table, study_machine_sizes
 
     known = lake.log_names()
@@ -630,8 +630,8 @@ def reproduce(lake: Lake, request: Request) -> Reproduction:
 
 
 def judge(table: pl.DataFrame) -> pl.DataFrame:
-    """The table with each row's status and the experiment behind it (lakehouse.published.Status):
-    within the tolerance (lakehouse.published.within_tolerance); else explained or unknown as the
+    """The table with each row's status and the experiment behind it (lakehouse.base.published.Status):
+    within the tolerance (lakehouse.base.published.within_tolerance); else explained or unknown as the
     package's record of experiments says (the first of its entries that matches the row; a row beyond
     the tolerance that none matches is unknown, with no experiment); not measured; or ours alone, for a
     number the paper leaves blank."""
@@ -674,7 +674,7 @@ def cite(study: str) -> str:
 
 
 def _store(lake: Lake, result: Reproduction) -> None:
-    from lakehouse.models.results import store
+    from lakehouse.base.results import store
 
     store(lake, "analysis_reproductions", result.table, REPRODUCTIONS_SCHEMA, name=result.study)
 

@@ -35,11 +35,11 @@ from scipy.cluster.vq import kmeans2
 from scipy.special import gammaln
 
 from lakehouse import _native
-from lakehouse.errors import LakehouseError, TooLittleDataError
-from lakehouse.lake import Lake
+from lakehouse.base.errors import LakehouseError, TooLittleDataError
+from lakehouse.base.lake import Lake
+from lakehouse.base.results import store
+from lakehouse.base.schemas import HMM_FITS_SCHEMA, HMM_STATES_SCHEMA
 from lakehouse.models.locality import check_bins, log_jobs, runtime_bins
-from lakehouse.models.results import store
-from lakehouse.schemas import HMM_FITS_SCHEMA, HMM_STATES_SCHEMA
 
 SUBMIT_BIN = 900.0
 RUNTIME_RATIO = 1.8

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lakehouse.models.figures import pyplot, save
+from lakehouse.base.figures import pyplot, save
 from lakehouse.models.hmm import Study
 
 

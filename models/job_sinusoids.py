@@ -20,12 +20,12 @@ import polars as pl
 import pyarrow as pa
 from threadpoolctl import threadpool_limits
 
-from lakehouse.catalog import named_query
-from lakehouse.errors import TooLittleDataError
-from lakehouse.lake import Lake
-from lakehouse.models.results import store
+from lakehouse.base.catalog import named_query
+from lakehouse.base.errors import TooLittleDataError
+from lakehouse.base.lake import Lake
+from lakehouse.base.results import store
+from lakehouse.base.schemas import JOB_SINUSOIDS_SCHEMA
 from lakehouse.models.spectral import ALPHA, PERIODS, false_positive_rates, fit_periodic, phase_spread
-from lakehouse.schemas import JOB_SINUSOIDS_SCHEMA
 
 TRACE_START_S = 600  # the trace clock's 600 s is the trace start (ClusterData2011_2.md)
 MIN_WINDOWS = 288  # one day of 5-minute windows: less cannot separate a daily cycle from a trend

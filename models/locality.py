@@ -29,13 +29,13 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
-from lakehouse.catalog import named_query
-from lakehouse.datasets import DATASETS
-from lakehouse.errors import LakehouseError, TooLittleDataError
-from lakehouse.lake import Lake
-from lakehouse.models.results import store
-from lakehouse.schemas import LOCALITY_SCHEMA
-from lakehouse.units import format_duration
+from lakehouse.base.catalog import named_query
+from lakehouse.base.datasets import DATASETS
+from lakehouse.base.errors import LakehouseError, TooLittleDataError
+from lakehouse.base.lake import Lake
+from lakehouse.base.results import store
+from lakehouse.base.schemas import LOCALITY_SCHEMA
+from lakehouse.base.units import format_duration
 
 #: The published grid: submit bins from 10 minutes to a day, run-time bin ratios from 1.1 to 2.5.
 #: The default grid reaches the study's best cells: minutes to a day for the submit time alone (its

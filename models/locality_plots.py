@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lakehouse.models.figures import pyplot, save
+from lakehouse.base.figures import pyplot, save
+from lakehouse.base.units import format_duration
 from lakehouse.models.locality import Variant
-from lakehouse.units import format_duration
 
 
 def plot_locality(frame: pl.DataFrame, folder: Path) -> list[Path]:

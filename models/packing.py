@@ -29,10 +29,10 @@ import numpy as np
 import polars as pl
 
 from lakehouse import _native
-from lakehouse.catalog import named_query
-from lakehouse.errors import LakehouseError, TooLittleDataError
-from lakehouse.models.results import store
-from lakehouse.schemas import PACKING_SCHEMA
+from lakehouse.base.catalog import named_query
+from lakehouse.base.errors import LakehouseError, TooLittleDataError
+from lakehouse.base.results import store
+from lakehouse.base.schemas import PACKING_SCHEMA
 
 EPS = 1e-9  # slack on the capacity test: sums of floats
 

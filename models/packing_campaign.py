@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lakehouse.models.figures import pyplot, save
+from lakehouse.base.figures import pyplot, save
 from lakehouse.models.packing import pack_all
 
 CAPACITY = 20.0

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lakehouse.models.figures import pyplot, save
+from lakehouse.base.figures import pyplot, save
 from lakehouse.models.job_sinusoids import DemandSeries, overlaid_jobs
 from lakehouse.models.spectral import ALPHA, DAY_S, PERIODS, peak_time_s
 

@@ -29,12 +29,12 @@ from typing import cast
 import duckdb
 import polars as pl
 
-from lakehouse.catalog import named_query
-from lakehouse.errors import LakehouseError
-from lakehouse.lake import Lake, count, one_row
-from lakehouse.log_names import LogNameError, log_named
-from lakehouse.models.results import store
-from lakehouse.schemas import PREDICTION_JOBS_SCHEMA, PREDICTION_SCORES_SCHEMA
+from lakehouse.base.catalog import named_query
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.lake import Lake, count, one_row
+from lakehouse.base.log_names import LogNameError, log_named
+from lakehouse.base.results import store
+from lakehouse.base.schemas import PREDICTION_JOBS_SCHEMA, PREDICTION_SCORES_SCHEMA
 
 ALL = 1_000_000_000  # a window larger than any log: the whole history
 # The candidate windows, up to the whole history (which users of a stable workflow choose).
@@ -555,7 +555,7 @@ def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tup
 
 
 def _log_or_itself(name: str, logs: list[str]) -> str:
-    """The log `name` names by lakehouse.log_names' rule; `name` itself where it names no log (then
+    """The log `name` names by lakehouse.base.log_names' rule; `name` itself where it names no log (then
     refused with what the lake has to predict)."""
     try:
         return log_named(name, logs)

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lakehouse.models.figures import ecdf, pyplot, save
+from lakehouse.base.figures import ecdf, pyplot, save
 
 SIZE_BINS = [1, 2, 6, 21, 101, 1001]  # workflow sizes: 1, 2-5, 6-20, 21-100, 101-1000, > 1000
 

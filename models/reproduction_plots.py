@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lakehouse.models.figures import pyplot, save
+from lakehouse.base.figures import pyplot, save
 
 #: The band drawn around equality: differences within it need no explanation (docs/reproductions.md).
 TOLERANCE = 0.05

@@ -22,10 +22,10 @@ from scipy import special
 from statsmodels.stats.sandwich_covariance import S_hac_simple
 from threadpoolctl import threadpool_limits
 
-from lakehouse.errors import TooLittleDataError
+from lakehouse.base.errors import TooLittleDataError
 
 HOUR_S, DAY_S, WEEK_S = 3_600, 86_400, 604_800
-PERIODS = {"hourly": HOUR_S, "daily": DAY_S, "weekly": WEEK_S}  # names as in lakehouse/schemas.py
+PERIODS = {"hourly": HOUR_S, "daily": DAY_S, "weekly": WEEK_S}  # names as in lakehouse/base/schemas.py
 ALPHA = 0.01  # the stated level of the significance test
 HAC_LAGS = 12  # one hour of 5-minute windows: enough for the serial correlation of demand noise
 

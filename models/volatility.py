@@ -31,18 +31,18 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from lakehouse.budget import SPILL
-from lakehouse.catalog import sql_literal
-from lakehouse.datasets import DATASETS
-from lakehouse.errors import TooLittleDataError
-from lakehouse.lake import Lake, count, pending_path
-from lakehouse.models.order_statistics import exact_medians
-from lakehouse.models.results import store
-from lakehouse.schemas import (
+from lakehouse.base.budget import SPILL
+from lakehouse.base.catalog import sql_literal
+from lakehouse.base.datasets import DATASETS
+from lakehouse.base.errors import TooLittleDataError
+from lakehouse.base.lake import Lake, count, pending_path
+from lakehouse.base.results import store
+from lakehouse.base.schemas import (
     VOLATILITY_D_HISTOGRAM_SCHEMA,
     VOLATILITY_RATE_HISTOGRAM_SCHEMA,
     VOLATILITY_SUMMARY_SCHEMA,
 )
+from lakehouse.models.order_statistics import exact_medians
 
 #: All tasks of measured jobs, the two filters, then both (the section's: high-SLO tasks running all month).
 SUBSETS = ("all", "high_slo", "long_running", "high_slo_long_running")

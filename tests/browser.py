@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lakehouse.models.figures import pyplot
+from lakehouse.base.figures import pyplot
 
 
 def chromium() -> list[str]:

@@ -10,15 +10,35 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import typer.testing
 
+from lakehouse.base.lake import Lake
+from lakehouse.base.testing import small_log, swf_job, write_swf
 from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake
-from lakehouse.testing import small_log, swf_job, write_swf
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("LAKEHOUSE_SHARED_DATA", REPO.parent / "shared" / "data"))
 SWF_DIR = SHARED / "swf"
+
+
+def _one_command_per_app() -> None:
+    """typer turns the app into its click command at every CliRunner.invoke (some 40 ms: the type hints
+    of every command are evaluated again); the tests invoke it some two thousand times. The command is
+    the same each time (the registry's commands are made when lakehouse.cli is imported), so each
+    app's is made once per test process."""
+    made: dict[int, tuple[object, object]] = {}
+    make = typer.testing._get_command
+
+    def command(app: typer.Typer) -> object:
+        if id(app) not in made:
+            made[id(app)] = (app, make(app))  # the app is kept, so that its id is not reused
+        return made[id(app)][1]
+
+    typer.testing._get_command = command  # type: ignore[assignment]
+
+
+_one_command_per_app()
 
 
 @pytest.fixture(scope="session")

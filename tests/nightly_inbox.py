@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from lakehouse.base.testing import swf_job, write_swf
 from lakehouse.nightly.config import Config
-from lakehouse.testing import swf_job, write_swf
 
 #: Replays in the test process (a pool's start-up would dominate logs this small); no noise trials.
 FAST = Config(workers=1, options={"periodicity": {"noise_trials": 0}})

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from lakehouse.budget import SPILL_FOLDER, SpillFolders, sweep
+from lakehouse.base.budget import SPILL_FOLDER, SpillFolders, sweep
+from lakehouse.base.testing import small_log, write_swf
 from lakehouse.cli import app
-from lakehouse.testing import small_log, write_swf
 
 runner = CliRunner()
 
@@ -186,7 +186,7 @@ def test_a_fifo_or_a_device_named_like_a_log_fails_alone(tmp_path):
     )
     assert jobs.stdout.splitlines()[-1] == "8"
     # The nightly run's inbox: the same files are unreadable there, the good log is new.
-    from lakehouse.lake import Lake
+    from lakehouse.base.lake import Lake
     from lakehouse.nightly.inbox import State, scan
 
     found = {f.path.name: f for f in scan(Lake(tmp_path / "lake2"), inputs).files}
@@ -228,7 +228,7 @@ def test_hostile_header_lines_are_text_in_linear_time(tmp_path):
 
 def test_a_lake_whose_lock_cannot_be_taken_is_one_line_for_every_writer(mini_lake, tmp_path):
     # (A read-only mount gives EROFS; a folder where the lock file goes fails the same open, as root too.)
-    from lakehouse.lake import LOCK_FILE
+    from lakehouse.base.lake import LOCK_FILE
 
     lock = mini_lake / LOCK_FILE
     lock.unlink(missing_ok=True)

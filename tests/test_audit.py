@@ -9,12 +9,12 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from lakehouse.audit import Audit, audit_files, run_audits
+from lakehouse.base.audit import Audit, audit_files, run_audits
+from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.data import sample_google_trace, sample_swf_paths
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake
 
 
 @pytest.fixture(scope="module")

@@ -16,10 +16,10 @@ import pytest
 from polars.testing import assert_frame_equal
 from typer.testing import CliRunner
 
-from lakehouse.budget import MEMORY_ENV, SPILL_FOLDER, THREADS_ENV, Budget, parse_memory, sweep
+from lakehouse.base.budget import MEMORY_ENV, SPILL_FOLDER, THREADS_ENV, Budget, parse_memory, sweep
+from lakehouse.base.errors import SettingsError
+from lakehouse.base.lake import Lake
 from lakehouse.cli import app
-from lakehouse.errors import SettingsError
-from lakehouse.lake import Lake
 from lakehouse.reports import PERIODICITY, VOLATILITY, PeriodicitySettings
 from lakehouse.synth.google_trace import Settings, generate_lake
 

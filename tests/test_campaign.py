@@ -17,6 +17,13 @@ import pytest
 from typer.testing import CliRunner
 
 from lakehouse import _native
+from lakehouse.base.comma_lists import split_list
+from lakehouse.base.errors import LakehouseError, SettingsError
+from lakehouse.base.job_views import log_jobs, log_machine_size
+from lakehouse.base.lake import Lake
+from lakehouse.base.log_names import LogNameError, select_logs
+from lakehouse.base.machine import parse_machine_sizes
+from lakehouse.base.testing import small_log, write_swf
 from lakehouse.campaigns.executors import ExecutorKind, local_executor, make_executor
 from lakehouse.campaigns.grid import (
     Grid,
@@ -28,17 +35,10 @@ from lakehouse.campaigns.grid import (
 from lakehouse.campaigns.report import Metric, campaign_table, relative_matrix
 from lakehouse.campaigns.runner import run_campaign, store_rows, stored_runs
 from lakehouse.cli import app
-from lakehouse.comma_lists import split_list
 from lakehouse.data import sample_swf_paths
-from lakehouse.errors import LakehouseError, SettingsError
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.job_views import log_jobs, log_machine_size
-from lakehouse.lake import Lake
-from lakehouse.log_names import LogNameError, select_logs
-from lakehouse.machine import parse_machine_sizes
 from lakehouse.sim import simulate
 from lakehouse.sim.options import Policy
-from lakehouse.testing import small_log, write_swf
 
 from conftest import rewrite_stored_runs
 
@@ -526,8 +526,8 @@ def test_a_confidence_applies_to_distribution_predictors_only():
 
 def test_one_rule_turns_a_name_into_logs_everywhere():
     """Exact, else a unique prefix, or a glob: the CLI's one log, a grid's logs, a grid's per-log
-    machine sizes and the nightly configuration's sizes all follow lakehouse.log_names."""
-    from lakehouse.log_names import log_named
+    machine sizes and the nightly configuration's sizes all follow lakehouse.base.log_names."""
+    from lakehouse.base.log_names import log_named
     from lakehouse.nightly.config import Config
 
     known = ["RICC-2010-2", "RICC-2010-2.1-cln", "KTH-SP2-1996-2.1-cln"]

@@ -13,9 +13,9 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from lakehouse.audit import run_audits
+from lakehouse.base.audit import run_audits
+from lakehouse.base.lake import Lake
 from lakehouse.cli import app
-from lakehouse.lake import Lake
 from lakehouse.nightly import history
 from lakehouse.nightly.run import run
 
@@ -147,7 +147,7 @@ def test_a_lake_made_before_the_outputs_were_listed_keeps_its_analysis_tables(la
 
 
 def test_a_writer_makes_again_only_the_views_that_changed(tmp_path):
-    from lakehouse.catalog import _views_as_made, apply_catalog, view_files
+    from lakehouse.base.catalog import _views_as_made, apply_catalog, view_files
     from lakehouse.data import sample_swf_paths
     from lakehouse.ingest.swf import ingest_swf
 

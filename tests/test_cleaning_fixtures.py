@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from lakehouse.base.testing import swf_job, write_swf
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.testing import swf_job, write_swf
 
 
 def test_canonical_cleaning_rules(lake, tmp_path):

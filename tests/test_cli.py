@@ -14,9 +14,9 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.testing import small_log, write_swf
 from lakehouse.cli import app
 from lakehouse.cli.commands import COMMANDS, GROUPS
-from lakehouse.testing import small_log, write_swf
 
 runner = CliRunner()
 
@@ -311,7 +311,7 @@ def test_every_command_help_has_an_example(command):
 def test_tables_never_print_counts_or_times_in_scientific_notation():
     from rich.console import Console
 
-    from lakehouse.render import rich_table
+    from lakehouse.base.render import rich_table
 
     frame = pl.DataFrame({"max_wait": [262194.0, 8715136.0], "mean_wait": [13580.5, 6837.49], "util": [0.6971, 1.0]})
     console = Console(record=True, width=120)
@@ -463,7 +463,7 @@ def test_sql_writes_parquet_batch_by_batch_as_the_query_runs(cli_lake, tmp_path,
     """A result of several batches arrives whole and in order (to a file and to a pipe); a statement
     without rows still says ok.  (Its memory, flat in the rows, is measured in the closing notes' way:
     `sql "select ... from range(N)" -f parquet -o x.parquet` at two N.)"""
-    monkeypatch.setattr("lakehouse.lake.STREAMED_ROWS", 1000)
+    monkeypatch.setattr("lakehouse.base.lake.STREAMED_ROWS", 1000)
     query = "SELECT range AS i, 'x' || range AS s FROM range(4500)"
     out = tmp_path / "r.parquet"
     result = run("sql", query, "--lake", cli_lake, "--format", "parquet", "--output", out)

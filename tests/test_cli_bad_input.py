@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.testing import small_log, swf_job, swf_text, write_swf
 from lakehouse.cli import app
-from lakehouse.testing import small_log, swf_job, swf_text, write_swf
 
 runner = CliRunner()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from lakehouse.testing import small_log, write_swf
+from lakehouse.base.testing import small_log, write_swf
 
 ODD = ["x[y]z", "[/]", "[bold]b", "[red]", "a[/b]c"]
 

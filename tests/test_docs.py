@@ -13,7 +13,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from lakehouse.catalog import view_files
+from lakehouse.base.catalog import view_files
 from lakehouse.cli import app
 
 REPO = Path(__file__).resolve().parents[1]

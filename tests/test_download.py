@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.data import sample_google_trace
 from lakehouse.ingest.download import URL_ENV, parse_checksums
 from lakehouse.ingest.google import ingest_google
-from lakehouse.lake import Lake
 
 from google_bucket import Faults, make_bucket, serve
 

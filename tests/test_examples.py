@@ -24,11 +24,11 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
+from lakehouse.base.lake import Lake
+from lakehouse.base.testing import small_log, swf_job, write_swf
 from lakehouse.cli import app
 from lakehouse.data import sample_google_trace, sample_swf_paths
 from lakehouse.ingest.download import URL_ENV
-from lakehouse.lake import Lake
-from lakehouse.testing import small_log, swf_job, write_swf
 
 from google_bucket import make_bucket, serve
 

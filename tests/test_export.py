@@ -7,12 +7,12 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.export import google_jobs
+from lakehouse.base.lake import Lake
+from lakehouse.base.swf_format import FIELDS
 from lakehouse.cli import app
-from lakehouse.export import google_jobs
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake
-from lakehouse.swf_format import FIELDS
 from lakehouse.synth.google_trace import TRACE_START_US, Settings, generate
 
 COLUMNS = ", ".join(f.name for f in FIELDS)
@@ -41,7 +41,7 @@ def test_export_then_ingest_gives_the_same_rows(kth_lake, tmp_path, view):
 
 
 def test_fractional_cpu_times_survive_the_round_trip(tmp_path):
-    from lakehouse.testing import swf_job, write_swf
+    from lakehouse.base.testing import swf_job, write_swf
 
     jobs = [swf_job(i, 10 * i, 100, 2, 200, avg_cpu_time=v) for i, v in enumerate([12.5, 0.1, 7, 1e-7, 3.25], 1)]
     write_swf(tmp_path / "frac.swf", jobs, {"MaxProcs": 8})

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lakehouse.lake import Lake
+from lakehouse.base.lake import Lake
 from lakehouse.synth.google_trace import Settings, generate
 
 from conftest import SWF_DIR, shared_or_skip

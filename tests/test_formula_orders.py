@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from lakehouse import _native
+from lakehouse.base.comma_lists import split_list
+from lakehouse.base.errors import SimulationInputError
 from lakehouse.cli import app
-from lakehouse.comma_lists import split_list
-from lakehouse.errors import SimulationInputError
 from lakehouse.sim import simulate
 from lakehouse.sim.reference import Jobs, easy_starts
 

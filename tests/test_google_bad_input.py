@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
-from lakehouse.lake import Lake
 
 # Real lines of job_events part 0 (8 columns).
 JOB_LINES = [

@@ -7,8 +7,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 
+from lakehouse.base.lake import Lake
 from lakehouse.ingest.google import ingest_google
-from lakehouse.lake import Lake
 from lakehouse.synth.google_trace import Settings, generate
 
 from google_raw import raw_usage

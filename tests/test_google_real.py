@@ -8,9 +8,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
-from lakehouse.lake import Lake
 
 from conftest import SHARED, shared_or_skip
 

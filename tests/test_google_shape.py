@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lakehouse.lake import Lake
+from lakehouse.base.lake import Lake
 from lakehouse.synth import google_shape as shape
 from lakehouse.synth.google_shape import Shape, generate_shape_lake
 

@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from lakehouse.base.testing import planted_regimes
 from lakehouse.cli import app
 from lakehouse.models import hmm
-from lakehouse.testing import planted_regimes
 
 hmmlearn = pytest.importorskip("hmmlearn.hmm")
 # hmmlearn logs a notice about its MultinomialHMM's history at every construction.

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lakehouse.errors import SimulationInputError
-from lakehouse.job_views import log_jobs, log_machine_size
+from lakehouse.base.errors import SimulationInputError
+from lakehouse.base.job_views import log_jobs, log_machine_size
 from lakehouse.sim import simulate
 from lakehouse.sim.options import Backfill, Policy
 

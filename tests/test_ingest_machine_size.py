@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from lakehouse.errors import LakehouseError
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.testing import small_log, write_swf
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.testing import small_log, write_swf
 
 
 @pytest.fixture
@@ -58,8 +58,8 @@ def test_a_given_size_is_kept_on_a_forced_reingest_until_changed(lake, logs):
 def test_the_command_takes_n_and_log_equals_n(tmp_path, logs):
     from typer.testing import CliRunner
 
+    from lakehouse.base.lake import Lake
     from lakehouse.cli import app
-    from lakehouse.lake import Lake
 
     root = tmp_path / "lake"
     command = ["ingest", "swf", *logs, "--machine-size", "8192", "--machine-size", "sized=4", "--lake", str(root)]

@@ -10,10 +10,10 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from lakehouse import schemas
+from lakehouse.base import schemas
+from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
-from lakehouse.lake import Lake
 from lakehouse.models import spectral
 from lakehouse.models.job_sinusoids import fit_long_running_jobs, summary
 from lakehouse.reports import PERIODICITY, PeriodicitySettings

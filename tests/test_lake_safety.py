@@ -12,12 +12,12 @@ import time
 
 import pytest
 
-from lakehouse.audit import run_audits
+from lakehouse.base.audit import run_audits
+from lakehouse.base.errors import LakeBusyError
+from lakehouse.base.lake import Lake, pending_path
+from lakehouse.base.testing import small_log, swf_job, write_swf
 from lakehouse.data import sample_swf_paths
-from lakehouse.errors import LakeBusyError
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake, pending_path
-from lakehouse.testing import small_log, swf_job, write_swf
 
 from conftest import SWF_DIR, provenance_job_counts, shared_or_skip
 
@@ -101,7 +101,7 @@ def test_a_killed_ingest_leaves_a_consistent_lake_and_a_rerun_completes(lake, tm
     script = textwrap.dedent(
         """
         import os, signal, sys
-        from lakehouse.lake import Lake
+        from lakehouse.base.lake import Lake
         from lakehouse.ingest.swf import ingest_swf
         done = []
         def die(result, size):
@@ -165,7 +165,7 @@ def test_writers_starting_together_on_a_new_lake_make_it_once(tmp_path):
         assert "Traceback" not in err
         assert code == 0 or "another writer is running" in err, err
     subprocess.run([*cli, "ingest", "swf", str(tmp_path / "in"), "--lake", str(lake)], check=True, capture_output=True)
-    from lakehouse.lake import Lake
+    from lakehouse.base.lake import Lake
 
     assert counts(Lake(lake)) == {"log00": 50}
 
@@ -258,7 +258,7 @@ def test_each_writer_session_connects_to_a_catalog_copy_of_its_own(lake):
 
 
 def test_sigterm_inside_a_deferred_block_waits_for_its_end_where_it_is_an_interrupt():
-    from lakehouse.lake import interrupts_deferred
+    from lakehouse.base.lake import interrupts_deferred
 
     def stop(signum, frame):
         raise KeyboardInterrupt

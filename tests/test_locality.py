@@ -15,9 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake
 from lakehouse.models import locality
 
 from conftest import SWF_DIR, shared_or_skip

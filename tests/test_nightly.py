@@ -17,9 +17,9 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.errors import SettingsError
+from lakehouse.base.lake import Lake
 from lakehouse.cli import app
-from lakehouse.errors import SettingsError
-from lakehouse.lake import Lake
 from lakehouse.nightly import history
 from lakehouse.nightly.config import Config, load
 from lakehouse.nightly.run import EXIT_BUSY, NIGHTLY_LOCK, plan, run
@@ -444,7 +444,7 @@ def test_print_systemd_escapes_what_systemd_and_cron_would_take_for_their_own(tm
 
 def _hold_writers_lock(root: Path, seconds: float) -> threading.Thread:
     """Another writer (as a user's `ingest` would) holding the lake's writer lock for `seconds`."""
-    from lakehouse.lake import LOCK_FILE
+    from lakehouse.base.lake import LOCK_FILE
 
     held = open(root / LOCK_FILE, "a+")  # noqa: SIM115 (closed by the thread)
     fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.data import sample_google_trace
-from lakehouse.lake import Lake
 from lakehouse.nightly import history
 from lakehouse.nightly.run import run
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from lakehouse.base.lake import Lake
 from lakehouse.data import sample_google_trace
-from lakehouse.lake import Lake
 from lakehouse.nightly.run import run
 
 from browser import chromium, dump_dom, not_blank, screenshot

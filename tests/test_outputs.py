@@ -127,7 +127,7 @@ def test_a_polars_error_without_errno_is_one_line(tmp_path, monkeypatch):
     """Polars raises OSError('... (os error 28)') with no errno: still the full-disk line."""
     import polars as pl
 
-    from lakehouse.render import OutputFormat, emit
+    from lakehouse.base.render import OutputFormat, emit
 
     def full(self: object, *args: object, **kwargs: object) -> None:
         raise OSError("failed to write whole buffer: No space left on device (os error 28)")

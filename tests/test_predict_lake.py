@@ -9,10 +9,10 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.job_views import log_jobs
+from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
-from lakehouse.job_views import log_jobs
-from lakehouse.lake import Lake
 from lakehouse.models.predict import report
 
 from conftest import SHARED, shared_or_skip

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lakehouse.job_views import View, log_jobs, log_machine_size
+from lakehouse.base.job_views import View, log_jobs, log_machine_size
 from lakehouse.sim import simulate
 
 DOCS = Path(__file__).resolve().parents[1] / "docs"

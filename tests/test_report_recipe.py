@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from lakehouse.lake import Lake
+from lakehouse.base.lake import Lake
 from lakehouse.reports.base import Option, Report
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from lakehouse.catalog import view_files
-from lakehouse.datasets import DATASETS
-from lakehouse.errors import LakehouseError
-from lakehouse.lake import Lake
+from lakehouse.base.catalog import view_files
+from lakehouse.base.datasets import DATASETS
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.lake import Lake
 from lakehouse.nightly.config import GOOGLE_REPORTS, REPORTS, SWF_REPORTS
 from lakehouse.reports import REPORTS as REGISTRY
 
@@ -73,8 +73,8 @@ def test_a_report_is_stored_only_through_the_registry_lock():
 
 
 def test_a_table_stored_outside_the_writer_is_refused(tmp_path):
-    from lakehouse.models.results import store
-    from lakehouse.schemas import REPRODUCTIONS_SCHEMA
+    from lakehouse.base.results import store
+    from lakehouse.base.schemas import REPRODUCTIONS_SCHEMA
 
     lake = Lake(tmp_path / "lake").init()
     with pytest.raises(LakehouseError, match="writer lock"):

@@ -10,8 +10,8 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.published import published
 from lakehouse.cli import app
-from lakehouse.published import published
 from lakehouse.reproduce import STUDIES
 
 # Typed again from the papers, by hand, apart from the data file: (study, table, trace, quantity) -> value.
@@ -190,8 +190,8 @@ def test_packing_rows_are_what_pack_synthetic_gives_and_the_trace_rows_say_what_
 @pytest.mark.slow
 def test_packing_trace_rows_are_what_periodicity_and_pack_give_on_a_whole_trace(tmp_path, monkeypatch):
     """The whole-trace path, on a generated trace taken for whole (the real one is 41 GB of task_usage)."""
+    from lakehouse.base.lake import Lake
     from lakehouse.ingest.google import ingest_google
-    from lakehouse.lake import Lake
     from lakehouse.synth.google_trace import Settings, generate
 
     generate(tmp_path, Settings(machines=15, days=2.5, seed=7, batch_jobs_per_hour=2, services=6))
@@ -246,10 +246,10 @@ def test_selection_rows_are_report_selections_and_the_logs_table(kth_lake):
 def test_table_2_8_rows_are_the_triples_prediction_errors(tmp_path):
     import shutil
 
+    from lakehouse.base.lake import Lake
     from lakehouse.campaigns.runner import stored_runs
     from lakehouse.data import sample_swf_paths
     from lakehouse.ingest.swf import ingest_swf
-    from lakehouse.lake import Lake
 
     # The embedded KTH-SP2 sample under CEA-Curie's name: Table 2.8's log (only the name matters here).
     (sample,) = sample_swf_paths()
@@ -272,11 +272,11 @@ def test_hmm_rows_say_the_log_is_missing_then_are_the_whole_trace_fit_once_it_is
     """Table 3.1 is on SDSC-Paragon 1995, which the shared logs lack: its rows say so.  A log by that
     name (here planted: two regimes with geometric stays) gives each state's divergences, as the model
     fitted to the whole log with the caption's settings gives them."""
+    from lakehouse.base.lake import Lake
+    from lakehouse.base.testing import planted_regimes, swf_job, write_swf
     from lakehouse.ingest.swf import ingest_swf
-    from lakehouse.lake import Lake
     from lakehouse.models import hmm
     from lakehouse.models.locality import log_jobs
-    from lakehouse.testing import planted_regimes, swf_job, write_swf
 
     missing = _reproduce(kth_lake, "hmm")
     assert missing.height == 48 and missing["ours"].is_null().all()
@@ -304,8 +304,8 @@ def test_volatility_rows_are_report_volatilitys_summary_and_the_jobs_sampling(tm
     """Section 3.4's one number (every job sampled all or nothing) and the quantities it leaves blank,
     on a generated trace whose tasks have several windows (so their CVs are defined), over the section's
     tasks: high-SLO (scheduling class 2-3) tasks running through the whole trace (it took every task)."""
+    from lakehouse.base.lake import Lake
     from lakehouse.ingest.google import ingest_google
-    from lakehouse.lake import Lake
     from lakehouse.synth.google_trace import Settings, generate
 
     generate(tmp_path, Settings(machines=6, days=0.5, seed=3, batch_jobs_per_hour=2, services=6))
@@ -350,7 +350,7 @@ def test_volatility_rows_say_they_need_the_google_trace(kth_lake):
 def test_table_1_job_counts_say_they_are_the_archives_before_any_filter():
     """The selection study counts each log's jobs as the archive has them, and so does the code
     (swf.log_summary); the row's setting says so (it said `after the study's filter`)."""
-    from lakehouse.published import published
+    from lakehouse.base.published import published
 
     jobs = [p for p in published("selection") if p.source == "Table 1" and p.quantity == "jobs"]
     assert len(jobs) == 7 and all("before any filter" in p.setting and "jobs_strong" not in p.setting for p in jobs)

@@ -12,7 +12,7 @@ import polars as pl
 import pytest
 from refresh_reproductions import COUNTS_LINE, RECORD, counts_line
 
-from lakehouse.published import Status, explanations, published
+from lakehouse.base.published import Status, explanations, published
 from lakehouse.reproduce import STUDIES, counts, judge
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "reproductions.md"
@@ -108,7 +108,7 @@ def test_a_rows_setting_says_a_machine_chosen_because_it_fits():
 def test_within_is_5_percent_or_half_the_papers_last_digit():
     """By hand: the paper prints CEA-Curie's EASY++ reduction as 4 %, so 4.29 is within (3.5 to 4.5) though
     7 % away; 4.6 is not.  0.85 printed: 5 % (0.0425) is wider than half its digit (0.005)."""
-    from lakehouse.published import resolution, within_tolerance
+    from lakehouse.base.published import resolution, within_tolerance
 
     assert (resolution("4"), resolution("0.85"), resolution("1.5")) == (1.0, 0.01, 0.1)
     assert within_tolerance("eloss-triples", 4.0, 4.29, resolution("4"))

@@ -10,9 +10,9 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.figures import pyplot
+from lakehouse.base.job_views import log_jobs, log_machine_size
 from lakehouse.cli import app
-from lakehouse.job_views import log_jobs, log_machine_size
-from lakehouse.models.figures import pyplot
 from lakehouse.sim import simulate
 from lakehouse.sim.schedule_plots import _steps, binned_mean, gantt, pack
 

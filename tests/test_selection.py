@@ -16,14 +16,14 @@ import pytest
 from hypothesis import given, settings
 from typer.testing import CliRunner
 
+from lakehouse.base.errors import LakehouseError, SimulationInputError
+from lakehouse.base.lake import Lake
 from lakehouse.campaigns.grid import Settings
 from lakehouse.campaigns.resample import resample_weeks, week_count
 from lakehouse.campaigns.runner import stored_runs
 from lakehouse.cli import app
 from lakehouse.data import sample_swf_paths
-from lakehouse.errors import LakehouseError, SimulationInputError
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake
 from lakehouse.sim import simulate
 from lakehouse.sim.options import WEEK, Policy, Selector
 from lakehouse.studies.selection import PAPER_POLICIES, selection_curves, selection_settings, selection_table

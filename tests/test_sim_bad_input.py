@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from lakehouse import _native
-from lakehouse.errors import SimulationInputError
+from lakehouse.base.errors import SimulationInputError
 from lakehouse.sim import ReplaySettings, simulate
 
 from sim_workloads import jobs
@@ -219,10 +219,10 @@ def test_errors_carry_a_kind_and_keep_it_through_pickling():
 def test_every_entry_point_accepts_and_refuses_the_same_machine_sizes(size, tmp_path):
     """The machine size's range has one rule (the engine's): ingest, campaign grids, the nightly
     configuration and the replay settings agree on every size, with the same words."""
+    from lakehouse.base.errors import LakehouseError
+    from lakehouse.base.lake import Lake
     from lakehouse.campaigns.grid import Grid
-    from lakehouse.errors import LakehouseError
     from lakehouse.ingest.swf import ingest_swf
-    from lakehouse.lake import Lake
     from lakehouse.nightly.config import load
 
     answers = []

@@ -10,8 +10,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from lakehouse.errors import SimulationInputError
-from lakehouse.job_views import View, log_columns, log_jobs
+from lakehouse.base.errors import SimulationInputError
+from lakehouse.base.job_views import View, log_columns, log_jobs
 from lakehouse.sim import simulate
 from lakehouse.sim.workload import input_columns
 

@@ -7,7 +7,7 @@ import math
 import polars as pl
 import pytest
 
-from lakehouse.schemas import DISTRIBUTION_METRICS
+from lakehouse.base.schemas import DISTRIBUTION_METRICS
 from lakehouse.sim.metrics import summary
 
 
@@ -69,14 +69,14 @@ def test_the_breakdown_by_class_by_hand():
 
 @pytest.mark.parametrize("options", [{"warmup": -1}, {"cooldown": float("inf")}, {"warmup": float("nan")}])
 def test_a_window_must_be_finite_and_not_negative(options):
-    from lakehouse.errors import SimulationInputError
+    from lakehouse.base.errors import SimulationInputError
 
     with pytest.raises(SimulationInputError, match="finite number of seconds >= 0"):
         small_replay(**options)
 
 
 def test_submit_offset_counts_from_the_logs_first_job(kth_lake):
-    from lakehouse.job_views import log_jobs
+    from lakehouse.base.job_views import log_jobs
 
     log = kth_lake.log_names()[0]
     every = log_jobs(kth_lake, log, "jobs_strong")
@@ -86,8 +86,8 @@ def test_submit_offset_counts_from_the_logs_first_job(kth_lake):
 
 
 def test_wider_jobs_are_refused_or_dropped_and_counted(kth_lake):
-    from lakehouse.errors import SimulationInputError
-    from lakehouse.job_views import log_jobs
+    from lakehouse.base.errors import SimulationInputError
+    from lakehouse.base.job_views import log_jobs
     from lakehouse.sim import simulate
 
     jobs = log_jobs(kth_lake, kth_lake.log_names()[0], "jobs_strong")

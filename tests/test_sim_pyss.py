@@ -11,8 +11,8 @@ import math
 import polars as pl
 import pytest
 
+from lakehouse.base.lake import Lake
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake
 from lakehouse.sim import simulate
 
 from conftest import SWF_DIR, shared_or_skip
@@ -119,7 +119,7 @@ def test_the_readme_lists_the_metrics_of_every_run():
 def test_zero_second_jobs_do_not_break_the_canonical_learner(sc15_lake):
     """The clean view keeps jobs that ran 0 s; their weight 1 + ln(q p) would be infinite and turn the
     model into NaN (every later prediction 1 s).  Their runtime counts as 1 s in the weight instead."""
-    from lakehouse.job_views import View, log_jobs
+    from lakehouse.base.job_views import View, log_jobs
 
     jobs = log_jobs(sc15_lake, "CTC-SP2-1996-3.1-cln", View.jobs_clean)
     assert (jobs["run_time"] == 0).sum() > 0

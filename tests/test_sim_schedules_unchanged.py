@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lakehouse.job_views import View, log_jobs
+from lakehouse.base.job_views import View, log_jobs
 from lakehouse.sim import simulate
 
 DIGESTS = json.loads((Path(__file__).parent / "golden" / "schedule_digests.json").read_text())

@@ -7,7 +7,7 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
-from lakehouse.catalog import view_files
+from lakehouse.base.catalog import view_files
 
 BUILTIN_SCHEMAS = {"meta"}  # tables the catalog code creates before the views
 
@@ -51,8 +51,8 @@ def test_every_named_query_loads_and_binds_on_a_lake(tmp_path):
     """sql/queries/ holds the package's fixed queries: each has its header and binds on a new lake."""
     from importlib import resources
 
-    from lakehouse.catalog import named_query
-    from lakehouse.lake import Lake
+    from lakehouse.base.catalog import named_query
+    from lakehouse.base.lake import Lake
 
     lake = Lake(tmp_path / "lake").init()
     names = sorted(p.name.removesuffix(".sql") for p in resources.files("lakehouse.sql").joinpath("queries").iterdir())

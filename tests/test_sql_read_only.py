@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from lakehouse.errors import LakehouseError, QueryError
-from lakehouse.lake import Lake
-from lakehouse.testing import swf_job, swf_text
+from lakehouse.base.errors import LakehouseError, QueryError
+from lakehouse.base.lake import Lake
+from lakehouse.base.testing import swf_job, swf_text
 
 CATALOG = "{lake}/lake.duckdb"
 DATA = "{lake}/parquet/swf/jobs/evil.parquet"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from lakehouse.base.testing import small_log, swf_job, swf_text, write_swf
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.testing import small_log, swf_job, swf_text, write_swf
 
 
 def ingest_one(lake, path: Path, **kwargs):

@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from lakehouse._native import SWF_MAX_PROCS, SWF_MAX_SECONDS
-from lakehouse.errors import BrokenFileError
+from lakehouse.base.errors import BrokenFileError
+from lakehouse.base.testing import FIELD_NAMES
 from lakehouse.ingest.swf import decompress, parse_log
-from lakehouse.testing import FIELD_NAMES
 
 # Mostly values a log has, now and then one beyond the ingest's limits (quarantined, and checked as such).
 # (One value in ten is drawn up to 10^12: with seven limited fields, an even split left too few rows in

@@ -10,10 +10,10 @@ import polars as pl
 import pytest
 from test_campaign import cli
 
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.lake import Lake
 from lakehouse.campaigns.grid import Grid, GridError
 from lakehouse.campaigns.runner import store_rows
-from lakehouse.errors import LakehouseError
-from lakehouse.lake import Lake
 from lakehouse.sim.metrics import prediction_errors
 from lakehouse.studies.triples import eloss_variants, leave_one_out, per_log_table, triple_settings
 
@@ -147,7 +147,7 @@ def test_prediction_errors_by_hand():
 
 def test_the_scatter_of_triples_labels_its_axes(tmp_path):
     """Each pair of logs' axes carry labelled ticks, whether the slowdowns span decades or not."""
-    from lakehouse.models.figures import pyplot, save
+    from lakehouse.base.figures import pyplot, save
     from lakehouse.studies.triples_plots import _scatter
 
     plt = pyplot()

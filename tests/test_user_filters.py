@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from lakehouse.conditions import one_condition
-from lakehouse.errors import LakehouseError
+from lakehouse.base.conditions import one_condition
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.job_views import log_jobs
+from lakehouse.base.lake import Lake
+from lakehouse.base.testing import small_log, write_swf
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.job_views import log_jobs
-from lakehouse.lake import Lake
-from lakehouse.testing import small_log, write_swf
 
 INJECTIONS = [
     "1=1) ; COPY (SELECT 1) TO '{tmp}/x.csv'; SELECT (1",

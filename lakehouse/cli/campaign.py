@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.job_views import View
+from lakehouse.base.lake import Lake
+from lakehouse.base.render import OutputFormat, emit, labelled, stderr
 from lakehouse.campaigns.executors import ExecutorKind
 from lakehouse.campaigns.report import Metric
 from lakehouse.cli.common import (
@@ -24,10 +28,6 @@ from lakehouse.cli.common import (
     workers_option,
     writable_folder,
 )
-from lakehouse.errors import LakehouseError
-from lakehouse.job_views import View
-from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, labelled, stderr
 from lakehouse.sim.options import PREDICTOR_HELP
 
 if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the CLI starts
@@ -136,9 +136,9 @@ def run(
 
     Example: `lakehouse campaign run study.toml --workers 2`
     """
+    from lakehouse.base.comma_lists import split_list
+    from lakehouse.base.machine import parse_machine_sizes
     from lakehouse.campaigns.grid import Grid, grid_from_toml, parse_values
-    from lakehouse.comma_lists import split_list
-    from lakehouse.machine import parse_machine_sizes
 
     given = {
         "algorithm": algorithm,

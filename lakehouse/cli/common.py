@@ -17,11 +17,11 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 from typer.core import TyperGroup
 
-from lakehouse.budget import DEFAULT_SHARE, MAX_WORKERS, MEMORY_ENV, THREADS_ENV
-from lakehouse.errors import LakehouseError, OutputError, SettingsError
-from lakehouse.lake import ENV_VAR, stopped_by_interrupt
-from lakehouse.outputs import check_file, check_folder, error_number
-from lakehouse.render import OutputFormat, labelled, stderr
+from lakehouse.base.budget import DEFAULT_SHARE, MAX_WORKERS, MEMORY_ENV, THREADS_ENV
+from lakehouse.base.errors import LakehouseError, OutputError, SettingsError
+from lakehouse.base.lake import ENV_VAR, stopped_by_interrupt
+from lakehouse.base.outputs import check_file, check_folder, error_number
+from lakehouse.base.render import OutputFormat, labelled, stderr
 
 LakeOption = Annotated[
     Path | None,
@@ -46,7 +46,7 @@ FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Outp
 
 
 def _checked_before_the_work(check: Callable[[Path], Path]) -> Callable[[Path | None], Path | None]:
-    """An option's callback that runs `check` (lakehouse.outputs) when the option is parsed, so that an
+    """An option's callback that runs `check` (lakehouse.base.outputs) when the option is parsed, so that an
     output that cannot be written is refused before the work, not after it."""
 
     def callback(path: Path | None) -> Path | None:

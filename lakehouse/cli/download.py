@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
+from lakehouse.base.render import OutputFormat, emit, stderr
 from lakehouse.cli.common import FormatOption, OutputOption, byte_progress, clear_errors, command_group
-from lakehouse.render import OutputFormat, emit, stderr
 
 download_app = command_group("Fetch public traces into a folder that `ingest` and the nightly inbox take.")
 
@@ -49,7 +49,7 @@ def download_google(
     """
     import polars as pl
 
-    from lakehouse.comma_lists import split_list
+    from lakehouse.base.comma_lists import split_list
     from lakehouse.ingest.download import Download, DownloadError, disk_problem, parse_parts, select
 
     chosen_tables = split_list(tables) if tables else None

@@ -7,6 +7,9 @@ from typing import Annotated
 
 import typer
 
+from lakehouse.base.export import GOOGLE_RULES, PROCESSOR_RULES, ExportView, Processors
+from lakehouse.base.lake import Lake
+from lakehouse.base.render import stderr
 from lakehouse.cli.common import (
     LakeOption,
     MemoryLimitOption,
@@ -15,9 +18,6 @@ from lakehouse.cli.common import (
     command_group,
     writable_file,
 )
-from lakehouse.export import GOOGLE_RULES, PROCESSOR_RULES, ExportView, Processors
-from lakehouse.lake import Lake
-from lakehouse.render import stderr
 
 export_app = command_group("Write the lake back out as SWF files (gzipped when the name ends in .gz).")
 
@@ -44,7 +44,7 @@ def export_swf_command(
 
     Example: `lakehouse export swf SDSC-SP2 --view jobs_strong -o SDSC-SP2-strong.swf.gz`
     """
-    from lakehouse.export import export_swf
+    from lakehouse.base.export import export_swf
 
     jobs = export_swf(Lake(lake), log, view, output)
     stderr.print(f"{jobs:,} jobs -> {output}")
@@ -83,7 +83,7 @@ def export_google_swf_command(
     memory_limit: MemoryLimitOption = None,
     threads: ThreadsOption = None,
 ) -> None:
-    from lakehouse.export import export_google_swf
+    from lakehouse.base.export import export_google_swf
 
     jobs = export_google_swf(Lake(lake, memory_limit, threads), output, processors, cores_per_machine)
     stderr.print(f"{jobs:,} jobs -> {output}")

@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
+from lakehouse.base.errors import SettingsError
+from lakehouse.base.render import stderr
 from lakehouse.cli.common import clear_errors, command_group
-from lakehouse.errors import SettingsError
-from lakehouse.render import stderr
 
 generate_app = command_group("Write synthetic data in the published formats, with its planted truth.")
 
@@ -74,7 +74,7 @@ def generate_google_lake(
     Example: `lakehouse generate google-lake shape --scale 0.05 && lakehouse report volatility --lake shape
     --memory-limit 3GB`
     """
-    from lakehouse.lake import Lake
+    from lakehouse.base.lake import Lake
     from lakehouse.synth.google_shape import Shape, generate_shape_lake
 
     if not 0.0001 <= scale <= 0.5:

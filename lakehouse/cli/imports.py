@@ -7,9 +7,9 @@ from typing import Annotated
 
 import typer
 
+from lakehouse.base.lake import Lake
+from lakehouse.base.render import OutputFormat, emit, stderr
 from lakehouse.cli.common import FormatOption, LakeOption, clear_errors, command_group
-from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, stderr
 
 import_app = command_group("Bring tables made outside lakehouse into the lake (run-time predictions).")
 

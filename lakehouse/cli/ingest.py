@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from lakehouse.base.lake import Lake
+from lakehouse.base.render import OutputFormat, emit, labelled, stderr
 from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
@@ -17,8 +19,6 @@ from lakehouse.cli.common import (
     command_group,
 )
 from lakehouse.ingest.status import Status
-from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, labelled, stderr
 
 ingest_app = command_group("Ingest raw files into the lake (incremental: unchanged files are skipped).")
 
@@ -48,8 +48,8 @@ def ingest_swf_command(
 
     Example: `lakehouse ingest swf ../logs/*.swf.gz` or `lakehouse ingest swf RICC.swf.gz --machine-size 8192`
     """
+    from lakehouse.base.machine import parse_machine_sizes
     from lakehouse.ingest.swf import discover, ingest_swf, results_frame
-    from lakehouse.machine import parse_machine_sizes
 
     target = Lake(lake)
     total = sum(p.stat().st_size for p in discover(paths))

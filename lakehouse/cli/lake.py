@@ -6,7 +6,10 @@ import time
 
 import typer
 
-from lakehouse.catalog import meta_copy
+from lakehouse.base.catalog import meta_copy
+from lakehouse.base.errors import NoLakeError
+from lakehouse.base.lake import Lake
+from lakehouse.base.render import OutputFormat, emit, labelled, stderr
 from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
@@ -17,9 +20,6 @@ from lakehouse.cli.common import (
     command_group,
 )
 from lakehouse.cli.root import app
-from lakehouse.errors import NoLakeError
-from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, labelled, stderr
 
 catalog_app = command_group("Maintain the DuckDB catalog (lake.duckdb).")
 
@@ -101,7 +101,7 @@ def audit(
     Example: `lakehouse audit` (the lake in ./lake), or after `lakehouse demo --lake demo-lake`:
     `lakehouse audit --lake demo-lake`
     """
-    from lakehouse.audit import run_audits, summary
+    from lakehouse.base.audit import run_audits, summary
 
     results = run_audits(Lake(lake, memory_limit, threads))  # (the Google audits group the whole trace)
     emit(summary(results), fmt, output)

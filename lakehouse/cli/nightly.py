@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Annotated
 import polars as pl
 import typer
 
+from lakehouse.base.lake import Lake
+from lakehouse.base.render import OutputFormat, emit, labelled, stderr
 from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
@@ -19,8 +21,6 @@ from lakehouse.cli.common import (
     writable_folder,
 )
 from lakehouse.cli.root import app
-from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, labelled, stderr
 
 if TYPE_CHECKING:
     from lakehouse.nightly.run import Outcome

@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from lakehouse.base.lake import Lake
+from lakehouse.base.render import OutputFormat, emit, stderr
 from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
@@ -17,9 +19,7 @@ from lakehouse.cli.common import (
     writable_file,
 )
 from lakehouse.cli.root import app
-from lakehouse.lake import Lake
 from lakehouse.models.packing import DEFAULT_PACK_QUERY, TaskOrder
-from lakehouse.render import OutputFormat, emit, stderr
 
 
 @app.command()

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
+from lakehouse.base.errors import SettingsError, TooLittleDataError
+from lakehouse.base.job_views import View
+from lakehouse.base.lake import Lake
+from lakehouse.base.log_names import short_log
+from lakehouse.base.render import stderr
+from lakehouse.base.units import parse_duration
 from lakehouse.cli.common import LakeOption, PlotsOption, announce_plots, clear_errors, command_group, writable_file
-from lakehouse.errors import SettingsError, TooLittleDataError
-from lakehouse.job_views import View
-from lakehouse.lake import Lake
-from lakehouse.log_names import short_log
-from lakehouse.render import stderr
 from lakehouse.sim.options import variant_name
-from lakehouse.units import parse_duration
 
 if TYPE_CHECKING:
     import polars as pl
@@ -151,7 +151,7 @@ def _log_starts(lake: Lake, log: str, view: View) -> pl.DataFrame:
     """When each job started in the log itself (submit + its recorded wait), for the log's utilization."""
     import polars as pl
 
-    from lakehouse.job_views import log_jobs
+    from lakehouse.base.job_views import log_jobs
 
     jobs = log_jobs(lake, log, view, columns=["job_id", "submit_time", "wait_time"])
     return jobs.select("job_id", (pl.col("submit_time") + pl.col("wait_time")).alias("log_start_time"))
@@ -161,7 +161,7 @@ def _replay(
     lake: Lake, log: str | None, view: View, machine_size: int | None, settings: dict[str, Any]
 ) -> tuple[pl.DataFrame, int, str]:
 
-    from lakehouse.job_views import log_jobs, log_machine_size, resolve_log
+    from lakehouse.base.job_views import log_jobs, log_machine_size, resolve_log
     from lakehouse.sim import simulate
     from lakehouse.sim.schedule_io import schedule_frame
 

@@ -6,11 +6,11 @@ from typing import Annotated
 
 import typer
 
-from lakehouse.catalog import named_query
+from lakehouse.base.catalog import named_query
+from lakehouse.base.lake import Lake
+from lakehouse.base.render import OutputFormat, emit, stream_parquet
 from lakehouse.cli.common import FormatOption, LakeOption, MemoryLimitOption, OutputOption, ThreadsOption, clear_errors
 from lakehouse.cli.root import app
-from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, stream_parquet
 
 
 @app.command()

@@ -10,6 +10,9 @@ from typing import Annotated, Any
 import polars as pl
 import typer
 
+from lakehouse.base.errors import TooLittleDataError
+from lakehouse.base.lake import Lake
+from lakehouse.base.render import OutputFormat, emit, emit_tables, stderr
 from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
@@ -24,9 +27,6 @@ from lakehouse.cli.common import (
     writable_file,
 )
 from lakehouse.cli.selection import report_selection
-from lakehouse.errors import TooLittleDataError
-from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, emit_tables, stderr
 from lakehouse.reports import PERIODICITY, Option, Report
 
 report_app = command_group("Run a model over the lake, store its result as analysis.* and print a summary.")
@@ -257,11 +257,11 @@ def report_locality(
 
     Example: `lakehouse report locality SDSC-SP2 --variant user --runtime-ratios 1.057,1.1,1.2`
     """
-    from lakehouse.comma_lists import split_list
-    from lakehouse.log_names import select_logs
+    from lakehouse.base.comma_lists import split_list
+    from lakehouse.base.log_names import select_logs
+    from lakehouse.base.units import parse_duration
     from lakehouse.models.locality import RUNTIME_RATIOS, SUBMIT_BINS, Settings, Variant, best_cells, pivot
     from lakehouse.reports import LOCALITY
-    from lakehouse.units import parse_duration
 
     try:
         ratios = [float(x) for x in split_list(runtime_ratios)] if runtime_ratios else list(RUNTIME_RATIOS)
@@ -371,11 +371,11 @@ def report_hmm(
 
     Example: `lakehouse report hmm KTH --states 8 --init kmeans --poisson --submit-bin 1h`
     """
-    from lakehouse.comma_lists import split_list
-    from lakehouse.job_views import resolve_log
+    from lakehouse.base.comma_lists import split_list
+    from lakehouse.base.job_views import resolve_log
+    from lakehouse.base.units import parse_duration
     from lakehouse.models.hmm import Init, Settings, Stop
     from lakehouse.reports import HMM
-    from lakehouse.units import parse_duration
 
     try:
         counts = [int(x) for x in split_list(states)]
@@ -475,10 +475,10 @@ def report_hmm_backfilling(
 
     Example: `lakehouse report hmm-backfilling --as-published`
     """
+    from lakehouse.base.comma_lists import split_list
+    from lakehouse.base.log_names import select_logs
     from lakehouse.campaigns.runner import JOBS_FOLDER, campaign_rows
     from lakehouse.cli.campaign import ExecutorKind, exit_on_failures, run_with_progress
-    from lakehouse.comma_lists import split_list
-    from lakehouse.log_names import select_logs
     from lakehouse.studies.hmm_backfilling import (
         AS_PUBLISHED,
         STUDY_LOGS,

@@ -7,6 +7,8 @@ from typing import Annotated
 import polars as pl
 import typer
 
+from lakehouse.base.lake import Lake
+from lakehouse.base.render import OutputFormat, emit, stderr
 from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
@@ -19,8 +21,6 @@ from lakehouse.cli.common import (
     workers_option,
 )
 from lakehouse.cli.root import app
-from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, stderr
 
 #: What names a row of `reproduce`'s table: the trace as the paper calls it and the quantity.
 TABLE_KEYS = ("trace", "quantity")

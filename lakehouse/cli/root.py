@@ -11,8 +11,8 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from lakehouse.base.render import labelled, stderr
 from lakehouse.cli.common import StrictGroup
-from lakehouse.render import labelled, stderr
 
 
 class _Folding:

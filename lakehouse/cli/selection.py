@@ -7,13 +7,13 @@ from typing import Annotated
 
 import typer
 
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.job_views import View
+from lakehouse.base.lake import Lake
+from lakehouse.base.render import OutputFormat, emit, stderr
 from lakehouse.campaigns.executors import ExecutorKind
 from lakehouse.cli.campaign import exit_on_failures, run_with_progress
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, announce_plots, workers_option, writable_folder
-from lakehouse.errors import LakehouseError
-from lakehouse.job_views import View
-from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, stderr
 
 
 def _probability(text: str) -> float:
@@ -87,12 +87,12 @@ def report_selection(
 
     Example: `lakehouse report selection KTH CTC --view jobs_strong --resamples 20 --plots figures`
     """
+    from lakehouse.base.comma_lists import split_list
+    from lakehouse.base.job_views import View, log_jobs
+    from lakehouse.base.log_names import select_logs
+    from lakehouse.base.machine import parse_machine_sizes
     from lakehouse.campaigns.grid import Grid, parse_threshold
     from lakehouse.campaigns.resample import week_count
-    from lakehouse.comma_lists import split_list
-    from lakehouse.job_views import View, log_jobs
-    from lakehouse.log_names import select_logs
-    from lakehouse.machine import parse_machine_sizes
     from lakehouse.reports import SELECTION
     from lakehouse.sim.options import Policy, QueueOrder, Selector, choose, parse_period, parse_policy
     from lakehouse.studies.selection import PAPER_POLICIES, selection_settings, study_machine_sizes

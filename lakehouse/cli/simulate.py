@@ -8,13 +8,14 @@ from typing import Annotated
 
 import typer
 
+from lakehouse.base.comma_lists import split_list
+from lakehouse.base.errors import SettingsError, SimulationInputError
+from lakehouse.base.job_views import View
+from lakehouse.base.lake import Lake
+from lakehouse.base.render import OutputFormat, emit, labelled, stderr
+from lakehouse.base.units import parse_duration
 from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, queue_order, writable_file
 from lakehouse.cli.root import app
-from lakehouse.comma_lists import split_list
-from lakehouse.errors import SettingsError, SimulationInputError
-from lakehouse.job_views import View
-from lakehouse.lake import Lake
-from lakehouse.render import OutputFormat, emit, labelled, stderr
 from lakehouse.sim.options import (
     POLICY_HELP,
     PREDICTOR_HELP,
@@ -25,7 +26,6 @@ from lakehouse.sim.options import (
     Correction,
     JobClass,
 )
-from lakehouse.units import parse_duration
 
 
 def schedule_path(path: Path | None) -> Path | None:

@@ -24,8 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from lakehouse.errors import LakehouseError
-from lakehouse.google_format import tables as trace_tables
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.google_format import tables as trace_tables
 
 #: Where Google publishes the trace (the bucket gs://clusterdata-2011-2, read over HTTPS).
 BUCKET_URL = "https://storage.googleapis.com/clusterdata-2011-2"

@@ -28,14 +28,14 @@ import pyarrow.parquet as pq
 from isal import igzip, isal_zlib
 from pyarrow import csv as pa_csv
 
-from lakehouse.catalog import named_query, sql_literal
-from lakehouse.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
-from lakehouse.errors import BrokenFileError, LakehouseError
-from lakehouse.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
+from lakehouse.base.catalog import named_query, sql_literal
+from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
+from lakehouse.base.errors import BrokenFileError, LakehouseError
+from lakehouse.base.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
+from lakehouse.base.lake import Lake, count, fingerprint
 from lakehouse.ingest.input_files import not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status
-from lakehouse.lake import Lake, count, fingerprint
 
 PART_NAME = re.compile(r"^part-(\d{5})-of-(\d{5})\.csv\.gz$")
 HASH_CHUNK = 1 << 22

@@ -8,7 +8,7 @@ import stat
 import zlib
 from pathlib import Path
 
-from lakehouse.errors import BrokenFileError
+from lakehouse.base.errors import BrokenFileError
 
 #: A gzipped log may expand to at most this many times its compressed size, or MIN_EXPANDED bytes if
 #: that is more.  Real logs compress 4 to 15 times (the Parallel Workloads Archive's largest, 11 MB

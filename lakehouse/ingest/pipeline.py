@@ -23,9 +23,9 @@ from typing import Protocol
 
 import duckdb
 
-from lakehouse.errors import BrokenFileError
+from lakehouse.base.errors import BrokenFileError
+from lakehouse.base.lake import CatalogWriter, Lake, interrupts_deferred, replace_atomically
 from lakehouse.ingest.status import Status
-from lakehouse.lake import CatalogWriter, Lake, interrupts_deferred, replace_atomically
 
 
 @dataclass

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import duckdb
 
-from lakehouse.catalog import sql_literal
-from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
-from lakehouse.lake import Lake, pending_path
-from lakehouse.prediction_tables import PredictionTableError, check_name
+from lakehouse.base.catalog import sql_literal
+from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS
+from lakehouse.base.lake import Lake, pending_path
+from lakehouse.base.prediction_tables import PredictionTableError, check_name
 
 DATASET = "analysis_imported_predictions"
 #: The columns a table must have.

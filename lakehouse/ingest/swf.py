@@ -22,17 +22,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lakehouse._native import parse_swf
-from lakehouse.catalog import sql_literal
-from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
-from lakehouse.errors import BrokenFileError, LakehouseError
+from lakehouse.base.catalog import sql_literal
+from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS
+from lakehouse.base.errors import BrokenFileError, LakehouseError
+from lakehouse.base.lake import Lake, fingerprint
+from lakehouse.base.log_names import is_glob, logs_named
+from lakehouse.base.machine import machine_size_problem
+from lakehouse.base.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION
 from lakehouse.ingest.input_files import gunzip_bounded, not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status
 from lakehouse.ingest.swf_header import SwfHeader
-from lakehouse.lake import Lake, fingerprint
-from lakehouse.log_names import is_glob, logs_named
-from lakehouse.machine import machine_size_problem
-from lakehouse.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION
 
 DATASET = "swf"
 SUFFIXES = (".swf.gz", ".swf")
@@ -427,7 +427,7 @@ def ingest_swf(
 
     overrides: dict[str, int] = {}
     for pattern, size in machine_sizes:
-        for log in logs_named(pattern, names):  # the batch's logs (lakehouse.log_names' rule)
+        for log in logs_named(pattern, names):  # the batch's logs (lakehouse.base.log_names' rule)
             overrides[log] = size
     source = SwfSource(lake, machine_size, overrides, workers)
     outcomes = ingest_files(lake, tasks, source, force=force, workers=workers, on_done=done)

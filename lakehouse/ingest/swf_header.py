@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lakehouse import _native
-from lakehouse.swf_format import NUMERIC_HEADER_COLUMNS, TEXT_HEADER_COLUMNS
+from lakehouse.base.swf_format import NUMERIC_HEADER_COLUMNS, TEXT_HEADER_COLUMNS
 
 # Header values the lake computes with stay within the ranges the tokenizer enforces on job lines
 # (sim/src/swf.rs): a start time beyond them would make every timestamp of the log overflow.

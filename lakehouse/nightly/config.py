@@ -24,14 +24,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lakehouse.budget import workers_problem
-from lakehouse.campaign_names import RULE, name_problem
-from lakehouse.errors import SettingsError
-from lakehouse.job_views import View
-from lakehouse.log_names import names_log
-from lakehouse.machine import machine_size_problem
+from lakehouse.base.budget import workers_problem
+from lakehouse.base.campaign_names import RULE, name_problem
+from lakehouse.base.errors import SettingsError
+from lakehouse.base.job_views import View
+from lakehouse.base.log_names import names_log
+from lakehouse.base.machine import machine_size_problem
+from lakehouse.base.tomlfile import read_toml
 from lakehouse.reports import REPORTS as REGISTRY
-from lakehouse.tomlfile import read_toml
 
 #: The reports that follow a changed SWF log, and those that follow a changed Google trace: the log
 #: summary and a campaign of replays (the nightly run's own), then those of the registry that follow one.
@@ -56,7 +56,7 @@ class Config:
         return {o.name: o.default for o in REGISTRY[report].options} | self.options.get(report, {})
 
     def size_for(self, log: str, known: Sequence[str]) -> int | None:
-        """The processors the config gives a log of `known` (by lakehouse.log_names' rule: its name, a
+        """The processors the config gives a log of `known` (by lakehouse.base.log_names' rule: its name, a
         unique prefix or a glob), if any."""
         for pattern, size in self.machine_size.items():
             if names_log(pattern, log, known):

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import polars as pl
 
-from lakehouse.catalog import named_query
-from lakehouse.lake import Lake
+from lakehouse.base.catalog import named_query
+from lakehouse.base.lake import Lake
 from lakehouse.nightly.inbox import InboxFile
 
 KILLED = "interrupted: the run ended without finishing (killed, or the machine stopped); its report is incomplete"

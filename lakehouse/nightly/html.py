@@ -18,9 +18,9 @@ from pathlib import Path
 import jinja2
 import polars as pl
 
+from lakehouse.base.outputs import written_aside
 from lakehouse.nightly.history import RunRecord
 from lakehouse.nightly.reports import Section
-from lakehouse.outputs import written_aside
 
 #: Rows of a table shown in a page (the lake keeps them all).
 MAX_ROWS = 60

@@ -19,14 +19,14 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from lakehouse import google_format
-from lakehouse.catalog import named_query
-from lakehouse.errors import LakehouseError
+from lakehouse.base import google_format
+from lakehouse.base.catalog import named_query
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.lake import Lake
 from lakehouse.ingest.google import PART_NAME, file_hash
 from lakehouse.ingest.input_files import not_a_file
 from lakehouse.ingest.swf import DATASET as SWF_DATASET
 from lakehouse.ingest.swf import SUFFIXES, check_log_name, log_name_for
-from lakehouse.lake import Lake
 
 
 class Kind(enum.StrEnum):

@@ -16,13 +16,13 @@ from pathlib import Path
 
 import polars as pl
 
+from lakehouse.base.catalog import named_query
+from lakehouse.base.errors import TooLittleDataError
+from lakehouse.base.lake import Lake, stopped_by_interrupt
 from lakehouse.campaigns.executors import local_executor
 from lakehouse.campaigns.grid import EASY_VARIANTS, Grid
 from lakehouse.campaigns.report import Metric, campaign_plots
 from lakehouse.campaigns.runner import run_campaign, stored_runs
-from lakehouse.catalog import named_query
-from lakehouse.errors import TooLittleDataError
-from lakehouse.lake import Lake, stopped_by_interrupt
 from lakehouse.nightly.config import Config
 from lakehouse.reports import REPORTS as REGISTRY
 

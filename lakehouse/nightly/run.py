@@ -21,13 +21,13 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from lakehouse.catalog import named_query
-from lakehouse.errors import LakehouseError
+from lakehouse.base.catalog import named_query
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.lake import Lake, interrupts_deferred, process_lock
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.status import Status
 from lakehouse.ingest.swf import DATASET as SWF_DATASET
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.lake import Lake, interrupts_deferred, process_lock
 from lakehouse.nightly import history
 from lakehouse.nightly.config import GOOGLE_REPORTS, SWF_REPORTS, Config
 from lakehouse.nightly.html import render_index, render_run

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from lakehouse.errors import SettingsError
+from lakehouse.base.errors import SettingsError
 
 
 def command_line(inbox: Path, lake: Path, config: Path | None, options: Sequence[str] = ()) -> str:

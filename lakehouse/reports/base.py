@@ -17,7 +17,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 import polars as pl
 
-from lakehouse.lake import Lake
+from lakehouse.base.lake import Lake
 
 S = TypeVar("S")
 R = TypeVar("R")

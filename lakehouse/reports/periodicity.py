@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lakehouse.lake import Lake
+from lakehouse.base.lake import Lake
 from lakehouse.reports.base import Option, Report, Tables, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports

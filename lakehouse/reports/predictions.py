@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from lakehouse.lake import Lake
+from lakehouse.base.lake import Lake
 from lakehouse.reports.base import Report, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports

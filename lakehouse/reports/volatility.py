@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lakehouse.lake import Lake
+from lakehouse.base.lake import Lake
 from lakehouse.reports.base import Report, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports

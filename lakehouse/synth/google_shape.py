@@ -41,7 +41,7 @@ import numpy as np
 import pyarrow as pa
 from scipy.special import ndtri
 
-from lakehouse.google_format import tables
+from lakehouse.base.google_format import tables
 from lakehouse.synth.google_trace import (
     DAY_S,
     END_SHARES,

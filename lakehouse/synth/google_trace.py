@@ -34,7 +34,7 @@ import numpy as np
 import polars as pl
 from isal import igzip
 
-from lakehouse.google_format import tables
+from lakehouse.base.google_format import tables
 from lakehouse.synth.lake_parts import LakeParts
 
 US = 1_000_000

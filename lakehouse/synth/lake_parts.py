@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from lakehouse.catalog import sql_literal
-from lakehouse.datasets import DATASETS, PARQUET_OPTIONS
-from lakehouse.lake import Lake
+from lakehouse.base.catalog import sql_literal
+from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS
+from lakehouse.base.lake import Lake
 
 SOURCE = "generated (lakehouse.synth)"
 

@@ -19,7 +19,7 @@ from functools import partial
 from multiprocessing import resource_tracker
 from typing import TYPE_CHECKING
 
-from lakehouse.errors import LakehouseError
+from lakehouse.base.errors import LakehouseError
 
 if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the CLI starts
     from lakehouse.campaigns.runner import Executor, Task

@@ -27,13 +27,14 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from lakehouse import machine
-from lakehouse.campaign_names import name_problem
-from lakehouse.errors import LakehouseError, SettingsError, SimulationInputError
-from lakehouse.job_views import View
-from lakehouse.log_names import LogNameError, select_logs
-from lakehouse.machine import machine_size_problem
-from lakehouse.prediction_tables import TABLE_PREFIX
+from lakehouse.base import machine
+from lakehouse.base.campaign_names import name_problem
+from lakehouse.base.errors import LakehouseError, SettingsError, SimulationInputError
+from lakehouse.base.job_views import View
+from lakehouse.base.log_names import LogNameError, select_logs
+from lakehouse.base.machine import machine_size_problem
+from lakehouse.base.prediction_tables import TABLE_PREFIX
+from lakehouse.base.tomlfile import read_toml
 from lakehouse.sim.options import (
     COLUMN_PREFIX,
     DAY,
@@ -47,7 +48,6 @@ from lakehouse.sim.options import (
     join_predictor_parameters,
 )
 from lakehouse.sim.settings import ReplaySettings
-from lakehouse.tomlfile import read_toml
 
 if TYPE_CHECKING:
     import polars as pl

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lakehouse.errors import LakehouseError
-from lakehouse.log_names import short_log
-from lakehouse.models.figures import pyplot, save
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.figures import pyplot, save
+from lakehouse.base.log_names import short_log
 
 #: The variant every other one is compared with in the heatmap.
 BASELINE = "easy-fcfs"

@@ -14,7 +14,7 @@ from typing import cast
 import numpy as np
 import polars as pl
 
-from lakehouse.errors import LakehouseError
+from lakehouse.base.errors import LakehouseError
 from lakehouse.sim.options import WEEK
 
 SUBMIT = "submit_time"

@@ -28,19 +28,19 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from lakehouse import _native
-from lakehouse.campaigns.grid import Grid, GridError, Settings, run_key
-from lakehouse.campaigns.resample import resample_weeks
-from lakehouse.datasets import DATASETS
-from lakehouse.errors import LakeBusyError, LakehouseError, SettingsError
-from lakehouse.job_views import View, log_jobs, log_machine_size, numeric_columns
-from lakehouse.lake import Lake, pending_path, process_lock, replace_atomically
-from lakehouse.log_names import is_glob, select_logs
-from lakehouse.schemas import (
+from lakehouse.base.datasets import DATASETS
+from lakehouse.base.errors import LakeBusyError, LakehouseError, SettingsError
+from lakehouse.base.job_views import View, log_jobs, log_machine_size, numeric_columns
+from lakehouse.base.lake import Lake, pending_path, process_lock, replace_atomically
+from lakehouse.base.log_names import is_glob, select_logs
+from lakehouse.base.schemas import (
     CAMPAIGN_METRICS,
     CAMPAIGN_RUNS_SCHEMA,
     CAMPAIGN_RUNS_VERSION,
     DISTRIBUTION_METRICS,
 )
+from lakehouse.campaigns.grid import Grid, GridError, Settings, run_key
+from lakehouse.campaigns.resample import resample_weeks
 from lakehouse.sim.engine import replay
 from lakehouse.sim.metrics import prediction_errors
 from lakehouse.sim.options import WEEK, Compat, check_order_columns, order_columns, parse_predictor

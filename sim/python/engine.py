@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lakehouse import _native
-from lakehouse.errors import SettingsError, SimulationInputError
+from lakehouse.base.errors import SettingsError, SimulationInputError
 from lakehouse.sim.options import PYTHON, Compat, check_order_columns
 from lakehouse.sim.result import SimulationResult
 from lakehouse.sim.settings import ReplaySettings

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from lakehouse.errors import SettingsError, SimulationInputError, TooLittleDataError
-from lakehouse.job_views import View, log_columns, log_machine_size, numeric_columns, resolve_log
-from lakehouse.lake import Lake
+from lakehouse.base.errors import SettingsError, SimulationInputError, TooLittleDataError
+from lakehouse.base.job_views import View, log_columns, log_machine_size, numeric_columns, resolve_log
+from lakehouse.base.lake import Lake
 from lakehouse.sim.engine import simulate
 from lakehouse.sim.options import Compat, check_order_columns, order_columns, parse_policy, parse_predictor
 from lakehouse.sim.result import SimulationResult

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from lakehouse import _native
-from lakehouse.errors import SettingsError
-from lakehouse.prediction_tables import TABLE_PREFIX, PredictionTableError, check_name, prediction_column
+from lakehouse.base.errors import SettingsError
+from lakehouse.base.prediction_tables import TABLE_PREFIX, PredictionTableError, check_name, prediction_column
 
 
 class Algorithm(enum.StrEnum):

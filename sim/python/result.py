@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lakehouse.errors import SettingsError
+from lakehouse.base.errors import SettingsError
 from lakehouse.sim.options import JobClass, choose
 from lakehouse.sim.settings import ReplaySettings
 

@@ -18,9 +18,9 @@ import polars as pl
 import pyarrow.parquet as pq
 
 from lakehouse import _native
-from lakehouse.errors import SettingsError
-from lakehouse.outputs import written_aside
-from lakehouse.swf_format import comment_line
+from lakehouse.base.errors import SettingsError
+from lakehouse.base.outputs import written_aside
+from lakehouse.base.swf_format import comment_line
 
 if TYPE_CHECKING:  # (the result imports this module to draw and write itself)
     from lakehouse.sim.result import SimulationResult

@@ -17,9 +17,9 @@ from typing import Any, cast
 import numpy as np
 import polars as pl
 
-from lakehouse.errors import SettingsError
-from lakehouse.models.figures import pyplot, save
-from lakehouse.outputs import written_aside
+from lakehouse.base.errors import SettingsError
+from lakehouse.base.figures import pyplot, save
+from lakehouse.base.outputs import written_aside
 from lakehouse.sim.metrics import SIZE_CLASSES, job_class
 from lakehouse.sim.options import JobClass
 

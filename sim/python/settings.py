@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lakehouse import _native
-from lakehouse.errors import SettingsError, SimulationInputError
-from lakehouse.machine import machine_size_problem
+from lakehouse.base.errors import SettingsError, SimulationInputError
+from lakehouse.base.machine import machine_size_problem
 from lakehouse.sim.options import (
     BACKFILL_CONFIDENCE,
     DEFAULT_TAU,

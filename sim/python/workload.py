@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lakehouse.errors import SimulationInputError
-from lakehouse.job_views import PREDICTED_WALLTIME
-from lakehouse.prediction_tables import table_of_column
+from lakehouse.base.errors import SimulationInputError
+from lakehouse.base.job_views import PREDICTED_WALLTIME
+from lakehouse.base.prediction_tables import table_of_column
 
 if TYPE_CHECKING:
     import polars as pl

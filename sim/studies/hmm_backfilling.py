@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.figures import pyplot, save
+from lakehouse.base.lake import Lake
+from lakehouse.base.published import published as published_values
 from lakehouse.campaigns.grid import Grid, parse_values
 from lakehouse.campaigns.report import latest
-from lakehouse.errors import LakehouseError
-from lakehouse.lake import Lake
-from lakehouse.models.figures import pyplot, save
-from lakehouse.published import published as published_values
 
 #: Logs of the published study, by the prefix of their archive name.
 STUDY_LOGS = ("KTH-SP2", "CTC-SP2", "SDSC-SP2", "SDSC-BLUE")

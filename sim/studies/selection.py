@@ -18,14 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.lake import Lake
+from lakehouse.base.machine import CEA_CURIE_PARTITION
+from lakehouse.base.results import store
+from lakehouse.base.schemas import SELECTION_CURVES_SCHEMA, SELECTION_RUNS_SCHEMA
 from lakehouse.campaigns.grid import Settings
 from lakehouse.campaigns.report import latest
 from lakehouse.campaigns.runner import campaign_rows
-from lakehouse.errors import LakehouseError
-from lakehouse.lake import Lake
-from lakehouse.machine import CEA_CURIE_PARTITION
-from lakehouse.models.results import store
-from lakehouse.schemas import SELECTION_CURVES_SCHEMA, SELECTION_RUNS_SCHEMA
 from lakehouse.sim.options import DAY, WEEK, Policy, Selector
 
 BASELINE = "easy-fcfs"

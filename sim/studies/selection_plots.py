@@ -8,8 +8,8 @@ from pathlib import Path
 
 import polars as pl
 
-from lakehouse.log_names import short_log
-from lakehouse.models.figures import pyplot, save
+from lakehouse.base.figures import pyplot, save
+from lakehouse.base.log_names import short_log
 from lakehouse.sim.options import Policy
 from lakehouse.studies.selection import FIXED_STRATEGIES as FIXED
 from lakehouse.studies.selection import policy_shares_over_time

@@ -20,13 +20,13 @@ from typing import cast
 import polars as pl
 
 from lakehouse import _native
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.lake import Lake
+from lakehouse.base.results import store
+from lakehouse.base.schemas import TRIPLES_LOO_SCHEMA, TRIPLES_SCHEMA
 from lakehouse.campaigns.grid import Settings
 from lakehouse.campaigns.report import latest
 from lakehouse.campaigns.runner import campaign_rows
-from lakehouse.errors import LakehouseError
-from lakehouse.lake import Lake
-from lakehouse.models.results import store
-from lakehouse.schemas import TRIPLES_LOO_SCHEMA, TRIPLES_SCHEMA
 
 CURVES = ("linear", "squared")
 WEIGHTS = ("one", "log-procs-run", "log-run-procs", "log-inverse-area", "log-area")

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import polars as pl
 
+from lakehouse.base.figures import ecdf, pyplot, save
+from lakehouse.base.job_views import View, log_jobs
+from lakehouse.base.lake import Lake
+from lakehouse.base.log_names import short_log
 from lakehouse.campaigns.report import latest
-from lakehouse.job_views import View, log_jobs
-from lakehouse.lake import Lake
-from lakehouse.log_names import short_log
-from lakehouse.models.figures import ecdf, pyplot, save
 from lakehouse.sim.engine import simulate
 from lakehouse.studies.triples import EASY, EASY_PLUS_PLUS, METRIC, triple_runs
 

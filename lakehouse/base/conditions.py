@@ -8,7 +8,7 @@ the columns of the view it filters (plus `submit_offset`), and functions of them
 
 from __future__ import annotations
 
-from lakehouse.errors import SettingsError
+from lakehouse.base.errors import SettingsError
 
 
 def one_condition(text: str) -> str:

@@ -10,7 +10,7 @@ A setup file (the ingest manifest, the Google macros) holds statements run as th
 ``-- setup: what`` and a ``-- description:`` header.  Files are applied in file-name order, so a view
 may only use views of earlier files (a test checks this).  Dataset placeholders such as
 ``{swf_jobs}`` become absolute Parquet globs of the lake.  ``sql/audits/`` holds the audits
-(`lakehouse.audit`).
+(`lakehouse.base.audit`).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from pathlib import Path
 
 import duckdb
 
-from lakehouse.datasets import DATASETS, SCHEMA_FILE, ingest_outputs
-from lakehouse.errors import CatalogError
+from lakehouse.base.datasets import DATASETS, SCHEMA_FILE, ingest_outputs
+from lakehouse.base.errors import CatalogError
 
 _HEADER = re.compile(r"^--\s*(name|grain|description|setup|audit|query)\s*:\s*(.*)$")
 

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import polars as pl
 
-from lakehouse.catalog import named_query, sql_literal
-from lakehouse.errors import LakehouseError, TooLittleDataError
-from lakehouse.job_views import resolve_log
-from lakehouse.lake import Lake
-from lakehouse.outputs import check_file, written_aside
-from lakehouse.swf_format import FIELDS, comment_line
+from lakehouse.base.catalog import named_query, sql_literal
+from lakehouse.base.errors import LakehouseError, TooLittleDataError
+from lakehouse.base.job_views import resolve_log
+from lakehouse.base.lake import Lake
+from lakehouse.base.outputs import check_file, written_aside
+from lakehouse.base.swf_format import FIELDS, comment_line
 
 #: The trace clock's start (its 600 s): 19:00 EDT on Sunday 1 May 2011, as a Unix time.
 GOOGLE_TRACE_START = 1_304_290_800
@@ -75,7 +75,7 @@ def export_swf(lake: Lake, log: str, view: ExportView, path: Path) -> int:
     says where it came from (with the machine size the lake used, when the header has no MaxProcs)."""
     log = resolve_log(lake, log)
     view = ExportView(view)
-    # A quoted literal (sql_literal), not a parameter: see lakehouse.job_views.log_jobs.
+    # A quoted literal (sql_literal), not a parameter: see lakehouse.base.job_views.log_jobs.
     jobs = lake.query(f"SELECT * FROM swf.{view} WHERE log = {sql_literal(log)} ORDER BY submit_time, line")
     raw_header, machine_size, max_procs = lake.query(named_query("swf_export_header"), [log]).row(0)
     kept = []

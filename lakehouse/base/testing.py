@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from lakehouse.swf_format import FIELDS
+from lakehouse.base.swf_format import FIELDS
 
 FIELD_NAMES = tuple(f.name for f in FIELDS)
 

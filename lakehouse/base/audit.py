@@ -10,9 +10,9 @@ from importlib import resources
 
 import polars as pl
 
-from lakehouse.catalog import parse_header
-from lakehouse.errors import CatalogError
-from lakehouse.lake import Lake
+from lakehouse.base.catalog import parse_header
+from lakehouse.base.errors import CatalogError
+from lakehouse.base.lake import Lake
 
 
 @dataclass(frozen=True)

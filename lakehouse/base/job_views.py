@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from lakehouse.catalog import sql_literal
-from lakehouse.conditions import one_condition
-from lakehouse.errors import LakehouseError, QueryError
-from lakehouse.lake import Lake
-from lakehouse.log_names import log_named
-from lakehouse.prediction_tables import table_of_column
+from lakehouse.base.catalog import sql_literal
+from lakehouse.base.conditions import one_condition
+from lakehouse.base.errors import LakehouseError, QueryError
+from lakehouse.base.lake import Lake
+from lakehouse.base.log_names import log_named
+from lakehouse.base.prediction_tables import table_of_column
 
 if TYPE_CHECKING:
     import polars as pl
@@ -39,7 +39,7 @@ MACHINE_SIZE_SQL = {
 
 
 def resolve_log(lake: Lake, name: str) -> str:
-    """The lake's log `name` names (lakehouse.log_names: exact, else a unique prefix); otherwise an error
+    """The lake's log `name` names (lakehouse.base.log_names: exact, else a unique prefix); otherwise an error
     naming the logs that exist."""
     return log_named(name, lake.log_names())
 

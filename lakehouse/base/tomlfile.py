@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from lakehouse.errors import LakehouseError
+from lakehouse.base.errors import LakehouseError
 
 
 def read_toml(path: Path, error: type[LakehouseError]) -> dict[str, Any]:

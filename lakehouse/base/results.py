@@ -6,8 +6,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from lakehouse.datasets import DATASETS
-from lakehouse.lake import Lake
+from lakehouse.base.datasets import DATASETS
+from lakehouse.base.lake import Lake
 
 
 def store(lake: Lake, dataset: str, frame: pl.DataFrame, schema: pa.Schema, name: str = "latest") -> None:

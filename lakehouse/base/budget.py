@@ -35,7 +35,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from lakehouse.errors import SettingsError
+from lakehouse.base.errors import SettingsError
 
 MEMORY_ENV = "LAKEHOUSE_MEMORY_LIMIT"
 THREADS_ENV = "LAKEHOUSE_THREADS"

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from lakehouse import google_format
-from lakehouse.schemas import (
+from lakehouse.base import google_format
+from lakehouse.base.schemas import (
     CAMPAIGN_RUNS_SCHEMA,
     HMM_FITS_SCHEMA,
     HMM_STATES_SCHEMA,
@@ -33,7 +33,7 @@ from lakehouse.schemas import (
     VOLATILITY_RATE_HISTOGRAM_SCHEMA,
     VOLATILITY_SUMMARY_SCHEMA,
 )
-from lakehouse.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
+from lakehouse.base.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
 
 # A zero-row file with the dataset's schema sits in every folder, so views bind (and keep their types)
 # before anything is ingested.  Its name starts with an underscore, which log names may not.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from lakehouse.errors import LakehouseError
+from lakehouse.base.errors import LakehouseError
 
 #: A table's name: what `--predictor table:NAME` and the view's `name` column say.
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")

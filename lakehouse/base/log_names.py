@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
-from lakehouse.errors import LakehouseError
+from lakehouse.base.errors import LakehouseError
 
 GLOB_CHARACTERS = "*?["
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from lakehouse import _native
-from lakehouse.errors import SettingsError
+from lakehouse.base.errors import SettingsError
 
 #: The largest machine the engine replays.
 MAX_MACHINE_SIZE: int = _native.MAX_MACHINE_SIZE
@@ -32,7 +32,7 @@ def machine_size_problem(size: object) -> str | None:
 
 def parse_machine_sizes(items: Iterable[object]) -> tuple[int | None, tuple[tuple[str, int], ...]]:
     """`--machine-size` values: N (a number for every log the command means) or LOG=N (for the logs LOG
-    names: lakehouse.log_names); returns N (or None) and the (LOG, N) pairs.  SettingsError names a
+    names: lakehouse.base.log_names); returns N (or None) and the (LOG, N) pairs.  SettingsError names a
     malformed item; the sizes' range is checked where they are used (`machine_size_problem`)."""
     every: int | None = None
     per_log: list[tuple[str, int]] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 
-from lakehouse.errors import LakehouseError
+from lakehouse.base.errors import LakehouseError
 
 _UNITS = {"s": 1, "min": 60, "h": 3600, "d": 86400, "w": 604800}
 _DURATION = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(s|min|h|d|w)?\s*")

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from lakehouse.outputs import written_aside
+from lakehouse.base.outputs import written_aside
 
 
 def pyplot() -> Any:

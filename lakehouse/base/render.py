@@ -20,8 +20,8 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from lakehouse.errors import RenderError
-from lakehouse.outputs import written_aside
+from lakehouse.base.errors import RenderError
+from lakehouse.base.outputs import written_aside
 
 if TYPE_CHECKING:  # (imported by the frames' makers; `simulate` loads Polars while its replay runs)
     import polars as pl

@@ -35,8 +35,8 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
-from lakehouse.budget import SMALLEST, SPILL, SPILL_FOLDER, Budget
-from lakehouse.catalog import (
+from lakehouse.base.budget import SMALLEST, SPILL, SPILL_FOLDER, Budget
+from lakehouse.base.catalog import (
     META_FOLDER,
     apply_catalog,
     meta_problem,
@@ -45,9 +45,9 @@ from lakehouse.catalog import (
     save_meta,
     sql_literal,
 )
-from lakehouse.datasets import DATASETS, SCHEMA_FILE
-from lakehouse.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
-from lakehouse.outputs import protect
+from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
+from lakehouse.base.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
+from lakehouse.base.outputs import protect
 
 if TYPE_CHECKING:  # Polars takes ~70 ms to import: `simulate` loads it while the replay runs
     import numpy as np
@@ -112,7 +112,7 @@ def default_root() -> Path:
 
 
 #: What DuckDB's readers take for a glob in a path (braces too): a lake's path must hold none.  (Log
-#: names have their own, fewer: lakehouse.log_names.GLOB_CHARACTERS.)
+#: names have their own, fewer: lakehouse.base.log_names.GLOB_CHARACTERS.)
 PATH_GLOB_CHARACTERS = ("*", "?", "[", "]", "{", "}")
 
 #: Statement kinds that read only (SET and PRAGMA change settings of the session alone).
@@ -164,7 +164,7 @@ class Lake:
 
     `memory_limit` ('3GB', '30%') and `threads` bound every DuckDB connection the lake opens (default:
     $LAKEHOUSE_MEMORY_LIMIT and $LAKEHOUSE_THREADS, else a quarter of the machine's memory and one
-    thread per core); what does not fit spills into the lake's `.spill` folder (`lakehouse.budget`)."""
+    thread per core); what does not fit spills into the lake's `.spill` folder (`lakehouse.base.budget`)."""
 
     def __init__(
         self,

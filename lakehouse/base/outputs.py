@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from lakehouse.errors import OutputError
+from lakehouse.base.errors import OutputError
 
 #: The lakes this process opened (resolved), each with the names of its top-level entries that hold its
 #: data (the catalog and its copies, the Parquet, quarantine, analysis and meta folders, the spill
