@@ -197,7 +197,7 @@ def test_packing_trace_rows_are_what_periodicity_and_pack_give_on_a_whole_trace(
     generate(tmp_path, Settings(machines=15, days=2.5, seed=7, batch_jobs_per_hour=2, services=6))
     lake = Lake(tmp_path / "lake")
     ingest_google(lake, tmp_path / "trace")
-    monkeypatch.setattr("lakehouse.reproduce.WHOLE_TRACE_PARTS", 1)
+    monkeypatch.setattr("lakehouse.reproduce.packing.WHOLE_TRACE_PARTS", 1)
     rows = _reproduce(lake, "packing").filter(pl.col("trace").str.starts_with("Google"))
     ours = dict(zip(rows["quantity"], rows["ours"], strict=True))
     packed = lake.query("SELECT heuristic, machines, lower_bound FROM analysis.packing")
@@ -357,7 +357,7 @@ def test_table_1_job_counts_say_they_are_the_archives_before_any_filter():
 
 
 def test_a_leave_one_out_row_names_the_logs_it_was_selected_on_and_those_the_lake_lacks():
-    from lakehouse.reproduce import _loo_note
+    from lakehouse.reproduce.eloss_triples import _loo_note
 
     logs = {"CTC-SP2": "CTC-SP2-1996-3.1-cln", "KTH-SP2": "KTH-SP2-1996-2.1-cln", "METACENTRUM-2013": None}
     status = _loo_note("CTC-SP2-1996-3.1-cln", logs)
@@ -367,7 +367,7 @@ def test_a_leave_one_out_row_names_the_logs_it_was_selected_on_and_those_the_lak
 
 
 def test_the_quick_selection_replay_count_in_the_docs_is_the_grids():
-    from lakehouse.reproduce import SELECTION_QUICK_RESAMPLES
+    from lakehouse.reproduce.selection import SELECTION_QUICK_RESAMPLES
     from lakehouse.studies.selection import selection_settings
 
     logs = 5  # the study's logs the archive has

@@ -21,6 +21,7 @@ from lakehouse.cli.common import (
     workers_option,
 )
 from lakehouse.cli.root import app
+from lakehouse.reproduce import STUDIES
 
 #: What names a row of `reproduce`'s table: the trace as the paper calls it and the quantity.
 TABLE_KEYS = ("trace", "quantity")
@@ -38,9 +39,7 @@ def table_view(table: pl.DataFrame) -> pl.DataFrame:
 @app.command()
 @clear_errors
 def reproduce(
-    study: Annotated[
-        str, typer.Argument(help="locality, hmm, hmm-backfilling, eloss-triples, packing, selection or volatility.")
-    ],
+    study: Annotated[str, typer.Argument(help=", ".join(STUDIES) + ".")],
     lake: LakeOption = None,
     campaign: Annotated[
         str | None,
@@ -67,25 +66,7 @@ def reproduce(
     without), not measured (the note says what the lake lacks) or ours alone (the paper leaves it
     blank); a row beyond 5 % names the experiment run on it, as docs/reproductions.md names it.
 
-    Studies: `locality` (Nissimov and Feitelson, 2006, tables 2.1-2.3: the runtime locality f at the
-    paper's best cells, measured as `lakehouse report locality` measures it), `hmm` (the same thesis,
-    table 3.1: how far each state's stays on the Viterbi path are from a geometric law, in bits, three
-    ways, for the workload HMM fitted to the whole SDSC-Paragon 1995 log with the caption's settings: 16
-    states, t_s = 1.5 h, t_r = 1.8, Static-IV, until no parameter moves by 1e-5; states are numbered by
-    the band of run times they start on, shortest first, as the thesis numbers them), `hmm-backfilling` (the same
-    thesis, tables 5.1-5.2: EASY against EASY with the workload HMM's run-time distributions, run as
-    `lakehouse report hmm-backfilling` runs it, as a campaign whose runs are kept) and `eloss-triples`
-    (Reis 2015, tables 2.6-2.7: every heuristic triple replayed as the published simulator replays,
-    `--compat pyss`, on its logs, CEA-Curie on 80,640 processors, as `lakehouse campaign run --preset
-    triples` does; then `lakehouse report triples`' tables) and `packing` (Beaumont et al., 2015: section 6's
-    synthetic campaign as `lakehouse pack --synthetic` runs it; tables 1 and 2, the amplitudes of the
-    periodic jobs and the machines each heuristic needs for them, on a lake holding the whole Google
-    trace, as `lakehouse report periodicity` and `lakehouse pack` give them) and `selection` (Gaussier et
-    al., 2017: its logs' machines and jobs, and the best log's average wait under noisy simulation
-    feedback and under the bandit, against EASY-FCFS's, from `lakehouse report selection`'s campaign with
-    the paper's ten policies and 100 week resamples, 10 with --quick) and `volatility` (Reis 2015, section
-    3.4: its one stated number, every job sampled all or nothing, from google.job_sampling; and ours alone
-    for each number its text leaves blank, from `lakehouse report volatility`).  The studies' campaigns
+    {studies}  The studies' campaigns
     keep their runs: a second call only reads them.  A row whose log the lake lacks says so and has a
     value once the log is ingested; a row we do not compute says why.  Stored as
     analysis.reproductions, one set of rows per study; docs/reproductions.md explains the differences.
@@ -115,3 +96,9 @@ def reproduce(
     stderr.print(f"{said} ({statuses}) {REPRODUCE.stored}")
     if plots is not None:
         announce_plots(REPRODUCE.plots(target, result, plots))
+
+
+# The studies of the help are those of the package, each as its module says it (lakehouse.reproduce).
+reproduce.__doc__ = (reproduce.__doc__ or "").replace(
+    "{studies}", "Studies: " + "; ".join(f"`{s.name}` ({s.summary})" for s in STUDIES.values()) + "."
+)
