@@ -219,15 +219,15 @@ fn queues_kept_in_order_schedule_exactly_as_sorting_at_every_pass() {
     );
 }
 
-#[test]
-fn conservative_keeps_slots_exactly_as_replanning_everyone() {
-    // A waiting job asks for an earlier slot without giving its own back, and searches share lower
-    // bounds (fits.rs).  Switched off, every waiting job gives its slot back and is searched again
-    // from now at every pass, the plain way.  Both must give the same schedules and the same
-    // first reservations, on 600 random workloads with every policy and the predictors, corrections,
-    // semantics and thresholds turning over (early completions and corrections included).
+// A waiting job asks for an earlier slot without giving its own back, and searches share lower
+// bounds (fits.rs).  Switched off, every waiting job gives its slot back and is searched again from
+// now at every pass, the plain way.  Both must give the same schedules and the same first
+// reservations, on 600 random workloads with every policy and the predictors, corrections, semantics
+// and thresholds turning over (early completions and corrections included).  The workloads are two
+// tests of 300, which the test harness runs at once (one took 12 s of the suite's wall time alone).
+fn conservative_keeps_slots_as_replanning_everyone_on(seeds: std::ops::Range<u64>) {
     let mut moved_or_kept = 0;
-    for seed in 0..600u64 {
+    for seed in seeds {
         let machine = [4, 16, 64][seed as usize % 3];
         let j = random_jobs(1000 + seed, 150, machine);
         let w = j.workload();
@@ -253,9 +253,19 @@ fn conservative_keeps_slots_exactly_as_replanning_everyone() {
         }
     }
     assert!(
-        moved_or_kept > 500_000,
+        moved_or_kept > 250_000,
         "too few reservations compared: {moved_or_kept}"
     );
+}
+
+#[test]
+fn conservative_keeps_slots_exactly_as_replanning_everyone() {
+    conservative_keeps_slots_as_replanning_everyone_on(0..300);
+}
+
+#[test]
+fn conservative_keeps_slots_exactly_as_replanning_everyone_on_300_more_workloads() {
+    conservative_keeps_slots_as_replanning_everyone_on(300..600);
 }
 
 #[test]
