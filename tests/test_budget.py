@@ -28,10 +28,6 @@ STORED = ("analysis.task_volatility", "analysis.volatility_summary", "analysis.v
 ORDER = {"analysis.volatility_summary": "metric", "analysis.job_sinusoids": "job_id"}
 
 
-#: The file runs on one worker, so that its module-wide fixtures are made once, not once per worker.
-pytestmark = pytest.mark.xdist_group("budget")
-
-
 @pytest.fixture(scope="module")
 def google_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("budget") / "lake"

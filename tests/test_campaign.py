@@ -340,7 +340,6 @@ def test_ray_is_optional_with_a_clear_message(monkeypatch):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("ray")  # one local Ray at a time: two starting together time out on 2 cores
 def test_ray_gives_the_same_rows_as_the_local_pool(two_logs, tmp_path, capfd):
     pytest.importorskip("ray", reason="Ray is optional: pip install 'lakehouse[ray]'")
     grid = small_grid("on-ray")

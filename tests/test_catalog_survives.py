@@ -36,10 +36,6 @@ def answers(lake: Lake) -> dict[str, object]:
     }
 
 
-#: The file runs on one worker, so that its module-wide fixtures are made once, not once per worker.
-pytestmark = pytest.mark.xdist_group("catalog_survives")
-
-
 @pytest.fixture(scope="module")
 def night(tmp_path_factory) -> Path:
     """A lake after one nightly run over two small logs (ingest, replays, predictions, history)."""

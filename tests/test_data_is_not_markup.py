@@ -18,10 +18,6 @@ def lakehouse(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "lakehouse.cli", *args], capture_output=True, text=True)
 
 
-#: The file runs on one worker, so that its module-wide fixtures are made once, not once per worker.
-pytestmark = pytest.mark.xdist_group("data_is_not_markup")
-
-
 @pytest.fixture(scope="module")
 def odd_lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A log whose header holds brackets, in a folder whose name holds some too."""

@@ -93,10 +93,6 @@ def readme_blocks() -> list[tuple[str, list[str]]]:
     return found
 
 
-#: The file runs on one worker, so that its module-wide fixtures are made once, not once per worker.
-pytestmark = pytest.mark.xdist_group("examples")
-
-
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The world every example starts from (copied for each, since examples write to it)."""

@@ -17,10 +17,6 @@ from conftest import SHARED, shared_or_skip
 GOOGLE = SHARED / "google"
 
 
-#: The file runs on one worker, so that its module-wide fixtures are made once, not once per worker.
-pytestmark = pytest.mark.xdist_group("google_real")
-
-
 @pytest.fixture(scope="module")
 def google_lake(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, list, list]:
     shared_or_skip(GOOGLE)

@@ -15,10 +15,6 @@ from lakehouse.synth.google_shape import Shape, generate_shape_lake
 SCALE = 0.002
 
 
-#: The file runs on one worker, so that its module-wide fixtures are made once, not once per worker.
-pytestmark = pytest.mark.xdist_group("google_shape")
-
-
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, dict]:
     root = tmp_path_factory.mktemp("shape") / "lake"

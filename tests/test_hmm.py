@@ -19,7 +19,6 @@ from lakehouse.base.testing import planted_regimes
 from lakehouse.cli import app
 from lakehouse.models import hmm
 
-hmmlearn = pytest.importorskip("hmmlearn.hmm")
 # hmmlearn logs a notice about its MultinomialHMM's history at every construction.
 logging.getLogger("hmmlearn").setLevel(logging.ERROR)
 
@@ -35,6 +34,9 @@ def random_case(seed: int, states: int, columns: int, steps: int) -> tuple[hmm.O
 
 
 def reference(params: hmm.Params, obs: hmm.Observations, n_iter: int = 1):
+    # Imported by the tests that use it (scikit-learn under it takes 3.5 s to load, which every worker
+    # paid to collect the suite).
+    hmmlearn = pytest.importorskip("hmmlearn.hmm")
     model = hmmlearn.MultinomialHMM(
         n_components=params.states, n_trials=obs.totals, init_params="", params="ste", n_iter=n_iter
     )

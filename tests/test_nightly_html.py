@@ -32,10 +32,6 @@ window.addEventListener("load", () => {
 </script>"""
 
 
-#: The file runs on one worker, so that its module-wide fixtures are made once, not once per worker.
-pytestmark = pytest.mark.xdist_group("nightly_html")
-
-
 @pytest.fixture(scope="module")
 def nights(tmp_path_factory) -> tuple[Path, Path]:
     """Two nights' pages: a log and the Google slice, then the log's next version and a corrupt file."""

@@ -18,10 +18,6 @@ from lakehouse.synth.google_trace import Settings, generate
 
 from google_raw import raw_cpu_requests, raw_usage
 
-#: The file runs on one worker, so that its module-wide fixtures are made once, not once per worker.
-pytestmark = pytest.mark.xdist_group("volatility")
-
-
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("volatility")
