@@ -18,6 +18,7 @@ from lakehouse.synth.google_trace import Settings, generate
 
 from google_raw import raw_cpu_requests, raw_usage
 
+
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("volatility")
