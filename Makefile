@@ -20,7 +20,7 @@ demo: $(STAMP)
 	$(PYTHON) -m lakehouse.cli demo
 
 rust-test:
-	cd sim && cargo test --release --quiet --no-default-features
+	cd sim && cargo test --profile release-test --quiet --no-default-features
 
 # Compiled modules are kept (PYTHONDONTWRITEBYTECODE emptied, where a machine sets it): each command a
 # test starts as a process would otherwise compile the package anew (0.2 s of its 0.5 s start).  Each

@@ -42,7 +42,9 @@ def connection(rows: list[tuple]) -> duckdb.DuckDBPyConnection:
         ],
         schema_overrides={"wf_queue": pl.String},
     )
-    con = duckdb.connect()
+    # One thread: the property tests run some 200 of these on a few dozen rows, where a second thread
+    # only adds each statement's start (a quarter of the time).
+    con = duckdb.connect(config={"threads": 1})
     con.execute("CREATE SCHEMA predict")
     con.register("frame", frame)
     con.execute("CREATE TABLE predict.swf_targets AS SELECT * FROM frame")
