@@ -14,9 +14,9 @@ from lakehouse.reproduce.study import (
     Request,
     Study,
     lacking,
-    lake_log,
     row,
     run_campaign_of,
+    study_logs,
 )
 
 #: The campaign that keeps the study's runs.
@@ -55,8 +55,7 @@ def _eloss_triples(lake: Lake, rows: list[Published], request: Request) -> list[
     from lakehouse.studies.triples import leave_one_out, log_correlations, per_log_table, triple_settings
 
     known = lake.log_names()
-    logs = {p.log: lake_log(p.log, known) for p in rows if p.log}
-    present = [log for log in dict.fromkeys(logs.values()) if log is not None]
+    logs, present = study_logs(rows, known)
     per_log = pl.DataFrame({"log": []}, schema={"log": pl.String})
     loo = pl.DataFrame({"held_out": []}, schema={"held_out": pl.String})
     runs = pl.DataFrame()

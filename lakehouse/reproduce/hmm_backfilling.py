@@ -17,9 +17,9 @@ from lakehouse.reproduce.study import (
     Request,
     Study,
     lacking,
-    lake_log,
     row,
     run_campaign_of,
+    study_logs,
 )
 
 if TYPE_CHECKING:
@@ -33,8 +33,7 @@ def _hmm_backfilling(lake: Lake, rows: list[Published], request: Request) -> lis
     from lakehouse.studies.hmm_backfilling import AS_PUBLISHED, CAMPAIGN, CONFIDENCE, MACHINE_SIZES, VIEW, study_grid
 
     known = lake.log_names()
-    logs = {p.log: lake_log(p.log, known) for p in rows if p.log}
-    present = [log for log in dict.fromkeys(logs.values()) if log is not None]
+    logs, present = study_logs(rows, known)
     chosen = [log for log in present if any(log.startswith(prefix) for prefix, _ in MACHINE_SIZES)]
     values: dict[tuple[str, str], float] = {}  # (log prefix, quantity) -> ours, on the study's machines
     header: dict[tuple[str, str], float] = {}  # the same, on the header's machine, for the logs in `chosen`

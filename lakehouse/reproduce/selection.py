@@ -12,9 +12,9 @@ from lakehouse.reproduce.study import (
     Request,
     Study,
     lacking,
-    lake_log,
     row,
     run_campaign_of,
+    study_logs,
 )
 
 #: The study's campaign, its resamples (the paper's 100; --quick: 10) and its cleaned jobs.
@@ -31,8 +31,7 @@ def _selection(lake: Lake, rows: list[Published], request: Request) -> list[dict
     from lakehouse.studies.selection import selection_settings, selection_table, study_machine_sizes
 
     known = lake.log_names()
-    logs = {p.log: lake_log(p.log, known) for p in rows if p.log}
-    present = [log for log in dict.fromkeys(logs.values()) if log is not None]
+    logs, present = study_logs(rows, known)
     table = pl.DataFrame()
     baseline = pl.DataFrame()
     if present:

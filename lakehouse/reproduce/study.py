@@ -71,6 +71,13 @@ def lake_log(prefix: str, known: Sequence[str]) -> str | None:
         return None
 
 
+def study_logs(rows: list[Published], known: Sequence[str]) -> tuple[dict[str, str | None], list[str]]:
+    """The lake's log for each archive log the rows name (None: the lake lacks it), and those present,
+    each once, in the data file's order."""
+    logs = {p.log: lake_log(p.log, known) for p in rows if p.log}
+    return logs, [log for log in dict.fromkeys(logs.values()) if log is not None]
+
+
 def by_log(rows: list[Published], known: Sequence[str]) -> Iterator[tuple[str | None, list[Published]]]:
     """The rows grouped by the archive log they belong to, in the data file's order, each group with the
     lake's log for it (None: the lake lacks it)."""
