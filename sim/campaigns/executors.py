@@ -14,6 +14,7 @@ import multiprocessing.pool
 import re
 import signal
 import socket
+import threading
 from collections.abc import Callable
 from functools import partial
 from multiprocessing import resource_tracker
@@ -47,17 +48,31 @@ def _spawn_pool(workers: int) -> multiprocessing.pool.Pool:
     once every worker has been exec'd."""
     # The resource tracker unblocks SIGINT when it starts: start it (once per process) beforehand.
     resource_tracker.ensure_running()
+    # The mask is this thread's: in a process with other threads (DuckDB's, a test runner's) the kernel
+    # may hand the Ctrl-C to one of them at once, and Python would raise it in the middle of Pool(),
+    # before the pool could be stopped.  A handler that only notes it holds it wherever it lands.
+    noted: list[int] = []
+    handler = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: noted.append(signum)) if handler else None
     held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     pool = None
     try:
         pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_ignore_interrupts)
     finally:
         try:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held meanwhile is raised here
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)  # a Ctrl-C held meanwhile lands here
+        finally:
+            if handler:
+                signal.signal(signal.SIGINT, previous)
+    if noted and previous is not signal.SIG_IGN:
+        try:  # the Ctrl-C, now that the pool stands: as the handler it was meant for takes it
+            if callable(previous):
+                previous(signal.SIGINT, None)
+            else:
+                raise KeyboardInterrupt
         except BaseException:
-            if pool is not None:
-                pool.terminate()
-                pool.join()
+            pool.terminate()
+            pool.join()
             raise
     return pool
 
