@@ -43,8 +43,9 @@ def _spawn_pool(workers: int) -> multiprocessing.pool.Pool:
     that ignores SIGINT runs too late (a worker still importing its modules printed a traceback), so the
     parent blocks SIGINT while it starts the workers: a blocked signal stays blocked across fork and exec,
     so a worker holds every Ctrl-C until its initializer ignores it for good.  Blocked, not ignored, in
-    the parent: a Ctrl-C that arrives meanwhile waits and is raised when the mask is restored (ignoring
-    it, as this did, lost it, and the start of many workers could not be stopped).  Pool() returns
+    the parent: a Ctrl-C that arrives meanwhile is kept and raised once the pool stands, the pool
+    stopped first (ignoring it, as this did, lost it, and the start of many workers could not be
+    stopped).  Pool() returns
     once every worker has been exec'd."""
     # The resource tracker unblocks SIGINT when it starts: start it (once per process) beforehand.
     resource_tracker.ensure_running()
