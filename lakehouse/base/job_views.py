@@ -31,11 +31,9 @@ class View(enum.StrEnum):
     jobs_strong = "jobs_strong"  # the SC'15 strong filter, as the published runs used
 
 
-#: The machine size each view was filtered with, hence the default for simulating it.
-MACHINE_SIZE_SQL = {
-    View.jobs_clean: "coalesce(machine_size, max_procs)",
-    View.jobs_strong: "coalesce(max_procs, machine_size)",
-}
+#: The column of swf.logs that holds the machine size each view was filtered with, hence the default for
+#: simulating it (the rule itself is written once, in the swf.logs view).
+MACHINE_SIZE_COLUMN = {View.jobs_clean: "clean_machine_size", View.jobs_strong: "strong_machine_size"}
 
 
 def resolve_log(lake: Lake, name: str) -> str:
@@ -158,7 +156,7 @@ def log_machine_size(lake: Lake, log: str, view: View = View.jobs_clean) -> int:
     """The log's machine size as its view used it; errors name the logs that exist."""
     # A quoted literal, not a bound parameter: binding a Python value makes DuckDB import pandas (0.45 s
     # of every `lakehouse simulate`).
-    rows = lake.rows(f"SELECT {MACHINE_SIZE_SQL[View(view)]} AS size FROM swf.logs WHERE log = {sql_literal(log)}")
+    rows = lake.rows(f"SELECT {MACHINE_SIZE_COLUMN[View(view)]} AS size FROM swf.logs WHERE log = {sql_literal(log)}")
     if not rows:
         return log_machine_size(lake, resolve_log(lake, log), view)  # a prefix, or an error naming the logs
     (size,) = rows[0]
