@@ -19,16 +19,6 @@ import polars as pl
 REPO = Path(__file__).resolve().parents[1]
 RECORD = REPO / "docs" / "reproduced"
 DOC = REPO / "docs" / "reproductions.md"
-#: The studies, and the lake each needs: the archive's logs, or the Google trace.
-STUDIES = {
-    "locality": "swf",
-    "hmm": "swf",
-    "hmm-backfilling": "swf",
-    "eloss-triples": "swf",
-    "packing": "swf",
-    "selection": "swf",
-    "volatility": "google",
-}
 COUNTS_LINE = re.compile(r"Status of the (\d+) rows \(`lakehouse reproduce ([\w-]+)`\): [^\n]*\.")
 
 
@@ -48,10 +38,12 @@ def with_counts(text: str, study: str, line: str) -> tuple[str, bool]:
 
 
 def main(swf_lake: Path, google_lake: Path) -> None:
+    from lakehouse.reproduce import STUDIES
+
     RECORD.mkdir(exist_ok=True)
     text = DOC.read_text(encoding="utf-8")
-    for study, kind in STUDIES.items():
-        lake = swf_lake if kind == "swf" else google_lake
+    for study, declared in STUDIES.items():
+        lake = swf_lake if declared.lake == "swf" else google_lake
         out = RECORD / f"{study}.csv"
         quick = ["--quick"] if study == "selection" else []
         command = [sys.executable, "-m", "lakehouse.cli", "reproduce", study, "--lake", str(lake), *quick]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
@@ -44,6 +44,9 @@ class Study:
     rows: Rows
     summary: str
     order: int
+    #: The lake its record (docs/reproduced, `make reproductions`) is made on: the archive's logs, or
+    #: the Google trace's sample.
+    lake: Literal["swf", "google"] = "swf"
 
 
 def row(p: Published, log: str | None, ours: float | None, note: str) -> dict[str, object]:

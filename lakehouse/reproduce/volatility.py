@@ -67,4 +67,5 @@ STUDY = Study(
         "volatility`"
     ),
     order=70,
+    lake="google",
 )
