@@ -1,6 +1,8 @@
 """What a report is: how it computes, what it stores (its analysis.* tables), what it shows and what it
 draws, and how the nightly run calls it; and the options it takes, each with its help and its range
-once, for `lakehouse report NAME`, the nightly configuration and the code alike.
+once, for `lakehouse report NAME`, the nightly configuration and the code alike.  Its command is made
+from this declaration (lakehouse.cli.report): its argument, its options, the runs they ask for and what
+it prints of them.
 
 A report computes without the writer lock (reading the lake may take minutes; ingests go on) and
 `Report.run` stores the result under it: the one place a report takes the lock, so readers see the
@@ -13,7 +15,7 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, NamedTuple, TypeVar
 
 import polars as pl
 
@@ -39,31 +41,71 @@ def lazy(path: str) -> Callable[..., Any]:
 @dataclass(frozen=True)
 class Option:
     """One setting of a report, as `--NAME` on its command and `NAME` in its table of the nightly
-    configuration: a whole number, a number or a flag, with its default, its range and its help."""
+    configuration: a whole number, a number, a flag or a text (which the report reads: a comma-separated
+    list, a duration), with its default, its range and its help."""
 
     name: str  # snake_case; the command line spells it with dashes
-    default: int | float | bool
+    default: int | float | bool | str | None
     help: str
     minimum: float | None = None
     maximum: float | None = None
+    holds: type | None = None  # what it holds when its default is None (none given: the report chooses)
+
+    @property
+    def kind(self) -> type:
+        return self.holds or type(self.default)
 
     def problem(self, value: object) -> str | None:
         """Why `value` cannot be this option, if it cannot (the same words wherever it is given)."""
-        kind = type(self.default)
+        kind = self.kind
         expected = f"expected {_KIND_WORDS[kind]}"
         if self.minimum is not None and self.maximum is not None:
             expected += f" from {self.minimum:,g} to {self.maximum:,g}"
         number = int | float if kind is float else kind
         if isinstance(value, bool) != (kind is bool) or not isinstance(value, number):
             return f"{expected}, got {value!r}"
-        if kind is not bool and (
+        if isinstance(value, int | float) and not isinstance(value, bool) and (
             (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum)
         ):
             return f"{expected}, got {value!r}"
         return None
 
 
-_KIND_WORDS = {int: "a whole number", float: "a number", bool: "true or false"}
+_KIND_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "a text"}
+
+
+@dataclass(frozen=True)
+class Argument:
+    """The words after `lakehouse report NAME`: one (a log, a campaign) or several (logs)."""
+
+    name: str
+    help: str
+    many: bool = False  # several; none given is None, and the report chooses
+    default: str | None = None  # one: what it is when not given (None: it must be given)
+
+
+@dataclass(frozen=True)
+class Call:
+    """What a report's command was given: its argument, its options (defaults filled in) and whether
+    it draws figures (a report may then keep what they need)."""
+
+    argument: Any
+    options: Mapping[str, Any]
+    plots: bool = False
+
+
+#: What a command runs for what it was given: the settings of each run (one per log, say), and notes
+#: said before the runs (the logs left out, and why).  A wrong value is a SettingsError naming its option.
+Runs = Callable[[Lake, Call], tuple[list[Any], list[str]]]
+
+
+class Shown(NamedTuple):
+    """One table a command prints: its caption, the frame, and with `--output FILE` in a file format
+    (csv, json, parquet) the name it is written beside the first table with (FILE-ASIDE.EXT)."""
+
+    caption: str
+    frame: pl.DataFrame
+    aside: str = ""
 
 
 #: How a nightly run calls a report that runs more than once (one run per changed SWF log, say): given
@@ -86,9 +128,16 @@ class Report(Generic[S, R]):
     make: Callable[..., S] | None = None  # its settings from its options (keywords); None: no settings
     nightly: Nightly | None = None  # what a nightly run runs it on [default: once, with its options]
     order: int = 100  # where it runs in a nightly run, and is listed: lower first (pack after periodicity)
-    summary: str = ""  # what a generated command's --help says it does [default: the title]
-    doing: str = ""  # what a generated command says while it runs [default: running NAME...]
+    summary: str = ""  # what its command's --help says it does [default: the title]
+    doing: str | Callable[[S], str] = ""  # what its command says while a run runs [default: running NAME...]
     notes: Callable[[R], list[str]] | None = None  # lines that explain a result (a command's, a page's)
+    argument: Argument | None = None  # its command's words after its name
+    runs: Runs | None = None  # what its command runs [default: once, with the settings of its options]
+    #: What its command prints of its runs' results, as a terminal's tables (True) or as a file's data
+    #: (False) [default: each result's `show`].
+    present: Callable[[list[R], bool], list[Shown]] | None = None
+    drawing: str = ""  # what its command says while it draws [default: nothing: figures are quick]
+    output: str = ""  # its command's --output help, when it writes more than one file [default: one file]
 
     def run(self, lake: Lake, settings: S) -> R:
         """Compute, then store under the writer lock."""
@@ -118,6 +167,24 @@ class Report(Generic[S, R]):
         """Its settings from option values (the defaults for those not given)."""
         values = {o.name: o.default for o in self.options} | dict(options)
         return self.make(**values) if self.make is not None else None  # type: ignore[return-value]
+
+    def doing_for(self, settings: S) -> str:
+        """What its command says while it runs with `settings`."""
+        if callable(self.doing):
+            return self.doing(settings)
+        return self.doing or f"running {self.name}..."
+
+    def command_runs(self, lake: Lake, call: Call) -> tuple[list[S], list[str]]:
+        """The settings of each run its command makes for `call`, and notes to say first."""
+        if self.runs is not None:
+            return self.runs(lake, call)
+        return [self.settings_for(call.options)], []
+
+    def presented(self, results: list[R], terminal: bool) -> list[Shown]:
+        """What its command prints of `results`."""
+        if self.present is not None:
+            return self.present(results, terminal)
+        return [Shown(caption, frame) for result in results for caption, frame in self.show(result)]
 
     def nightly_runs(self, lake: Lake, logs: Sequence[str], options: Mapping[str, Any]) -> tuple[list[S], list[str]]:
         """The settings of each run a nightly run makes of it, and notes for its section."""

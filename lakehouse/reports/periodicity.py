@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.base.lake import Lake
-from lakehouse.reports.base import Option, Report, Tables, lazy
+from lakehouse.reports.base import Call, Option, Report, Tables, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.job_sinusoids import Periodicity
@@ -29,6 +29,28 @@ NOISE_TRIALS = Option(
 class PeriodicitySettings:
     noise_trials: int = 200  # pure-noise series fitted to measure the test's false-positive rate
     overlays: bool = True  # keep the series of the jobs the plots overlay with their fits
+
+
+SUMMARY = """Fit hourly, daily and weekly cycles to every long-running job of the Google lake.
+
+Each job's CPU demand per task at 5-minute resolution (google.job_demand_5min, observed windows only)
+is fitted by least squares with a level, a linear trend and a sine/cosine pair per period; a component
+is significant when the Wald test (HAC covariance) rejects at 1 %.  Stores one row per job in
+analysis.job_sinusoids (level c, daily amplitude rho and phase phi per task: the input of `lakehouse
+pack`) and prints, per component: the distribution of amplitude ratios over jobs, the share of jobs
+where it is significant, the test's false-positive rate measured on pure-noise series with the jobs'
+own gaps, and how spread the peaks of the significant jobs are (mean resultant length; circular
+standard deviation in hours).
+
+`--plots DIR` writes boxplots of the ratios, a polar plot of the daily peaks and three jobs' demand
+overlaid with their fits.
+
+Example: `lakehouse report periodicity --plots figures/`"""
+
+
+def _runs(lake: Lake, call: Call) -> tuple[list[PeriodicitySettings], list[str]]:
+    """One run; the series of the jobs the figures overlay are kept only when it draws them."""
+    return [PeriodicitySettings(call.options["noise_trials"], overlays=call.plots)], []
 
 
 def _periodicity(lake: Lake, settings: PeriodicitySettings) -> Periodicity:
@@ -62,4 +84,7 @@ REPORT: Report[PeriodicitySettings, Periodicity] = Report(
     make=PeriodicitySettings,
     options=(NOISE_TRIALS,),
     order=30,
+    summary=SUMMARY,
+    doing=lambda s: f"fitting long-running jobs, then {s.noise_trials} pure-noise series...",
+    runs=_runs,
 )

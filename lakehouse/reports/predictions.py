@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from lakehouse.base.lake import Lake
-from lakehouse.reports.base import Report, lazy
+from lakehouse.reports.base import Argument, Call, Option, Report, Shown, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.predict import Report as Predictions
@@ -25,6 +25,53 @@ class Source:
     family: str
     name: str
     settings: PredictionSettings | None = None  # None: the defaults
+
+
+SUMMARY = """Predict each job's walltime, memory and processors (Google: CPU and memory, mean and peak) from
+the jobs of its workflow that had completed before it was submitted, and score the predictions against
+the users' own requests.
+
+Scenarios: the users' requests; each workflow grouping with the maximum of its whole history; then for
+one grouping a sliding window over the last k completed jobs (k chosen per user and resource on the
+first 80 % of the user's jobs), + cold-start profiles, and the mean, median, 90 % quantile and mean of
+the last two over the same window for comparison.  Scores, on the last 20 % of each user's jobs: loss =
+sum of w |predicted - used| x walltime (resource units x hours; w: --under, --over), the loss relative
+to the requests, accuracy min(p, u) / max(p, u), the share under-estimated and the share of reserved
+resource-time freed.  Stored as analysis.predictions_scores and analysis.predictions_jobs; `lakehouse
+simulate LOG --predictor column:predicted_walltime` schedules with the walltime predictions.
+
+Example: `lakehouse report predictions HPC2N-2002-2.2-cln --plots figures/`"""
+
+OPTIONS = (
+    Option(
+        "grouping",
+        None,
+        "Workflow grouping of the sliding-window scenarios (SWF: user, user+group, application, queue, request "
+        "signature; Google: job, user, logical name, request signature) [default: the one with the least loss "
+        "among the 'max of all history' rows].",
+        holds=str,
+    ),
+    Option("window", None, "Window of k completed jobs [default: chosen per user on their first 80 %].", holds=int),
+    Option("local_profile", True, "Cold start from the user's used/requested ratio."),
+    Option("global_profile", True, "Cold start from everyone's used/requested ratio."),
+    Option("under", 1.0, "Loss weight of an under-estimate."),
+    Option("over", 0.5, "Loss weight of an over-estimate."),
+)
+
+
+def _settings(options: Mapping[str, Any]) -> PredictionSettings:
+    from lakehouse.models.predict import Settings
+
+    return Settings(**{o.name: options[o.name] for o in OPTIONS})
+
+
+def _runs(lake: Lake, call: Call) -> tuple[list[Source], list[str]]:
+    """One run per source named (every one with targets when none is), and the logs left out."""
+    from lakehouse.models.predict import choose_sources
+
+    settings = _settings(call.options)  # checked before the lake is read
+    found, skipped = choose_sources(lake, call.argument)
+    return [Source(family, name, settings) for family, name in found], [f"skipped {reason}" for reason in skipped]
 
 
 def _predictions(lake: Lake, source: Source) -> Predictions:
@@ -51,7 +98,12 @@ def _nightly(lake: Lake, logs: Sequence[str], options: Mapping[str, Any]) -> tup
 
     with_targets = {name for family, name in sources(lake) if family == "swf"}
     notes = [f"skipped {no_targets(log)}" for log in logs if log not in with_targets]
-    return [Source("swf", log) for log in logs if log in with_targets], notes
+    settings = _settings(options)
+    return [Source("swf", log, settings) for log in logs if log in with_targets], notes
+
+
+def _present(results: list[Predictions], terminal: bool) -> list[Shown]:
+    return [Shown(f"{len(results)} source(s) scored", pl.concat([r.table for r in results]))]
 
 
 REPORT: Report[Source, Predictions] = Report(
@@ -63,6 +115,17 @@ REPORT: Report[Source, Predictions] = Report(
     lambda r: [(f"{r.table['source'][0]}: sliding windows over the {r.grouping!r} grouping", _glance(r))],
     _plot_predictions,
     follows="swf",
+    options=OPTIONS,
     nightly=_nightly,
     order=10,
+    summary=SUMMARY,
+    doing=lambda source: f"predicting {source.name}...",
+    notes=lambda r: [f"{r.table['source'][0]}: sliding windows over the {r.grouping!r} grouping"],
+    argument=Argument(
+        "sources",
+        "SWF log names, or `google` [default: every log in the lake, and google if ingested].",
+        many=True,
+    ),
+    runs=_runs,
+    present=_present,
 )
