@@ -141,12 +141,10 @@ def test_an_unknown_study_is_named(kth_lake):
 def test_the_report_runs_the_study_with_the_studys_own_defaults():
     """`report hmm-backfilling` and `reproduce hmm-backfilling` share one campaign and its settings (the
     model: ours by default, the thesis' with --as-published, which `reproduce` runs)."""
-    import inspect
-
-    from lakehouse.cli.report import report_hmm_backfilling
+    from lakehouse.reports import REPORTS
     from lakehouse.studies.hmm_backfilling import CAMPAIGN, CONFIDENCE, PREDICTOR, VIEW
 
-    defaults = {name: p.default for name, p in inspect.signature(report_hmm_backfilling).parameters.items()}
+    defaults = {o.name: o.default for o in REPORTS["hmm-backfilling"].options}
     assert (defaults["name"], defaults["view"], defaults["predictor"], defaults["backfill_confidence"]) == (
         CAMPAIGN,
         VIEW,

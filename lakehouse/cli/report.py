@@ -8,10 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
-import polars as pl
 import typer
 
-from lakehouse.base.errors import TooLittleDataError
 from lakehouse.base.lake import Lake
 from lakehouse.base.render import OutputFormat, emit, emit_tables, stderr
 from lakehouse.cli.common import (
@@ -27,104 +25,15 @@ from lakehouse.cli.common import (
     workers_option,
     writable_file,
 )
-from lakehouse.cli.selection import report_selection
 from lakehouse.reports.base import Argument, Call, Option, Report, Shown
 
 report_app = command_group("Run a model over the lake, store its result as analysis.* and print a summary.")
 
 
-report_app.command("selection")(clear_errors(report_selection))
+# -- every report of the registry: its command made from its declaration -------------------------------
 
-
-@report_app.command("hmm-backfilling")
-@clear_errors
-def report_hmm_backfilling(
-    logs: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="SWF logs: names, unique prefixes or globs [default: KTH-SP2, CTC-SP2, SDSC-SP2, SDSC-BLUE]."
-        ),
-    ] = None,
-    lake: LakeOption = None,
-    view: Annotated[str, typer.Option(help="Cleaned jobs to replay: jobs_clean or jobs_strong.")] = "jobs_strong",
-    predictor: Annotated[
-        str, typer.Option(help="The distribution predictor: hmm or hmm:KEY=VALUE,... (docs/hmm.md).")
-    ] = "hmm",
-    backfill_confidence: Annotated[
-        str, typer.Option(help="Confidences to replay it with, comma-separated, each in (0, 1).")
-    ] = "0.05",
-    name: Annotated[str, typer.Option(help="The campaign that keeps the runs (re-runs skip stored ones).")] = (
-        "hmm-backfilling"
-    ),
-    as_published: Annotated[
-        bool,
-        typer.Option(
-            "--as-published",
-            help="The model as the thesis sets it (16 states, Static-IV, uniform initial transitions, Baum-Welch on "
-            "terminated jobs to L1 convergence, re-estimated by the thesis' rule, a week of warm-up, the whole "
-            "history) instead of --predictor; ours is the default: faster, and within 3 points of it on each "
-            "log's change of mean wait.",
-        ),
-    ] = False,
-    workers: Annotated[int | None, workers_option("Processes.")] = None,
-    plots: PlotsOption = None,
-    fmt: FormatOption = OutputFormat.table,
-    output: OutputOption = None,
-) -> None:
-    """EASY against EASY with run-time distributions from the online workload HMM (which also
-    backfills jobs EASY refuses when they delay the head with probability below the confidence), on the
-    published study's logs: mean wait, geometric mean wait (waits below 10 s counted as 10 s) and mean bounded
-    slowdown, each with its change against EASY on the same log, and the published figures beside.
-    CTC-SP2 is replayed on 512 processors, the whole machine, as the study did (its header gives the
-    338 of the batch partition; with 338, EASY waits ten times the published figure).
-
-    The runs are a campaign (stored in analysis.campaign_runs under --name, with their schedules, so a
-    second call only prints); `--plots DIR` draws each log's CDF of waits.
-
-    Example: `lakehouse report hmm-backfilling KTH CTC-SP2 --backfill-confidence 0.05,0.2 --plots figures/`
-
-    Example: `lakehouse report hmm-backfilling --as-published`
-    """
-    from lakehouse.base.comma_lists import split_list
-    from lakehouse.base.log_names import select_logs
-    from lakehouse.campaigns.runner import JOBS_FOLDER, campaign_rows
-    from lakehouse.cli.campaign import ExecutorKind, exit_on_failures, run_with_progress
-    from lakehouse.studies.hmm_backfilling import (
-        AS_PUBLISHED,
-        STUDY_LOGS,
-        study_grid,
-        study_table,
-    )
-
-    target = Lake(lake)
-    known = target.log_names()
-    if logs:
-        chosen = select_logs(logs, known)
-    else:
-        chosen = [log for prefix in STUDY_LOGS for log in known if log.startswith(prefix)]
-        if not chosen:
-            raise TooLittleDataError(
-                "none of the study's logs (KTH-SP2, CTC-SP2, SDSC-SP2, SDSC-BLUE) is in the lake: "
-                "ingest them with `lakehouse ingest swf FILE...`, or name the logs to replay"
-            )
-    if as_published:
-        predictor = AS_PUBLISHED
-    grid = study_grid(name, chosen, view, predictor, split_list(backfill_confidence))
-    outcome = run_with_progress(target, grid, ExecutorKind.local, workers, None, keep_schedules=True)
-    rows = grid.on_its_machines(campaign_rows(target, grid.name).filter(pl.col("log").is_in(chosen)), known)
-    emit(study_table(rows), fmt, output, title=f"EASY vs EASY+HMM ({view})")
-    if plots is not None:
-        from lakehouse.studies.hmm_backfilling import wait_cdfs
-
-        announce_plots(wait_cdfs(target, rows, plots, target.root / JOBS_FOLDER / grid.name))
-    exit_on_failures(outcome)
-
-
-# -- every other report of the registry: its command made from its declaration -----------------------
-
-#: The reports whose command is written by hand: `selection` (above: a campaign, then its report) and
-#: `pack` (`lakehouse pack`, a command of its own).
-WRITTEN = frozenset({"selection", "pack"})
+#: The report whose command is not `lakehouse report NAME`: `lakehouse pack`, a command of its own.
+ELSEWHERE = frozenset({"pack"})
 
 
 def _option_parameter(option: Option) -> inspect.Parameter:
@@ -138,7 +47,9 @@ def _option_parameter(option: Option) -> inspect.Parameter:
             flag, help=option.help, min=option.minimum, max=option.maximum, show_default=option.default is not None
         )
     )
-    holds: Any = kind if option.default is not None else kind | None  # None: the report chooses
+    holds: Any = list[str] if kind is list else kind  # texts: the option repeated
+    if option.default is None:  # none given: the report chooses
+        holds = holds | None
     return inspect.Parameter(
         option.name, inspect.Parameter.KEYWORD_ONLY, default=option.default, annotation=Annotated[holds, spec]
     )
@@ -146,6 +57,12 @@ def _option_parameter(option: Option) -> inspect.Parameter:
 
 def _argument_parameter(argument: Argument) -> inspect.Parameter:
     """A report's argument as the positional parameter of its command."""
+    if argument.many and argument.required:
+        return inspect.Parameter(
+            argument.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            annotation=Annotated[list[str], typer.Argument(help=argument.help)],
+        )
     if argument.many:
         spec = typer.Argument(help=argument.help, show_default=False)
         return inspect.Parameter(
@@ -182,6 +99,8 @@ def _emit_shown(shown: list[Shown], fmt: OutputFormat, output: Path | None) -> N
 
 
 COMMON = ("lake", "plots", "memory_limit", "threads", "fmt", "output")
+#: The options of a report that runs a campaign first.
+CAMPAIGN = ("executor", "workers", "ray_address")
 
 
 def generated_command(report: Report[Any, Any]) -> Callable[..., None]:
@@ -191,10 +110,19 @@ def generated_command(report: Report[Any, Any]) -> Callable[..., None]:
 
     def command(**given: Any) -> None:
         lake, plots, memory_limit, threads, fmt, output = (given.pop(name) for name in COMMON)
+        executor, workers, ray_address = (given.pop(name, None) for name in CAMPAIGN)
         argument = given.pop(report.argument.name) if report.argument is not None else None
         target = Lake(lake, memory_limit, threads)
         target.require()  # a mistyped --lake: said before any work, and no folder made there
         call = Call(argument, {o.name: o.default for o in report.options} | given, plots is not None)
+        outcome = None
+        if report.campaign is not None:
+            from lakehouse.cli.campaign import run_with_progress
+
+            grid = report.campaign(target, call)
+            outcome = run_with_progress(
+                target, grid, executor, workers, ray_address, keep_schedules=report.keep_schedules
+            )
         runs, notes = report.command_runs(target, call)
         for note in notes:
             stderr.print(note, highlight=False)
@@ -211,6 +139,10 @@ def generated_command(report: Report[Any, Any]) -> Callable[..., None]:
         shown = report.presented(results, fmt is OutputFormat.table) if results else []
         _emit_shown(shown, fmt, output)
         stderr.print(f"{shown[0].caption} {report.stored}" if len(shown) == 1 else report.stored, highlight=False)
+        if outcome is not None:
+            from lakehouse.cli.campaign import exit_on_failures
+
+            exit_on_failures(outcome)
 
     common = [
         ("lake", LakeOption, None),
@@ -224,6 +156,22 @@ def generated_command(report: Report[Any, Any]) -> Callable[..., None]:
         inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
         for name, annotation, default in common
     ]
+    if report.campaign is not None:
+        from lakehouse.campaigns.executors import ExecutorKind
+
+        campaign = [
+            (
+                "executor",
+                Annotated[ExecutorKind, typer.Option(help="local (a process pool) or ray.")],
+                ExecutorKind.local,
+            ),
+            ("workers", Annotated[int | None, workers_option("Processes (local) or Ray CPUs.")], None),
+            ("ray_address", Annotated[str | None, typer.Option(help="With --executor ray: auto or HOST:PORT.")], None),
+        ]
+        parameters += [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+            for name, annotation, default in campaign
+        ]
     arguments = [_argument_parameter(report.argument)] if report.argument is not None else []
     command.__signature__ = inspect.Signature([*arguments, *map(_option_parameter, report.options), *parameters])  # type: ignore[attr-defined]
     command.__doc__ = report.summary or f"{report.title}\n\nStores {', '.join(report.tables)}."
@@ -239,7 +187,7 @@ def _register_generated() -> None:
     from lakehouse.reports import REPORTS
 
     for name, report in REPORTS.items():
-        if name not in WRITTEN:
+        if name not in ELSEWHERE:
             report_app.command(name)(generated_command(report))
 
 

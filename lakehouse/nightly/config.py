@@ -64,8 +64,11 @@ class Config:
         return None
 
 
-#: Each report with options has a table of its own, named after it.
-_OPTIONS = {name: {o.name: o for o in report.options} for name, report in REGISTRY.items() if report.options}
+#: Each report the nightly run runs (one that follows a family) with options has a table of its own, named
+#: after it.
+_OPTIONS = {
+    name: {o.name: o for o in report.options} for name, report in REGISTRY.items() if report.options and report.follows
+}
 _TOP = {"reports", "workers", "machine_size", "replays", *_OPTIONS}
 _TABLES = {"replays": {"view", "campaign"}, **{name: set(options) for name, options in _OPTIONS.items()}}
 

@@ -15,11 +15,14 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, Literal, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar
 
 import polars as pl
 
 from lakehouse.base.lake import Lake
+
+if TYPE_CHECKING:  # the campaigns load when a report's campaign runs
+    from lakehouse.campaigns.grid import Grid
 
 S = TypeVar("S")
 R = TypeVar("R")
@@ -41,8 +44,8 @@ def lazy(path: str) -> Callable[..., Any]:
 @dataclass(frozen=True)
 class Option:
     """One setting of a report, as `--NAME` on its command and `NAME` in its table of the nightly
-    configuration: a whole number, a number, a flag or a text (which the report reads: a comma-separated
-    list, a duration), with its default, its range and its help."""
+    configuration: a whole number, a number, a flag, a text (which the report reads: a comma-separated
+    list, a duration) or texts (`--NAME` repeated), with its default, its range and its help."""
 
     name: str  # snake_case; the command line spells it with dashes
     default: int | float | bool | str | None
@@ -59,19 +62,27 @@ class Option:
         """Why `value` cannot be this option, if it cannot (the same words wherever it is given)."""
         kind = self.kind
         expected = f"expected {_KIND_WORDS[kind]}"
+        if kind is list:
+            texts = isinstance(value, list) and all(isinstance(v, str) for v in value)
+            return None if texts else f"{expected}, got {value!r}"
         if self.minimum is not None and self.maximum is not None:
             expected += f" from {self.minimum:,g} to {self.maximum:,g}"
         number = int | float if kind is float else kind
         if isinstance(value, bool) != (kind is bool) or not isinstance(value, number):
             return f"{expected}, got {value!r}"
-        if isinstance(value, int | float) and not isinstance(value, bool) and (
-            (self.minimum is not None and value < self.minimum) or (self.maximum is not None and value > self.maximum)
+        if (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and (
+                (self.minimum is not None and value < self.minimum)
+                or (self.maximum is not None and value > self.maximum)
+            )
         ):
             return f"{expected}, got {value!r}"
         return None
 
 
-_KIND_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "a text"}
+_KIND_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "a text", list: "a list of texts"}
 
 
 @dataclass(frozen=True)
@@ -80,8 +91,9 @@ class Argument:
 
     name: str
     help: str
-    many: bool = False  # several; none given is None, and the report chooses
+    many: bool = False  # several; none given is None, and the report chooses (unless `required`)
     default: str | None = None  # one: what it is when not given (None: it must be given)
+    required: bool = False  # several: at least one must be given
 
 
 @dataclass(frozen=True)
@@ -120,7 +132,7 @@ class Report(Generic[S, R]):
     title: str  # its section's title in the nightly page
     tables: tuple[str, ...]  # the analysis.* views that read what it stores
     compute: Callable[[Lake, S], R]  # reads the lake; TooLittleDataError when it has nothing to work on
-    store: Callable[[Lake, R], None]  # writes the tables (called under the writer lock)
+    store: Callable[[Lake, R], None] | None  # writes the tables (under the writer lock); None: its campaign did
     show: Callable[[R], Tables]  # the tables a page shows
     plot: Callable[[Lake, R, Path], list[Path]] | None = None
     follows: Literal["swf", "google"] | None = None  # the nightly run re-runs it when this family changes
@@ -138,13 +150,19 @@ class Report(Generic[S, R]):
     present: Callable[[list[R], bool], list[Shown]] | None = None
     drawing: str = ""  # what its command says while it draws [default: nothing: figures are quick]
     output: str = ""  # its command's --output help, when it writes more than one file [default: one file]
+    #: The campaign its command runs before its runs (with a progress bar; a re-run runs only the runs the
+    #: lake lacks, Ctrl-C keeps those that ended); its command then takes --executor, --workers and
+    #: --ray-address, and exits with the number of failed runs.
+    campaign: Callable[[Lake, Call], Grid] | None = None
+    keep_schedules: bool = False  # its campaign keeps each run's schedule (its figures read them)
 
     def run(self, lake: Lake, settings: S) -> R:
         """Compute, then store under the writer lock."""
         lake.require()  # a mistyped --lake: said before minutes of work, and no folder made there
         result = self.compute(lake, settings)
-        with lake.writer():
-            self.store(lake, result)
+        if self.store is not None:
+            with lake.writer():
+                self.store(lake, result)
         return result
 
     def plots(self, lake: Lake, result: R, folder: Path) -> list[Path]:
