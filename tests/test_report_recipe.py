@@ -1,7 +1,9 @@
 """The recipe of docs/contributing.md, followed by a test: a toy report is one new module in
 `lakehouse/reports/` (in a copy of the package's layout), and without any other edit it is a command
 (`lakehouse report toy`, with its option), a report the nightly configuration accepts (with its
-option's range) and a section of the nightly page."""
+option's range) and a section of the nightly page.  A second toy declares what a command may need
+beyond options (logs as its argument, one run per log, a table written beside --output), still in
+its module alone."""
 
 from __future__ import annotations
 
@@ -51,6 +53,47 @@ REPORT = Report(
 )
 '''
 
+TOY_LOGS = '''"""A toy report with an argument: the longest job of each log named."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from lakehouse.base.lake import Lake
+from lakehouse.base.log_names import select_logs
+from lakehouse.reports.base import Argument, Call, Option, Report, Shown
+
+
+def _runs(lake: Lake, call: Call) -> tuple[list[tuple[str, str]], list[str]]:
+    logs = select_logs(call.argument, lake.log_names()) if call.argument else lake.log_names()
+    return [(log, call.options["unit"]) for log in logs], [f"{len(logs)} log(s)"]
+
+
+def _compute(lake: Lake, settings: tuple[str, str]) -> pl.DataFrame:
+    log, unit = settings
+    divisor = 3600 if unit == "h" else 1
+    longest = lake.rows(f"SELECT max(run_time) FROM swf.jobs WHERE log = '{log}'")[0][0]
+    return pl.DataFrame({"log": [log], "longest": [longest / divisor]})
+
+
+REPORT = Report(
+    "toy-logs",
+    "The longest job of each log (lakehouse report toy-logs)",
+    (),
+    _compute,
+    None,
+    lambda result: [("longest job", result)],
+    options=(Option("unit", "s", "Seconds (s) or hours (h)."),),
+    argument=Argument("logs", "Logs: names or unique prefixes [default: every log].", many=True),
+    runs=_runs,
+    present=lambda results, terminal: [
+        Shown("longest job of each log", pl.concat(results)),
+        Shown("logs", pl.DataFrame({"logs": [len(results)]}), aside="count"),
+    ],
+    summary="The longest job of each log named: a toy.",
+)
+'''
+
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory) -> Path:
@@ -63,6 +106,7 @@ def tree(tmp_path_factory) -> Path:
         if entry.suffix == ".py":
             (package / "reports" / entry.name).symlink_to(entry)
     (package / "reports" / "toy.py").write_text(TOY)
+    (package / "reports" / "toy_logs.py").write_text(TOY_LOGS)
     return folder
 
 
@@ -105,3 +149,25 @@ def test_a_toy_report_is_in_the_nightly_configuration_and_page(tree, tmp_path):
     config.write_text('reports = ["toy"]\n[toy]\nfactor = 50\n')
     refused = lakehouse(tree, "nightly", "--inbox", inbox, "--lake", lake, "--config", config, "--dry-run")
     assert refused.returncode != 0 and "toy.factor: expected a whole number from 1 to 10, got 50" in refused.stderr
+
+
+def test_a_toy_report_with_an_argument_runs_once_per_log_and_writes_beside_its_output(tree, tmp_path):
+    inbox = tmp_path / "logs"
+    inbox.mkdir()
+    put_log(inbox, "alpha", 30)
+    put_log(inbox, "beta", 20)
+    assert lakehouse(tree, "ingest", "swf", inbox, "--lake", tmp_path / "lake").returncode == 0
+    helped = lakehouse(tree, "report", "toy-logs", "--help")
+    assert "Logs: names or unique prefixes [default: every log]." in helped.stdout and "--unit" in helped.stdout
+    out = tmp_path / "longest.csv"
+    ran = lakehouse(tree, "report", "toy-logs", "al", "beta", "--lake", tmp_path / "lake", "-f", "csv", "-o", out)
+    assert ran.returncode == 0, ran.stderr
+    assert "2 log(s)" in ran.stderr
+    rows = out.read_text().splitlines()
+    assert rows[0] == "log,longest" and [r.split(",")[0] for r in rows[1:]] == ["alpha", "beta"]
+    assert (tmp_path / "longest-count.csv").read_text().splitlines() == ["logs", "2"]
+    hours = lakehouse(tree, "report", "toy-logs", "alpha", "--lake", tmp_path / "lake", "--unit", "h", "-f", "csv")
+    seconds = float(rows[1].split(",")[1])
+    assert float(hours.stdout.splitlines()[1].split(",")[1]) == pytest.approx(seconds / 3600)
+    unknown = lakehouse(tree, "report", "toy-logs", "gamma", "--lake", tmp_path / "lake")
+    assert unknown.returncode == 1 and "gamma" in unknown.stderr and "Traceback" not in unknown.stderr
