@@ -18,7 +18,7 @@ Predictions: the full scenario table of `report predictions` for HPC2N (about 20
 memory and processors), best of 3 (the first run in a process warms DuckDB up), next to one windowed
 pass over the same targets; target < 10 s.
 
-The whole Google trace (both reports at its shape, four sizes): `benchmarks.bench_scale`.
+The whole Google trace (the reports that read it, at its shape, four sizes): `benchmarks.bench_scale`.
 
 Campaigns and whole `simulate` commands: see `benchmarks.bench_campaign`; the research models (locality,
 the workload HMM): `benchmarks.bench_research`.

@@ -23,15 +23,17 @@ resource: submit, done, walltime, used, requested, workflow keys), as window fun
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import cast
 
 import duckdb
 import polars as pl
 
-from lakehouse.base.catalog import named_query
+from lakehouse.base.catalog import named_query, sql_literal
+from lakehouse.base.datasets import DATASETS
 from lakehouse.base.errors import LakehouseError
-from lakehouse.base.lake import Lake, count, one_row
+from lakehouse.base.lake import Lake, count, one_row, pending_path
 from lakehouse.base.log_names import LogNameError, log_named
 from lakehouse.base.results import store
 from lakehouse.base.schemas import PREDICTION_JOBS_SCHEMA, PREDICTION_SCORES_SCHEMA
@@ -388,19 +390,53 @@ def score(con: duckdb.DuckDBPyConnection, table: str, predicted: str, settings: 
 
 @dataclass(frozen=True)
 class Report:
+    """One source's scores, and its per-job predictions: in memory, or (from a lake) in a Parquet file
+    written as DuckDB streams them, waiting beside its place until `write_report` renames it in."""
+
     table: pl.DataFrame  # scenario x resource scores, plus 'overall' per scenario
-    jobs: pl.DataFrame  # per job and resource: the full method's prediction
     grouping: str  # the workflow grouping of the sliding-window scenarios
+    frame: pl.DataFrame | None = None  # per job and resource: the full method's prediction
+    pending: Path | None = None  # that table written outside the writer lock, until it is stored
+    final: Path | None = None  # where it is stored
+    written: int = 0  # the rows of `pending`
+
+    @property
+    def jobs(self) -> pl.DataFrame:
+        """Per job and resource: the full method's prediction (read from its file when it has one)."""
+        return self.jobs_where(pl.lit(True))
+
+    def jobs_where(self, condition: pl.Expr) -> pl.DataFrame:
+        """The rows of `jobs` that meet `condition`, the others never read into memory."""
+        if self.frame is not None:
+            return self.frame.filter(condition)
+        assert self.pending is not None and self.final is not None
+        return pl.scan_parquet(self.pending if self.pending.exists() else self.final).filter(condition).collect()
 
 
 def report(lake: Lake, family: str, source: str, settings: Settings = Settings()) -> Report:
-    """The scenario table of one source (an SWF log, or 'google') of the lake."""
-    with lake.connect() as con:
-        return run(con, family, source, settings)
+    """The scenario table of one source (an SWF log, or 'google') of the lake.  The per-job table goes
+    straight from DuckDB to a file beside its place, so that the memory it takes is DuckDB's, within the
+    lake's budget, however many jobs the source holds (the Google trace's 25 M tasks)."""
+    final = DATASETS["analysis_predictions_jobs"].file(lake.root, source)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    pending = pending_path(final)
+    try:
+        with lake.connect() as con:
+            return replace(run(con, family, source, settings, jobs_to=pending), final=final)
+    except BaseException:
+        pending.unlink(missing_ok=True)
+        raise
 
 
-def run(con: duckdb.DuckDBPyConnection, family: str, source: str, settings: Settings = Settings()) -> Report:
-    """The scenario table of one source, on any connection where predict.<family>_targets exists."""
+def run(
+    con: duckdb.DuckDBPyConnection,
+    family: str,
+    source: str,
+    settings: Settings = Settings(),
+    jobs_to: Path | None = None,
+) -> Report:
+    """The scenario table of one source, on any connection where predict.<family>_targets exists; the
+    per-job table in memory, or written to the Parquet file `jobs_to`."""
     con.execute("SET preserve_insertion_order = false")  # every table here is ordered where it is read
     if not load_targets(con, family, source):
         raise PredictionError(f"{source}: no job with both a positive request and usage of any resource")
@@ -436,14 +472,18 @@ def run(con: duckdb.DuckDBPyConnection, family: str, source: str, settings: Sett
         label = f"{chosen}: sliding window + profiles, {predictor}"
         rows.append((label, score(con, "by_window", _predicted(f"p_{predictor}", settings, True), settings)))
     column = GROUPINGS[family][chosen]
-    jobs = con.execute(
-        f"""SELECT source, job, resource::VARCHAR AS resource, user_name AS user_key, submit, used, requested,
-            window_jobs,
-            count(*) OVER (PARTITION BY resource, {column}) AS workflow_jobs,
-            {_layer("p_max", settings)} AS layer, {full} AS predicted, train
+    # The columns and types of analysis.predictions_jobs (PREDICTION_JOBS_SCHEMA), in its order.
+    jobs = f"""SELECT source::VARCHAR AS source, job::BIGINT AS job, resource::VARCHAR AS resource,
+            user_name::VARCHAR AS user_key, submit::DOUBLE AS submit, used::DOUBLE AS used,
+            requested::DOUBLE AS requested, window_jobs::BIGINT AS window_jobs,
+            count(*) OVER (PARTITION BY resource, {column})::BIGINT AS workflow_jobs,
+            ({_layer("p_max", settings)})::VARCHAR AS layer, ({full})::DOUBLE AS predicted, train::BOOLEAN AS train
         FROM by_window ORDER BY resource::VARCHAR, submit, job"""
-    ).pl()
-    return Report(_table(source, rows), jobs, chosen)
+    if jobs_to is None:
+        return Report(_table(source, rows), chosen, frame=con.execute(jobs).pl())
+    copied = con.execute(f"COPY ({jobs}) TO {sql_literal(jobs_to.as_posix())} (FORMAT parquet, COMPRESSION zstd)")
+    [(written,)] = copied.fetchall()  # DuckDB answers a COPY with the rows it wrote
+    return Report(_table(source, rows), chosen, pending=jobs_to, written=written)
 
 
 def _relative_loss(scored: pl.DataFrame, requests: pl.DataFrame) -> float:
@@ -512,7 +552,11 @@ def write_report(lake: Lake, result: Report) -> None:
     """Store one source's table and per-job predictions where analysis.predictions_* read them."""
     source = str(result.table["source"][0])
     store(lake, "analysis_predictions_scores", result.table, PREDICTION_SCORES_SCHEMA, name=source)
-    store(lake, "analysis_predictions_jobs", result.jobs, PREDICTION_JOBS_SCHEMA, name=source)
+    if result.frame is not None:
+        store(lake, "analysis_predictions_jobs", result.frame, PREDICTION_JOBS_SCHEMA, name=source)
+    else:
+        assert result.pending is not None
+        lake.committing.place("analysis_predictions_jobs", result.pending, source, result.written)
 
 
 def sources(lake: Lake) -> list[tuple[str, str]]:

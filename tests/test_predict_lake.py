@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 from typer.testing import CliRunner
 
 from lakehouse.base.job_views import log_jobs
@@ -100,3 +101,23 @@ def test_a_ctrl_c_inside_the_reports_own_queries_ends_as_an_interrupt(kth_lake, 
     run = CliRunner().invoke(app, ["report", "predictions", KTH, "--lake", str(kth_lake.root)])
     assert run.exit_code == 130 and "Traceback" not in run.stderr
     assert "interrupted: what was done is kept" in run.stderr
+
+
+def test_a_lakes_per_job_predictions_go_to_a_file_not_to_memory_and_are_stored_whole(kth_lake):
+    """From a lake the per-job table is written by DuckDB beside its place (its memory is DuckDB's, within
+    the budget), then renamed in when stored: the same rows, types and order as the table made in
+    memory on a connection of its own."""
+    from lakehouse.models.predict import run, write_report
+
+    result = report(kth_lake, "swf", KTH)
+    assert result.frame is None and result.pending is not None and result.pending.exists()
+    assert result.written == result.jobs.height > 20_000
+    with kth_lake.connect() as con:
+        in_memory = run(con, "swf", KTH).jobs
+    assert_frame_equal(result.jobs, in_memory)
+    with kth_lake.writer():
+        write_report(kth_lake, result)
+    assert not result.pending.exists()
+    stored = kth_lake.query(f"SELECT * EXCLUDE (source) FROM analysis.predictions_jobs WHERE source = '{KTH}'")
+    assert_frame_equal(stored, in_memory.drop("source"), check_dtypes=False)
+    assert_frame_equal(result.jobs, in_memory)  # read from its place now

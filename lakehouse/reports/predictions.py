@@ -83,7 +83,7 @@ def _predictions(lake: Lake, source: Source) -> Predictions:
 def _plot_predictions(lake: Lake, result: Predictions, folder: Path) -> list[Path]:
     from lakehouse.models.predictions_plots import plot_predictions
 
-    return plot_predictions(result.jobs, str(result.table["source"][0]), folder)
+    return plot_predictions(result.jobs_where(~pl.col("train")), str(result.table["source"][0]), folder)
 
 
 def _glance(result: Predictions) -> pl.DataFrame:
