@@ -483,3 +483,18 @@ def test_a_writer_that_keeps_the_lake_past_the_wait_is_one_line_and_a_true_recor
     holder.join()
     assert "anotherwriterisrunning(pid4242)(waited0.5s)" in result.err
     assert lake.log_names() == []  # nothing was ingested, and nothing claims it was
+
+
+def test_the_documented_configuration_loads_and_gives_its_options_to_the_runs(tmp_path, kth_lake):
+    """docs/nightly.md's example is a configuration the run accepts, and a report's table there (the
+    predictions' loss weight) reaches the runs the nightly run makes of it."""
+    from lakehouse.reports import PREDICTIONS
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "nightly.md").read_text(encoding="utf-8")
+    path = tmp_path / "nightly.toml"
+    path.write_text(text.split("```toml")[1].split("```")[0])
+    config = load(path)
+    assert config.options_of("periodicity")["noise_trials"] == 200
+    runs, notes = PREDICTIONS.nightly_runs(kth_lake, kth_lake.log_names(), config.options_of("predictions"))
+    assert [(r.name, r.settings.under, r.settings.over) for r in runs] == [("KTH-SP2-1996-2.1-cln", 2.0, 0.5)]
+    assert notes == []

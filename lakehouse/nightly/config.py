@@ -15,6 +15,9 @@ Every key is optional (the defaults run everything)::
     [periodicity]                     # a report's options (lakehouse report NAME --help), by its name
     noise_trials = 200
 
+    [predictions]                     # each changed log's, as `lakehouse report predictions LOG --under 2`
+    under = 2.0
+
 An unknown key or a value of the wrong type is an error naming the file, the key and what is allowed.
 """
 

@@ -12,7 +12,7 @@ import polars as pl
 from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import TooLittleDataError
 from lakehouse.base.lake import Lake
-from lakehouse.reports.base import Argument, Call, Option, Report, lazy
+from lakehouse.reports.base import Argument, Call, Option, Report, Tables
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
     from lakehouse.campaigns.grid import Grid
@@ -91,6 +91,12 @@ def _replayed(lake: Lake, settings: tuple[Grid, list[str]]) -> Replayed:
     return Replayed(grid, grid.on_its_machines(rows, lake.log_names()))
 
 
+def _show(result: Replayed) -> Tables:
+    from lakehouse.studies.hmm_backfilling import study_table
+
+    return [(f"EASY vs EASY+HMM ({result.grid.view})", study_table(result.rows))]
+
+
 def _plot(lake: Lake, result: Replayed, folder: Path) -> list[Path]:
     from lakehouse.campaigns.runner import JOBS_FOLDER
     from lakehouse.studies.hmm_backfilling import wait_cdfs
@@ -104,9 +110,7 @@ REPORT: Report[tuple[Grid, list[str]], Replayed] = Report(
     ("analysis.campaign_runs",),
     _replayed,
     None,  # the campaign stored its runs as each ended
-    lambda result: [
-        (f"EASY vs EASY+HMM ({result.grid.view})", lazy("lakehouse.studies.hmm_backfilling:study_table")(result.rows))
-    ],
+    _show,
     _plot,
     options=OPTIONS,
     order=90,
