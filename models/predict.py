@@ -421,7 +421,8 @@ def report(lake: Lake, family: str, source: str, settings: Settings = Settings()
     final.parent.mkdir(parents=True, exist_ok=True)
     pending = pending_path(final)
     try:
-        with lake.connect() as con:
+        # query_errors: DuckDB's errors as ours (one line: out of memory names the limit to raise).
+        with lake.connect() as con, lake.query_errors():
             return replace(run(con, family, source, settings, jobs_to=pending), final=final)
     except BaseException:
         pending.unlink(missing_ok=True)

@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import subprocess
 import sys
 import sysconfig
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -99,8 +100,26 @@ def cli_lake(mini_lakes: Callable[[int, Path], Path], tmp_path: Path) -> Path:
     return mini_lakes(6, tmp_path)
 
 
+def ingested_files(root: Path) -> dict[str, tuple[int, int]]:
+    """A lake's ingested data and quarantine, file by file (size, modification time): what no test of a
+    shared lake may change (its analysis.* tables it may)."""
+    return {
+        str(path.relative_to(root)): (path.stat().st_size, path.stat().st_mtime_ns)
+        for folder in ("parquet", "quarantine")
+        for path in sorted((root / folder).rglob("*"))
+        if path.is_file()
+    }
+
+
+@contextlib.contextmanager
+def left_unchanged(root: Path) -> Iterator[None]:
+    before = ingested_files(root)
+    yield
+    assert ingested_files(root) == before, f"a test changed the ingested data of the shared lake {root}"
+
+
 @pytest.fixture(scope="session")
-def pwa_lake(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, list]:
+def pwa_lake_session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, list]:
     """All shared SWF logs ingested once per test session."""
     shared_or_skip(SWF_DIR)
     lake = Lake(tmp_path_factory.mktemp("pwa") / "lake")
@@ -108,12 +127,26 @@ def pwa_lake(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, list]:
     return lake, results
 
 
+@pytest.fixture
+def pwa_lake(pwa_lake_session: tuple[Lake, list]) -> Iterator[tuple[Lake, list]]:
+    """The session's lake of all shared SWF logs, checked unchanged after each test."""
+    with left_unchanged(pwa_lake_session[0].root):
+        yield pwa_lake_session
+
+
 @pytest.fixture(scope="session")
-def kth_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
+def kth_lake_session(tmp_path_factory: pytest.TempPathFactory) -> Lake:
     """The embedded KTH-SP2 sample, ingested once per test session (tests add analysis results only)."""
     lake = Lake(tmp_path_factory.mktemp("kth") / "lake")
     ingest_swf(lake, [str(p) for p in sample_swf_paths()])
     return lake
+
+
+@pytest.fixture
+def kth_lake(kth_lake_session: Lake) -> Iterator[Lake]:
+    """The session's KTH-SP2 lake, its ingested data checked unchanged after each test."""
+    with left_unchanged(kth_lake_session.root):
+        yield kth_lake_session
 
 
 @pytest.fixture

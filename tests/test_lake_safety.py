@@ -275,3 +275,20 @@ def test_sigterm_inside_a_deferred_block_waits_for_its_end_where_it_is_an_interr
         assert signal.getsignal(signal.SIGTERM) is stop  # put back
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_the_shared_lakes_guard_catches_a_change_to_their_ingested_data(tmp_path):
+    """The session's shared lakes (conftest: kth_lake, pwa_lake) are checked after each test: a changed
+    data file fails the test; a new analysis table does not."""
+    from conftest import left_unchanged
+
+    data = tmp_path / "parquet" / "swf" / "jobs"
+    data.mkdir(parents=True)
+    (data / "x.parquet").write_bytes(b"PAR1")
+    with left_unchanged(tmp_path):
+        (tmp_path / "analysis").mkdir()
+        (tmp_path / "analysis" / "latest.parquet").write_bytes(b"PAR1")
+    with pytest.raises(AssertionError, match="changed the ingested data"), left_unchanged(tmp_path):
+        (data / "x.parquet").write_bytes(b"PAR1PAR1")
+    with pytest.raises(AssertionError, match="changed the ingested data"), left_unchanged(tmp_path):
+        (data / "y.parquet").write_bytes(b"PAR1")

@@ -121,3 +121,15 @@ def test_a_lakes_per_job_predictions_go_to_a_file_not_to_memory_and_are_stored_w
     stored = kth_lake.query(f"SELECT * EXCLUDE (source) FROM analysis.predictions_jobs WHERE source = '{KTH}'")
     assert_frame_equal(stored, in_memory.drop("source"), check_dtypes=False)
     assert_frame_equal(result.jobs, in_memory)  # read from its place now
+
+
+def test_a_budget_too_small_for_the_predictions_is_one_line_naming_the_limit(kth_lake):
+    """DuckDB's out-of-memory inside the report's own connection is the lake's one-line error (it was a
+    traceback), and no per-job file is left beside its place."""
+    run = CliRunner().invoke(
+        app, ["report", "predictions", KTH, "--lake", str(kth_lake.root), "--memory-limit", "16MB"]
+    )
+    said = " ".join(run.output.split())
+    assert run.exit_code == 1 and "Traceback" not in said, said
+    assert "needs more memory than the limit of 16.0 MB (set by --memory-limit)" in said
+    assert not list((kth_lake.root / "analysis" / "predictions_jobs").glob(".*.tmp"))

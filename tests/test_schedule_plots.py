@@ -70,9 +70,9 @@ def test_time_averages_by_hand():
 
 
 @pytest.fixture(scope="module")
-def kth_schedule(kth_lake, tmp_path_factory) -> Path:
+def kth_schedule(kth_lake_session, tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("plots") / "kth.parquet"
-    run = CliRunner().invoke(app, ["simulate", "KTH", "--lake", str(kth_lake.root), "--jobs-out", str(path)])
+    run = CliRunner().invoke(app, ["simulate", "KTH", "--lake", str(kth_lake_session.root), "--jobs-out", str(path)])
     assert run.exit_code == 0, run.output
     return path
 
