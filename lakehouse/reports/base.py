@@ -82,6 +82,11 @@ class Option:
         return None
 
 
+def view_option(default: str) -> Option:
+    """`--view` of a report that replays logs: the cleaned jobs it replays (one help for every such report)."""
+    return Option("view", default, "Cleaned jobs to replay: jobs_clean or jobs_strong.")
+
+
 _KIND_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "a text", list: "a list of texts"}
 
 

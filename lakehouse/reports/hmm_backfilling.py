@@ -12,7 +12,7 @@ import polars as pl
 from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import TooLittleDataError
 from lakehouse.base.lake import Lake
-from lakehouse.reports.base import Argument, Call, Option, Report, Tables
+from lakehouse.reports.base import Argument, Call, Option, Report, Tables, view_option
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
     from lakehouse.campaigns.grid import Grid
@@ -32,7 +32,7 @@ Example: `lakehouse report hmm-backfilling KTH CTC-SP2 --backfill-confidence 0.0
 Example: `lakehouse report hmm-backfilling --as-published`"""
 
 OPTIONS = (
-    Option("view", "jobs_strong", "Cleaned jobs to replay: jobs_clean or jobs_strong."),
+    view_option("jobs_strong"),
     Option("predictor", "hmm", "The distribution predictor: hmm or hmm:KEY=VALUE,... (docs/hmm.md)."),
     Option("backfill_confidence", "0.05", "Confidences to replay it with, comma-separated, each in (0, 1)."),
     Option("name", "hmm-backfilling", "The campaign that keeps the runs (re-runs skip stored ones)."),

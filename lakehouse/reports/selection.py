@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
-from lakehouse.reports.base import Argument, Call, Option, Report, Shown, lazy
+from lakehouse.reports.base import Argument, Call, Option, Report, Shown, lazy, view_option
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
     from lakehouse.campaigns.grid import Grid
@@ -30,7 +30,7 @@ Example: `lakehouse report selection KTH CTC --view jobs_strong --resamples 20 -
 
 OPTIONS = (
     Option("name", "selection", "The campaign that stores the runs (a re-run resumes it)."),
-    Option("view", "jobs_clean", "Cleaned jobs to replay: jobs_clean or jobs_strong."),
+    view_option("jobs_clean"),
     Option(
         "machine_size",
         None,
