@@ -61,8 +61,10 @@ GROUPINGS = {
 
 
 # The columns every target view has besides its workflow keys (what the later steps carry along).
-BASE_COLUMNS: tuple[str, ...] = ("source", "job", "user_key", "submit", "done", "walltime", "resource", "used")
-BASE_COLUMNS += ("requested", "freed_weight", "train", "user_name")
+# (Neither the source, the same on every row, nor the user's text, kept once per user in TEMP `user_names`:
+# at the trace's shape they were a sixth of every table's width.)
+BASE_COLUMNS: tuple[str, ...] = ("job", "user_key", "submit", "done", "walltime", "resource", "used", "requested")
+BASE_COLUMNS += ("freed_weight", "train")
 
 
 class PredictionError(LakehouseError, ValueError):
@@ -96,22 +98,27 @@ def load_targets(con: duckdb.DuckDBPyConnection, family: str, source: str) -> in
 
     Every later step partitions, sorts and joins on the resource, the user and a workflow key: those are
     made integers here (resource an ENUM, the others a 64-bit hash of the text, checked one to one on this
-    source, else a dense rank), which makes those steps about a sixth faster than on text.  The user's
-    text stays in `user_name` for the per-job output."""
+    source, else a dense rank), which makes those steps about a sixth faster than on text, and their tables
+    narrower.  The user's text goes to TEMP `user_names` (user_key, user_name), for the per-job output."""
     if family not in GROUPINGS:
         raise PredictionError(f"unknown target family {family!r} (swf or google)")
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE raw_targets AS SELECT * FROM predict.{family}_targets WHERE source = $source",
+        f"CREATE OR REPLACE TEMP TABLE raw_targets AS SELECT * EXCLUDE (source) FROM predict.{family}_targets "
+        "WHERE source = $source",
         {"source": source},
     )
     keys = ("user_key", *GROUPINGS[family].values())
-    codes = ", ".join(f"{_key_code(con, key)} AS {key}" for key in keys)
+    code = {key: _key_code(con, key) for key in keys}
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE user_names AS
+        SELECT DISTINCT {code["user_key"]} AS user_key, user_key AS user_name FROM raw_targets"""
+    )
+    codes = ", ".join(f"{code[key]} AS {key}" for key in keys)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE targets AS
         SELECT *, row_number() OVER (PARTITION BY resource, user_key ORDER BY submit, job)
             <= floor({TRAIN_SHARE} * count(*) OVER (PARTITION BY resource, user_key)) AS train
-        FROM (SELECT * REPLACE (resource::{RESOURCE_TYPE} AS resource, {codes}), user_key AS user_name
-            FROM raw_targets)"""
+        FROM (SELECT * REPLACE (resource::{RESOURCE_TYPE} AS resource, {codes}) FROM raw_targets)"""
     )
     con.execute("DROP TABLE raw_targets")
     return count(con, "SELECT count(*) FROM targets")
@@ -168,11 +175,11 @@ LIST_WINDOWS_UP_TO = 10  # statistics of so few values: cheaper from one list th
 
 
 def history_sql(column: str, windows: list[int], whole_max: bool = True) -> str:
-    """Window aggregates of each workflow's completions, one row per workflow and completion instant,
-    one column per predictor and window size (p_<predictor>_<k>; p_last2): a single sort serves them all,
-    and the fewest window functions (DuckDB builds a tree per function and frame):
-    - k = 1: the value itself; k = 2: the value and the one before (lag): the median of two is their mean,
-      and their 90 % quantile by linear interpolation a + 0.9 (b - a) = 0.2 mean + 0.8 max;
+    """Window aggregates of each workflow's completions, one row per workflow and completion instant:
+    `last` and `before` (the last two completions' values, from which `predictor` makes every predictor
+    of k = 1 and 2, and p_last2) and a column per predictor and larger window size (p_<predictor>_<k>).
+    A single sort serves them all, and the fewest window functions (DuckDB builds a tree per function and
+    frame):
     - 2 < k <= 10: slices of one list of the last completions;
     - larger k: max, mean, and one quantile tree for both the median and the 90 % quantile (over the
       whole history two trees, one each, measured faster); without whole_max, no maximum over the whole
@@ -182,13 +189,10 @@ def history_sql(column: str, windows: list[int], whole_max: bool = True) -> str:
     listed = [k for k in windows if 2 < k <= LIST_WINDOWS_UP_TO]
     if listed:
         inner.append(f"list(used) OVER ({over} {_frame(max(listed))}) AS l")
-    outer = ["(last + before) / 2 AS p_last2"]
+    outer = ["last", "before"]
     for k in windows:
         name = _k_name(k)
         if k <= 2:
-            top, mean = ("last", "last") if k == 1 else ("greatest(last, before)", "(last + before) / 2")
-            outer += [f"{top} AS p_max_{name}", f"{mean} AS p_mean_{name}", f"{mean} AS p_median_{name}"]
-            outer.append(f"0.2 * {mean} + 0.8 * {top} AS p_q90_{name}")
             continue
         if k in listed:
             values = f"l[-{k}:]"
@@ -211,6 +215,20 @@ def history_sql(column: str, windows: list[int], whole_max: bool = True) -> str:
         f"FROM (SELECT *, {column} AS wf FROM targets WHERE {column} IS NOT NULL) "
         f"{_last_per_instant(over)})"
     )
+
+
+def predictor(name: str, k: int, table: str) -> str:
+    """The SQL of predictor `name` over the last k completions, from a row of history_sql's `table`.  Of
+    one or two values (`last`, `before`: computed here, not stored, which keeps the history narrower):
+    the median of two is their mean, and their 90 % quantile by linear interpolation a + 0.9 (b - a) =
+    0.2 mean + 0.8 max."""
+    last, before = f"{table}.last", f"{table}.before"
+    if name == LAST_TWO:
+        return f"({last} + {before}) / 2"
+    if k > 2:
+        return f"{table}.p_{name}_{_k_name(k)}"
+    top, mean = (last, last) if k == 1 else (f"greatest({last}, {before})", f"({last} + {before}) / 2")
+    return {"max": top, "mean": mean, "median": mean, "q90": f"0.2 * {mean} + 0.8 * {top}"}[name]
 
 
 # The profiles: used / requested over the user's (everyone's) completed jobs, as sum(used) / sum(requested):
@@ -287,7 +305,8 @@ def grouping_predictions(
             )
         picks.append(f'{computed[column]}.p AS "p_{name}"')
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE by_grouping AS SELECT t.*, {', '.join(picks)} "
+        f"CREATE OR REPLACE TEMP TABLE by_grouping AS SELECT {', '.join(f't.{c}' for c in SCORED_COLUMNS)}, "
+        f"{', '.join(picks)} "
         f"FROM (SELECT * FROM targets WHERE NOT train) AS t {' '.join(joins)}"
     )
     return {name: (computed[twins[columns[name]]], twins[columns[name]]) for name in groupings}
@@ -326,8 +345,9 @@ def window_predictions(
     windows = [settings.window] if settings.window is not None else list(WINDOWS)
     # Every predictor for every window in one pass (one sort), but the maximum over the whole history,
     # which grouping_predictions has computed.  The window choice needs only the max predictor: it is
-    # joined narrow first, the rest, for the chosen window only, by the history row found then
-    # (carrying every column through the profiles' joins measured a third slower).
+    # joined narrow first, the rest, for the chosen window only, by a second ASOF join (carrying every
+    # column through the profiles' joins measured a third slower; a hash join on the history row found
+    # the first time ran out of 1 GB at a fifth of the Google trace, where the ASOF join's sorts spill).
     table, key = maxima
     if ALL in windows and key == column:  # the same rows, one per workflow and completion instant
         con.execute(
@@ -337,9 +357,10 @@ def window_predictions(
     else:
         con.execute(f"CREATE OR REPLACE TEMP TABLE history AS {history_sql(column, windows)}")
     maxima_columns = [f"p_max_{_k_name(k)}" for k in windows]
+    max_columns = ", ".join(f"{predictor('max', k, 'h')} AS p_max_{_k_name(k)}" for k in windows)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE joined AS SELECT {", ".join(f"t.{c}" for c in (*BASE_COLUMNS, column))},
-            {PROFILE_COLUMNS}, {", ".join(f"h.{c}" for c in maxima_columns)}, h.rowid AS history_row
+            {PROFILE_COLUMNS}, {max_columns}
         FROM targets AS t
         ASOF LEFT JOIN history AS h ON h.resource = t.resource AND h.wf = t.{column} AND t.submit > h.done
         {PROFILE_JOINS}"""
@@ -360,20 +381,28 @@ def window_predictions(
     else:
         chosen = "(SELECT resource, user_key, NULL::BIGINT AS k FROM joined WHERE false)"
         window = str(settings.window)
-    picked = ", ".join(f"{_pick(p, windows, 'j' if p == 'max' else 'h')} AS p_{p}" for p in AGGREGATES)
+    picked = ", ".join(f"{_pick(p, windows)} AS p_{p}" for p in AGGREGATES)
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE by_window AS
-        SELECT j.* EXCLUDE ({", ".join(maxima_columns)}, history_row), {picked}, h.p_{LAST_TWO}
+        SELECT j.* EXCLUDE ({", ".join(maxima_columns)}), {picked},
+            {predictor(LAST_TWO, 2, "h")} AS p_{LAST_TWO}
         FROM (SELECT j.*, {window} AS window_jobs FROM joined AS j
             LEFT JOIN {chosen} AS c USING (resource, user_key)) AS j
-        LEFT JOIN history AS h ON h.rowid = j.history_row"""
+        ASOF LEFT JOIN history AS h ON h.resource = j.resource AND h.wf = j.{column} AND j.submit > h.done"""
     )
+    con.execute("DROP TABLE history; DROP TABLE joined; DROP TABLE profiles; DROP TABLE global_profile")
 
 
-def _pick(predictor: str, windows: list[int], table: str) -> str:
-    """The predictor's column (of `table`) for the row's own window."""
-    cases = " ".join(f"WHEN {k} THEN {table}.p_{predictor}_{_k_name(k)}" for k in windows)
+def _pick(name: str, windows: list[int]) -> str:
+    """Predictor `name` for the row's own window: the maximum from joined (j), the others from history (h)."""
+    cases = " ".join(
+        f"WHEN {k} THEN {f'j.p_max_{_k_name(k)}' if name == 'max' else predictor(name, k, 'h')}" for k in windows
+    )
     return f"CASE window_jobs {cases} END"
+
+
+# The columns `score` reads, with the job (what a row is).
+SCORED_COLUMNS = ("job", "resource", "used", "requested", "walltime", "freed_weight", "train")
 
 
 def score(con: duckdb.DuckDBPyConnection, table: str, predicted: str, settings: Settings) -> pl.DataFrame:
@@ -460,6 +489,10 @@ def run(
     )
     con.execute(PROFILES_SQL)
     window_predictions(con, family, chosen, settings, maxima[chosen])
+    # What is left to read is in by_window (and by_grouping, for a caller to look at): the rest goes,
+    # to leave DuckDB's memory and spill folder to the scores and the per-job table.
+    for table in ["targets", *sorted({table for table, _ in maxima.values()})]:
+        con.execute(f"DROP TABLE {table}")
     k = "per user" if settings.window is None else f"k = {settings.window}"
     rows.append(
         (
@@ -474,12 +507,12 @@ def run(
         rows.append((label, score(con, "by_window", _predicted(f"p_{predictor}", settings, True), settings)))
     column = GROUPINGS[family][chosen]
     # The columns and types of analysis.predictions_jobs (PREDICTION_JOBS_SCHEMA), in its order.
-    jobs = f"""SELECT source::VARCHAR AS source, job::BIGINT AS job, resource::VARCHAR AS resource,
+    jobs = f"""SELECT {sql_literal(source)}::VARCHAR AS source, job::BIGINT AS job, resource::VARCHAR AS resource,
             user_name::VARCHAR AS user_key, submit::DOUBLE AS submit, used::DOUBLE AS used,
             requested::DOUBLE AS requested, window_jobs::BIGINT AS window_jobs,
             count(*) OVER (PARTITION BY resource, {column})::BIGINT AS workflow_jobs,
             ({_layer("p_max", settings)})::VARCHAR AS layer, ({full})::DOUBLE AS predicted, train::BOOLEAN AS train
-        FROM by_window ORDER BY resource::VARCHAR, submit, job"""
+        FROM by_window LEFT JOIN user_names USING (user_key) ORDER BY resource::VARCHAR, submit, job"""
     if jobs_to is None:
         return Report(_table(source, rows), chosen, frame=con.execute(jobs).pl())
     copied = con.execute(f"COPY ({jobs}) TO {sql_literal(jobs_to.as_posix())} (FORMAT parquet, COMPRESSION zstd)")
