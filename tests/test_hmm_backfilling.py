@@ -133,12 +133,15 @@ def test_what_the_engine_cannot_replay_is_refused(options, message):
         simulate(jobs, 64, **settings_)
 
 
-def test_the_study_command_stores_a_campaign_and_compares_with_the_published_figures(kth_lake, tmp_path):
+def test_the_study_command_stores_a_campaign_and_compares_with_the_published_figures(kth_lake, tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
+    import lakehouse.studies.hmm_backfilling as study
     from lakehouse.cli import app
 
     lake = kth_lake
+    grids = []  # the grids the command makes: one, for its campaign, which its table then reads
+    monkeypatch.setattr(study, "study_grid", lambda *a, _made=study.study_grid: grids.append(_made(*a)) or grids[-1])
     # A campaign of its own: the shared lake may already hold the study's default campaign, with the
     # thesis' model beside ours (`reproduce hmm-backfilling` in another test), which the table would show.
     args = ["report", "hmm-backfilling", "--lake", str(lake.root), "--name", "hmm-backfilling-test"]
@@ -152,5 +155,6 @@ def test_the_study_command_stores_a_campaign_and_compares_with_the_published_fig
     assert easy["published mean (min)"] == 114 and easy["mean wait (min)"] == pytest.approx(114, abs=1)
     assert easy["geo. mean wait (s)"] == pytest.approx(181, rel=0.03)
     assert len(list((tmp_path / "fig").glob("*.png"))) == 1
+    assert len(grids) == 1
     again = CliRunner().invoke(app, args)  # the runs are stored: nothing is replayed again
     assert again.exit_code == 0 and "2 already stored" in again.stderr

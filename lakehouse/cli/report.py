@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -120,6 +121,7 @@ def generated_command(report: Report[Any, Any]) -> Callable[..., None]:
             from lakehouse.cli.campaign import run_with_progress
 
             grid = report.campaign(target, call)
+            call = replace(call, grid=grid)  # its runs read the campaign it ran
             outcome = run_with_progress(
                 target, grid, executor, workers, ray_address, keep_schedules=report.keep_schedules
             )

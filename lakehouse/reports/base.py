@@ -109,6 +109,7 @@ class Call:
     argument: Any
     options: Mapping[str, Any]
     plots: bool = False
+    grid: Grid | None = None  # the grid its campaign ran, once it ran (its runs read that campaign)
 
 
 #: What a command runs for what it was given: the settings of each run (one per log, say), and notes

@@ -80,7 +80,9 @@ def _campaign(lake: Lake, call: Call) -> Grid:
 
 
 def _runs(lake: Lake, call: Call) -> tuple[list[tuple[Grid, list[str]]], list[str]]:
-    return [(_campaign(lake, call), _chosen(lake, call))], []
+    """The campaign's runs on the logs it replayed (the logs are chosen once, for the campaign)."""
+    grid = call.grid or _campaign(lake, call)
+    return [(grid, list(grid.logs))], []
 
 
 def _replayed(lake: Lake, settings: tuple[Grid, list[str]]) -> Replayed:
