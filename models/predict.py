@@ -390,7 +390,7 @@ def window_predictions(
             LEFT JOIN {chosen} AS c USING (resource, user_key)) AS j
         ASOF LEFT JOIN history AS h ON h.resource = j.resource AND h.wf = j.{column} AND j.submit > h.done"""
     )
-    con.execute("DROP TABLE history; DROP TABLE joined; DROP TABLE profiles; DROP TABLE global_profile")
+    con.execute("DROP TABLE history; DROP TABLE joined")
 
 
 def _pick(name: str, windows: list[int]) -> str:
@@ -491,7 +491,7 @@ def run(
     window_predictions(con, family, chosen, settings, maxima[chosen])
     # What is left to read is in by_window (and by_grouping, for a caller to look at): the rest goes,
     # to leave DuckDB's memory and spill folder to the scores and the per-job table.
-    for table in ["targets", *sorted({table for table, _ in maxima.values()})]:
+    for table in ["targets", "profiles", "global_profile", *sorted({table for table, _ in maxima.values()})]:
         con.execute(f"DROP TABLE {table}")
     k = "per user" if settings.window is None else f"k = {settings.window}"
     rows.append(
