@@ -320,14 +320,17 @@ def test_the_cli_runs_a_grid_with_a_process_pool_and_resumes(two_logs, tmp_path)
     assert in_process.ok == 12
     assert comparable(stored_runs(two_logs, "pool")).equals(comparable(stored_runs(two_logs, "pool-ref")))
     listing = json.loads(cli("campaign", "list", "--lake", two_logs.root, "-f", "json").stdout)
-    pool = {"campaign": "pool", "logs": 2, "variants": 6, "runs": 12, "failed": 0, "engine": _native.ENGINE_BUILD}
+    pool = {"campaign": "pool", "logs": 2, "variants": 6, "runs": 12, "failed": 0, "stored": 12,
+            "engine": _native.ENGINE_BUILD}  # fmt: skip
     assert pool in [{k: v for k, v in row.items() if k != "last_run"} for row in listing]
 
 
 def test_unknown_logs_and_values_fail_before_anything_runs(two_logs):
     unknown = cli("campaign", "run", "--lake", two_logs.root, "--name", "x", "--log", "LANL", code=1)
     assert "no log matches 'LANL'; the lake has: KTH-SP2-1996-2.1-cln, mini" in unknown.stderr
-    bad = cli("campaign", "run", "--lake", two_logs.root, "--log", "mini", "--policy", "fcfs,fifo", code=1)
+    bad = cli(
+        "campaign", "run", "--lake", two_logs.root, "--log", "mini", "--policy", "fcfs,fifo", code=2
+    )  # (a queue order, as on simulate)
     assert "unknown policy 'fifo'" in bad.stderr
     assert "no campaign named 'nope'" in cli("campaign", "show", "nope", "--lake", two_logs.root, code=1).stderr
     assert stored_runs(two_logs, "x").is_empty()

@@ -342,11 +342,10 @@ def test_a_formula_reads_the_views_numeric_columns_by_name(kth_lake):
     assert by_column.jobs["start_time"].equals(
         simulate_log(kth_lake, "KTH", policy="spf", backfill="sjbf").jobs["start_time"]
     )
-    # A column that is NULL for every job (KTH-SP2 records no preceding job): every key is NaN, so every
-    # job goes last, in arrival order: FCFS, and every job that waited is counted.
-    unknown = simulate_log(kth_lake, "KTH", policy="min:preceding_job_id")
-    assert unknown.jobs["start_time"].equals(simulate_log(kth_lake, "KTH").jobs["start_time"])
-    assert unknown.jobs["key_not_finite"].sum() > 0
+    # A column that is NULL for every job (KTH-SP2 records no preceding job): every key would be NaN and
+    # every job go last, in arrival order (FCFS in disguise): refused before the replay, naming it.
+    with pytest.raises(SimulationInputError, match="column preceding_job_id has no value for any of the 28,475"):
+        simulate_log(kth_lake, "KTH", policy="min:preceding_job_id")
     # The run time itself (a clairvoyant SPF) does better than the request.
     clairvoyant = simulate_log(kth_lake, "KTH", policy="min:run_time")
     assert clairvoyant.summary["mean_wait"] < simulate_log(kth_lake, "KTH", policy="spf").summary["mean_wait"]
@@ -357,7 +356,7 @@ def test_a_name_neither_variable_nor_column_is_pointed_at(kth_lake):
         app, ["simulate", "KTH", "--lake", str(kth_lake.root), "--policy", "max:w / max(think_timee, 1)"]
     )
     output = result.stdout + result.stderr
-    assert result.exit_code == 1, output
+    assert result.exit_code == 2, output  # (as a formula that does not parse)
     assert 'unknown variable "think_timee"; known: w, r, p, n, s, t, a, id, ur, uw, and the jobs\' numeric' in output
     assert "think_time, " in output  # the view's columns are listed
     lines = output.splitlines()
@@ -378,4 +377,31 @@ def test_a_name_neither_variable_nor_column_is_pointed_at(kth_lake):
             "min:nope",
         ],
     )
-    assert campaign.exit_code != 0 and 'unknown variable "nope"' in campaign.output
+    assert campaign.exit_code == 2 and 'unknown variable "nope"' in campaign.output
+
+
+#: Formulas refused before any replay, on every command that takes one, with exit code 2 (the researcher's
+#: round): what the message names.
+REFUSED_ORDERS = {
+    "max:think_time": "column think_time has no value for any of the 28,475 jobs",  # KTH-SP2 records none
+    "min:1e400*r": "1e400 is beyond the largest number a key can hold",
+    "min:w + 1e-400": "1e-400 is below the smallest number a key can hold",
+    "max:submit_at": "column submit_at holds TIMESTAMP WITH TIME ZONE values, not numbers",
+    "max:submit_local": "column submit_local holds TIMESTAMP values, not numbers",
+    "min:(w+": "expected a value",
+}
+
+
+@pytest.mark.parametrize("order", sorted(REFUSED_ORDERS))
+@pytest.mark.parametrize("command", ["simulate", "campaign"])
+def test_a_formula_that_cannot_order_the_jobs_is_refused_with_exit_code_2(kth_lake, order, command):
+    lake = ["--lake", str(kth_lake.root)]
+    args = (
+        ["simulate", "KTH", *lake, "--policy", order]
+        if command == "simulate"
+        else ["campaign", "run", "--name", "refused", "--log", "KTH", *lake, "--policy", f"fcfs,{order}"]
+    )
+    result = runner.invoke(app, args)
+    output = " ".join((result.stdout + result.stderr).split())
+    assert result.exit_code == 2 and REFUSED_ORDERS[order] in output and "Traceback" not in output, output
+    assert not kth_lake.rows("select count(*) from analysis.campaign_runs where campaign = 'refused'")[0][0]

@@ -37,9 +37,11 @@ def test_a_table_made_outside_round_trips_into_a_replay(kth_lake, tmp_path, suff
 
     # The same predictions given as a column of the jobs (the column predictor): the same schedule.
     jobs = kth_lake.query(f"select * from swf.jobs_clean where log = '{KTH}' order by submit_time, job_id")
-    # (Rounded to whole seconds, halves up: the predictions are never negative.)
+    # (Rounded to whole seconds, halves up: the predictions are never negative; a table's prediction is
+    # capped at the job's request.)
     rounded = (pl.col("predicted") + 0.5).floor().cast(pl.Int64)
     jobs = jobs.join(table.select("job_id", rounded), on="job_id", how="left")
+    jobs = jobs.with_columns(predicted=pl.min_horizontal("predicted", "req_time"))
     by_column = simulate(jobs, 100, predictor="column:predicted", backfill="sjbf")
     by_table = simulate_log(kth_lake, KTH, predictor=f"table:median-{suffix}", backfill="sjbf")
     assert by_table.jobs["start_time"].equals(by_column.jobs["start_time"])
@@ -110,3 +112,72 @@ def test_a_missing_table_says_how_to_import_it(kth_lake):
     result = runner.invoke(app, ["simulate", KTH, "--lake", str(kth_lake.root), "--predictor", "table:absent"])
     assert result.exit_code == 1
     assert "import the table first (lakehouse import predictions FILE --name absent)" in result.output
+
+
+# -- inputs that passed but should not (the researcher's round) -------------------------------------
+
+MORE_BAD = {
+    "header only": ("log,job_id,predicted\n", "the table has no rows"),
+    "fractional job id": (
+        "log,job_id,predicted\n{kth},1,100\n{kth},1.5,50\n",
+        "line 3: has a job_id that is not a whole number (1.5)",
+    ),
+    "true/false prediction": (
+        "log,job_id,predicted\n{kth},1,true\n{kth},2,false\n",
+        "column predicted holds true/false",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MORE_BAD))
+def test_a_table_that_passed_before_is_refused_with_its_reason(kth_lake, tmp_path, case):
+    text, message = MORE_BAD[case]
+    path = tmp_path / f"{case.replace(' ', '-').replace('/', '-')}.csv"
+    path.write_text(text.format(kth=KTH))
+    result = runner.invoke(app, ["import", "predictions", str(path), "--name", "bad", "--lake", str(kth_lake.root)])
+    output = " ".join((result.stdout + result.stderr).split())
+    assert result.exit_code == 1 and message.format(kth=KTH) in output and "Traceback" not in output, output
+    assert not kth_lake.query("select * from analysis.imported_predictions where name = 'bad'").height
+
+
+def test_a_parquet_duration_is_read_as_its_seconds(kth_lake, tmp_path):
+    from datetime import timedelta
+
+    first, second = sorted(kth_lake.query(f"select job_id from swf.jobs where log = '{KTH}' limit 2")["job_id"])
+    path = tmp_path / "durations.parquet"
+    durations = [timedelta(days=1), timedelta(minutes=1)]
+    pl.DataFrame({"log": [KTH, KTH], "job_id": [first, second], "predicted": durations}).write_parquet(path)
+    _import(kth_lake, path, "durations")
+    stored = kth_lake.query("select job_id, predicted from analysis.imported_predictions where name = 'durations'")
+    assert stored.sort("job_id")["predicted"].to_list() == [86_400.0, 60.0]
+
+
+def test_a_prediction_beyond_the_request_is_capped_at_it_and_counted(kth_lake, tmp_path):
+    jobs = kth_lake.query(f"select log, job_id, req_time from swf.jobs_clean where log = '{KTH}' order by job_id")
+    # Every job predicted far beyond its request, one of them beyond what a 64-bit integer holds.
+    huge = jobs.select("log", "job_id", predicted=pl.lit(1e12)).with_columns(
+        predicted=pl.when(pl.col("job_id") == jobs["job_id"][0]).then(1e300).otherwise(pl.col("predicted"))
+    )
+    huge.write_csv(tmp_path / "huge.csv")
+    _import(kth_lake, tmp_path / "huge.csv", "huge")
+    capped = simulate_log(kth_lake, KTH, predictor="table:huge")
+    # Capped at the request, the replay is the one of the requested times (the default predictor).
+    requested = simulate_log(kth_lake, KTH)
+    assert capped.jobs["start_time"].equals(requested.jobs["start_time"])
+    assert any(f"{jobs.height:,} of {jobs.height:,} predictions of table:huge exceed" in w for w in capped.warnings)
+
+
+def test_predictions_list_and_drop_and_an_unknown_table_names_the_imported_ones(kth_lake, tmp_path):
+    _user_medians(kth_lake).write_csv(tmp_path / "m.csv")
+    _import(kth_lake, tmp_path / "m.csv", "to-drop")
+    listed = runner.invoke(app, ["predictions", "list", "--lake", str(kth_lake.root), "--format", "csv"])
+    assert listed.exit_code == 0 and "\nto-drop," in listed.stdout, listed.output
+    unknown = runner.invoke(app, ["simulate", KTH, "--lake", str(kth_lake.root), "--predictor", "table:to-dorp"])
+    message = " ".join(unknown.output.split())
+    assert unknown.exit_code == 1 and "no prediction table named 'to-dorp'" in message and "to-drop" in message, message
+    assert "predicted_by_" not in message
+    dropped = runner.invoke(app, ["predictions", "drop", "to-drop", "--lake", str(kth_lake.root)])
+    assert dropped.exit_code == 0, dropped.output
+    assert not kth_lake.query("select * from analysis.imported_predictions where name = 'to-drop'").height
+    again = runner.invoke(app, ["predictions", "drop", "to-drop", "--lake", str(kth_lake.root)])
+    assert again.exit_code == 1 and "no prediction table named 'to-drop'" in again.output

@@ -207,7 +207,7 @@ def test_errors_carry_a_kind_and_keep_it_through_pickling():
         ({"machine_size": 4, "threshold": -1}, "threshold"),
         ({"machine_size": 4, "backfill_confidence": 1.0}, "confidence"),
         ({"machine_size": 4, "algorithm": "conservative", "predictor": "hmm"}, "combination"),
-        ({"machine_size": 4, "policy": "nope"}, "setting"),
+        ({"machine_size": 4, "policy": "nope"}, "order"),
     ):
         with pytest.raises(SimulationInputError) as caught:
             ReplaySettings(**settings)

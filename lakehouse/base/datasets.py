@@ -14,6 +14,7 @@ import pyarrow as pa
 
 from lakehouse.base import google_format
 from lakehouse.base.schemas import (
+    CAMPAIGN_PLANS_SCHEMA,
     CAMPAIGN_RUNS_SCHEMA,
     HMM_FITS_SCHEMA,
     HMM_STATES_SCHEMA,
@@ -60,6 +61,7 @@ class Dataset:
 
 
 ANALYSIS_TABLES = {
+    "campaign_plans": CAMPAIGN_PLANS_SCHEMA,
     "campaign_runs": CAMPAIGN_RUNS_SCHEMA,
     "hmm_fits": HMM_FITS_SCHEMA,
     "hmm_states": HMM_STATES_SCHEMA,

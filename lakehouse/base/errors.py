@@ -2,7 +2,10 @@
 
 
 class LakehouseError(Exception):
-    """Base class: the CLI prints these as one clear line and exits non-zero."""
+    """Base class: the CLI prints these as one clear line and exits with `exit_code`."""
+
+    #: 1, or 2 for a value given that cannot be used at all (as the command line says of a bad option).
+    exit_code = 1
 
 
 class BrokenFileError(LakehouseError):
@@ -24,6 +27,14 @@ class NoLakeError(LakehouseError):
 
 class SettingsError(LakehouseError, ValueError):
     """An option or setting the library cannot use (an unknown choice, a value out of range)."""
+
+
+class OrderError(SettingsError):
+    """A queue order that cannot be used: a formula that does not parse, reads a column the jobs lack
+    or that is not numeric, or gives no finite key for any job.  Exit code 2 on every command, as a
+    formula that does not parse is refused while the options are read."""
+
+    exit_code = 2
 
 
 class TooLittleDataError(LakehouseError, ValueError):
@@ -66,6 +77,10 @@ class SimulationInputError(LakehouseError, ValueError):
         self.kind = kind
         super().__init__(str(self))
 
+    @property
+    def exit_code(self) -> int:  # type: ignore[override]
+        return OrderError.exit_code if self.kind == ORDER_KIND else 1
+
     def __str__(self) -> str:
         if not self.count:
             return self.what
@@ -75,6 +90,10 @@ class SimulationInputError(LakehouseError, ValueError):
 
     def __reduce__(self) -> tuple[object, ...]:  # pickled by campaign workers: keep the ids as data
         return (_simulation_input_error, (self.what, self.job_ids, self.count, self.kind))
+
+
+#: The `kind` of a SimulationInputError about the queue order (an OrderError's, as the replay saw it).
+ORDER_KIND = "order"
 
 
 def _simulation_input_error(what: str, job_ids: list[int], count: int, kind: str) -> SimulationInputError:

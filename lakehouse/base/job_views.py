@@ -16,7 +16,7 @@ from lakehouse.base.conditions import one_condition
 from lakehouse.base.errors import LakehouseError, QueryError
 from lakehouse.base.lake import Lake
 from lakehouse.base.log_names import log_named
-from lakehouse.base.prediction_tables import table_of_column
+from lakehouse.base.prediction_tables import PredictionTableError, table_of_column
 
 if TYPE_CHECKING:
     import polars as pl
@@ -56,6 +56,7 @@ def log_jobs(
     Parquet); None means every column plus `predicted_walltime`.  The stored predictions are joined only
     when `predicted_walltime` is asked for.
     """
+    _require_tables(lake, columns)
     sql, keep_line = _jobs_sql(log, view, where, columns)
     try:
         jobs = lake.query(sql)
@@ -80,6 +81,7 @@ def log_columns(
 ) -> dict[str, np.ndarray]:
     """`log_jobs` as numpy columns (masked where NULL), in the same order: what `simulate` takes
     without loading Polars first (the command line's replay)."""
+    _require_tables(lake, columns)
     sql, keep_line = _jobs_sql(log, view, where, columns)
     try:
         jobs = lake.query_numpy(sql)
@@ -93,6 +95,25 @@ def log_columns(
     else:
         order = np.lexsort((line, submit))
     return {name: column[order] for name, column in jobs.items() if keep_line or name != "line"}
+
+
+def imported_tables(lake: Lake) -> list[str]:
+    """The names of the prediction tables the lake holds (`lakehouse import predictions`)."""
+    return [str(row[0]) for row in lake.rows("SELECT DISTINCT name FROM analysis.imported_predictions ORDER BY 1")]
+
+
+def _require_tables(lake: Lake, columns: Sequence[str] | None) -> None:
+    """Refuse a `table:NAME` the lake does not hold, naming those it does."""
+    wanted = [table for c in columns or [] if (table := table_of_column(c)) is not None]
+    if not wanted:
+        return
+    known = imported_tables(lake)
+    for table in wanted:
+        if table not in known:
+            raise PredictionTableError(
+                f"no prediction table named {table!r} in the lake (imported: {', '.join(known) or 'none'}); "
+                f"import the table first (lakehouse import predictions FILE --name {table})"
+            )
 
 
 def _jobs_sql(log: str, view: View, where: str | None, columns: Sequence[str] | None) -> tuple[str, bool]:
@@ -130,7 +151,10 @@ def _jobs_sql(log: str, view: View, where: str | None, columns: Sequence[str] | 
         sql = f"SELECT * FROM ({selected})"
     for column, table in tables:
         imported = (
-            f"SELECT job_id, CAST(round(predicted) AS BIGINT) AS {_quoted(column)} FROM analysis.imported_predictions "
+            # (Bounded before the cast, so that 1e300 is a number the replay caps at the request, not an
+            # overflow of the cast.)
+            f"SELECT job_id, CAST(round(least(predicted, {2**53})) AS BIGINT) AS {_quoted(column)} "
+            "FROM analysis.imported_predictions "
             f"WHERE name = {sql_literal(table)} AND log = {name}"
         )
         sql = f"SELECT * FROM ({sql}) LEFT JOIN ({imported}) USING (job_id)"
@@ -145,11 +169,24 @@ def _quoted(column: str) -> str:
     return '"' + column.replace('"', '""') + '"'
 
 
+NUMERIC_TYPES = ("BIGINT", "INTEGER", "SMALLINT", "TINYINT", "HUGEINT", "DOUBLE", "FLOAT", "DECIMAL", "UBIGINT")
+
+
+def column_types(lake: Lake, view: View) -> dict[str, str]:
+    """Every column of `swf.<view>` with its DuckDB type."""
+    return {str(name): str(kind) for name, kind, *_ in lake.rows(f"DESCRIBE SELECT * FROM swf.{View(view)}")}
+
+
 def numeric_columns(lake: Lake, view: View) -> list[str]:
     """The numeric columns of `swf.<view>` (what a queue order's formula may read by name)."""
-    numeric = ("BIGINT", "INTEGER", "SMALLINT", "TINYINT", "HUGEINT", "DOUBLE", "FLOAT", "DECIMAL", "UBIGINT")
-    rows = lake.rows(f"DESCRIBE SELECT * FROM swf.{View(view)}")
-    return [str(name) for name, kind, *_ in rows if str(kind).upper().startswith(numeric)]
+    return [name for name, kind in column_types(lake, view).items() if kind.upper().startswith(NUMERIC_TYPES)]
+
+
+def order_problem_columns(lake: Lake, view: View) -> tuple[list[str], dict[str, str]]:
+    """(the view's numeric columns, its others with their types): what `check_order_columns` takes."""
+    types = column_types(lake, view)
+    numeric = [name for name, kind in types.items() if kind.upper().startswith(NUMERIC_TYPES)]
+    return numeric, {name: kind for name, kind in types.items() if name not in numeric}
 
 
 def log_machine_size(lake: Lake, log: str, view: View = View.jobs_clean) -> int:

@@ -650,6 +650,15 @@ class CatalogWriter:
             con.execute(named_query("output_record"), [dataset, name, invocation(), rows])
             self._dirty = True
 
+    def remove(self, dataset: str, name: str) -> None:
+        """Take a committed file of an analysis table out of its view (committed at once), then delete
+        it: a reader of the catalog as it was may still be reading it, so the file goes last."""
+        self.con.execute(named_query("output_forget"), [dataset, name])
+        self._dirty = True
+        with interrupts_deferred():
+            self.commit()
+            DATASETS[dataset].file(self.lake.root, name).unlink(missing_ok=True)
+
     def manifest_entry(self, dataset: str, name: str) -> tuple[str, str] | None:
         """(content_hash, status) of an output, if the manifest has it."""
         with self.lake.query_errors():

@@ -157,6 +157,21 @@ CAMPAIGN_RUNS_SCHEMA = pa.schema(
 )
 
 
+#: analysis.campaign_plans, one row per run a `lakehouse campaign run` planned (skipped ones too): which
+#: run key each slot of the campaign (log, machine size, variant, tau) had when it was last run, and the
+#: inputs that key was made of (the view, and the columns whose fingerprint it holds), so that what a
+#: campaign shows is the result of its current inputs and can be checked against the lake as it is now.
+CAMPAIGN_PLANS_SCHEMA = pa.schema(
+    [
+        *_fields(pa.string(), "campaign", "log", "view"),
+        pa.field("machine_size", pa.int64()),
+        pa.field("tau", pa.float64()),
+        *_fields(pa.string(), "variant", "run_key", "jobs_fingerprint"),
+        pa.field("columns", pa.list_(pa.string())),
+        pa.field("planned_at", pa.timestamp("us", tz="UTC")),
+    ]
+)
+
 #: analysis.triples, `lakehouse report triples`: per campaign and log, the mean bounded slowdown of the
 #: reference triples and of the best and worst learned triple per backfilling order (with its name).
 TRIPLE_BACKFILLS = ("queue", "sjbf")

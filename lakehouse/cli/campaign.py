@@ -17,7 +17,7 @@ from lakehouse.base.job_views import View
 from lakehouse.base.lake import Lake
 from lakehouse.base.render import OutputFormat, emit, labelled, stderr
 from lakehouse.campaigns.executors import ExecutorKind
-from lakehouse.campaigns.report import Metric
+from lakehouse.campaigns.report import CHANGED_INPUTS, Metric
 from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
@@ -197,7 +197,7 @@ def run(
         any_engine=any_engine,
         budget=None if yes else RUN_BUDGET,
     )
-    _show(target, grid.name, Metric.mean_bounded_slowdown, None, fmt, output, summarize=True)
+    _show(target, grid.name, Metric.mean_bounded_slowdown, None, fmt, output, summarize=True, check_inputs=False)
     exit_on_failures(outcome)
 
 
@@ -347,12 +347,34 @@ def _show(
     fmt: OutputFormat,
     output: Path | None,
     summarize: bool = False,
+    check_inputs: bool = True,
 ) -> None:
+    """Print (and draw) a campaign's current results; `check_inputs`: recompute each run's jobs
+    fingerprint on the lake as it is and mark the rows whose inputs changed since they ran."""
     from lakehouse.campaigns.report import campaign_plots, campaign_table, variant_summary
-    from lakehouse.campaigns.runner import campaign_rows
+    from lakehouse.campaigns.runner import campaign_rows, changed_inputs, not_run, planned_runs
 
     rows = campaign_rows(target, name)
-    table = campaign_table(rows, metric)
+    changed = changed_inputs(target, planned_runs(target, name)) if check_inputs else None
+    if changed is not None and not changed.is_empty():
+        logs = ", ".join(dict.fromkeys(changed["log"].to_list()))
+        stderr.print(
+            labelled(
+                "warning:",
+                "yellow",
+                f"the jobs of {logs} are not those the campaign replayed (ingested again, or a prediction table "
+                f"imported again): their rows say `{CHANGED_INPUTS}`; `lakehouse campaign run` with the "
+                "campaign's settings replays them on the lake as it is",
+            ),
+            highlight=False,
+        )
+    if missing := not_run(target, name):
+        stderr.print(
+            labelled("note:", "yellow", f"{missing} run(s) of the campaign's last plan are not stored yet (it was "
+                     "interrupted): run the same command again to finish them"),
+            highlight=False,
+        )  # fmt: skip
+    table = campaign_table(rows, metric, [] if changed is None else changed["jobs_fingerprint"].to_list())
     if summarize and fmt is OutputFormat.table and output is None and table.height > SHOWN_ROWS:
         emit(variant_summary(table, metric), fmt, None, title=f"campaign {name}: each variant over its logs")
         stderr.print(f"{table.height:,} rows stored: `lakehouse campaign show {name}` prints them all")
@@ -383,6 +405,12 @@ def show(
 ) -> None:
     """Print a campaign's results: one row per log and variant with the headline metrics.
 
+    Each row is the run the campaign's last plan chose for it (its newest `campaign run` covering that
+    log, machine size and variant), never an older run of another view or prediction table. The jobs
+    are checked against the lake as it is now: a row whose inputs changed since it ran (the log
+    ingested again, a prediction table imported again) says `changed since the run` in its `inputs`
+    column, with a warning; runs planned but not stored yet (an interrupted campaign) are counted.
+
     Example: `lakehouse campaign show policies --plots figures/ --metric mean_wait`
     """
     _show(Lake(lake), name, metric, plots, fmt, output)
@@ -393,15 +421,17 @@ def show(
 def list_campaigns(
     lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output: OutputOption = None
 ) -> None:
-    """List the stored campaigns: logs, variants, runs, failures, when the last run finished and the
-    engine builds that made the runs (a campaign run again after an upgrade replays its runs).
+    """List the stored campaigns: of the runs their current plans stand for (what `campaign show`
+    prints), the logs, variants, runs, failures, when the last run finished and the engine builds that
+    made them; `stored` counts every run kept, those of older plans too (another view, an older
+    prediction table), which a re-run finds again instead of replaying.
 
     Example: `lakehouse campaign list --format csv`
     """
     from lakehouse.campaigns.report import campaign_list
-    from lakehouse.campaigns.runner import stored_runs
+    from lakehouse.campaigns.runner import current_results, stored_runs
 
     target = Lake(lake)
     if not target.exists():
         raise LakehouseError(f"no lake at {target.root}")
-    emit(campaign_list(stored_runs(target)), fmt, output)
+    emit(campaign_list(current_results(target), stored_runs(target)), fmt, output)

@@ -42,6 +42,7 @@ GROUPS = {
     "plot": ("plot", "plot_app"),
     "export": ("export", "export_app"),
     "import": ("imports", "import_app"),
+    "predictions": ("imports", "predictions_app"),
     "download": ("download", "download_app"),
 }
 

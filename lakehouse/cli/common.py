@@ -153,8 +153,9 @@ def command_group(help_text: str) -> typer.Typer:
 
 
 def clear_errors(func: F) -> F:
-    """Turn our errors into one red line on stderr and exit code 1 (no traceback), and Ctrl-C into one
-    line and exit code 130 (what a shell reports for SIGINT)."""
+    """Turn our errors into one red line on stderr and their exit code (1; 2 for a value that cannot be
+    used at all, such as a queue order's formula), no traceback; and Ctrl-C into one line and exit code
+    130 (what a shell reports for SIGINT)."""
 
     @functools.wraps(func)
     def wrapper(*args: object, **kwargs: object) -> object:
@@ -163,7 +164,7 @@ def clear_errors(func: F) -> F:
             return func(*args, **kwargs)
         except LakehouseError as exc:
             stderr.print(labelled("error:", "bold red", exc), highlight=False)
-            raise typer.Exit(1) from None
+            raise typer.Exit(exc.exit_code) from None
         except OSError as exc:
             if error_number(exc) not in (errno.ENOSPC, errno.EDQUOT):
                 raise

@@ -51,3 +51,42 @@ def import_predictions_command(
         fmt,
     )
     stderr.print(f"use it with --predictor table:{imported.name}")
+
+
+predictions_app = command_group(
+    "The prediction tables imported into the lake (`lakehouse import predictions`): list them, drop one."
+)
+
+
+@predictions_app.command("list")
+@clear_errors
+def list_predictions(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table) -> None:
+    """List the imported prediction tables: name, jobs and logs it predicts, the hash of its rows and the
+    file it was imported from.  `--predictor table:NAME` replays with one.
+
+    Example: `lakehouse predictions list --format csv`
+    """
+    import polars as pl
+
+    from lakehouse.ingest.predictions import prediction_tables
+
+    rows = prediction_tables(Lake(lake))
+    columns = ["name", "jobs", "logs", "content_hash", "source_file"]
+    emit(pl.DataFrame(rows, schema=columns, orient="row"), fmt)
+
+
+@predictions_app.command("drop")
+@clear_errors
+def drop_predictions_command(
+    name: Annotated[str, typer.Argument(help="The table's name (see `lakehouse predictions list`).")],
+    lake: LakeOption = None,
+) -> None:
+    """Remove an imported prediction table from the lake. Campaign runs that replayed it stay stored
+    (their keys hold its predictions); replaying `--predictor table:NAME` again needs it imported again.
+
+    Example: `lakehouse predictions drop user-median`
+    """
+    from lakehouse.ingest.predictions import drop_predictions
+
+    rows = drop_predictions(Lake(lake), name)
+    stderr.print(f"prediction table {name!r} dropped ({rows:,} rows)")

@@ -1,11 +1,13 @@
 """Run-time predictions made outside lakehouse, imported as a table that replays read
 (`lakehouse import predictions FILE --name NAME`, then `--predictor table:NAME`).
 
-A table is Parquet or CSV (with a header) holding the columns `log`, `job_id` and `predicted` (seconds).
-It is checked whole before anything is written: a missing column, a row without a log, a job or a
-prediction, a prediction that is negative or not a finite number, a job listed twice, a log the lake
-does not hold or a job id that log does not have: each refuses the table with one line naming the file
-and the row, and nothing reaches the lake.  A table that passes is stored as one Parquet file of the
+A table is Parquet or CSV (with a header) holding the columns `log`, `job_id` and `predicted` (seconds;
+a Parquet duration, as Polars writes a `timedelta`, is read as the seconds it holds).  It is checked
+whole before anything is written: a missing column, a table without rows, a column of true/false, a row
+without a log, a job or a prediction, a job id that is not a whole number, a prediction that is
+negative or not a finite number, a job listed twice, a log the lake does not hold or a job id that log
+does not have: each refuses the table with one line naming the file and the row, and nothing reaches
+the lake.  A table that passes is stored as one Parquet file of the
 `analysis.imported_predictions` view, under the writer lock, replacing an earlier table of that name.
 """
 
@@ -42,8 +44,8 @@ def import_predictions(lake: Lake, path: Path, name: str) -> Imported:
     with lake.writer() as writer:
         con = writer.con
         try:
-            _check_columns(con, path, source)
-            rows = _checked_rows(con, path, source)
+            seconds = _check_columns(con, path, source)
+            rows = _checked_rows(con, path, source, seconds)
         except duckdb.Error as exc:
             raise PredictionTableError(f"{path}: cannot read it as a table: {str(exc).splitlines()[0]}") from None
         digest = _content_hash(con)
@@ -74,40 +76,65 @@ def _reader(path: Path) -> str:
     raise PredictionTableError(f"{path}: a prediction table is a .parquet or .csv file (with a header)")
 
 
-def _check_columns(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> None:
-    found = [row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()]
-    missing = [c for c in COLUMNS if c not in found]
+#: A Parquet duration's units per second (DuckDB reads a duration column as its count of units).
+DURATION_UNITS = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+
+
+def _check_columns(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> str:
+    """Refuse a table without the columns or with true/false in them; the SQL of `predicted` in
+    seconds (a Parquet duration divided by its units per second)."""
+    types = {str(row[0]): str(row[1]) for row in con.execute(f"DESCRIBE SELECT * FROM {source}").fetchall()}
+    missing = [c for c in COLUMNS if c not in types]
     if missing:
         raise PredictionTableError(
             f"{path}: no column {', '.join(missing)} (a prediction table has the columns log, job_id and "
-            f"predicted, in seconds; it has {', '.join(found)})"
+            f"predicted, in seconds; it has {', '.join(types)})"
         )
+    for column in ("job_id", "predicted"):
+        if types[column] == "BOOLEAN":
+            raise PredictionTableError(f"{path}: column {column} holds true/false, not numbers")
+    if "read_parquet" in source:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        kind = pq.read_schema(path).field("predicted").type
+        if pa.types.is_duration(kind):
+            return f"CAST(predicted AS DOUBLE) / {DURATION_UNITS[kind.unit]}"
+    return "predicted"
 
 
 #: Each check: (a condition a row fails, what the line says).  `row` is the row's number in the file:
 #: its line for a CSV (the header is line 1), from 1 for Parquet.
 ROW_CHECKS = (
     ("log IS NULL", "has no log"),
-    ("job_id IS NULL", "has no job_id (or one that is not a whole number)"),
+    ("job_id IS NULL AND given_job_id IS NULL", "has no job_id"),
+    ("job_id IS NULL", "has a job_id that is not a whole number"),
     ("predicted IS NULL", "has no prediction (or one that is not a number)"),
     ("NOT isfinite(predicted)", "has a prediction that is not a finite number"),
     ("predicted < 0", "has a negative prediction"),
 )
 
 
-def _checked_rows(con: duckdb.DuckDBPyConnection, path: Path, source: str) -> int:
-    """Load the table into `checked` and check it; the number of rows."""
+def _checked_rows(con: duckdb.DuckDBPyConnection, path: Path, source: str, seconds: str) -> int:
+    """Load the table into `checked` and check it; the number of rows.  `seconds`: the SQL of the
+    prediction in seconds."""
     first_row = 2 if "read_csv" in source else 1
+    # A job id is taken only when it is a whole number: casting 1.5 to BIGINT would round it to 2.
+    given = "TRY_CAST(job_id AS DOUBLE)"
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE checked AS SELECT row_number() OVER () - 1 + {first_row} AS row, "
-        "CAST(log AS VARCHAR) AS log, TRY_CAST(job_id AS BIGINT) AS job_id, "
-        f"TRY_CAST(predicted AS DOUBLE) AS predicted FROM {source}"
+        f"CAST(log AS VARCHAR) AS log, CAST(job_id AS VARCHAR) AS given_job_id, "
+        f"CASE WHEN {given} = floor({given}) THEN TRY_CAST({given} AS BIGINT) END AS job_id, "
+        f"TRY_CAST({seconds} AS DOUBLE) AS predicted FROM {source}"
     )
     place = "line" if first_row == 2 else "row"
+    if not con.execute("SELECT count(*) FROM checked").fetchone()[0]:  # type: ignore[index]
+        raise PredictionTableError(f"{path}: the table has no rows (a prediction table has one row per job)")
     for condition, says in ROW_CHECKS:
-        bad = con.execute(f"SELECT row, log, job_id FROM checked WHERE {condition} ORDER BY row LIMIT 1").fetchone()
+        bad = con.execute(f"SELECT row, given_job_id FROM checked WHERE {condition} ORDER BY row LIMIT 1").fetchone()
         if bad:
-            raise PredictionTableError(f"{path}, {place} {bad[0]}: {says}")
+            given = f" ({bad[1]})" if "whole number" in says else ""
+            raise PredictionTableError(f"{path}, {place} {bad[0]}: {says}{given}")
     twice = con.execute(
         "SELECT log, job_id, list(row ORDER BY row) FROM checked GROUP BY log, job_id HAVING count(*) > 1 "
         "ORDER BY min(row) LIMIT 1"
@@ -143,3 +170,24 @@ def _content_hash(con: duckdb.DuckDBPyConnection) -> str:
     while batch := cursor.fetchmany(65_536):
         digest.update(repr(batch).encode())
     return digest.hexdigest()
+
+
+def prediction_tables(lake: Lake) -> list[tuple[str, int, int, str, str]]:
+    """Every imported table: (name, jobs, logs, content hash, file imported), by name."""
+    return lake.rows(
+        "SELECT name, count(*), count(DISTINCT log), any_value(content_hash), any_value(source_file) "
+        "FROM analysis.imported_predictions GROUP BY name ORDER BY name"
+    )
+
+
+def drop_predictions(lake: Lake, name: str) -> int:
+    """Remove the imported table `name` from the lake; its rows.  An unknown name is refused, naming
+    the tables there are."""
+    tables = {row[0]: row[1] for row in prediction_tables(lake)}
+    if name not in tables:
+        raise PredictionTableError(
+            f"no prediction table named {name!r} in the lake (imported: {', '.join(tables) or 'none'})"
+        )
+    with lake.writer() as writer:
+        writer.remove(DATASET, name)
+    return int(tables[name])

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from lakehouse.base import machine
 from lakehouse.base.campaign_names import name_problem
-from lakehouse.base.errors import LakehouseError, SettingsError, SimulationInputError
+from lakehouse.base.comma_lists import split_items
+from lakehouse.base.errors import ORDER_KIND, LakehouseError, SettingsError, SimulationInputError
 from lakehouse.base.job_views import View
 from lakehouse.base.log_names import LogNameError, select_logs
 from lakehouse.base.machine import machine_size_problem
@@ -61,7 +62,12 @@ MAX_SETTINGS = 100_000
 
 
 class GridError(LakehouseError):
-    """A campaign grid or TOML file that cannot run (unknown key, value, log or empty selection)."""
+    """A campaign grid or TOML file that cannot run (unknown key, value, log or empty selection); a
+    queue order's problem keeps its exit code (OrderError)."""
+
+    def __init__(self, message: str, exit_code: int = 1):
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 @dataclass(frozen=True)
@@ -160,7 +166,7 @@ def _checked(key: str, read: Callable[[object], object] = str) -> Callable[[obje
         try:
             settings = ReplaySettings(1, **{key: value})  # type: ignore[arg-type]
         except SimulationInputError as exc:
-            raise GridError(str(exc)) from None
+            raise GridError(str(exc), exit_code=exc.exit_code) from None
         if key == "predictor" and settings.predictor.startswith(TABLE_PREFIX):
             return settings.predictor  # (the table's content is in the jobs' fingerprint)
         if key == "predictor":  # the engine's spelling, so that equal predictors make one run
@@ -237,7 +243,8 @@ class Grid:
             try:
                 point.replay_settings(self.machine_size or 1, self.tau)
             except SimulationInputError as exc:
-                raise GridError(f"{point.label()}: {exc}" if exc.kind != "setting" else str(exc)) from None
+                said = str(exc) if exc.kind in ("setting", ORDER_KIND) else f"{point.label()}: {exc}"
+                raise GridError(said, exit_code=exc.exit_code) from None
         unknown = set(self.values) - DIMENSIONS.keys()
         if unknown:
             raise GridError(f"unknown setting(s) {', '.join(sorted(unknown))}; expected: {', '.join(DIMENSIONS)}")
@@ -301,12 +308,13 @@ def _meaningful(settings: Settings) -> Settings:
 
 
 def parse_values(key: str, items: Iterable[object]) -> tuple[object, ...]:
-    """One dimension's values, each parsed and checked; comma-separated strings are split."""
+    """One dimension's values, each parsed and checked; comma-separated strings are split as every list
+    of the command line is (`split_items`: a comma inside a formula's parentheses stays in it)."""
     if key not in DIMENSIONS:
         raise GridError(f"unknown setting {key!r}; expected one of: {', '.join(DIMENSIONS)}")
     pieces: list[Any] = []
     for item in items:
-        split = [p.strip() for p in item.split(",")] if isinstance(item, str) else [item]
+        split = split_items(item) if isinstance(item, str) else [item]
         if "" in split:
             raise GridError(f"{key}: an empty value in {item!r}")
         pieces += split

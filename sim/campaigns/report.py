@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Collection
 from pathlib import Path
 
 import numpy as np
@@ -32,12 +33,23 @@ def latest(rows: pl.DataFrame) -> pl.DataFrame:
     return rows.sort("finished_at").unique(subset=keys, keep="last", maintain_order=True).sort("log", "variant")
 
 
-def campaign_table(rows: pl.DataFrame, metric: Metric = Metric.mean_bounded_slowdown) -> pl.DataFrame:
-    """log x variant with the headline metrics and `metric` (failed runs show their error)."""
+#: The `inputs` column of a campaign's table: whether the lake still gives the jobs a row was replayed on.
+CURRENT_INPUTS, CHANGED_INPUTS = "current", "changed since the run"
+
+
+def campaign_table(
+    rows: pl.DataFrame, metric: Metric = Metric.mean_bounded_slowdown, changed: Collection[str] = ()
+) -> pl.DataFrame:
+    """log x variant with the headline metrics and `metric` (failed runs show their error), and whether
+    each row's inputs are the lake's now (`changed`: the jobs fingerprints the lake no longer gives)."""
     if rows.is_empty():
         raise LakehouseError("the campaign has no stored runs")
     metrics = dict.fromkeys([*SHOWN_METRICS, metric.value])
-    return latest(rows).select("log", "machine_size", "variant", "status", "jobs", *metrics, "error")
+    inputs = pl.when(pl.col("jobs_fingerprint").is_in(list(changed))).then(pl.lit(CHANGED_INPUTS))
+    return latest(rows).select(
+        "log", "machine_size", "variant", "status", "jobs", *metrics, "error",
+        inputs.otherwise(pl.lit(CURRENT_INPUTS)).alias("inputs"),
+    )  # fmt: skip
 
 
 def variant_summary(table: pl.DataFrame, metric: Metric = Metric.mean_bounded_slowdown) -> pl.DataFrame:
@@ -110,9 +122,10 @@ def campaign_plots(rows: pl.DataFrame, metric: Metric, folder: Path) -> list[Pat
     return written
 
 
-def campaign_list(rows: pl.DataFrame) -> pl.DataFrame:
-    """One row per stored campaign: logs, variants, runs ok/failed, last finished run and the engine
-    builds that made its runs."""
+def campaign_list(rows: pl.DataFrame, stored: pl.DataFrame) -> pl.DataFrame:
+    """One row per stored campaign: of its current results (`rows`), logs, variants, runs ok/failed,
+    last finished run and the engine builds that made them; and every run it has stored (`stored`,
+    older plans' too: another view, an older prediction table)."""
     if rows.is_empty():
         return pl.DataFrame(
             schema={
@@ -121,10 +134,12 @@ def campaign_list(rows: pl.DataFrame) -> pl.DataFrame:
                 "variants": pl.UInt32,
                 "runs": pl.UInt32,
                 "failed": pl.UInt32,
+                "stored": pl.UInt32,
                 "last_run": pl.Datetime("us", "UTC"),
                 "engine": pl.String,
             }  # fmt: skip
         )
+    every = stored.group_by("campaign").agg(stored=pl.len().cast(pl.UInt32))
     return (
         rows.group_by("campaign")
         .agg(
@@ -135,5 +150,7 @@ def campaign_list(rows: pl.DataFrame) -> pl.DataFrame:
             last_run=pl.col("finished_at").max(),
             engine=pl.col("engine_version").unique().sort().str.join(", "),
         )
+        .join(every, on="campaign", how="left")
+        .select("campaign", "logs", "variants", "runs", "failed", "stored", "last_run", "engine")
         .sort("campaign")
     )

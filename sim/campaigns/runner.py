@@ -1,10 +1,13 @@
 """Campaigns: every log of a grid replayed under every combination of settings, stored in the lake.
 
-A run is (the jobs' fingerprint, the machine size, the settings) and gives one row of
-`analysis.campaign_runs`.  Finished runs are written as they come (one Parquet file per flush, renamed
-into place whole), so an interrupted campaign keeps them and a re-run skips every run key stored by
-this build of the engine (a run another build stored is replayed, and its newer row is the one the view
-shows).
+A run is (the fingerprint of the jobs' columns it reads, the machine size, the settings) and gives
+one row of `analysis.campaign_runs`.  Each campaign run also records its plan (`analysis.campaign_plans`):
+the run each slot of the campaign (log, machine size, variant, tau) stands for now, so that what the
+campaign shows (`analysis.campaign_results`) is what its current inputs give, never a row of an older
+plan (another view, a prediction table imported since).  Finished runs are written as they come (one
+Parquet file per flush, renamed into place whole), so an interrupted campaign keeps them and a re-run
+skips every run key stored by this build of the engine (a run another build stored is replayed, and its
+newer row is the one the view shows).
 Each log's jobs are queried once, written once as Parquet for the workers (or put once in Ray's object
 store) and loaded once per worker, never once per run.
 """
@@ -25,28 +28,31 @@ from typing import cast
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lakehouse import _native
 from lakehouse.base.datasets import DATASETS
-from lakehouse.base.errors import LakeBusyError, LakehouseError, SettingsError
-from lakehouse.base.job_views import View, log_jobs, log_machine_size, numeric_columns
+from lakehouse.base.errors import LakeBusyError, LakehouseError, SettingsError, SimulationInputError
+from lakehouse.base.job_views import View, log_jobs, log_machine_size, order_problem_columns
 from lakehouse.base.lake import Lake, pending_path, process_lock, replace_atomically
 from lakehouse.base.log_names import is_glob, select_logs
 from lakehouse.base.schemas import (
     CAMPAIGN_METRICS,
+    CAMPAIGN_PLANS_SCHEMA,
     CAMPAIGN_RUNS_SCHEMA,
     CAMPAIGN_RUNS_VERSION,
     DISTRIBUTION_METRICS,
 )
 from lakehouse.campaigns.grid import Grid, GridError, Settings, run_key
 from lakehouse.campaigns.resample import resample_weeks
-from lakehouse.sim.engine import replay
+from lakehouse.sim.engine import refuse_empty_order_columns, replay
 from lakehouse.sim.metrics import prediction_errors
 from lakehouse.sim.options import WEEK, Compat, check_order_columns, order_columns, parse_predictor
 from lakehouse.sim.workload import input_columns
 
 RUNS = DATASETS["analysis_campaign_runs"]
+PLANS = DATASETS["analysis_campaign_plans"]
 #: Per-job schedules of a campaign (`--jobs-out`): <lake>/analysis/campaign_jobs/<campaign>/<run_key>.parquet
 JOBS_FOLDER = "analysis/campaign_jobs"
 #: Finished runs are written at least this often (seconds), so a kill -9 loses little (Ctrl-C loses
@@ -60,7 +66,6 @@ class LogInput:
 
     log: str
     machine_size: int
-    fingerprint: str
     jobs: int
     path: Path  # Parquet of the columns the grid's settings read
 
@@ -69,6 +74,9 @@ class LogInput:
 class Run:
     settings: Settings
     key: str
+    #: SHA-256 of the jobs' columns this run reads (and no others: importing a prediction table again
+    #: changes the runs that read it, not the rest of the campaign).
+    fingerprint: str
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,19 @@ def needed_columns(settings: Sequence[Settings]) -> list[str]:
     return list(dict.fromkeys(columns))
 
 
+def run_fingerprints(jobs: pl.DataFrame, settings: Sequence[Settings]) -> list[tuple[str, tuple[str, ...]]]:
+    """Per settings, (the fingerprint of the columns its replay reads, those columns): a run's key holds
+    only its own inputs.  Settings that read the same columns share one hash of them."""
+    made: dict[tuple[str, ...], str] = {}
+    chosen = []
+    for s in settings:
+        columns = tuple(sorted(needed_columns([s])))
+        if columns not in made:
+            made[columns] = frame_fingerprint(jobs.select(columns))
+        chosen.append((made[columns], columns))
+    return chosen
+
+
 def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view: str, tau: float) -> dict:
     """One run, as a row of analysis.campaign_runs; a run that fails is a row with its error."""
     s = run.settings
@@ -137,7 +158,7 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
         "tau": float(tau),
         "variant": s.label(),
         "run_key": run.key,
-        "jobs_fingerprint": log.fingerprint,
+        "jobs_fingerprint": run.fingerprint,
         "engine_version": _native.ENGINE_BUILD,
         "schema_version": CAMPAIGN_RUNS_VERSION,
     }
@@ -210,22 +231,70 @@ def runs_folder(lake: Lake) -> Path:
 
 
 def stored_runs(lake: Lake, campaign: str | None = None) -> pl.DataFrame:
-    """The stored rows (of one campaign, or all) as the view `analysis.campaign_runs` shows them (the
-    newest row of each run)."""
+    """Every stored run (of one campaign, or all) as the view `analysis.campaign_runs` shows them (the
+    newest row of each run key), those of older plans included: what a re-run may skip."""
     if campaign is None:
         return lake.query("SELECT * FROM analysis.campaign_runs")
     return lake.query("SELECT * FROM analysis.campaign_runs WHERE campaign = $1", [campaign])
 
 
+def current_results(lake: Lake, campaign: str | None = None) -> pl.DataFrame:
+    """The campaign's (or every campaign's) current numbers, `analysis.campaign_results`: per slot, the
+    row of the run its newest plan chose."""
+    if campaign is None:
+        return lake.query("SELECT * FROM analysis.campaign_results")
+    return lake.query("SELECT * FROM analysis.campaign_results WHERE campaign = $1", [campaign])
+
+
 def campaign_rows(lake: Lake, campaign: str) -> pl.DataFrame:
-    """A stored campaign's rows, or an error naming the campaigns there are."""
+    """A stored campaign's current rows (`current_results`), or an error naming the campaigns there are."""
     if not lake.exists():
         raise LakehouseError(f"no lake at {lake.root}")
-    rows = stored_runs(lake, campaign)
+    rows = current_results(lake, campaign)
+    if rows.is_empty() and (planned := planned_runs(lake, campaign).height):
+        raise LakehouseError(
+            f"campaign {campaign!r} has no stored run of its last plan yet ({planned} planned): run the same "
+            "command again to finish it"
+        )
     if rows.is_empty():
         known = stored_runs(lake)["campaign"].unique().sort().to_list()
         raise LakehouseError(f"no campaign named {campaign!r}; stored: {', '.join(known) or 'none yet'}")
     return rows
+
+
+def planned_runs(lake: Lake, campaign: str) -> pl.DataFrame:
+    """The campaign's current plan (`analysis.campaign_plans`): a row per slot, with the run it stands
+    for and the inputs of that run (view, columns, fingerprint); empty for campaigns stored before
+    plans were recorded."""
+    return lake.query("SELECT * FROM analysis.campaign_plans WHERE campaign = $1", [campaign])
+
+
+def not_run(lake: Lake, campaign: str) -> int:
+    """Runs the campaign's current plan holds that are not stored (an interrupted campaign)."""
+    return lake.rows(
+        "SELECT count(*) FROM analysis.campaign_plans p ANTI JOIN analysis.campaign_runs r "
+        "ON r.campaign = p.campaign AND r.run_key = p.run_key WHERE p.campaign = $1",
+        [campaign],
+    )[0][0]
+
+
+def changed_inputs(lake: Lake, plan: pl.DataFrame) -> pl.DataFrame:
+    """The plan's (log, view, columns) whose jobs no longer give the fingerprint its runs were keyed by
+    (the log ingested again, its prediction table imported again): a row each, with the slots' count."""
+    if plan.is_empty():
+        return plan.select("log", "view", "jobs_fingerprint")
+    changed = []
+    groups = plan.group_by("log", "view", "jobs_fingerprint", maintain_order=True).agg(pl.col("columns").first())
+    with lake.reading():
+        known = set(lake.log_names())
+        for log, view, fingerprint, columns in groups.iter_rows():
+            if log not in known:
+                changed.append((log, view, fingerprint))
+                continue
+            jobs = log_jobs(lake, log, View(view), columns=list(columns))
+            if frame_fingerprint(jobs.select(sorted(columns))) != fingerprint:
+                changed.append((log, view, fingerprint))
+    return pl.DataFrame(changed, schema=["log", "view", "jobs_fingerprint"], orient="row")
 
 
 def write_rows(lake: Lake, campaign: str, rows: list[dict]) -> tuple[Path, str, int]:
@@ -242,6 +311,17 @@ def write_rows(lake: Lake, campaign: str, rows: list[dict]) -> tuple[Path, str, 
 def store_rows(lake: Lake, campaign: str, rows: list[dict]) -> None:
     """Write and commit one results file of the campaign (rows made elsewhere: tests, imports)."""
     commit_rows(lake, [write_rows(lake, campaign, rows)], wait=True)
+
+
+def store_plan(lake: Lake, campaign: str, rows: list[dict]) -> None:
+    """Commit a campaign run's plan (`plan_rows`): from now on its slots show these runs' results."""
+    if not rows:
+        return
+    name = f"{campaign}.{time.time_ns()}.{os.getpid()}"
+    tmp = pending_path(PLANS.file(lake.root, name))
+    pq.write_table(pa.Table.from_pylist(rows, schema=CAMPAIGN_PLANS_SCHEMA), tmp, compression="zstd")
+    with lake.writer(wait=True) as writer:
+        writer.place(PLANS.key, tmp, name, len(rows))
 
 
 def commit_rows(lake: Lake, written: list[tuple[Path, str, int]], wait: bool) -> None:
@@ -322,10 +402,12 @@ def plan(
     keep_schedules: bool = False,
     any_engine: bool = False,
     warnings: list[str] | None = None,
+    plan_rows: list[dict] | None = None,
 ) -> tuple[list[Task], int, int]:
     """Resolve the logs, write each one's jobs once, and cut the runs not yet stored into tasks.
     Returns the tasks (largest logs first), how many runs were skipped as stored, and how many of the
-    tasks' runs are stored by another build of the engine (replayed again unless `any_engine`).
+    tasks' runs are stored by another build of the engine (replayed again unless `any_engine`); every
+    run, skipped or not, is a row of `plan_rows` (the campaign's plan, `store_plan`).
     A log without jobs in the view is refused when the grid names it, and left out (a line in
     `warnings`) when only a glob matched it."""
     settings = grid.settings()
@@ -341,9 +423,9 @@ def plan(
         orders = [order for s in settings for order in (s.policy, *(s.policies if s.selector else ()))]
         if order_columns(*orders):  # a formula's name the view lacks: the caret, before any query
             try:
-                check_order_columns(orders, numeric_columns(lake, view))
+                check_order_columns(orders, *order_problem_columns(lake, view))
             except SettingsError as exc:
-                raise GridError(str(exc)) from None
+                raise GridError(str(exc), exit_code=exc.exit_code) from None
         known = lake.log_names()
         logs = select_logs(grid.logs, known)
         named = set(select_logs([p for p in grid.logs if not is_glob(p)], known))
@@ -354,15 +436,40 @@ def plan(
     for log, size, jobs in selected:
         if jobs.is_empty() and log in named:
             raise GridError(f"{log} has no jobs in swf.{grid.view}")
+        formula_columns = [(c, jobs[c].cast(pl.Float64).fill_null(np.nan).to_numpy()) for c in order_columns(*orders)]
+        try:  # a formula whose column this log leaves empty: refused before any replay, as `simulate` does
+            refuse_empty_order_columns(formula_columns, orders)
+        except SimulationInputError as exc:
+            raise GridError(f"{log}: {exc}", exit_code=exc.exit_code) from None
         if jobs.is_empty():
             if warnings is not None:
                 warnings.append(f"{log} has no jobs in swf.{grid.view}: left out")
             continue
-        fingerprint = frame_fingerprint(jobs)
-        path = scratch / f"{fingerprint}.parquet"
+        path = scratch / f"{frame_fingerprint(jobs)}.parquet"
         jobs.write_parquet(path)
-        log_input = LogInput(log, int(size), fingerprint, jobs.height, path)
-        runs = [Run(s, run_key(fingerprint, int(size), s, grid.tau)) for s in settings]
+        log_input = LogInput(log, int(size), jobs.height, path)
+        inputs = run_fingerprints(jobs, settings)
+        runs = [
+            Run(s, run_key(fingerprint, int(size), s, grid.tau), fingerprint)
+            for s, (fingerprint, _) in zip(settings, inputs, strict=True)
+        ]
+        if plan_rows is not None:
+            planned_at = datetime.now(UTC)
+            plan_rows += [
+                {
+                    "campaign": grid.name,
+                    "log": log,
+                    "view": grid.view,
+                    "machine_size": int(size),
+                    "tau": float(grid.tau),
+                    "variant": run.settings.label(),
+                    "run_key": run.key,
+                    "jobs_fingerprint": run.fingerprint,
+                    "columns": list(columns),
+                    "planned_at": planned_at,
+                }
+                for run, (_, columns) in zip(runs, inputs, strict=True)
+            ]
         todo = [r for r in runs if r.key not in done]
         skipped += len(runs) - len(todo)
         outdated += sum(r.key in outdated_keys for r in todo)
@@ -400,12 +507,16 @@ def run_campaign(
     outcome = Outcome(grid.name)
     started = time.perf_counter()
     with campaign_lock(lake, grid.name):
+        plan_rows: list[dict] = []
         tasks, outcome.skipped, outcome.outdated = plan(
-            lake, grid, scratch, keep_schedules, any_engine, outcome.warnings
+            lake, grid, scratch, keep_schedules, any_engine, outcome.warnings, plan_rows
         )
         if not tasks and not outcome.skipped:
             raise GridError(f"none of the logs has jobs in swf.{grid.view}")
         outcome.planned = sum(len(t.runs) for t in tasks)
+        # Before the first run: an interrupted campaign shows none of an older plan's rows in its slots.
+        with interrupts_deferred():
+            store_plan(lake, grid.name, plan_rows)
         if on_plan:
             on_plan(outcome)
         pending: list[dict] = []

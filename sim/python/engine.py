@@ -5,15 +5,15 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from lakehouse import _native
-from lakehouse.base.errors import SettingsError, SimulationInputError
-from lakehouse.sim.options import PYTHON, Compat, check_order_columns
+from lakehouse.base.errors import ORDER_KIND, SettingsError, SimulationInputError
+from lakehouse.sim.options import PYTHON, Compat, check_order_columns, order_columns
 from lakehouse.sim.result import SimulationResult
 from lakehouse.sim.settings import ReplaySettings
 from lakehouse.sim.workload import Columns, as_columns, input_columns, workload_from
@@ -101,6 +101,20 @@ def simulate(
     return replay(jobs, ReplaySettings.of(machine_size, **settings), order=order)
 
 
+def refuse_empty_order_columns(extra: list[tuple[str, np.ndarray]], orders: Sequence[object]) -> None:
+    """A formula's column without one finite value would make every key non-finite: each job ranked
+    last, which is first come, first served in disguise.  Refused before the replay, naming it."""
+    for name, values in extra:
+        if len(values) and not np.isfinite(values).any():
+            formulas = [str(o) for o in orders if isinstance(o, str) and name in order_columns(o)]
+            raise SimulationInputError(
+                f"{', '.join(formulas)}: column {name} has no value for any of the {len(values):,} jobs (all "
+                "missing or not finite), so every key would sort last and the replay would be first come, first "
+                "served: choose another column",
+                kind=ORDER_KIND,
+            )
+
+
 def replay(
     jobs: pl.DataFrame | pa.Table | Mapping[str, np.ndarray],
     settings: ReplaySettings,
@@ -116,16 +130,17 @@ def replay(
         try:
             check_order_columns(settings.orders, _numeric_columns(jobs))
         except SettingsError as exc:
-            raise SimulationInputError(str(exc), kind="order") from None
+            raise SimulationInputError(str(exc), kind=ORDER_KIND) from None
     wanted = input_columns(pyss=pyss, prediction_column=column, formula_columns=formula_columns)
     columns = as_columns(jobs, [*wanted, "log"])
     dropped: list[str] = []
     if settings.drop_wider:
         columns, dropped = _narrower(columns, machine_size)
     workload, columns = workload_from(columns, machine_size, pyss=pyss, prediction_column=column)
+    extra = [(name, _as_float(columns, name)) for name in formula_columns]
+    refuse_empty_order_columns(extra, settings.orders)
     try:
         with _loading_polars():
-            extra = [(name, _as_float(columns, name)) for name in formula_columns]
             out = _native.simulate(*workload.columns, workload.prediction, settings, order, extra)
     except _native.InputError as exc:
         what, job_ids, count, kind = exc.args

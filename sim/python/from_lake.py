@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from lakehouse.base.errors import SettingsError, SimulationInputError, TooLittleDataError
-from lakehouse.base.job_views import View, log_columns, log_machine_size, numeric_columns, resolve_log
+from lakehouse.base.errors import ORDER_KIND, SettingsError, SimulationInputError, TooLittleDataError
+from lakehouse.base.job_views import View, log_columns, log_machine_size, order_problem_columns, resolve_log
 from lakehouse.base.lake import Lake
 from lakehouse.sim.engine import simulate
 from lakehouse.sim.options import Compat, check_order_columns, order_columns, parse_policy, parse_predictor
@@ -40,9 +40,9 @@ def simulate_log(
     with lake.reading():
         if formula_columns:  # names the formula reads that the view lacks: the caret, before any query
             try:
-                check_order_columns(orders, numeric_columns(lake, view))
+                check_order_columns(orders, *order_problem_columns(lake, view))
             except SettingsError as exc:
-                raise SimulationInputError(str(exc), kind="order") from None
+                raise SimulationInputError(str(exc), kind=ORDER_KIND) from None
         name = resolve_log(lake, log)
         size = machine_size if machine_size is not None else log_machine_size(lake, name, view)
         # (As numpy columns: Polars is imported while the engine runs.)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
 from lakehouse import _native
-from lakehouse.base.errors import SettingsError
+from lakehouse.base.errors import OrderError, SettingsError
 from lakehouse.base.prediction_tables import TABLE_PREFIX, PredictionTableError, check_name, prediction_column
 
 
@@ -55,7 +55,7 @@ def parse_policy(text: str) -> QueueOrder:
     try:
         spelled = _native.policy_spec(str(text))
     except ValueError as exc:
-        raise SettingsError(str(exc)) from None
+        raise OrderError(str(exc)) from None
     try:
         return Policy(spelled)
     except ValueError:
@@ -80,15 +80,24 @@ def order_columns(*orders: object) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def check_order_columns(orders: Sequence[object], known: Sequence[str]) -> None:
-    """Refuse a formula that reads a column `known` (the jobs' numeric columns) lacks: the engine's
-    message, with the caret under the name and the variables and columns listed."""
+def check_order_columns(
+    orders: Sequence[object], known: Sequence[str], others: Mapping[str, str] | None = None
+) -> None:
+    """Refuse a formula that reads a column `known` (the jobs' numeric columns) lacks: a column of
+    `others` (the jobs' other columns, with their types) as not numeric, any other name with the
+    engine's message, the caret under the name and the variables and columns listed."""
     for order in orders:
         if isinstance(order, str) and is_formula(order):
+            for name in order_columns(order):
+                if name not in known and others and name in others:
+                    raise OrderError(
+                        f"{order}: column {name} holds {others[name]} values, not numbers: a formula reads "
+                        f"numeric columns only ({', '.join(known)})"
+                    )
             try:
                 _native.policy_spec(order, list(known))
             except ValueError as exc:
-                raise SettingsError(str(exc)) from None
+                raise OrderError(str(exc)) from None
 
 
 class Backfill(enum.StrEnum):

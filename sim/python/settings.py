@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lakehouse import _native
-from lakehouse.base.errors import SettingsError, SimulationInputError
+from lakehouse.base.errors import ORDER_KIND, OrderError, SettingsError, SimulationInputError
 from lakehouse.base.machine import machine_size_problem
 from lakehouse.sim.options import (
     BACKFILL_CONFIDENCE,
@@ -98,7 +98,9 @@ class ReplaySettings:
         try:
             self._normalise()
         except SettingsError as exc:
-            raise SimulationInputError(str(exc), kind="setting") from None
+            raise SimulationInputError(
+                str(exc), kind=ORDER_KIND if isinstance(exc, OrderError) else "setting"
+            ) from None
         if problem := machine_size_problem(self.machine_size):
             raise SimulationInputError(problem, kind="machine_size")
         try:

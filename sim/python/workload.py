@@ -268,6 +268,17 @@ def workload_from(
         prediction = np.ma.filled(
             np.ma.where(columns.null(prediction_column), requested, _integral(columns, prediction_column)), 0
         )
+        if table_of_column(prediction_column) is not None:
+            # An imported table's prediction is capped at the job's request, as the built-in predictors'
+            # are: the job is killed at its request, so a longer prediction says nothing more.
+            over = prediction > requested
+            if over.any():
+                table = table_of_column(prediction_column)
+                warnings.append(
+                    f"{int(over.sum()):,} of {len(columns):,} predictions of table:{table} exceed their job's "
+                    "requested time: capped at it"
+                )
+                prediction = np.minimum(prediction, requested)
     ids, submits, runs, requests, widths, users = (
         np.ascontiguousarray(np.ma.filled(c, 0), dtype=np.int64) for c in (job_id, submit, run, requested, procs, user)
     )

@@ -639,10 +639,27 @@ fn tokenize(text: &str) -> Result<Vec<Token>, FormulaError> {
                     }
                 }
             }
-            let number: f64 = text[start..i].parse().map_err(|_| FormulaError {
-                message: format!("{:?} is not a number", &text[start..i]),
+            let literal = &text[start..i];
+            let number: f64 = literal.parse().map_err(|_| FormulaError {
+                message: format!("{literal:?} is not a number"),
                 at: start,
             })?;
+            // A literal a double cannot hold would silently become infinity (1e309) or zero (1e-400).
+            let mantissa = literal.split(['e', 'E']).next().unwrap_or(literal);
+            if !number.is_finite() {
+                return Err(FormulaError {
+                    message: format!(
+                        "{literal} is beyond the largest number a key can hold (about 1.8e308)"
+                    ),
+                    at: start,
+                });
+            }
+            if number == 0.0 && mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)) {
+                return Err(FormulaError {
+                    message: format!("{literal} is below the smallest number a key can hold (about 4.9e-324): write 0"),
+                    at: start,
+                });
+            }
             tokens.push(Token {
                 kind: TokenKind::Number(number),
                 at: start,
@@ -1140,6 +1157,24 @@ mod tests {
         assert!(f.moves && !f.reads_users);
         assert!(!parse_order("min:r*n").unwrap().moves);
         assert!(parse_order("min:uw").unwrap().reads_users);
+    }
+
+    #[test]
+    fn a_literal_a_double_cannot_hold_is_refused_not_rounded_to_infinity_or_zero() {
+        let e = parse_order("min:1e309*w").unwrap_err();
+        assert!(e.starts_with("1e309 is beyond the largest number"), "{e}");
+        assert!(e.ends_with("\n  min:1e309*w\n      ^"), "{e}");
+        let e = parse_order("min:w + 1e-400").unwrap_err();
+        assert!(e.starts_with("1e-400 is below the smallest number"), "{e}");
+        // What a double holds is taken: zero written as zero, the largest and a subnormal value.
+        for fine in [
+            "min:0e5 + w",
+            "min:0.0*w",
+            "min:1.7e308*w",
+            "min:5e-324 + w",
+        ] {
+            assert!(parse_order(fine).is_ok(), "{fine}");
+        }
     }
 
     #[test]
