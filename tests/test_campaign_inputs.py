@@ -84,6 +84,14 @@ def test_a_campaign_run_again_on_its_first_view_shows_that_views_jobs(kth_lake):
     view = kth_lake.rows("select view from analysis.campaign_results where campaign = 'views'")
     assert view == [("jobs_strong",)]
 
+    # Runs stored before campaigns recorded plans: their newest row per slot, inputs not recorded.
+    from lakehouse.campaigns.runner import store_rows
+
+    old = kth_lake.query("select * from analysis.campaign_runs where campaign = 'views' order by finished_at")
+    store_rows(kth_lake, "before-plans", old.with_columns(campaign=pl.lit("before-plans")).to_dicts())
+    legacy = shown(kth_lake, "before-plans")
+    assert legacy["jobs"].to_list() == [clean_jobs] and legacy["inputs"].to_list() == ["not recorded"]
+
 
 def test_runs_planned_but_not_stored_are_counted_not_filled_from_an_older_plan(kth_lake):
     from lakehouse.campaigns.runner import store_plan

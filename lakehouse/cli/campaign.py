@@ -17,7 +17,7 @@ from lakehouse.base.job_views import View
 from lakehouse.base.lake import Lake
 from lakehouse.base.render import OutputFormat, emit, labelled, stderr
 from lakehouse.campaigns.executors import ExecutorKind
-from lakehouse.campaigns.report import CHANGED_INPUTS, Metric
+from lakehouse.campaigns.report import CHANGED_INPUTS, DEFAULT_CONFIDENCE, DEFAULT_REPLICATES, Block, Metric
 from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
@@ -33,8 +33,16 @@ from lakehouse.sim.options import PREDICTOR_HELP
 if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the CLI starts
     from rich.progress import TaskID
 
+    from lakehouse.campaigns.confidence import Bootstrap
     from lakehouse.campaigns.grid import Grid
     from lakehouse.campaigns.runner import Outcome
+
+BlockOption = Annotated[Block, typer.Option(help="The blocks resampled: the weeks or the 30-day months of submission.")]
+ReplicatesOption = Annotated[int, typer.Option(help="Bootstrap replicates.", min=10, max=1_000_000)]
+ConfidenceOption = Annotated[float, typer.Option(help="The interval's confidence level.", min=0.5, max=0.999)]
+SeedOption = Annotated[
+    int, typer.Option(help="The resampling's random seed (the same seed, the same interval).", min=0)
+]
 
 #: The exit code counts the failed runs, up to this (codes above 125 mean "not run" or "killed" to shells).
 MAX_FAILED_EXIT = 125
@@ -348,14 +356,22 @@ def _show(
     output: Path | None,
     summarize: bool = False,
     check_inputs: bool = True,
+    bootstrap: Bootstrap | None = None,
 ) -> None:
     """Print (and draw) a campaign's current results; `check_inputs`: recompute each run's jobs
-    fingerprint on the lake as it is and mark the rows whose inputs changed since they ran."""
+    fingerprint on the lake as it is and mark the rows whose inputs changed since they ran;
+    `bootstrap`: add the metric's confidence interval."""
     from lakehouse.campaigns.report import campaign_plots, campaign_table, variant_summary
     from lakehouse.campaigns.runner import campaign_rows, changed_inputs, not_run, planned_runs
 
     rows = campaign_rows(target, name)
-    changed = changed_inputs(target, planned_runs(target, name)) if check_inputs else None
+    if bootstrap is not None:
+        from lakehouse.campaigns.confidence import with_intervals
+
+        with stderr.status(f"bootstrapping {metric} over {rows.height} runs..."):
+            rows = with_intervals(target, rows, metric.value, bootstrap)
+    plan = planned_runs(target, name) if check_inputs else None
+    changed = None if plan is None else changed_inputs(target, plan)
     if changed is not None and not changed.is_empty():
         logs = ", ".join(dict.fromkeys(changed["log"].to_list()))
         stderr.print(
@@ -374,7 +390,12 @@ def _show(
                      "interrupted): run the same command again to finish them"),
             highlight=False,
         )  # fmt: skip
-    table = campaign_table(rows, metric, [] if changed is None else changed["jobs_fingerprint"].to_list())
+    table = campaign_table(
+        rows,
+        metric,
+        [] if changed is None else changed["jobs_fingerprint"].to_list(),
+        None if plan is None else plan["run_key"].to_list(),
+    )
     if summarize and fmt is OutputFormat.table and output is None and table.height > SHOWN_ROWS:
         emit(variant_summary(table, metric), fmt, None, title=f"campaign {name}: each variant over its logs")
         stderr.print(f"{table.height:,} rows stored: `lakehouse campaign show {name}` prints them all")
@@ -400,10 +421,25 @@ def show(
             callback=writable_folder,
         ),
     ] = None,
+    ci: Annotated[
+        bool,
+        typer.Option(
+            "--ci",
+            help="Add the bootstrap confidence interval of --metric (columns METRIC_low, METRIC_high; error bars "
+            "in --plots): the log's weeks (--block) resampled with replacement.",
+        ),
+    ] = False,
+    block: BlockOption = Block.week,
+    replicates: ReplicatesOption = DEFAULT_REPLICATES,
+    confidence: ConfidenceOption = DEFAULT_CONFIDENCE,
+    seed: SeedOption = 0,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
     """Print a campaign's results: one row per log and variant with the headline metrics.
+
+    With --ci, each row gains the bootstrap confidence interval of --metric over the log's weeks (or
+    months): see docs/campaigns.md, "Confidence".
 
     Each row is the run the campaign's last plan chose for it (its newest `campaign run` covering that
     log, machine size and variant), never an older run of another view or prediction table. The jobs
@@ -412,8 +448,50 @@ def show(
     column, with a warning; runs planned but not stored yet (an interrupted campaign) are counted.
 
     Example: `lakehouse campaign show policies --plots figures/ --metric mean_wait`
+
+    Example: `lakehouse campaign show policies --ci --metric p90_wait --block month`
     """
-    _show(Lake(lake), name, metric, plots, fmt, output)
+    bootstrap = _bootstrap(block, replicates, confidence, seed) if ci else None
+    _show(Lake(lake), name, metric, plots, fmt, output, bootstrap=bootstrap)
+
+
+def _bootstrap(block: Block, replicates: int, confidence: float, seed: int) -> Bootstrap:
+    from lakehouse.campaigns.confidence import BLOCKS, Bootstrap
+
+    return Bootstrap(BLOCKS[block], replicates, confidence, seed)
+
+
+@campaign_app.command("compare")
+@clear_errors
+def compare(
+    name: Annotated[str, typer.Argument(help="The campaign (see `lakehouse campaign list`).")],
+    first: Annotated[str, typer.Argument(help="A variant of it, as `campaign show` names it (e.g. easy-fcfs).")],
+    second: Annotated[str, typer.Argument(help="Another variant, compared with the first on the same jobs.")],
+    lake: LakeOption = None,
+    metric: Annotated[Metric, typer.Option(help="The metric compared.")] = Metric.mean_bounded_slowdown,
+    block: BlockOption = Block.week,
+    replicates: ReplicatesOption = DEFAULT_REPLICATES,
+    confidence: ConfidenceOption = DEFAULT_CONFIDENCE,
+    seed: SeedOption = 0,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Compare two variants of a campaign log by log, on the same jobs: each one's metric, the difference
+    (second - first), its bootstrap confidence interval and a two-sided p-value. The weeks (--block) of
+    each log are resampled with replacement, the same weeks for both variants (a paired bootstrap);
+    docs/campaigns.md, "Confidence", states the method.
+
+    Example: `lakehouse campaign compare policies easy-fcfs easy-spf --metric mean_wait`
+    """
+    from lakehouse.campaigns.confidence import compare_variants
+    from lakehouse.campaigns.runner import campaign_rows
+
+    target = Lake(lake)
+    rows = campaign_rows(target, name)
+    bootstrap = _bootstrap(block, replicates, confidence, seed)
+    with stderr.status(f"comparing {first} and {second}..."):
+        table = compare_variants(target, rows, first, second, metric.value, bootstrap)
+    emit(table, fmt, output, title=f"campaign {name}: {metric} of {second} - {first}, {confidence:.0%} interval")
 
 
 @campaign_app.command("list")

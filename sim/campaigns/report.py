@@ -19,12 +19,37 @@ SHOWN_METRICS = ("mean_bounded_slowdown", "mean_wait", "max_wait", "utilization"
 
 
 class Metric(enum.StrEnum):
+    """Every summary metric a campaign row stores (CAMPAIGN_METRICS and DISTRIBUTION_METRICS)."""
+
     mean_bounded_slowdown = "mean_bounded_slowdown"
     mean_wait = "mean_wait"
     max_wait = "max_wait"
     mean_response = "mean_response"
     utilization = "utilization"
     makespan = "makespan"
+    geomean_wait = "geomean_wait"
+    p50_wait = "p50_wait"
+    p90_wait = "p90_wait"
+    p99_wait = "p99_wait"
+    p50_bounded_slowdown = "p50_bounded_slowdown"
+    p90_bounded_slowdown = "p90_bounded_slowdown"
+    p99_bounded_slowdown = "p99_bounded_slowdown"
+
+
+class Block(enum.StrEnum):
+    """The blocks a confidence interval resamples (lakehouse.campaigns.confidence)."""
+
+    week = "week"
+    month = "month"
+
+
+DEFAULT_REPLICATES = 1000
+DEFAULT_CONFIDENCE = 0.95
+
+
+def interval_columns(metric: str) -> tuple[str, str]:
+    """The columns of a metric's confidence interval (`campaign show --ci`)."""
+    return f"{metric}_low", f"{metric}_high"
 
 
 def latest(rows: pl.DataFrame) -> pl.DataFrame:
@@ -33,21 +58,33 @@ def latest(rows: pl.DataFrame) -> pl.DataFrame:
     return rows.sort("finished_at").unique(subset=keys, keep="last", maintain_order=True).sort("log", "variant")
 
 
-#: The `inputs` column of a campaign's table: whether the lake still gives the jobs a row was replayed on.
-CURRENT_INPUTS, CHANGED_INPUTS = "current", "changed since the run"
+#: The `inputs` column of a campaign's table: whether the lake still gives the jobs a row was replayed on
+#: (not known for runs stored before campaigns recorded their plans).
+CURRENT_INPUTS, CHANGED_INPUTS, UNRECORDED_INPUTS = "current", "changed since the run", "not recorded"
 
 
 def campaign_table(
-    rows: pl.DataFrame, metric: Metric = Metric.mean_bounded_slowdown, changed: Collection[str] = ()
+    rows: pl.DataFrame,
+    metric: Metric = Metric.mean_bounded_slowdown,
+    changed: Collection[str] = (),
+    planned: Collection[str] | None = None,
 ) -> pl.DataFrame:
     """log x variant with the headline metrics and `metric` (failed runs show their error), and whether
-    each row's inputs are the lake's now (`changed`: the jobs fingerprints the lake no longer gives)."""
+    each row's inputs are the lake's now (`changed`: the jobs fingerprints the lake no longer gives;
+    `planned`: the run keys of the campaign's plans, None when not checked)."""
     if rows.is_empty():
         raise LakehouseError("the campaign has no stored runs")
     metrics = dict.fromkeys([*SHOWN_METRICS, metric.value])
-    inputs = pl.when(pl.col("jobs_fingerprint").is_in(list(changed))).then(pl.lit(CHANGED_INPUTS))
+    unrecorded = pl.lit(False) if planned is None else ~pl.col("run_key").is_in(list(planned))
+    inputs = (
+        pl.when(pl.col("jobs_fingerprint").is_in(list(changed)))
+        .then(pl.lit(CHANGED_INPUTS))
+        .when(unrecorded)
+        .then(pl.lit(UNRECORDED_INPUTS))
+    )
+    intervals = [c for c in (*interval_columns(metric.value), "blocks") if c in rows.columns]
     return latest(rows).select(
-        "log", "machine_size", "variant", "status", "jobs", *metrics, "error",
+        "log", "machine_size", "variant", "status", "jobs", *metrics, *intervals, "error",
         inputs.otherwise(pl.lit(CURRENT_INPUTS)).alias("inputs"),
     )  # fmt: skip
 
@@ -110,13 +147,19 @@ def campaign_plots(rows: pl.DataFrame, metric: Metric, folder: Path) -> list[Pat
     ax.set_title(f"campaign {name}: {metric}\nrelative to {BASELINE} on the same log (green is better)", fontsize=9)
     written.append(save(fig, folder / f"{name}_{metric}_heatmap.png"))
     ok = latest(rows).filter(pl.col("status") == "ok")
+    low, high = interval_columns(metric)
     for log in logs:
         part = ok.filter(pl.col("log") == log).sort(metric)
         fig, ax = plt.subplots(figsize=(7, 1.4 + 0.22 * part.height))
         colors = ["tab:red" if v == BASELINE else "tab:blue" for v in part["variant"]]
-        ax.barh(part["variant"].to_list(), part[metric].to_numpy(), color=colors)
+        values = part[metric].to_numpy()
+        # With `--ci`: the interval as error bars (asymmetric: from the value to each end).
+        errors = (
+            np.vstack([values - part[low].to_numpy(), part[high].to_numpy() - values]) if low in part.columns else None
+        )
+        ax.barh(part["variant"].to_list(), values, color=colors, xerr=errors, capsize=3 if errors is not None else 0)
         ax.tick_params(axis="y", labelsize=7)
-        ax.set_xlabel(metric)
+        ax.set_xlabel(metric + (" (bars: the bootstrap interval)" if errors is not None else ""))
         ax.set_title(f"{log}: {metric} per variant ({BASELINE} in red)", fontsize=9)
         written.append(save(fig, folder / f"{name}_{metric}_{log}.png"))
     return written

@@ -288,11 +288,11 @@ def changed_inputs(lake: Lake, plan: pl.DataFrame) -> pl.DataFrame:
     with lake.reading():
         known = set(lake.log_names())
         for log, view, fingerprint, columns in groups.iter_rows():
-            if log not in known:
-                changed.append((log, view, fingerprint))
-                continue
-            jobs = log_jobs(lake, log, View(view), columns=list(columns))
-            if frame_fingerprint(jobs.select(sorted(columns))) != fingerprint:
+            try:  # a log no longer in the lake, a prediction table dropped: changed too
+                jobs = log_jobs(lake, log, View(view), columns=list(columns)) if log in known else None
+            except LakehouseError:
+                jobs = None
+            if jobs is None or frame_fingerprint(jobs.select(sorted(columns))) != fingerprint:
                 changed.append((log, view, fingerprint))
     return pl.DataFrame(changed, schema=["log", "view", "jobs_fingerprint"], orient="row")
 
