@@ -118,3 +118,26 @@ def test_a_comma_inside_a_formulas_parentheses_stays_in_it_on_the_command_line_a
     spec = tmp_path / "comma.toml"
     spec.write_text(f'name = "comma"\nlogs = ["KTH"]\n[grid]\npolicy = ["fcfs, {FORMULA}", "spf"]\n')
     assert grid_from_toml(spec).values["policy"] == ("fcfs", FORMULA, "spf")
+
+
+def test_a_campaign_takes_the_jobs_window_of_simulate_and_a_new_window_replaces_its_slots(kth_lake, tmp_path):
+    window = ["--where", "submit_offset < 60*86400", "--warmup", "7d", "--cooldown", "1w"]
+    args = ("campaign", "run", "--name", "window", "--log", KTH, "--lake", kth_lake.root, "--policy", "fcfs,spf")
+    cli(*args, *window)
+    table = shown(kth_lake, "window")
+    for policy in ("fcfs", "spf"):
+        direct = simulate_log(kth_lake, KTH, policy=policy, where=window[1], warmup=7 * 86400, cooldown=7 * 86400)
+        row = table.filter(pl.col("variant") == f"easy-{policy}").row(0, named=True)
+        assert row["jobs"] == direct.summary["jobs"] < 28_475
+        assert row["mean_wait"] == direct.summary["mean_wait"]
+    stored = kth_lake.query(
+        "select where_condition, warmup, cooldown from analysis.campaign_results where campaign = 'window'"
+    )
+    assert stored.unique().rows() == [(window[1], 604_800.0, 604_800.0)]
+    # The same campaign without the window: new runs in the same slots, every job counted.
+    cli(*args)
+    assert shown(kth_lake, "window")["jobs"].to_list() == [28_475, 28_475]
+    spec = tmp_path / "window.toml"
+    spec.write_text('name = "window"\nlogs = ["KTH"]\nwhere = "procs <= 8"\nwarmup = "2d"\n[grid]\npolicy = ["fcfs"]\n')
+    grid = grid_from_toml(spec)
+    assert (grid.where, grid.warmup, grid.cooldown) == ("procs <= 8", 172_800.0, 0.0)

@@ -112,8 +112,9 @@ PREDICTION_JOBS_SCHEMA = pa.schema(
 #: analysis.campaign_runs, one row per replay of a campaign (`lakehouse campaign run`).  A public schema:
 #: add columns at the end and raise CAMPAIGN_RUNS_VERSION; never rename one.
 # 2: the prediction_* columns; 3: policy selection and week resamples; 4: backfill_confidence;
-# 5: the distribution metrics (geometric mean wait, percentiles).
-CAMPAIGN_RUNS_VERSION = 5
+# 5: the distribution metrics (geometric mean wait, percentiles); 6: the jobs' window (where_condition,
+# warmup, cooldown).
+CAMPAIGN_RUNS_VERSION = 6
 CAMPAIGN_SETTINGS = ("algorithm", "policy", "backfill", "predictor", "correction")
 CAMPAIGN_METRICS = ("mean_wait", "mean_bounded_slowdown", "max_wait", "mean_response", "makespan", "utilization")
 #: The percentiles of wait and bounded slowdown a replay's summary gives (lakehouse.sim.metrics).
@@ -153,6 +154,10 @@ CAMPAIGN_RUNS_SCHEMA = pa.schema(
         # Distribution predictors (hmm, requested-law): the confidence of their backfilling; else null.
         pa.field("backfill_confidence", pa.float64()),
         *_fields(pa.float64(), *DISTRIBUTION_METRICS),
+        # The jobs replayed (`--where`, null for all) and the seconds of submissions at each end that were
+        # replayed but not counted in the metrics (0 for none).
+        pa.field("where_condition", pa.string()),
+        *_fields(pa.float64(), "warmup", "cooldown"),
     ]
 )
 
@@ -169,6 +174,7 @@ CAMPAIGN_PLANS_SCHEMA = pa.schema(
         *_fields(pa.string(), "variant", "run_key", "jobs_fingerprint"),
         pa.field("columns", pa.list_(pa.string())),
         pa.field("planned_at", pa.timestamp("us", tz="UTC")),
+        pa.field("where_condition", pa.string()),
     ]
 )
 

@@ -19,10 +19,13 @@ from lakehouse.base.render import OutputFormat, emit, labelled, stderr
 from lakehouse.campaigns.executors import ExecutorKind
 from lakehouse.campaigns.report import CHANGED_INPUTS, DEFAULT_CONFIDENCE, DEFAULT_REPLICATES, Block, Metric
 from lakehouse.cli.common import (
+    CooldownOption,
     FormatOption,
     LakeOption,
     OutputOption,
     ProgressLines,
+    WarmupOption,
+    WhereOption,
     announce_plots,
     clear_errors,
     workers_option,
@@ -105,6 +108,9 @@ def run(
         ),
     ] = None,
     tau: Annotated[float | None, typer.Option(help="Bound of the bounded slowdown, seconds [default: 10].")] = None,
+    where: WhereOption = None,
+    warmup: WarmupOption = None,
+    cooldown: CooldownOption = None,
     executor: Annotated[ExecutorKind, typer.Option(help="local (a process pool) or ray.")] = ExecutorKind.local,
     workers: Annotated[int | None, workers_option("Processes (local) or CPUs of a Ray instance started here.")] = None,
     ray_address: Annotated[
@@ -158,7 +164,11 @@ def run(
         "compat": compat,
         "backfill_confidence": backfill_confidence,
     }
+    from lakehouse.base.units import parse_duration
+
     every_size, log_sizes = parse_machine_sizes(machine_size or [])
+    # The jobs' window: given here, else the TOML's, else every job counted.
+    window = {k: parse_duration(v) for k, v in (("warmup", warmup), ("cooldown", cooldown)) if v is not None}
     options = {key: parse_values(key, split_list(text)) for key, text in given.items() if text is not None}
     explicit: tuple = ()
     if preset is Preset.triples:
@@ -177,6 +187,9 @@ def run(
             values={**base.values, **options},
             tau=tau if tau is not None else base.tau,
             explicit=explicit,
+            where=where if where is not None else base.where,
+            warmup=window.get("warmup", base.warmup),
+            cooldown=window.get("cooldown", base.cooldown),
         )
     else:
         grid = Grid(
@@ -188,6 +201,9 @@ def run(
             values=options,
             tau=tau if tau is not None else 10.0,
             explicit=explicit,
+            where=where,
+            warmup=window.get("warmup", 0.0),
+            cooldown=window.get("cooldown", 0.0),
         )
     target = Lake(lake)
     if grid.repeats():

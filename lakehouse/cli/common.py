@@ -45,6 +45,34 @@ ThreadsOption = Annotated[
 ]
 FormatOption = Annotated[OutputFormat, typer.Option("--format", "-f", help="Output format.")]
 
+#: The help panels of a replay's options (`simulate`, `campaign run`).
+JOBS_PANEL, METRICS_PANEL = "Jobs replayed", "Metrics and schedule"
+#: Which jobs a replay takes, and which of them its metrics count: one declaration for every command
+#: that replays (`simulate`, `campaign run`).
+WhereOption = Annotated[
+    str | None,
+    typer.Option(
+        rich_help_panel=JOBS_PANEL,
+        help='Extra SQL condition on the jobs, e.g. "submit_offset < 30*86400" (its first month; '
+        'submit_offset = seconds since the log\'s first job in the view) or "procs <= 64": one '
+        "condition on the view's columns (no subquery, no second statement).",
+    ),
+]
+WarmupOption = Annotated[
+    str | None,
+    typer.Option(
+        rich_help_panel=METRICS_PANEL,
+        help="Leave the jobs submitted in the first this-long out of the metrics (still simulated).",
+    ),
+]
+CooldownOption = Annotated[
+    str | None,
+    typer.Option(
+        rich_help_panel=METRICS_PANEL,
+        help="Leave the jobs submitted in the last this-long out of the metrics (still simulated).",
+    ),
+]
+
 
 def _checked_before_the_work(check: Callable[[Path], Path]) -> Callable[[Path | None], Path | None]:
     """An option's callback that runs `check` (lakehouse.base.outputs) when the option is parsed, so that an

@@ -14,7 +14,19 @@ from lakehouse.base.job_views import View
 from lakehouse.base.lake import Lake
 from lakehouse.base.render import OutputFormat, emit, labelled, stderr
 from lakehouse.base.units import parse_duration
-from lakehouse.cli.common import FormatOption, LakeOption, OutputOption, clear_errors, queue_order, writable_file
+from lakehouse.cli.common import (
+    JOBS_PANEL,
+    METRICS_PANEL,
+    CooldownOption,
+    FormatOption,
+    LakeOption,
+    OutputOption,
+    WarmupOption,
+    WhereOption,
+    clear_errors,
+    queue_order,
+    writable_file,
+)
 from lakehouse.cli.root import app
 from lakehouse.sim.options import (
     POLICY_HELP,
@@ -41,8 +53,8 @@ def schedule_path(path: Path | None) -> Path | None:
 
 
 #: simulate's options in groups, as `--help` shows them.
-JOBS, SCHEDULER, PREDICTIONS = "Jobs replayed", "Scheduler", "Predictions"
-SELECTION, METRICS = "Policy selection (--selector)", "Metrics and schedule"
+JOBS, SCHEDULER, PREDICTIONS, METRICS = JOBS_PANEL, "Scheduler", "Predictions", METRICS_PANEL
+SELECTION = "Policy selection (--selector)"
 
 
 @app.command()
@@ -51,15 +63,7 @@ def simulate(
     log: Annotated[str, typer.Argument(help="A log name in the lake (see `lakehouse logs`).")],
     lake: LakeOption = None,
     view: Annotated[View, typer.Option(rich_help_panel=JOBS, help="Cleaned jobs to replay.")] = View.jobs_clean,
-    where: Annotated[
-        str | None,
-        typer.Option(
-            rich_help_panel=JOBS,
-            help='Extra SQL condition on the jobs, e.g. "submit_offset < 30*86400" (its first month; '
-            'submit_offset = seconds since the log\'s first job in the view) or "procs <= 64": one '
-            "condition on the view's columns (no subquery, no second statement).",
-        ),
-    ] = None,
+    where: WhereOption = None,
     machine_size: Annotated[
         int | None,
         typer.Option(rich_help_panel=JOBS, help="Processors [default: the size the view was filtered with]."),
@@ -99,20 +103,8 @@ def simulate(
         ),
     ] = Compat.canonical,
     tau: Annotated[float, typer.Option(rich_help_panel=METRICS, help="Bound of the bounded slowdown, seconds.")] = 10,
-    warmup: Annotated[
-        str,
-        typer.Option(
-            rich_help_panel=METRICS,
-            help="Leave the jobs submitted in the first this-long out of the metrics (still simulated).",
-        ),
-    ] = "0",
-    cooldown: Annotated[
-        str,
-        typer.Option(
-            rich_help_panel=METRICS,
-            help="Leave the jobs submitted in the last this-long out of the metrics (still simulated).",
-        ),
-    ] = "0",
+    warmup: WarmupOption = "0",
+    cooldown: CooldownOption = "0",
     by: Annotated[
         JobClass | None,
         typer.Option(
@@ -198,7 +190,7 @@ def simulate(
     """
     from lakehouse.sim.from_lake import simulate_log
 
-    window = (parse_duration(warmup), parse_duration(cooldown))  # checked before anything is read
+    window = (parse_duration(warmup or "0"), parse_duration(cooldown or "0"))  # checked before anything is read
     target = Lake(lake)
     started = time.perf_counter()
     with stderr.status(f"replaying {log}..."):

@@ -37,7 +37,7 @@ from lakehouse.campaigns.runner import (
     needed_columns,
     replay_row,
 )
-from lakehouse.sim.metrics import GEOMEAN_FLOOR
+from lakehouse.sim.metrics import GEOMEAN_FLOOR, measured
 from lakehouse.sim.options import DAY, WEEK
 
 #: A month of the bootstrap's blocks: 30 days (calendar months would need each log's time zone and
@@ -215,20 +215,24 @@ def row_settings(row: dict) -> Settings:
         seed=row.get("seed") or 0 if selector else 0,
         resample=row.get("resample"),
         backfill_confidence=row.get("backfill_confidence"),
+        warmup=row.get("warmup") or 0.0,
+        cooldown=row.get("cooldown") or 0.0,
     )
 
 
 def run_schedule(lake: Lake, row: dict) -> pl.DataFrame:
-    """The per-job schedule of a stored campaign run: its stored schedule (`--jobs-out`), else the run
-    replayed again on the lake as it is, refused unless it is the same run (key) giving the same result."""
+    """The per-job schedule of a stored campaign run, the jobs its metrics count (not those of its
+    warm-up and cool-down): its stored schedule (`--jobs-out`), else the run replayed again on the lake
+    as it is, refused unless it is the same run (key) giving the same result."""
+    window = (row.get("warmup") or 0.0, row.get("cooldown") or 0.0)
     stored = lake.root / JOBS_FOLDER / row["campaign"] / f"{row['run_key']}.parquet"
     if stored.exists():
-        return pl.read_parquet(stored)
+        return measured(pl.read_parquet(stored), *window)
     if row["status"] != "ok":
         raise ConfidenceError(f"{row['log']} {row['variant']}: the run failed ({row['error']})")
     settings = row_settings(row)
     columns = sorted(needed_columns([settings]))
-    jobs = log_jobs(lake, row["log"], View(row["view"]), columns=columns)
+    jobs = log_jobs(lake, row["log"], View(row["view"]), row.get("where_condition"), columns=columns)
     fingerprint = frame_fingerprint(jobs.select(columns))
     key = run_key(fingerprint, int(row["machine_size"]), settings, float(row["tau"]))
     if key != row["run_key"]:
@@ -236,7 +240,7 @@ def run_schedule(lake: Lake, row: dict) -> pl.DataFrame:
             f"{row['log']} {row['variant']}: the lake no longer gives this run's jobs (ingested again, or a "
             "prediction table imported again): run the campaign again first"
         )
-    log = LogInput(row["log"], int(row["machine_size"]), jobs.height, stored)
+    log = LogInput(row["log"], int(row["machine_size"]), jobs.height, stored, row.get("where_condition"))
     replayed = replay_row(jobs, log, Run(settings, key, fingerprint), row["campaign"], row["view"], float(row["tau"]))
     again = replayed["row"]
     if again["status"] != "ok" or not np.isclose(again["mean_wait"], row["mean_wait"], rtol=1e-12, atol=0):
@@ -244,7 +248,7 @@ def run_schedule(lake: Lake, row: dict) -> pl.DataFrame:
             f"{row['log']} {row['variant']}: replayed again, the run gives another result than the one stored "
             f"(engine {row['engine_version']}): run the campaign again with this build first"
         )
-    return replayed["schedule"]
+    return measured(replayed["schedule"], *window)
 
 
 def with_intervals(lake: Lake, rows: pl.DataFrame, metric: str, bootstrap: Bootstrap) -> pl.DataFrame:

@@ -30,12 +30,14 @@ from typing import TYPE_CHECKING, Any
 from lakehouse.base import machine
 from lakehouse.base.campaign_names import name_problem
 from lakehouse.base.comma_lists import split_items
+from lakehouse.base.conditions import one_condition
 from lakehouse.base.errors import ORDER_KIND, LakehouseError, SettingsError, SimulationInputError
 from lakehouse.base.job_views import View
 from lakehouse.base.log_names import LogNameError, select_logs
 from lakehouse.base.machine import machine_size_problem
 from lakehouse.base.prediction_tables import TABLE_PREFIX
 from lakehouse.base.tomlfile import read_toml
+from lakehouse.base.units import parse_duration
 from lakehouse.sim.options import (
     COLUMN_PREFIX,
     DAY,
@@ -93,6 +95,11 @@ class Settings:
     resample: int | None = None
     #: Distribution predictors (hmm, requested-law): backfill iff P(delaying the head) is below this.
     backfill_confidence: float | None = None
+    #: Seconds of submissions at the start and at the end replayed but not counted in the metrics (the
+    #: grid's, given to every run; not in the variant's label: a campaign run again with another window
+    #: replaces its slots' runs).
+    warmup: float = 0.0
+    cooldown: float = 0.0
 
     def canonical(self) -> str:
         """A stable text of the settings (the run key hashes it).  Settings at their defaults are left
@@ -115,6 +122,7 @@ class Settings:
                 options["epsilon"] = self.epsilon
         if self.backfill_confidence is not None:
             options["backfill_confidence"] = self.backfill_confidence
+        options.update(warmup=self.warmup, cooldown=self.cooldown)
         return ReplaySettings.of(machine_size, tau=tau, **options)
 
     def label(self) -> str:
@@ -221,6 +229,11 @@ class Grid:
     tau: float = 10.0
     #: A preset's settings (e.g. the heuristic triples), run as they are instead of a product.
     explicit: tuple[Settings, ...] = ()
+    #: The jobs replayed: one SQL condition on the view's columns (and submit_offset), as `simulate
+    #: --where`; and the seconds of submissions at each end replayed but not counted.
+    where: str | None = None
+    warmup: float = 0.0
+    cooldown: float = 0.0
 
     def __post_init__(self) -> None:
         if problem := name_problem(self.name):
@@ -231,6 +244,11 @@ class Grid:
             View(self.view)
         except ValueError:
             raise GridError(f"unknown view {self.view!r}; expected one of: {', '.join(View)}") from None
+        if self.where is not None:
+            try:
+                one_condition(self.where)
+            except LakehouseError as exc:
+                raise GridError(f"--where: {exc}") from None
         for size in [self.machine_size, *(size for _, size in self.machine_sizes)]:
             if size is not None and (problem := machine_size_problem(size)):
                 raise GridError(problem)
@@ -287,12 +305,13 @@ class Grid:
     def settings(self) -> list[Settings]:
         """The product of every dimension's values (defaults where a dimension is not given), without
         repeats, in the order the values were given; a preset's settings as they are."""
+        warmup, cooldown = float(self.warmup), float(self.cooldown)
         if self.explicit:
-            return list(dict.fromkeys(self.explicit))
+            return list(dict.fromkeys(replace(s, warmup=warmup, cooldown=cooldown) for s in self.explicit))
         keys = [k for k in DIMENSIONS if k in self.values]
         combos = itertools.product(*(self.values[k] for k in keys))
         points: Iterator[dict[str, Any]] = (dict(zip(keys, combo, strict=True)) for combo in combos)
-        return list(dict.fromkeys(_meaningful(Settings(**point)) for point in points))
+        return list(dict.fromkeys(_meaningful(Settings(**point, warmup=warmup, cooldown=cooldown)) for point in points))
 
 
 def _meaningful(settings: Settings) -> Settings:
@@ -323,7 +342,7 @@ def parse_values(key: str, items: Iterable[object]) -> tuple[object, ...]:
     return tuple(dict.fromkeys(DIMENSIONS[key](piece) for piece in pieces))
 
 
-TOML_KEYS = ("name", "logs", "view", "machine_size", "tau", "grid")
+TOML_KEYS = ("name", "logs", "view", "machine_size", "tau", "where", "warmup", "cooldown", "grid")
 
 
 def grid_from_toml(path: Path, name: str | None = None) -> Grid:
@@ -350,9 +369,16 @@ def grid_from_toml(path: Path, name: str | None = None) -> Grid:
         logs = [logs]
     if not (isinstance(logs, list) and all(isinstance(x, str) for x in logs)):
         raise GridError(f'{path}: logs must be a list of log names, e.g. ["KTH", "SDSC-*"], not {logs!r}')
-    for key in ("name", "view"):
+    for key in ("name", "view", "where"):
         if key in data and not isinstance(data[key], str):
             raise GridError(f"{path}: {key} must be a string, not {data[key]!r}")
+    window = {"warmup": 0.0, "cooldown": 0.0}
+    for key in window:
+        if key in data:
+            try:
+                window[key] = parse_duration(str(data[key]))
+            except SettingsError as exc:
+                raise GridError(f"{path}: {key}: {exc}") from None
     tau = data.get("tau", 10.0)
     if isinstance(tau, bool) or not isinstance(tau, int | float):
         raise GridError(f"{path}: tau must be a number of seconds, not {tau!r}")
@@ -371,6 +397,9 @@ def grid_from_toml(path: Path, name: str | None = None) -> Grid:
         machine_sizes=per_log,
         values=values,
         tau=float(tau),
+        where=data.get("where"),
+        warmup=window["warmup"],
+        cooldown=window["cooldown"],
     )
 
 

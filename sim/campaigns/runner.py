@@ -68,6 +68,7 @@ class LogInput:
     machine_size: int
     jobs: int
     path: Path  # Parquet of the columns the grid's settings read
+    where: str | None = None  # the condition that selected them (`--where`), if any
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
         row.update(decay=s.decay, epsilon=s.epsilon, seed=s.seed)
     row["resample"] = s.resample
     row["backfill_confidence"] = s.backfill_confidence
+    row.update(where_condition=log.where, warmup=s.warmup, cooldown=s.cooldown)
     started = time.perf_counter()
     try:
         if s.resample is not None:
@@ -284,12 +286,14 @@ def changed_inputs(lake: Lake, plan: pl.DataFrame) -> pl.DataFrame:
     if plan.is_empty():
         return plan.select("log", "view", "jobs_fingerprint")
     changed = []
-    groups = plan.group_by("log", "view", "jobs_fingerprint", maintain_order=True).agg(pl.col("columns").first())
+    groups = plan.group_by("log", "view", "jobs_fingerprint", maintain_order=True).agg(
+        pl.col("columns").first(), pl.col("where_condition").first()
+    )
     with lake.reading():
         known = set(lake.log_names())
-        for log, view, fingerprint, columns in groups.iter_rows():
+        for log, view, fingerprint, columns, where in groups.iter_rows():
             try:  # a log no longer in the lake, a prediction table dropped: changed too
-                jobs = log_jobs(lake, log, View(view), columns=list(columns)) if log in known else None
+                jobs = log_jobs(lake, log, View(view), where, columns=list(columns)) if log in known else None
             except LakehouseError:
                 jobs = None
             if jobs is None or frame_fingerprint(jobs.select(sorted(columns))) != fingerprint:
@@ -431,7 +435,8 @@ def plan(
         named = set(select_logs([p for p in grid.logs if not is_glob(p)], known))
         sizes = [grid.size_of(log, known) or log_machine_size(lake, log, view) for log in logs]
         selected = [
-            (log, size, log_jobs(lake, log, view, columns=columns)) for log, size in zip(logs, sizes, strict=True)
+            (log, size, log_jobs(lake, log, view, grid.where, columns=columns))
+            for log, size in zip(logs, sizes, strict=True)
         ]
     for log, size, jobs in selected:
         if jobs.is_empty() and log in named:
@@ -447,7 +452,7 @@ def plan(
             continue
         path = scratch / f"{frame_fingerprint(jobs)}.parquet"
         jobs.write_parquet(path)
-        log_input = LogInput(log, int(size), jobs.height, path)
+        log_input = LogInput(log, int(size), jobs.height, path, grid.where)
         inputs = run_fingerprints(jobs, settings)
         runs = [
             Run(s, run_key(fingerprint, int(size), s, grid.tau), fingerprint)
@@ -467,6 +472,7 @@ def plan(
                     "jobs_fingerprint": run.fingerprint,
                     "columns": list(columns),
                     "planned_at": planned_at,
+                    "where_condition": grid.where,
                 }
                 for run, (_, columns) in zip(runs, inputs, strict=True)
             ]
