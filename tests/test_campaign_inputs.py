@@ -141,3 +141,38 @@ def test_a_campaign_takes_the_jobs_window_of_simulate_and_a_new_window_replaces_
     spec.write_text('name = "window"\nlogs = ["KTH"]\nwhere = "procs <= 8"\nwarmup = "2d"\n[grid]\npolicy = ["fcfs"]\n')
     grid = grid_from_toml(spec)
     assert (grid.where, grid.warmup, grid.cooldown) == ("procs <= 8", 172_800.0, 0.0)
+
+
+def test_a_named_formula_labels_its_variant_and_long_names_fit_their_plots(kth_lake, tmp_path, monkeypatch):
+    long = "max:(w + r) / max(r, 1) + 0*(n + p + s + t + a + id + ur + uw + run_time + req_time + procs)"
+    cli("campaign", "run", "--name", "named", "--log", KTH, "--lake", kth_lake.root,
+        "--policy", f"fcfs,cube=max:(w/r)^3*n,{long}", "--backfill", "queue,sjbf")  # fmt: skip
+    table = shown(kth_lake, "named")
+    assert {"easy-cube", "easy-cube-sjbf", f"easy-{long}-sjbf"} <= set(table["variant"])
+    cube = table.filter(pl.col("variant") == "easy-cube").row(0, named=True)
+    assert cube["mean_wait"] == simulate_log(kth_lake, KTH, policy="max:(w/r)^3*n").summary["mean_wait"]
+
+    # Every tick label of every figure lies inside its figure (none cut at an edge).
+    from lakehouse.campaigns import report
+
+    drawn = []
+    original = report.save
+
+    def checked(fig, path):
+        fig.tight_layout()
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        for ax in fig.axes:
+            low, high = sorted(ax.get_xlim())
+            shown_x = [
+                lab for tick, lab in zip(ax.get_xticks(), ax.get_xticklabels(), strict=True) if low <= tick <= high
+            ]
+            for label in [*ax.get_yticklabels(), *shown_x]:  # (ticks beyond the axis' limits are not drawn)
+                box = label.get_window_extent(renderer)  # (a pixel of rounding at either edge)
+                assert box.x0 >= -1 and box.x1 <= fig.bbox.width + 1, (path.name, label.get_text(), box)
+        drawn.append(path)
+        return original(fig, path)
+
+    monkeypatch.setattr(report, "save", checked)
+    cli("campaign", "show", "named", "--lake", kth_lake.root, "--plots", tmp_path / "figures")
+    assert len(drawn) == 2  # the heatmap and the one log's bars

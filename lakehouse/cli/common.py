@@ -94,10 +94,12 @@ def queue_order(value: str | None) -> str | None:
     order, a preset or a formula, in the engine's spelling; the engine's message points at the place."""
     if value is None:
         return None
-    from lakehouse.sim.options import parse_policy  # (the engine: loaded by the commands that replay)
+    from lakehouse.sim.options import named_order, parse_policy  # (the engine: loaded by the commands that replay)
 
     try:
-        return str(parse_policy(value))
+        name = named_order(value)[0]
+        spelled = str(parse_policy(value))
+        return spelled if name is None else f"{name}={spelled}"
     except SettingsError as exc:
         raise typer.BadParameter(str(exc)) from None
 

@@ -161,6 +161,14 @@ def simulate(
             callback=schedule_path,
         ),
     ] = None,
+    with_jobs: Annotated[
+        bool,
+        typer.Option(
+            "--with-jobs",
+            rich_help_panel=METRICS,
+            help="With --format json: the row also holds the per-job schedule, as a list `schedule` of records.",
+        ),
+    ] = False,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
 ) -> None:
@@ -173,6 +181,10 @@ def simulate(
     the share of periods each candidate ran (docs/selection.md).
 
     Durations (`--warmup`, `--cooldown`) are seconds or a number and a unit: `2d`, `12h`, `30min`.
+
+    A formula can be given a name that labels it: `--policy 'cube=max:(w/r)^3*n'`. Written as CSV or
+    JSON, every row also carries what produced it: the view, --where and the settings (algorithm,
+    policy, order, backfill, predictor, correction, threshold, compat, tau, warmup, cooldown).
 
     With `--predictor hmm`, a workload HMM trained during the replay gives each job a run-time
     distribution, and EASY also backfills a job it would refuse if it delays the head of the queue with
@@ -187,10 +199,15 @@ def simulate(
     Example: `lakehouse simulate KTH-SP2-1996-2.1-cln --selector full --policies fcfs,spf,saf --period day`
 
     Example: `lakehouse simulate KTH --view jobs_strong --predictor hmm:states=8 --backfill-confidence 0.1`
+
+    Example: `lakehouse simulate KTH --policy 'cube=max:(w/r)^3*n' --format json --with-jobs -o kth.json`
     """
     from lakehouse.sim.from_lake import simulate_log
 
     window = (parse_duration(warmup or "0"), parse_duration(cooldown or "0"))  # checked before anything is read
+    if with_jobs and (fmt is not OutputFormat.json or by is not None):
+        raise typer.BadParameter("goes with --format json (and no --by): a CSV or a table has no room for it",
+                                 param_hint="--with-jobs")  # fmt: skip
     target = Lake(lake)
     started = time.perf_counter()
     with stderr.status(f"replaying {log}..."):
@@ -230,13 +247,23 @@ def simulate(
 
         write_schedule(result, jobs_out, log=log, view=str(view), where=where)
         stderr.print(f"schedule -> {jobs_out}")
+    # What produced the numbers, on every row of a file: the log, the jobs' view and window, the settings.
+    provenance = {"view": str(view), "where": where, **result.settings.columns()}
     if by is not None and fmt is not OutputFormat.table:
         import polars as pl
 
         breakdown = result.summary_by(by)
-        emit(breakdown.select(pl.lit(log).alias("log"), pl.all()), fmt, output)
-    else:
+        settings = pl.DataFrame([provenance] * breakdown.height)
+        emit(pl.concat([breakdown.select(pl.lit(log).alias("log"), pl.all()), settings], how="horizontal"), fmt, output)
+    elif fmt is OutputFormat.table:
         emit(result.summary_frame(log=log, machine_size=size), fmt, output)
+    else:
+        import polars as pl
+
+        row = result.summary_frame(log=log, machine_size=size).hstack(pl.DataFrame([provenance]))
+        if with_jobs:  # the per-job schedule as a list of records in the one row
+            row = row.hstack(result.jobs.select(pl.struct(pl.all()).implode().alias("schedule")))
+        emit(row, fmt, output)
     if by is not None and fmt is OutputFormat.table and output is None:
         emit(result.summary_by(by), fmt, None, title=f"by {by}")
     if result.periods is not None and fmt is OutputFormat.table and output is None:

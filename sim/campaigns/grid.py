@@ -49,6 +49,7 @@ from lakehouse.sim.options import (
     Correction,
     Policy,
     join_predictor_parameters,
+    named_order,
 )
 from lakehouse.sim.settings import ReplaySettings
 
@@ -127,8 +128,9 @@ class Settings:
 
     def label(self) -> str:
         """A short name of the variant for tables: `easy-fcfs`, `conservative-spf-sjbf`,
-        `easy-full-week`, `easy-fcfs-r7` (the 8th week resample), ..."""
-        parts = [self.algorithm, self.policy]
+        `easy-full-week`, `easy-fcfs-r7` (the 8th week resample), `easy-cube` (a policy named
+        `cube=max:(w/r)^3*n`), ..."""
+        parts = [self.algorithm, named_order(self.policy)[0] or self.policy]
         if self.selector is not None:
             parts = [self.algorithm, self.selector, PERIOD_LABELS.get(self.period or WEEK, f"{self.period}s")]
             if self.epsilon is not None:
@@ -181,7 +183,10 @@ def _checked(key: str, read: Callable[[object], object] = str) -> Callable[[obje
             column = settings.prediction_column
             return f"{COLUMN_PREFIX}{column}" if column else settings.engine_predictor
         chosen = getattr(settings, key)
-        return chosen.value if isinstance(chosen, enum.Enum) else chosen
+        chosen = chosen.value if isinstance(chosen, enum.Enum) else chosen
+        if key == "policy" and settings.policy_name is not None:  # NAME=ORDER: the name labels the variant
+            return f"{settings.policy_name}={chosen}"
+        return chosen
 
     return parse
 

@@ -13,6 +13,8 @@ from lakehouse.base.errors import LakehouseError
 from lakehouse.base.figures import pyplot, save
 from lakehouse.base.log_names import short_log
 
+#: Inches a character of a variant's name takes as a tick label (fontsize 7), and a little more.
+LABEL_INCH = 0.06
 #: The variant every other one is compared with in the heatmap.
 BASELINE = "easy-fcfs"
 SHOWN_METRICS = ("mean_bounded_slowdown", "mean_wait", "max_wait", "utilization")
@@ -132,7 +134,10 @@ def campaign_plots(rows: pl.DataFrame, metric: Metric, folder: Path) -> list[Pat
     name = rows["campaign"][0]
     variants, logs, matrix = relative_matrix(rows, metric)
     written = []
-    fig, ax = plt.subplots(figsize=(max(6.0, 3.0 + 1.3 * len(logs)), 1.8 + 0.28 * len(variants)))
+    # Room for the longest variant name at the labels' size (~0.06 inch a character): tight_layout
+    # shrinks the plot for it, and a name longer than the figure would be cut at its edge.
+    names = LABEL_INCH * max((len(v) for v in variants), default=0)
+    fig, ax = plt.subplots(figsize=(max(6.0, 3.0 + 1.3 * len(logs)) + names, 1.8 + 0.28 * len(variants)))
     shown = np.log2(matrix)
     limit = np.nanmax(np.abs(shown)) if np.isfinite(shown).any() else 1.0
     image = ax.imshow(shown, cmap="RdYlGn" if metric == Metric.utilization else "RdYlGn_r",
@@ -150,7 +155,7 @@ def campaign_plots(rows: pl.DataFrame, metric: Metric, folder: Path) -> list[Pat
     low, high = interval_columns(metric)
     for log in logs:
         part = ok.filter(pl.col("log") == log).sort(metric)
-        fig, ax = plt.subplots(figsize=(7, 1.4 + 0.22 * part.height))
+        fig, ax = plt.subplots(figsize=(7 + names, 1.4 + 0.22 * part.height))
         colors = ["tab:red" if v == BASELINE else "tab:blue" for v in part["variant"]]
         values = part[metric].to_numpy()
         # With `--ci`: the interval as error bars (asymmetric: from the value to each end).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
@@ -49,9 +50,27 @@ POLICY_HELP = (
 )
 
 
+#: A queue order given a name of the user's: `NAME=ORDER` (`cube=max:(w/r)^3*n`); the name labels it in
+#: tables and plots.  A name has no colon, so a formula's own `==` is never taken for one.
+NAMED_ORDER = re.compile(r"([A-Za-z][A-Za-z0-9_.+-]{0,39})=(.+)", re.S)
+
+
+def named_order(text: str) -> tuple[str | None, str]:
+    """(the name given to a queue order, or None; the order's text)."""
+    named = NAMED_ORDER.fullmatch(text.strip())
+    if named is None:
+        return None, text
+    name, order = named.groups()
+    if name.lower() in {str(p) for p in Policy} | {preset for preset, _, _ in _native.POLICY_PRESETS}:
+        raise OrderError(f"{text}: {name!r} already names a queue order; give the formula another name")
+    return name, order
+
+
 def parse_policy(text: str) -> QueueOrder:
     """A queue order from its text: a built-in `Policy`, else a preset's name or a formula as the engine
-    spells it (the engine checks formulas, one place; its error points at the place with a caret)."""
+    spells it (the engine checks formulas, one place; its error points at the place with a caret).  A
+    name given to it (`NAME=ORDER`, `named_order`) is left out."""
+    text = named_order(str(text))[1]
     try:
         spelled = _native.policy_spec(str(text))
     except ValueError as exc:

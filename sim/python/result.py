@@ -41,10 +41,12 @@ class SimulationResult:
         on = f"{self.log}, " if self.log else ""
         return f"<SimulationResult: {on}{self.jobs.height:,} jobs on {s.machine_size:,} processors; {ran}; {metrics}>"
 
-    def summary_frame(self, **labels: object) -> pl.DataFrame:
+    def summary_frame(self, *, with_settings: bool = False, **labels: object) -> pl.DataFrame:
+        """One row: the labels, the summary and (`with_settings`) the replay's settings as columns
+        (ReplaySettings.columns), so that a row read alone says what produced it."""
         import polars as pl  # loaded while the engine runs (engine._loading_polars), not at import
 
-        return pl.DataFrame([{**labels, **self.summary}])
+        return pl.DataFrame([{**labels, **self.summary, **(self.settings.columns() if with_settings else {})}])
 
     def summary_by(self, by: JobClass | str) -> pl.DataFrame:
         """The summary per job class: `size` (1 processor, <= 10 %, <= 50 %, > 50 % of the machine),
@@ -68,17 +70,23 @@ class SimulationResult:
     ) -> list[Path]:
         """Draw the replay (utilization, queue, a Gantt chart of [t_from, t_to) in seconds, one day
         from the first start by default, and waits per job size) into `output` (one image) or one
-        file per figure in `folder`; `vs`: a second replay drawn beside this one."""
+        file per figure in `folder`; `vs`: a second replay drawn beside this one, the legends naming each
+        by its policy (as named) and its settings off their defaults (`fcfs`, `cube sjbf`), or "this run"
+        and "other run" where the two would read alike."""
         # matplotlib and the schedule's frame only for a figure (schedule_io also imports this module)
         from lakehouse.sim.schedule_io import schedule_frame
         from lakehouse.sim.schedule_plots import draw, write
 
+        labels = ("this run", "other run")
+        if vs is not None and self.settings.label() != vs.settings.label():  # the legend names the policies
+            labels = (self.settings.label(), vs.settings.label())
         figures = draw(
             schedule_frame(self),
             self.settings.machine_size,
             t_from=t_from,
             t_to=t_to,
             vs=None if vs is None else schedule_frame(vs),
+            labels=labels,
         )
         return write(figures, None if output is None else Path(output), None if folder is None else Path(folder),
                      svg, "schedule")  # fmt: skip

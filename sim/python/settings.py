@@ -32,6 +32,7 @@ from lakehouse.sim.options import (
     QueueOrder,
     Selector,
     choose,
+    named_order,
     order_columns,
     parse_period,
     parse_policy,
@@ -90,6 +91,8 @@ class ReplaySettings:
     fixed_selector: bool = False
     record_reservations: bool = False
     drop_wider: bool = False
+    #: The name a `NAME=ORDER` policy gave its order (tables and plots show it); None: the order itself.
+    policy_name: str | None = None
     #: The predictor as the engine spells it, and the column of `column:NAME` (derived).
     engine_predictor: str = field(init=False, repr=False, compare=False)
     prediction_column: str | None = field(init=False, repr=False, compare=False)
@@ -112,6 +115,8 @@ class ReplaySettings:
     def _normalise(self) -> None:
         """Text to the choices' types; what only Python reads, checked here."""
         set_ = object.__setattr__
+        if isinstance(self.policy, str) and (name := named_order(self.policy)[0]) is not None:
+            set_(self, "policy_name", name)
         set_(self, "policy", parse_policy(self.policy))
         for name, kind in (
             ("algorithm", Algorithm),
@@ -188,6 +193,36 @@ class ReplaySettings:
         if self.fixed_selector:
             return f"fixed:{self.policy}"
         return None if self.selection is None else str(self.selection.selector)
+
+    @property
+    def policy_label(self) -> str:
+        """The policy as tables and plots name it: its given name, else the order as the engine spells it."""
+        return self.policy_name or self.selector or str(self.policy)
+
+    def label(self) -> str:
+        """A short name of the replay for a plot's legend: the policy and the settings off their defaults."""
+        parts = [self.policy_label]
+        parts += [str(self.backfill)] if self.backfill is not Backfill.queue else []
+        parts += [self.predictor] if self.predictor != "requested" else []
+        parts += [f"corr={self.correction}"] if self.correction is not Correction.requested else []
+        return " ".join(parts)
+
+    def columns(self) -> dict[str, object]:
+        """The settings as the columns of a replay's summary (`simulate --format`): the same columns for
+        every replay, null where a setting does not apply."""
+        return {
+            "algorithm": str(self.algorithm),
+            "policy": self.policy_label,
+            "order": str(self.policy) if self.selection is None or self.fixed_selector else None,
+            "backfill": str(self.backfill),
+            "predictor": self.predictor,
+            "correction": str(self.correction),
+            "threshold": self.threshold,
+            "compat": str(self.compat),
+            "tau": float(self.tau),
+            "warmup": float(self.warmup),
+            "cooldown": float(self.cooldown),
+        }
 
     def record(self) -> dict[str, object]:
         """The settings as plain values (a schedule's provenance): what ran, with the selector's
