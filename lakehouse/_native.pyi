@@ -24,6 +24,7 @@ __all__ = [
     "_panic_inside_guard",
     "check_settings",
     "eloss_values",
+    "processor_allocation",
     "hmm_forward_backward",
     "hmm_score",
     "hmm_viterbi",
@@ -106,6 +107,9 @@ def policy_spec(
 ) -> str: ...  # canonical spelling, or ValueError with a caret
 def policy_columns(text: str) -> list[str]: ...  # the jobs' columns a queue order's formula reads
 def eloss_values(parameters: str, predicted: _Float64s, run: _Int64s, procs: _Int64s) -> _Float64s: ...
+def processor_allocation(
+    start: _Int64s, end: _Int64s, procs: _Int64s, machine_size: int
+) -> tuple[_Int64s, _Int64s, _Int64s]: ...
 def _panic_inside_guard() -> None: ...
 
 _Float64Matrix: TypeAlias = npt.NDArray[np.float64]

@@ -125,6 +125,8 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _lakehouse(["generate", "google", str(root / "gen"), "--days", "2", "--machines", "6", "--services", "3"])
     _lakehouse(["ingest", "google", str(root / "gen" / "trace"), "--lake", lake])
     _lakehouse(["campaign", "run", "--name", "policies", "--log", "KTH", "--policy", "fcfs,spf", "--lake", lake])
+    # The imported table the examples list and drop (`predictions list|drop`).
+    _lakehouse(["import", "predictions", str(work / "medians.csv"), "--name", "user-median", "--lake", lake])
     return root
 
 

@@ -16,7 +16,7 @@ import polars as pl
 
 from lakehouse.base.catalog import named_query, sql_literal
 from lakehouse.base.errors import LakehouseError, TooLittleDataError
-from lakehouse.base.job_views import resolve_log
+from lakehouse.base.job_views import View, log_jobs, log_machine_size, resolve_log
 from lakehouse.base.lake import Lake
 from lakehouse.base.outputs import check_file, written_aside
 from lakehouse.base.swf_format import FIELDS, comment_line
@@ -144,3 +144,56 @@ def export_google_swf(
     ]
     _write(path, _header(header) + _swf_body(jobs))
     return jobs.height
+
+
+class DelayProfileType(enum.StrEnum):
+    """The name Batsim gives the profile of a job that holds its processors for a fixed time."""
+
+    delay = "delay"  # Batsim up to version 4 (and pybatsim's workloads)
+    DelayProfile = "DelayProfile"  # Batsim 5
+
+
+def batsim_workload(
+    lake: Lake,
+    log: str,
+    view: View = View.jobs_clean,
+    where: str | None = None,
+    profile_type: DelayProfileType = DelayProfileType.delay,
+) -> dict[str, object]:
+    """A log's jobs as a Batsim workload: `nb_res` the machine size the view was filtered with; each job
+    its id (a string), submission time, processors (`res`), requested time (`walltime`: Batsim kills the
+    job there, as the replay does) and a delay profile of its run time (one profile per distinct run
+    time, named `delay-<seconds>`)."""
+    name = resolve_log(lake, log)
+    jobs = log_jobs(lake, name, view, where, columns=["job_id", "submit_time", "run_time", "req_time", "procs"])
+    if jobs.is_empty():
+        raise TooLittleDataError(f"no jobs of {name} in swf.{view}" + (f" where {where}" if where else ""))
+    runs = sorted(set(jobs["run_time"].to_list()))
+    return {
+        "description": f"{name}, swf.{view}" + (f" where {where}" if where else "") + ", written by lakehouse",
+        "nb_res": log_machine_size(lake, name, view),
+        "jobs": [
+            {
+                "id": str(job),
+                "subtime": float(submit),
+                "res": int(procs),
+                "walltime": float(requested),
+                "profile": f"delay-{run}",
+            }
+            for job, submit, run, requested, procs in jobs.select(
+                "job_id", "submit_time", "run_time", "req_time", "procs"
+            ).iter_rows()
+        ],  # fmt: skip
+        "profiles": {f"delay-{run}": {"type": str(profile_type), "delay": float(run)} for run in runs},
+    }
+
+
+def export_batsim_workload(lake: Lake, log: str, path: Path, **options: object) -> int:
+    """Write `batsim_workload` as JSON at `path` (checked writable first); the number of jobs."""
+    import json
+
+    check_file(path)
+    workload = batsim_workload(lake, log, **options)  # type: ignore[arg-type]
+    with written_aside(path) as tmp:
+        tmp.write_text(json.dumps(workload, indent=1))
+    return len(workload["jobs"])  # type: ignore[arg-type]

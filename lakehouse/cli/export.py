@@ -1,4 +1,5 @@
-"""`lakehouse export swf|google-swf`: the lake back out as Standard Workload Format files."""
+"""`lakehouse export swf|google-swf|batsim`: the lake back out as Standard Workload Format files, and as
+Batsim workloads."""
 
 from __future__ import annotations
 
@@ -7,19 +8,23 @@ from typing import Annotated
 
 import typer
 
-from lakehouse.base.export import GOOGLE_RULES, PROCESSOR_RULES, ExportView, Processors
+from lakehouse.base.export import GOOGLE_RULES, PROCESSOR_RULES, DelayProfileType, ExportView, Processors
+from lakehouse.base.job_views import View
 from lakehouse.base.lake import Lake
 from lakehouse.base.render import stderr
 from lakehouse.cli.common import (
     LakeOption,
     MemoryLimitOption,
     ThreadsOption,
+    WhereOption,
     clear_errors,
     command_group,
     writable_file,
 )
 
-export_app = command_group("Write the lake back out as SWF files (gzipped when the name ends in .gz).")
+export_app = command_group(
+    "Write the lake back out as SWF files (gzipped when the name ends in .gz) or Batsim workloads (JSON)."
+)
 
 OutputFile = Annotated[
     Path, typer.Option("--output", "-o", help="The SWF file to write.", dir_okay=False, callback=writable_file)
@@ -86,4 +91,38 @@ def export_google_swf_command(
     from lakehouse.base.export import export_google_swf
 
     jobs = export_google_swf(Lake(lake, memory_limit, threads), output, processors, cores_per_machine)
+    stderr.print(f"{jobs:,} jobs -> {output}")
+
+
+@export_app.command("batsim")
+@clear_errors
+def export_batsim_command(
+    log: Annotated[str, typer.Argument(help="A log of the lake: its name or a unique prefix.")],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output", "-o", help="The workload file to write (JSON).", dir_okay=False, callback=writable_file
+        ),
+    ],
+    view: Annotated[View, typer.Option(help="Which jobs: cleaned or strong-filtered.")] = View.jobs_clean,
+    where: WhereOption = None,
+    profile_type: Annotated[
+        DelayProfileType,
+        typer.Option(
+            help="The delay profile's type as the Batsim version reads it: delay (up to 4) or DelayProfile (5)."
+        ),
+    ] = DelayProfileType.delay,
+    lake: LakeOption = None,
+) -> None:
+    """Write one log's jobs as a Batsim workload (JSON): nb_res, and per job its id, submission time,
+    processors (res), requested time (walltime) and a delay profile of its run time.
+
+    Replay it in Batsim on a platform of nb_res hosts; `lakehouse simulate LOG --jobs-out out.batsim.csv`
+    writes lakehouse's own replay as the jobs file Batsim writes, for evalys to compare the two.
+
+    Example: `lakehouse export batsim KTH --view jobs_strong -o kth-workload.json`
+    """
+    from lakehouse.base.export import export_batsim_workload
+
+    jobs = export_batsim_workload(Lake(lake), log, output, view=view, where=where, profile_type=profile_type)
     stderr.print(f"{jobs:,} jobs -> {output}")

@@ -155,8 +155,9 @@ def simulate(
         typer.Option(
             "--jobs-out",
             rich_help_panel=METRICS,
-            help="Write the per-job schedule to this file: .parquet (what produced it in its metadata), .csv, or "
-            ".swf (a log `lakehouse ingest swf` reads back).",
+            help="Write the per-job schedule to this file: .parquet (what produced it in its metadata), .csv, "
+            ".swf (a log `lakehouse ingest swf` reads back) or .batsim.csv (the jobs file Batsim writes and evalys "
+            "reads, with each job's processors).",
             dir_okay=False,
             callback=schedule_path,
         ),

@@ -1,4 +1,4 @@
-"""A replay's schedule as a file: Parquet, CSV or SWF, chosen by the file's extension.
+"""A replay's schedule as a file: Parquet, CSV, SWF or Batsim's jobs CSV, chosen by the file's extension.
 
 The columns keep the lake's names (`job_id`, `submit_time`, `req_time`, `procs`, `user_id`) beside
 the simulated ones (`start_time`, `end_time`, `wait`, `run`, `bounded_slowdown`, `backfilled`,
@@ -6,6 +6,11 @@ the simulated ones (`start_time`, `end_time`, `wait`, `run`, `bounded_slowdown`,
 the schedule in its key-value metadata (`lakehouse.schedule`: the log, view, condition, machine
 size, every setting and the engine version); SWF records it in header comments, and is a valid log
 that `lakehouse ingest swf` reads back (wait = start − submit, run = the simulated run time).
+
+`.batsim.csv` is the jobs file Batsim writes and evalys reads (its documented columns, in its order),
+with each job's processors (`allocated_resources`, an interval set such as `0-3 8`) from
+`processor_allocation`: the replay has no topology, so the allocation is one the schedule allows, each
+job taking the lowest free processors when it starts.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import polars as pl
 import pyarrow.parquet as pq
 
@@ -28,12 +34,18 @@ if TYPE_CHECKING:  # (the result imports this module to draw and write itself)
 #: Bumped when a column of the schedule file changes meaning or name.
 SCHEDULE_VERSION = 1
 METADATA_KEY = b"lakehouse.schedule"
-FORMATS = (".parquet", ".csv", ".swf")
+FORMATS = (".parquet", ".csv", ".swf", BATSIM := ".batsim.csv")
+#: Batsim's jobs file: its columns in its order (Batsim's documentation, "Jobs" output file).
+BATSIM_JOBS_COLUMNS = (
+    "job_id", "workload_name", "profile", "submission_time", "requested_number_of_resources", "requested_time",
+    "success", "final_state", "starting_time", "execution_time", "finish_time", "waiting_time",
+    "turnaround_time", "stretch", "consumed_energy", "allocated_resources", "metadata",
+)  # fmt: skip
 
 
 def check_schedule_path(path: Path) -> Path:
     """The format is the extension's; anything else is refused before the replay runs."""
-    if path.suffix.lower() not in FORMATS:
+    if path.suffix.lower() not in FORMATS and not path.name.lower().endswith(BATSIM):
         raise SettingsError(
             f"{path}: a schedule is written as {', '.join(FORMATS)} (by extension), not {path.suffix!r}"
         )
@@ -67,10 +79,51 @@ def write_schedule(result: SimulationResult, path: Path, **where: object) -> Non
                 {**(table.schema.metadata or {}), METADATA_KEY: json.dumps(about).encode()}
             )
             pq.write_table(table, tmp)
+        elif path.name.lower().endswith(BATSIM):
+            batsim_jobs(frame, result.settings.machine_size, str(where.get("log") or result.log)).write_csv(tmp)
         elif suffix == ".csv":
             frame.write_csv(tmp)
         else:
             tmp.write_text(swf_text(frame, about))
+
+
+def interval_sets(offsets: np.ndarray, first: np.ndarray, last: np.ndarray) -> list[str]:
+    """Each job's processors in Batsim's canonical interval-set text: `0-3 8 10-11`."""
+    ranges = [str(a) if a == b else f"{a}-{b}" for a, b in zip(first.tolist(), last.tolist(), strict=True)]
+    bounds = offsets.tolist()
+    return [" ".join(ranges[bounds[i] : bounds[i + 1]]) for i in range(len(bounds) - 1)]
+
+
+def batsim_jobs(frame: pl.DataFrame, machine_size: int, workload: str) -> pl.DataFrame:
+    """A schedule as Batsim's jobs file: every job completed (a replayed job always ends; one that ran
+    to its request was killed at its walltime), no energy, the processors a sweep gave it."""
+    start, end, procs = (frame[c].cast(pl.Int64).to_numpy() for c in ("start_time", "end_time", "procs"))
+    try:
+        allocation = _native.processor_allocation(start, end, procs, machine_size)
+    except ValueError as exc:
+        raise SettingsError(f"cannot allocate processors to the schedule: {exc}") from None
+    killed = pl.col("run") >= pl.col("req_time")
+    turnaround = pl.col("end_time") - pl.col("submit_time")
+    return frame.select(
+        pl.col("job_id").cast(pl.String).alias("job_id"),
+        pl.lit(workload).alias("workload_name"),
+        pl.col("job_id").cast(pl.String).alias("profile"),
+        pl.col("submit_time").alias("submission_time"),
+        pl.col("procs").alias("requested_number_of_resources"),
+        pl.col("req_time").alias("requested_time"),
+        (~killed).cast(pl.Int8).alias("success"),
+        pl.when(killed).then(pl.lit("COMPLETED_WALLTIME_REACHED")).otherwise(pl.lit("COMPLETED_SUCCESSFULLY"))
+        .alias("final_state"),
+        pl.col("start_time").alias("starting_time"),
+        pl.col("run").alias("execution_time"),
+        pl.col("end_time").alias("finish_time"),
+        pl.col("wait").alias("waiting_time"),
+        turnaround.alias("turnaround_time"),
+        (turnaround / pl.col("run")).alias("stretch"),  # (Batsim's own: infinite for a job of no duration)
+        pl.lit(None, dtype=pl.Float64).alias("consumed_energy"),
+        pl.Series("allocated_resources", interval_sets(*allocation), dtype=pl.String),
+        pl.lit("").alias("metadata"),
+    )  # fmt: skip
 
 
 def read_provenance(path: Path) -> dict[str, Any]:

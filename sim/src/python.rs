@@ -120,6 +120,36 @@ fn eloss_values<'py>(
     Ok(values.into_pyarray(py))
 }
 
+/// The processors each job of a schedule ran on (`engine::allocate`): (offsets, first, last), job i's
+/// intervals being `first[offsets[i]:offsets[i+1]]` to `last[...]`, inclusive; ValueError when the
+/// schedule does not fit the machine.
+#[pyfunction]
+fn processor_allocation<'py>(
+    py: Python<'py>,
+    start: PyReadonlyArray1<'py, i64>,
+    end: PyReadonlyArray1<'py, i64>,
+    procs: PyReadonlyArray1<'py, i64>,
+    machine_size: i64,
+) -> PyResult<(
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+    Bound<'py, PyArray1<i64>>,
+)> {
+    let (start, end, procs) = (
+        slice("start", &start)?,
+        slice("end", &end)?,
+        slice("procs", &procs)?,
+    );
+    let allocation = py
+        .allow_threads(|| engine::allocate(start, end, procs, machine_size))
+        .map_err(PyValueError::new_err)?;
+    Ok((
+        allocation.offsets.into_pyarray(py),
+        allocation.first.into_pyarray(py),
+        allocation.last.into_pyarray(py),
+    ))
+}
+
 fn slice<'a>(name: &str, array: &'a PyReadonlyArray1<'_, i64>) -> PyResult<&'a [i64]> {
     array.as_slice().map_err(|_| {
         PyValueError::new_err(format!("column {name} must be a contiguous int64 array"))
@@ -530,6 +560,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Schedule>()?;
     m.add_function(wrap_pyfunction!(parse_swf, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(processor_allocation, m)?)?;
     m.add_function(wrap_pyfunction!(check_settings, m)?)?;
     m.add_function(wrap_pyfunction!(machine_size_problem, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_inside_guard, m)?)?;

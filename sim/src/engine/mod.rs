@@ -6,6 +6,7 @@
 //! jobs; campaigns run thousands of replays of logs with 10^5 jobs, which an interpreted loop cannot do
 //! in seconds.  Everything around the loop (reading the lake, metrics, reports) stays in Python.
 
+mod allocation;
 mod conservative;
 mod distribution;
 mod easy;
@@ -29,6 +30,7 @@ mod state;
 #[cfg(test)]
 mod tests;
 
+pub use allocation::{allocate, Allocation};
 pub use eloss::{Curve, Loss, Weight};
 pub use error::{check_config, machine_size_problem, InputError, KINDS, MAX_MACHINE_SIZE};
 pub use formula::{parse_order_with, Formula, MAX_FORMULA_BYTES, PRESETS, VARIABLES};
