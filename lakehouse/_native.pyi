@@ -21,6 +21,7 @@ __all__ = [
     "POLICY_PRESETS",
     "FORMULA_VARIABLES",
     "MAX_FORMULA_BYTES",
+    "USAGE_HALF_LIFE",
     "_panic_inside_guard",
     "check_settings",
     "eloss_values",
@@ -47,6 +48,7 @@ BUILT_IN_POLICIES: list[str]  # the twelve built-in queue orders, in their order
 POLICY_PRESETS: list[tuple[str, str, str]]  # (name, formula, source) of each named formula
 FORMULA_VARIABLES: list[tuple[str, str]]  # (name, meaning) of each variable a formula reads
 MAX_FORMULA_BYTES: int  # the longest formula accepted
+USAGE_HALF_LIFE: float  # the default half-life (s) of users' decayed usage (formula variables uu, un)
 
 _Int64s: TypeAlias = npt.NDArray[np.int64]
 _Float64s: TypeAlias = npt.NDArray[np.float64]

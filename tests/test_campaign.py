@@ -466,18 +466,18 @@ def test_stored_rows_keep_their_schema(two_logs):
     """The public columns of analysis.campaign_runs, in order (add at the end, never rename)."""
     columns = two_logs.query("SELECT * FROM analysis.campaign_runs LIMIT 0").columns
     assert columns[:6] == ["campaign", "log", "view", "machine_size", "algorithm", "policy"]
-    assert columns[-28:-24] == ["engine_seconds", "engine_version", "schema_version", "finished_at"]
-    assert columns[-24:-21] == ["prediction_mae", "prediction_mean_eloss", "prediction_under_share"]  # version 2
-    assert columns[-21:-11] == [  # version 3: policy selection and week resamples
+    assert columns[-29:-25] == ["engine_seconds", "engine_version", "schema_version", "finished_at"]
+    assert columns[-25:-22] == ["prediction_mae", "prediction_mean_eloss", "prediction_under_share"]  # version 2
+    assert columns[-22:-12] == [  # version 3: policy selection and week resamples
         "selector", "policies", "period", "decay", "epsilon", "seed", "resample",
         "period_policies", "weekly_wait", "weekly_jobs",
     ]  # fmt: skip
-    assert columns[-11:-10] == ["backfill_confidence"]  # version 4: distribution predictors
-    assert columns[-10:-3] == [  # version 5: the waits' distribution
+    assert columns[-12:-11] == ["backfill_confidence"]  # version 4: distribution predictors
+    assert columns[-11:-4] == [  # version 5: the waits' distribution
         "geomean_wait", "p50_wait", "p90_wait", "p99_wait",
         "p50_bounded_slowdown", "p90_bounded_slowdown", "p99_bounded_slowdown",
     ]  # fmt: skip
-    assert columns[-3:] == ["where_condition", "warmup", "cooldown"]  # version 6: the jobs' window
+    assert columns[-4:] == ["where_condition", "warmup", "cooldown", "usage_half_life"]  # version 6
     assert Path(two_logs.root / "analysis" / "campaign_runs" / "_schema.parquet").exists()
 
 

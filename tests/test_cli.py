@@ -174,7 +174,9 @@ def test_a_schedule_in_each_format_and_its_provenance(cli_lake, tmp_path):
 
 def test_a_schedule_in_another_format_is_refused_before_the_replay(cli_lake, tmp_path):
     result = run("simulate", "mini", "--lake", cli_lake, "--jobs-out", tmp_path / "s.txt", code=2)
-    assert "a schedule is written as .parquet, .csv, .swf (by extension), not '.txt'" in unboxed(result.stderr)
+    assert "a schedule is written as .parquet, .csv, .swf, .batsim.csv (by extension), not '.txt'" in unboxed(
+        result.stderr
+    )
 
 
 def test_ingest_google_summarizes_per_table_and_fails_on_broken_parts(tmp_path):

@@ -357,7 +357,10 @@ def test_a_name_neither_variable_nor_column_is_pointed_at(kth_lake):
     )
     output = result.stdout + result.stderr
     assert result.exit_code == 2, output  # (as a formula that does not parse)
-    assert 'unknown variable "think_timee"; known: w, r, p, n, s, t, a, id, ur, uw, and the jobs\' numeric' in output
+    assert (
+        'unknown variable "think_timee"; known: w, r, p, n, s, t, a, id, ur, uw, uu, un, and the jobs\' numeric'
+        in output
+    )
     assert "think_time, " in output  # the view's columns are listed
     lines = output.splitlines()
     text = next(i for i, line in enumerate(lines) if line.strip() == "max:w / max(think_timee, 1)")
@@ -405,3 +408,44 @@ def test_a_formula_that_cannot_order_the_jobs_is_refused_with_exit_code_2(kth_la
     output = " ".join((result.stdout + result.stderr).split())
     assert result.exit_code == 2 and REFUSED_ORDERS[order] in output and "Traceback" not in output, output
     assert not kth_lake.rows("select count(*) from analysis.campaign_runs where campaign = 'refused'")[0][0]
+
+
+# -- a fair-share order: the users' decayed usage (uu, un) -----------------------------------------
+
+#: One processor; user 1 runs 0-100 s, then user 1 and user 2 each have a 10 s job waiting.
+FAIR = {
+    "job_id": [1, 2, 3], "submit_time": [0, 10, 20], "run_time": [100, 10, 10], "req_time": [100, 10, 10],
+    "procs": [1, 1, 1], "user_id": [1, 1, 2],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("threshold", "first_at_100"),
+    # By hand: user 1's usage at 100 s with a 100 s half-life is the integral of 2^(-(100 - s)/100) over
+    # [0, 100] = 100 / ln 2 x (1 - 1/2) = 72.1348 processor-seconds; user 2's is 0.
+    [(72.13, 3), (72.14, 2)],
+)
+def test_the_users_decayed_usage_is_the_hand_computed_integral(threshold, first_at_100):
+    import polars as pl
+
+    result = simulate(pl.DataFrame(FAIR), 1, policy=f"min:if(uu > {threshold}, 1, 0) + a/1000", usage_half_life=100)
+    starts = dict(zip(result.jobs["job_id"].to_list(), result.jobs["start_time"].to_list(), strict=True))
+    assert starts[first_at_100] == 100 and starts[5 - first_at_100] == 110
+    # un: user 1 holds every bit of the usage so far (share 1), user 2 none.
+    share = simulate(pl.DataFrame(FAIR), 1, policy="min:if(un > 0.999, 1, 0) + a/1000", usage_half_life=100)
+    assert share.jobs.filter(pl.col("job_id") == 3)["start_time"].item() == 100
+    # A half-life of a tenth: usage at 100 s is 10/ln 2 x (1 - 2^-10) = 14.4128, below 72.13: FCFS order.
+    short = simulate(pl.DataFrame(FAIR), 1, policy="min:if(uu > 72.13, 1, 0) + a/1000", usage_half_life=10)
+    assert short.jobs.filter(pl.col("job_id") == 2)["start_time"].item() == 100
+
+
+def test_a_campaign_sweeps_the_usage_half_life_and_names_it(kth_lake):
+    args = ["campaign", "run", "--name", "fair", "--log", "KTH", "--lake", str(kth_lake.root), "--policy",
+            "fair=max:w/3600 - 10*un", "--usage-half-life", "1d,7d", "-f", "json"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    rows = {row["variant"]: row for row in json.loads(result.stdout)}
+    assert set(rows) == {"easy-fair", "easy-fair-hl=1d"}
+    assert rows["easy-fair"]["mean_wait"] != rows["easy-fair-hl=1d"]["mean_wait"]
+    bad = runner.invoke(app, [*args[:-4], "--usage-half-life", "0"])
+    assert bad.exit_code != 0 and "usage half-life must be a positive number" in bad.output

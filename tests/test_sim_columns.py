@@ -138,7 +138,8 @@ def test_simulate_log_from_python_equals_the_command(kth_lake, tmp_path):
     out = tmp_path / "kth.parquet"
     args = ["simulate", "KTH", "--backfill", "sjbf", "--lake", str(kth_lake.root), "-f", "json", "--jobs-out", str(out)]
     command = json.loads(CliRunner().invoke(app, args).stdout)[0]
-    assert command == {"log": result.log, "machine_size": result.settings.machine_size, **result.summary}
+    settings = {"view": "jobs_clean", "where": None, **result.settings.columns()}  # (every row says what made it)
+    assert command == {"log": result.log, "machine_size": result.settings.machine_size, **result.summary, **settings}
     written = pl.read_parquet(out)
     assert set(result.jobs.columns) | {"run"} == set(written.columns)
     assert written["start_time"].to_list() == result.jobs["start_time"].to_list()

@@ -39,7 +39,11 @@ def test_every_row_carries_the_settings_and_a_formula_its_name(kth_lake, tmp_pat
     assert [job["start_time"] for job in schedule] == direct.jobs["start_time"].to_list()
     csv = run("simulate", "KTH", "--lake", kth_lake.root, "--by", "size", "-f", "csv").stdout
     header, first = csv.splitlines()[:2]
-    assert header.startswith("log,size,") and header.endswith(",tau,warmup,cooldown") and ",fcfs,fcfs," in first
+    assert (
+        header.startswith("log,size,")
+        and header.endswith(",tau,warmup,cooldown,usage_half_life")
+        and ",fcfs,fcfs," in first
+    )
     refused = run("simulate", "KTH", "--lake", kth_lake.root, "-f", "csv", "--with-jobs", code=2)
     assert "goes with --format json" in refused.stderr
 

@@ -113,7 +113,7 @@ PREDICTION_JOBS_SCHEMA = pa.schema(
 #: add columns at the end and raise CAMPAIGN_RUNS_VERSION; never rename one.
 # 2: the prediction_* columns; 3: policy selection and week resamples; 4: backfill_confidence;
 # 5: the distribution metrics (geometric mean wait, percentiles); 6: the jobs' window (where_condition,
-# warmup, cooldown).
+# warmup, cooldown) and the usage half-life.
 CAMPAIGN_RUNS_VERSION = 6
 CAMPAIGN_SETTINGS = ("algorithm", "policy", "backfill", "predictor", "correction")
 CAMPAIGN_METRICS = ("mean_wait", "mean_bounded_slowdown", "max_wait", "mean_response", "makespan", "utilization")
@@ -158,6 +158,8 @@ CAMPAIGN_RUNS_SCHEMA = pa.schema(
         # replayed but not counted in the metrics (0 for none).
         pa.field("where_condition", pa.string()),
         *_fields(pa.float64(), "warmup", "cooldown"),
+        # The half-life of users' decayed usage (formula variables uu, un), seconds.
+        pa.field("usage_half_life", pa.float64()),
     ]
 )
 

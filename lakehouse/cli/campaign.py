@@ -99,6 +99,10 @@ def run(
         str | None,
         _list_option("With --predictor hmm or requested-law: also backfill if P(delaying the head) < this.", "0.05"),
     ] = None,
+    usage_half_life: Annotated[
+        str | None,
+        _list_option("Half-life of users' decayed usage, which formulas read as uu and un (durations: 1d, 12h).", "7d"),
+    ] = None,
     preset: Annotated[
         Preset | None,
         typer.Option(
@@ -163,6 +167,7 @@ def run(
         "threshold": threshold,
         "compat": compat,
         "backfill_confidence": backfill_confidence,
+        "usage_half_life": usage_half_life,
     }
     from lakehouse.base.units import parse_duration
 

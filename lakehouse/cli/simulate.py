@@ -150,6 +150,14 @@ def simulate(
             "probability that it delays the head of the queue is below this, in (0, 1).",
         ),
     ] = 0.05,
+    usage_half_life: Annotated[
+        str,
+        typer.Option(
+            rich_help_panel=SCHEDULER,
+            help="Half-life of users' decayed usage, which a formula reads as uu (processor-seconds) and un (the "
+            "user's share of all): a duration such as 7d (Slurm's default) or 12h.",
+        ),
+    ] = "7d",
     jobs_out: Annotated[
         Path | None,
         typer.Option(
@@ -206,6 +214,7 @@ def simulate(
     from lakehouse.sim.from_lake import simulate_log
 
     window = (parse_duration(warmup or "0"), parse_duration(cooldown or "0"))  # checked before anything is read
+    half_life = parse_duration(usage_half_life)
     if with_jobs and (fmt is not OutputFormat.json or by is not None):
         raise typer.BadParameter("goes with --format json (and no --by): a CSV or a table has no room for it",
                                  param_hint="--with-jobs")  # fmt: skip
@@ -234,6 +243,7 @@ def simulate(
                 epsilon=epsilon,
                 seed=seed,
                 backfill_confidence=backfill_confidence,
+                usage_half_life=half_life,
                 drop_wider=drop_wider,
                 warmup=window[0],
                 cooldown=window[1],

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from lakehouse import _native
 from lakehouse.base.comma_lists import split_items
 from lakehouse.base.errors import LakehouseError, SettingsError
 from lakehouse.base.job_views import View, log_jobs
@@ -217,6 +218,7 @@ def row_settings(row: dict) -> Settings:
         backfill_confidence=row.get("backfill_confidence"),
         warmup=row.get("warmup") or 0.0,
         cooldown=row.get("cooldown") or 0.0,
+        usage_half_life=row.get("usage_half_life") or _native.USAGE_HALF_LIFE,
     )
 
 

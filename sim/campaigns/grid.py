@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from lakehouse import _native
 from lakehouse.base import machine
 from lakehouse.base.campaign_names import name_problem
 from lakehouse.base.comma_lists import split_items
@@ -37,7 +38,7 @@ from lakehouse.base.log_names import LogNameError, select_logs
 from lakehouse.base.machine import machine_size_problem
 from lakehouse.base.prediction_tables import TABLE_PREFIX
 from lakehouse.base.tomlfile import read_toml
-from lakehouse.base.units import parse_duration
+from lakehouse.base.units import format_duration, parse_duration
 from lakehouse.sim.options import (
     COLUMN_PREFIX,
     DAY,
@@ -101,6 +102,8 @@ class Settings:
     #: replaces its slots' runs).
     warmup: float = 0.0
     cooldown: float = 0.0
+    #: The half-life (s) of users' decayed usage (formula variables `uu`, `un`).
+    usage_half_life: float = _native.USAGE_HALF_LIFE
 
     def canonical(self) -> str:
         """A stable text of the settings (the run key hashes it).  Settings at their defaults are left
@@ -123,7 +126,7 @@ class Settings:
                 options["epsilon"] = self.epsilon
         if self.backfill_confidence is not None:
             options["backfill_confidence"] = self.backfill_confidence
-        options.update(warmup=self.warmup, cooldown=self.cooldown)
+        options.update(warmup=self.warmup, cooldown=self.cooldown, usage_half_life=self.usage_half_life)
         return ReplaySettings.of(machine_size, tau=tau, **options)
 
     def label(self) -> str:
@@ -149,6 +152,8 @@ class Settings:
             parts.append(self.compat)
         if self.backfill_confidence is not None:
             parts.append(f"conf={self.backfill_confidence:g}")
+        if self.usage_half_life != _native.USAGE_HALF_LIFE:
+            parts.append(f"hl={format_duration(self.usage_half_life).replace(' ', '')}")
         if self.resample is not None:
             parts.append(f"r{self.resample}")
         return "-".join(parts)
@@ -200,6 +205,13 @@ def parse_threshold(text: object) -> int | None:
         raise GridError(f"threshold {text!r} is not a whole number of seconds (or {NO_THRESHOLD!r})") from None
 
 
+def _duration(text: object) -> float:
+    try:
+        return parse_duration(str(text))
+    except LakehouseError as exc:
+        raise GridError(str(exc)) from None
+
+
 def _number(text: object) -> float:
     try:
         return float(text)  # type: ignore[arg-type]
@@ -216,6 +228,7 @@ DIMENSIONS = {
     "threshold": _checked("threshold", parse_threshold),
     "compat": _checked("compat"),
     "backfill_confidence": _checked("backfill_confidence", _number),
+    "usage_half_life": _checked("usage_half_life", _duration),
 }
 
 
@@ -382,7 +395,7 @@ def grid_from_toml(path: Path, name: str | None = None) -> Grid:
         if key in data:
             try:
                 window[key] = parse_duration(str(data[key]))
-            except SettingsError as exc:
+            except LakehouseError as exc:
                 raise GridError(f"{path}: {key}: {exc}") from None
     tau = data.get("tau", 10.0)
     if isinstance(tau, bool) or not isinstance(tau, int | float):

@@ -168,7 +168,7 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
         row.update(decay=s.decay, epsilon=s.epsilon, seed=s.seed)
     row["resample"] = s.resample
     row["backfill_confidence"] = s.backfill_confidence
-    row.update(where_condition=log.where, warmup=s.warmup, cooldown=s.cooldown)
+    row.update(where_condition=log.where, warmup=s.warmup, cooldown=s.cooldown, usage_half_life=s.usage_half_life)
     started = time.perf_counter()
     try:
         if s.resample is not None:

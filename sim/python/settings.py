@@ -86,6 +86,8 @@ class ReplaySettings:
     warmup: float = 0
     cooldown: float = 0
     backfill_confidence: float = BACKFILL_CONFIDENCE
+    #: The half-life (s) of users' decayed usage, which formulas read as `uu` and `un`.
+    usage_half_life: float = _native.USAGE_HALF_LIFE
     selection: Selection | None = None
     #: `fixed:P` as the user gave it (the policy is then P, and the jobs gain a `policy` column).
     fixed_selector: bool = False
@@ -133,6 +135,9 @@ class ReplaySettings:
         for name in ("warmup", "cooldown"):
             if problem := window_problem(name, getattr(self, name)):
                 raise SettingsError(problem)
+        if not isinstance(self.usage_half_life, int | float) or isinstance(self.usage_half_life, bool):
+            raise SettingsError(f"the usage half-life must be a number of seconds, got {self.usage_half_life!r}")
+        set_(self, "usage_half_life", float(self.usage_half_life))
         if not isinstance(self.backfill_confidence, int | float):
             raise SettingsError(f"the backfill confidence must be a number, got {self.backfill_confidence!r}")
         set_(self, "backfill_confidence", float(self.backfill_confidence))
@@ -222,6 +227,7 @@ class ReplaySettings:
             "tau": float(self.tau),
             "warmup": float(self.warmup),
             "cooldown": float(self.cooldown),
+            "usage_half_life": self.usage_half_life,
         }
 
     def record(self) -> dict[str, object]:
@@ -245,6 +251,8 @@ class ReplaySettings:
         if self.uses_distributions:
             out["backfill_confidence"] = self.backfill_confidence
         out.update({k: getattr(self, k) for k in ("warmup", "cooldown") if getattr(self, k)})
+        if self.usage_half_life != _native.USAGE_HALF_LIFE:
+            out["usage_half_life"] = self.usage_half_life
         out["machine_size"] = self.machine_size
         return out
 

@@ -172,6 +172,7 @@ struct Settings {
     record_reservations: bool,
     selection: Option<SelectionSettings>,
     backfill_confidence: f64,
+    usage_half_life: f64,
 }
 
 /// `ReplaySettings.selection`: a selector and its parameters.
@@ -262,6 +263,7 @@ fn config(settings: Settings) -> PyResult<engine::Config> {
         record_reservations: settings.record_reservations,
         selection,
         confidence: settings.backfill_confidence,
+        usage_half_life: settings.usage_half_life,
         formulas,
     })
 }
@@ -555,6 +557,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("POLICY_PRESETS", engine::PRESETS.to_vec())?;
     m.add("FORMULA_VARIABLES", engine::VARIABLES.to_vec())?;
     m.add("MAX_FORMULA_BYTES", engine::MAX_FORMULA_BYTES)?;
+    m.add("USAGE_HALF_LIFE", engine::USAGE_HALF_LIFE)?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add_class::<ParsedSwf>()?;
     m.add_class::<Schedule>()?;

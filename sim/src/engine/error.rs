@@ -134,6 +134,15 @@ pub fn check_config(config: &Config) -> Result<(), InputError> {
                 .into(),
         ));
     }
+    if !(config.usage_half_life.is_finite() && config.usage_half_life > 0.0) {
+        return Err(plain(
+            "setting",
+            format!(
+                "the usage half-life must be a positive number of seconds, got {}",
+                config.usage_half_life
+            ),
+        ));
+    }
     // Checked whatever the predictor, so that a setting that means nothing here is still refused
     // when it is wrong (it would mean something to the next predictor tried).
     if !(config.confidence > 0.0 && config.confidence < 1.0) {

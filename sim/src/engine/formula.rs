@@ -33,6 +33,14 @@ pub const VARIABLES: &[(&str, &str)] = &[
     ("id", "job id"),
     ("ur", "running jobs of the job's user"),
     ("uw", "waiting jobs of the job's user (this one included)"),
+    (
+        "uu",
+        "the job's user's decayed past usage: processor-seconds, each weighted 2^(-age / usage half-life)",
+    ),
+    (
+        "un",
+        "uu as a share of every user's decayed usage (0 to 1; 0 while nothing has run)",
+    ),
 ];
 
 const FUNCTIONS: &[(&str, usize)] = &[
@@ -59,6 +67,8 @@ pub enum Var {
     Id,
     UserRunning,
     UserWaiting,
+    UserUsage,
+    UsageShare,
     /// A numeric column of the jobs' view, by its place in `Formula::columns`.
     Column(u8),
 }
@@ -66,7 +76,7 @@ pub enum Var {
 /// Most columns of the jobs one formula may read.
 const MAX_COLUMNS: usize = 32;
 
-const VAR_OF_NAME: [Var; 10] = [
+const VAR_OF_NAME: [Var; 12] = [
     Var::Wait,
     Var::Requested,
     Var::Predicted,
@@ -77,6 +87,8 @@ const VAR_OF_NAME: [Var; 10] = [
     Var::Id,
     Var::UserRunning,
     Var::UserWaiting,
+    Var::UserUsage,
+    Var::UsageShare,
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -122,6 +134,8 @@ pub struct Job {
     pub id: f64,
     pub user_running: f64,
     pub user_waiting: f64,
+    pub user_usage: f64,
+    pub usage_share: f64,
     /// The values of the formula's columns (`Formula::columns`), in order.
     pub columns: Vec<f64>,
 }
@@ -179,8 +193,10 @@ pub struct Formula {
     /// Whether the value moves with the clock (`w`, `t`) or with other jobs (`ur`, `uw`): such a
     /// queue is sorted at every pass; otherwise it is kept in order as jobs arrive.
     pub moves: bool,
-    /// Whether it reads `ur` / `uw` (the engine then counts jobs per user).
+    /// Whether it reads `ur`, `uw`, `uu` or `un` (the engine then keeps per-user state).
     pub reads_users: bool,
+    /// Whether it reads `uu` / `un` (the engine then keeps each user's decayed usage).
+    pub reads_usage: bool,
     /// The columns of the jobs it reads (names that are not variables), in order of first use: the
     /// caller passes them with the jobs (`Workload::extra`).
     pub columns: Vec<String>,
@@ -293,8 +309,21 @@ fn compile(
     Ok(Formula {
         text: body.trim().to_string(),
         largest_first,
-        moves: reads(&[Var::Wait, Var::Now, Var::UserRunning, Var::UserWaiting]),
-        reads_users: reads(&[Var::UserRunning, Var::UserWaiting]),
+        moves: reads(&[
+            Var::Wait,
+            Var::Now,
+            Var::UserRunning,
+            Var::UserWaiting,
+            Var::UserUsage,
+            Var::UsageShare,
+        ]),
+        reads_users: reads(&[
+            Var::UserRunning,
+            Var::UserWaiting,
+            Var::UserUsage,
+            Var::UsageShare,
+        ]),
+        reads_usage: reads(&[Var::UserUsage, Var::UsageShare]),
         program,
         columns: parser.columns,
     })
@@ -318,6 +347,8 @@ impl Formula {
             Var::Id => job.id,
             Var::UserRunning => job.user_running,
             Var::UserWaiting => job.user_waiting,
+            Var::UserUsage => job.user_usage,
+            Var::UsageShare => job.usage_share,
             Var::Column(k) => job.columns.get(usize::from(k)).copied().unwrap_or(f64::NAN),
         }
     }
@@ -551,6 +582,8 @@ fn fold_constants(program: &mut Vec<Op>) {
         id: 0.0,
         user_running: 0.0,
         user_waiting: 0.0,
+        user_usage: 0.0,
+        usage_share: 0.0,
         columns: Vec::new(),
     };
     for &op in program.iter() {
@@ -574,6 +607,7 @@ fn fold_constants(program: &mut Vec<Op>) {
                 program: piece,
                 moves: false,
                 reads_users: false,
+                reads_usage: false,
                 columns: Vec::new(),
             }
             .value(&dummy);
@@ -1105,6 +1139,8 @@ mod tests {
             id: 7.0,
             user_running: 1.0,
             user_waiting: 2.0,
+            user_usage: 3600.0,
+            usage_share: 0.25,
             columns: vec![w * 10.0],
         }
     }

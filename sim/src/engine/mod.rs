@@ -29,6 +29,7 @@ mod selector;
 mod state;
 #[cfg(test)]
 mod tests;
+mod usage;
 
 pub use allocation::{allocate, Allocation};
 pub use eloss::{Curve, Loss, Weight};
@@ -78,7 +79,12 @@ pub struct Config {
     pub confidence: f64,
     /// The formulas that `Policy::Formula` policies (the policy, or a selection's candidates) index.
     pub formulas: Vec<Formula>,
+    /// The half-life (s) of users' decayed usage, which formulas read as `uu` and `un`.
+    pub usage_half_life: f64,
 }
+
+/// Slurm's default `PriorityDecayHalfLife`: 7 days.
+pub const USAGE_HALF_LIFE: f64 = 7.0 * 86_400.0;
 
 impl Config {
     /// Classic EASY: FCFS, requested times as predictions, canonical semantics.
@@ -96,6 +102,7 @@ impl Config {
             selection: None,
             confidence: 0.05,
             formulas: Vec::new(),
+            usage_half_life: USAGE_HALF_LIFE,
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use super::formula::{self, Formula, Var};
 use super::queue::Queue;
+use super::usage::Usage;
 use std::cell::{Cell, RefCell};
 
 /// Primary queue order.  "Requested" is the user's requested time; ties go by submit time, then job id.
@@ -75,6 +76,10 @@ pub struct FormulaFacts<'a> {
     pub user_slot: &'a [u32],
     pub user_running: &'a [u32],
     pub user_waiting: &'a [u32],
+    /// Each user's decayed usage (empty unless a formula reads it), every user's, and the half-life.
+    pub user_usage: &'a [Usage],
+    pub all_usage: &'a Usage,
+    pub usage_half_life: f64,
     /// Jobs whose key was once NaN or infinite (they went last).
     pub not_finite: &'a [Cell<bool>],
     /// The columns of a batch of keys, kept from pass to pass.
@@ -120,6 +125,19 @@ impl<'a> Facts<'a> {
             Var::Id => facts.id[job] as f64,
             Var::UserRunning => per_user(facts.user_running),
             Var::UserWaiting => per_user(facts.user_waiting),
+            Var::UserUsage => {
+                facts.user_usage[facts.user_slot[job] as usize].at(now, facts.usage_half_life)
+            }
+            Var::UsageShare => {
+                let all = facts.all_usage.at(now, facts.usage_half_life);
+                let mine =
+                    facts.user_usage[facts.user_slot[job] as usize].at(now, facts.usage_half_life);
+                if all > 0.0 {
+                    mine / all
+                } else {
+                    0.0
+                }
+            }
             Var::Column(k) => columns[usize::from(k)][job],
         }
     }

@@ -11,6 +11,7 @@ use super::profile::Profile;
 use super::queue::Queue;
 use super::running::Running;
 use super::selector::{Charge, Chooser};
+use super::usage::Usage;
 use super::{Algorithm, Backfill, Compat, Config, Outcome, Policy, Predictor, Workload};
 use std::cell::{Cell, RefCell};
 use std::cmp::Reverse;
@@ -33,6 +34,9 @@ macro_rules! facts {
                     user_slot: &$sim.user_slot,
                     user_running: &$sim.user_running,
                     user_waiting: &$sim.user_waiting,
+                    user_usage: &$sim.user_usage,
+                    all_usage: &$sim.all_usage,
+                    usage_half_life: $sim.config.usage_half_life,
                     not_finite: &$sim.not_finite,
                     scratch: &$sim.formula_scratch,
                     columns: &$sim.formula_columns,
@@ -122,6 +126,9 @@ pub struct Sim<'a> {
     /// Formulas reading `ur` / `uw`: each user's running and waiting jobs (else empty).
     pub(super) user_running: Vec<u32>,
     pub(super) user_waiting: Vec<u32>,
+    /// Formulas reading `uu` / `un`: each user's decayed usage (else empty), and every user's.
+    pub(super) user_usage: Vec<Usage>,
+    pub(super) all_usage: Usage,
     /// Formulas: the jobs whose key was once not a finite number, and the columns of their keys.
     pub(super) not_finite: Vec<Cell<bool>>,
     pub(super) formula_scratch: RefCell<Vec<Vec<f64>>>,
@@ -185,6 +192,7 @@ impl<'a> Sim<'a> {
             _ => (Vec::new(), 0),
         };
         let per_user = || vec![0u32; if counts_users { users } else { 0 }];
+        let keeps_usage = config.formulas.iter().any(|f| f.reads_usage);
         let learner = match config.predictor {
             Predictor::Eloss(loss) => {
                 let pyss = config.compat == Compat::Pyss;
@@ -232,6 +240,8 @@ impl<'a> Sim<'a> {
             history: vec![History::default(); users],
             user_running: per_user(),
             user_waiting: per_user(),
+            user_usage: vec![Usage::default(); if keeps_usage { users } else { 0 }],
+            all_usage: Usage::default(),
             not_finite: (0..n).map(|_| Cell::new(false)).collect(),
             formula_scratch: RefCell::default(),
             formula_columns: config
@@ -454,6 +464,7 @@ impl<'a> Sim<'a> {
                 if !self.user_running.is_empty() {
                     self.user_running[self.user_slot[job] as usize] -= 1;
                 }
+                self.used(job, now, -self.w.procs[job]);
                 if let Some(chooser) = &mut self.chooser {
                     chooser.observed(Charge::Finished, self.out.start[job] - self.w.submit[job]);
                 }
@@ -590,6 +601,7 @@ impl<'a> Sim<'a> {
             self.user_waiting[slot] -= 1;
             self.user_running[slot] += 1;
         }
+        self.used(job, now, procs);
         self.out.start[job] = now;
         self.out.end[job] = now + self.run[job];
         self.block_end[job] = now + self.planned(job);
@@ -608,6 +620,18 @@ impl<'a> Sim<'a> {
         self.push(now + self.run[job], Kind::Termination, job);
         if self.config.correction != Correction::None && self.run[job] > self.predicted[job] {
             self.push(now + self.predicted[job], Kind::PredictionOver, job);
+        }
+    }
+
+    /// `job`'s user runs `procs` more (or fewer) processors from `now` on (formulas reading `uu`/`un`).
+    fn used(&mut self, job: usize, now: i64, procs: i64) {
+        if let Some(usage) = self
+            .user_usage
+            .get_mut(self.user_slot.get(job).copied().unwrap_or(0) as usize)
+        {
+            let half_life = self.config.usage_half_life;
+            usage.change(now, half_life, procs);
+            self.all_usage.change(now, half_life, procs);
         }
     }
 
