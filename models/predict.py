@@ -60,6 +60,11 @@ GROUPINGS = {
 }
 
 
+def grouping_names() -> list[str]:
+    """Every grouping a user may name, of either family (the report refuses one its source lacks)."""
+    return list(dict.fromkeys(name for family in GROUPINGS.values() for name in family))
+
+
 # The columns every target view has besides its workflow keys (what the later steps carry along).
 # (Neither the source, the same on every row, nor the user's text, kept once per user in TEMP `user_names`:
 # at the trace's shape they were a sixth of every table's width.)

@@ -8,6 +8,7 @@ import gzip
 import hashlib
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -42,6 +43,12 @@ class Faults:
     cut_once: set[str] = field(default_factory=set)
     cut_after: int = 1000
     corrupt: set[str] = field(default_factory=set)
+    #: Files sent without a Content-Length and followed by `grow_by` bytes more than their HEAD said.
+    grow: set[str] = field(default_factory=set)
+    grow_by: int = 3 << 20
+    #: Files sent slowly: 16 KB every `slow_pause` seconds.
+    slow: set[str] = field(default_factory=set)
+    slow_pause: float = 0.1
     seen: list[tuple[str, str | None]] = field(default_factory=list)
 
 
@@ -77,6 +84,12 @@ def serve(bucket: Path, faults: Faults | None = None) -> Iterator[str]:
             data = self._body()
             if data is None:
                 return
+            if name in faults.grow:  # no length, and more bytes than announced
+                self.send_response(200)
+                self.end_headers()
+                self.wfile.write(data + bytes(faults.grow_by))
+                self.close_connection = True
+                return
             start = 0
             if (wanted := self.headers.get("Range")) and wanted.startswith("bytes="):
                 start = int(wanted.removeprefix("bytes=").split("-")[0])
@@ -94,6 +107,15 @@ def serve(bucket: Path, faults: Faults | None = None) -> Iterator[str]:
                 self.wfile.write(data[start : start + faults.cut_after])
                 self.wfile.flush()
                 self.close_connection = True
+                return
+            if name in faults.slow:
+                try:
+                    for at in range(start, len(data), 16 << 10):
+                        self.wfile.write(data[at : at + (16 << 10)])
+                        self.wfile.flush()
+                        time.sleep(faults.slow_pause)
+                except (BrokenPipeError, ConnectionResetError):  # the client stopped: what a client may do
+                    pass
                 return
             self.wfile.write(data[start:])
 

@@ -58,6 +58,13 @@ def sql_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def path_literal(path: str | os.PathLike[str]) -> str:
+    """A file's path as a literal DuckDB's table functions (read_csv, read_parquet) read as that one
+    file, never as a pattern: each glob character (`[`, `*`, `?`) stands in a class of its own
+    (`m[1].csv` would otherwise read `m1.csv`, `p*.csv` every match)."""
+    return sql_literal(re.sub(r"([\[*?])", r"[\1]", os.fspath(path)))
+
+
 #: The files each ingested dataset's views read (dataset key -> absolute paths).
 Files = dict[str, list[str]]
 
@@ -245,7 +252,14 @@ def restore_meta(con: duckdb.DuckDBPyConnection, root: Path) -> bool:
         return False
     for table, path in copies.items():
         if path.exists():
-            con.execute(f"INSERT INTO meta.{table} BY NAME SELECT * FROM read_parquet({sql_literal(path.as_posix())})")
+            try:
+                con.execute(f"INSERT INTO meta.{table} BY NAME SELECT * FROM read_parquet({path_literal(path)})")
+            except duckdb.Error as exc:  # another table's copy, a file that is not Parquet
+                first = str(exc).splitlines()[0]
+                raise CatalogError(
+                    f"{path}: not a copy of meta.{table} ({first}); restore the lake's own copy, or move it away "
+                    "and rebuild (the lake then forgets what it recorded there)"
+                ) from None
     return True
 
 

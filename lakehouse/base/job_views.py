@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, cast
 
 import numpy as np
 
-from lakehouse.base.catalog import sql_literal
+from lakehouse.base.catalog import named_query, sql_literal
 from lakehouse.base.conditions import one_condition
 from lakehouse.base.errors import LakehouseError, QueryError
 from lakehouse.base.lake import Lake
@@ -56,7 +56,7 @@ def log_jobs(
     Parquet); None means every column plus `predicted_walltime`.  The stored predictions are joined only
     when `predicted_walltime` is asked for.
     """
-    _require_tables(lake, columns)
+    _require_tables(lake, log, columns)
     sql, keep_line = _jobs_sql(log, view, where, columns)
     try:
         jobs = lake.query(sql)
@@ -81,7 +81,7 @@ def log_columns(
 ) -> dict[str, np.ndarray]:
     """`log_jobs` as numpy columns (masked where NULL), in the same order: what `simulate` takes
     without loading Polars first (the command line's replay)."""
-    _require_tables(lake, columns)
+    _require_tables(lake, log, columns)
     sql, keep_line = _jobs_sql(log, view, where, columns)
     try:
         jobs = lake.query_numpy(sql)
@@ -102,8 +102,9 @@ def imported_tables(lake: Lake) -> list[str]:
     return [str(row[0]) for row in lake.rows("SELECT DISTINCT name FROM analysis.imported_predictions ORDER BY 1")]
 
 
-def _require_tables(lake: Lake, columns: Sequence[str] | None) -> None:
-    """Refuse a `table:NAME` the lake does not hold, naming those it does."""
+def _require_tables(lake: Lake, log: str, columns: Sequence[str] | None) -> None:
+    """Refuse a `table:NAME` the lake does not hold (naming those it does), and one imported for another
+    content of `log` (the log ingested again since: its job ids may name other jobs)."""
     wanted = [table for c in columns or [] if (table := table_of_column(c)) is not None]
     if not wanted:
         return
@@ -113,6 +114,14 @@ def _require_tables(lake: Lake, columns: Sequence[str] | None) -> None:
             raise PredictionTableError(
                 f"no prediction table named {table!r} in the lake (imported: {', '.join(known) or 'none'}); "
                 f"import the table first (lakehouse import predictions FILE --name {table})"
+            )
+        changed = lake.rows(named_query("prediction_log_changed"), [table, log])
+        if changed:
+            then, now = changed[0]
+            raise PredictionTableError(
+                f"table:{table} was imported for {log} as its file was then (SHA-256 {then[:12]}…), and the log "
+                f"has been ingested again since from other content ({(now or 'none')[:12]}…): its job ids may name "
+                f"other jobs now; import the table again (lakehouse import predictions FILE --name {table})"
             )
 
 

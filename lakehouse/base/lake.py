@@ -185,13 +185,35 @@ class Lake:
                 f"the lake path {self.root} contains one of {' '.join(PATH_GLOB_CHARACTERS)}: DuckDB would read it "
                 "as a pattern; choose a folder without them"
             )
-        self._session: duckdb.DuckDBPyConnection | None = None
+        # `reading()`'s connection, one per thread: a DuckDB connection used from two threads at once
+        # crashes the interpreter (the adversary's fourth pass: SIGSEGV in 1-3 of 4 runs).
+        self._sessions = threading.local()
         self._writer: CatalogWriter | None = None
         # No output of this process may land in the lake's data (e.g. `sql --output` over a log's Parquet).
         protect(self.root, (CATALOG_FILE, "parquet", "quarantine", "analysis", "meta", SPILL_FOLDER))
 
     def __repr__(self) -> str:
         return f"Lake({str(self.root)!r})"
+
+    def __getstate__(self) -> dict[str, object]:
+        """A copy for another process (a campaign's or a report's worker): the lake as named and
+        budgeted, without this process's connections or writer session."""
+        state = {k: v for k, v in self.__dict__.items() if k != "_sessions"}
+        state["_writer"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        self.__dict__.update(state)
+        self._sessions = threading.local()
+
+    @property
+    def _session(self) -> duckdb.DuckDBPyConnection | None:
+        """The connection `reading()` opened in this thread, if any."""
+        return getattr(self._sessions, "connection", None)
+
+    @_session.setter
+    def _session(self, connection: duckdb.DuckDBPyConnection | None) -> None:
+        self._sessions.connection = connection
 
     @property
     def catalog_path(self) -> Path:

@@ -52,7 +52,9 @@ def names_log(name: str, log: str, known: Sequence[str]) -> bool:
     """Whether `name` names `log` (one of `known`) by the rule above; a name that names no log names
     none of them (a configuration may be written before its logs arrive), an ambiguous prefix is a
     LogNameError."""
-    if not is_glob(name) and name not in known and not any(k.startswith(name) for k in known):
+    if is_glob(name):  # (a glob that matches nothing yet names nothing, as a name not there yet)
+        return fnmatchcase(log, name)
+    if name not in known and not any(k.startswith(name) for k in known):
         return False
     return log in logs_named(name, known)
 

@@ -280,5 +280,8 @@ IMPORTED_PREDICTIONS_SCHEMA = pa.schema(
         pa.field("job_id", pa.int64()),
         pa.field("predicted", pa.float64()),
         *_fields(pa.string(), "source_file", "content_hash"),
+        # The SHA-256 of the log file the predictions were imported for (the lake's manifest): a log
+        # ingested again from other content makes them refused, since its job ids may name other jobs.
+        pa.field("log_content_hash", pa.string()),
     ]
 )

@@ -7,14 +7,18 @@ from pathlib import Path
 from typing import Any
 
 from lakehouse.base.errors import LakehouseError
+from lakehouse.base.readable import read_bounded
+
+#: The largest configuration read (a campaign's grid, the nightly run's settings are a few KB).
+MAX_TOML = 1 << 20
 
 
 def read_toml(path: Path, error: type[LakehouseError]) -> dict[str, Any]:
-    """The file's tables, or `error` naming the file and what is wrong with it."""
+    """The file's tables, or `error` naming the file and what is wrong with it (also: not a regular file,
+    such as a FIFO or a link to /dev/zero, or larger than MAX_TOML)."""
+    data = read_bounded(path, MAX_TOML, error)
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise error(f"{path}: {exc.strerror or exc}") from None
+        return tomllib.loads(data.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise error(f"{path}: not valid TOML: {exc}") from None
     except RecursionError:  # tables or arrays nested thousands deep

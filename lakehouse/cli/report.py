@@ -41,11 +41,23 @@ def _option_parameter(option: Option) -> inspect.Parameter:
     """A report option as a parameter of its command: `--NAME-WITH-DASHES`, its help and range."""
     flag = "--" + option.name.replace("_", "-")
     kind = option.kind
+
+    def checked(value: Any) -> Any:
+        """The option's own check (Option.problem), with the words the nightly configuration uses."""
+        if value is not None and (problem := option.problem(value)):
+            raise typer.BadParameter(problem)
+        return value
+
     spec = (
         typer.Option(f"{flag}/--no-{flag[2:]}", help=option.help)
         if kind is bool
         else typer.Option(
-            flag, help=option.help, min=option.minimum, max=option.maximum, show_default=option.default is not None
+            flag,
+            help=option.help,
+            min=option.minimum,
+            max=option.maximum,
+            show_default=option.default is not None,
+            callback=checked,
         )
     )
     holds: Any = list[str] if kind is list else kind  # texts: the option repeated

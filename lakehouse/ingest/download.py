@@ -7,6 +7,11 @@ google DEST` and the nightly inbox take it as it is.
 A file is complete only once its bytes hash to the published SHA-256: it is written as `NAME.part`
 and renamed then.  A run that stops (a cut connection, Ctrl-C, a kill) leaves `NAME.part`, which the
 next run continues with an HTTP range request; a file whose hash differs is deleted and named.
+
+The server is not trusted further than it must be: a listing path that would leave DEST (`..`, an
+absolute path, a backslash) refuses the listing; the listing is read up to MAX_LISTING bytes; a file's
+body up to the size the server announced for it (its HEAD), or MAX_FILE when it announced none; a
+Ctrl-C stops the transfers under way at their next block.
 """
 
 from __future__ import annotations
@@ -16,11 +21,12 @@ import http.client
 import os
 import re
 import shutil
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +43,12 @@ ATTEMPTS = 4
 CHUNK = 1 << 20
 HEADS_AT_A_TIME = 16
 TIMEOUT = 60.0
+#: The most of a listing read (the trace's own SHA256SUM is ~260 KB for its ~2,500 files).
+MAX_LISTING = 16 << 20
+#: The most of a file read when the server announced no size (the trace's largest part is < 1 GB).
+MAX_FILE = 4 << 30
+#: Bytes read at a time from a transfer: a Ctrl-C waits for one block at most.
+BLOCK = 64 << 10
 _PART = re.compile(r"part-(\d{5})-of-(\d{5})\.csv\.gz$")
 _LINE = re.compile(r"^([0-9a-fA-F]{64}) [ *](?:\./)?(\S.*)$")
 
@@ -63,8 +75,21 @@ def parse_checksums(text: str) -> list[Wanted]:
         found = _LINE.match(line.strip())
         if not found:
             raise DownloadError(f"{CHECKSUMS} line {number}: not `SHA256  PATH`: {line[:80]!r}")
+        if problem := _escapes(found.group(2)):
+            raise DownloadError(
+                f"{CHECKSUMS} line {number}: {found.group(2)[:120]!r} {problem}: the listing is refused"
+            )
         wanted.append(Wanted(found.group(2), found.group(1).lower()))
     return wanted
+
+
+def _escapes(path: str) -> str | None:
+    """Why a listing's path would not stay a file below the download folder, if it would not."""
+    if path.startswith("/") or "\\" in path or "\x00" in path or re.match(r"^[A-Za-z]:", path):
+        return "is not a relative path"
+    if any(part in ("", ".", "..") for part in path.split("/")):
+        return "has an empty, '.' or '..' component: it would leave the download folder"
+    return None
 
 
 def parse_parts(text: str | None) -> tuple[int, int] | None:
@@ -129,6 +154,10 @@ class Download:
         self.dest = dest
         self.base_url = (base_url or os.environ.get(URL_ENV) or BUCKET_URL).rstrip("/")
         self.jobs = jobs
+        #: Each file's size as the server announced it (`sizes`): a body is read up to it.
+        self.announced: dict[str, int | None] = {}
+        #: Set by a Ctrl-C: every transfer stops at its next block.
+        self.stopping = threading.Event()
 
     def url(self, path: str) -> str:
         return f"{self.base_url}/{path}"
@@ -137,9 +166,17 @@ class Download:
         """The bucket's `SHA256SUM`, also kept in DEST (what the files were checked against)."""
         try:
             with urllib.request.urlopen(self.url(CHECKSUMS), timeout=TIMEOUT) as response:
-                text = response.read().decode("utf-8")
+                data = response.read(MAX_LISTING + 1)
         except (urllib.error.URLError, OSError) as exc:
             raise DownloadError(f"{self.url(CHECKSUMS)}: {_reason(exc)}") from None
+        if len(data) > MAX_LISTING:
+            raise DownloadError(
+                f"{self.url(CHECKSUMS)}: longer than {MAX_LISTING >> 20} MB: not a listing of the trace"
+            )
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise DownloadError(f"{self.url(CHECKSUMS)}: not text (UTF-8): not a listing of the trace") from None
         self.dest.mkdir(parents=True, exist_ok=True)
         (self.dest / CHECKSUMS).write_text(text, encoding="utf-8")
         return parse_checksums(text)
@@ -158,15 +195,32 @@ class Download:
 
         # (A HEAD is a round trip and no transfer: more at a time than the downloads.)
         with ThreadPoolExecutor(max_workers=max(self.jobs, HEADS_AT_A_TIME)) as pool:
-            return dict(zip((item.path for item in files), pool.map(size, files), strict=True))
+            self.announced = dict(zip((item.path for item in files), pool.map(size, files), strict=True))
+        return dict(self.announced)
 
     def run(self, files: Sequence[Wanted], advance: Callable[[int], None] = lambda _: None) -> list[Fetched]:
-        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            return list(pool.map(lambda item: self.fetch(item, advance), files))
+        """Fetch the files `jobs` at a time.  A Ctrl-C stops every transfer at its next block (what came
+        stays as `.part`, for the next run) instead of waiting for them to end."""
+        pool = ThreadPoolExecutor(max_workers=self.jobs)
+        try:
+            futures = [pool.submit(self.fetch, item, advance) for item in files]
+            # Waited for in short steps: the kernel may hand SIGINT to a transfer's thread, and Python runs
+            # its handler only when the main thread wakes (a wait without a timeout waited for the files).
+            while wait(futures, timeout=0.2).not_done:
+                pass
+            return [future.result() for future in futures]
+        except KeyboardInterrupt:
+            self.stopping.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        finally:
+            pool.shutdown(wait=not self.stopping.is_set())
 
     def fetch(self, item: Wanted, advance: Callable[[int], None]) -> Fetched:
         """One file: already whole, or fetched (continuing a `.part`) and checked."""
         final = self.dest / item.path
+        if _escapes(item.path) or not final.resolve().is_relative_to(self.dest.resolve()):
+            return Fetched(item.path, "failed", error=f"{item.path}: not a file below {self.dest}: not fetched")
         if final.exists() and sha256_of(final) == item.sha256:
             advance(final.stat().st_size)
             return Fetched(item.path, "present")
@@ -177,6 +231,9 @@ class Download:
             try:
                 received = self._get(item.path, partial, advance)
                 break
+            except DownloadError as exc:  # the server broke its word: no retry, nothing kept
+                partial.unlink(missing_ok=True)
+                return Fetched(item.path, "failed", error=str(exc))
             except (urllib.error.URLError, OSError, http.client.HTTPException) as exc:
                 error = _reason(exc)
                 if isinstance(exc, urllib.error.HTTPError) and exc.code not in (408, 429, 500, 502, 503, 504):
@@ -213,16 +270,23 @@ class Download:
                 offset = 0
             advance(offset)
             received = 0
+            announced = self.announced.get(path)
+            limit = MAX_FILE if announced is None else announced
             with open(partial, "ab" if offset else "wb") as out:
                 while True:
+                    if self.stopping.is_set():
+                        raise KeyboardInterrupt
                     try:
-                        block = response.read(CHUNK)
+                        block = response.read(BLOCK)
                     except http.client.IncompleteRead as exc:  # keep what came: the next try goes on from it
                         out.write(exc.partial)
                         advance(len(exc.partial))
                         raise
                     if not block:
                         break
+                    if offset + received + len(block) > limit:
+                        said = f"announced {announced:,} bytes" if announced is not None else "announced no size"
+                        raise DownloadError(f"{self.url(path)}: the server {said} and sends more: not fetched")
                     out.write(block)
                     received += len(block)
                     advance(len(block))

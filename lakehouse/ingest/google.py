@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from isal import igzip, isal_zlib
 from pyarrow import csv as pa_csv
 
-from lakehouse.base.catalog import named_query, sql_literal
+from lakehouse.base.catalog import named_query, path_literal, sql_literal
 from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
 from lakehouse.base.errors import BrokenFileError, LakehouseError
 from lakehouse.base.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
@@ -366,7 +366,7 @@ def _write_duckdb(
     spec = "{" + ", ".join(f"{sql_literal(c.name)}: {sql_literal(c.duckdb_type)}" for c in columns) + "}"
     try:
         con.execute(
-            f"COPY (SELECT *, {sql_literal(part.part)} AS part FROM read_csv({sql_literal(str(part.path))}, "
+            f"COPY (SELECT *, {sql_literal(part.part)} AS part FROM read_csv({path_literal(part.path)}, "
             f"columns = {spec}, header = false, delim = ',', quote = '', escape = '', "
             f"auto_detect = false, compression = 'gzip', store_rejects = true, "
             f"rejects_scan = 'scan', rejects_table = 'rejects')) "

@@ -4,11 +4,13 @@ decompressed than a bound (a gzip bomb must fail alone, in bounded memory and ti
 
 from __future__ import annotations
 
-import stat
 import zlib
 from pathlib import Path
 
 from lakehouse.base.errors import BrokenFileError
+from lakehouse.base.readable import not_a_file
+
+__all__ = ["not_a_file", "gunzip_bounded"]
 
 #: A gzipped log may expand to at most this many times its compressed size, or MIN_EXPANDED bytes if
 #: that is more.  Real logs compress 4 to 15 times (the Parallel Workloads Archive's largest, 11 MB
@@ -16,18 +18,6 @@ from lakehouse.base.errors import BrokenFileError
 MAX_RATIO = 200
 MIN_EXPANDED = 256 * 2**20
 _CHUNK = 4 * 2**20
-
-
-def not_a_file(path: Path) -> str | None:
-    """Why `path` cannot be read as an input file (through links), if so."""
-    try:
-        mode = path.stat().st_mode
-    except OSError as exc:
-        return f"cannot be read ({exc.strerror or exc})"
-    if stat.S_ISREG(mode):
-        return None
-    kind = "a folder" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device or a socket"
-    return f"not a regular file ({kind}, or a link to one): left alone"
 
 
 def gunzip_bounded(path: Path, raw: bytes) -> bytes:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import duckdb
 
-from lakehouse.base.catalog import sql_literal
+from lakehouse.base.catalog import path_literal, sql_literal
 from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.base.lake import Lake, pending_path
 from lakehouse.base.prediction_tables import PredictionTableError, check_name
@@ -53,9 +53,10 @@ def import_predictions(lake: Lake, path: Path, name: str) -> Imported:
         final.parent.mkdir(parents=True, exist_ok=True)
         written = pending_path(final)
         con.execute(
-            f"COPY (SELECT {sql_literal(name)} AS name, log, job_id, predicted, {sql_literal(str(path))} AS "
-            f"source_file, {sql_literal(digest)} AS content_hash FROM checked ORDER BY log, job_id) "
-            f"TO {sql_literal(str(written))} ({PARQUET_OPTIONS})"
+            f"COPY (SELECT {sql_literal(name)} AS name, c.log, job_id, predicted, {sql_literal(str(path))} AS "
+            f"source_file, {sql_literal(digest)} AS content_hash, m.content_hash AS log_content_hash "
+            "FROM checked c LEFT JOIN meta.manifest m ON m.dataset = 'swf' AND m.name = c.log "
+            f"ORDER BY c.log, job_id) TO {sql_literal(str(written))} ({PARQUET_OPTIONS})"
         )
         logs = con.execute("SELECT count(DISTINCT log) FROM checked").fetchone()[0]  # type: ignore[index]
         con.execute("DROP TABLE checked")
@@ -67,7 +68,7 @@ def _reader(path: Path) -> str:
     """The DuckDB table function that reads `path` (by its ending)."""
     if not path.is_file():
         raise PredictionTableError(f"{path}: no such file")
-    literal = sql_literal(str(path))
+    literal = path_literal(path)
     suffixes = "".join(path.suffixes[-2:]).lower()
     if suffixes.endswith(".parquet"):
         return f"read_parquet({literal})"

@@ -12,6 +12,7 @@ old tables or the new ones, whole.
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +54,9 @@ class Option:
     minimum: float | None = None
     maximum: float | None = None
     holds: type | None = None  # what it holds when its default is None (none given: the report chooses)
+    #: A text's allowed values, asked when a value is checked (a model's names: listing the reports
+    #: loads no model).
+    choices: Callable[[], Sequence[str]] | None = None
 
     @property
     def kind(self) -> type:
@@ -70,6 +74,10 @@ class Option:
         number = int | float if kind is float else kind
         if isinstance(value, bool) != (kind is bool) or not isinstance(value, number):
             return f"{expected}, got {value!r}"
+        if isinstance(value, float) and not math.isfinite(value):  # (NaN passes every comparison below)
+            return f"{expected.replace('a number', 'a finite number')}, got {value!r}"
+        if self.choices is not None and isinstance(value, str) and value not in (allowed := list(self.choices())):
+            return f"expected one of {', '.join(allowed)}, got {value!r}"
         if (
             isinstance(value, int | float)
             and not isinstance(value, bool)

@@ -50,12 +50,20 @@ OPTIONS = (
         "signature; Google: job, user, logical name, request signature) [default: the one with the least loss "
         "among the 'max of all history' rows].",
         holds=str,
+        choices=lazy("lakehouse.models.predict:grouping_names"),
     ),
-    Option("window", None, "Window of k completed jobs [default: chosen per user on their first 80 %].", holds=int),
+    Option(
+        "window",
+        None,
+        "Window of k completed jobs [default: chosen per user on their first 80 %].",
+        minimum=1,
+        maximum=1_000_000_000,
+        holds=int,
+    ),
     Option("local_profile", True, "Cold start from the user's used/requested ratio."),
     Option("global_profile", True, "Cold start from everyone's used/requested ratio."),
-    Option("under", 1.0, "Loss weight of an under-estimate."),
-    Option("over", 0.5, "Loss weight of an over-estimate."),
+    Option("under", 1.0, "Loss weight of an under-estimate.", minimum=0, maximum=1e6),
+    Option("over", 0.5, "Loss weight of an over-estimate.", minimum=0, maximum=1e6),
 )
 
 

@@ -199,10 +199,12 @@ def _checked(key: str, read: Callable[[object], object] = str) -> Callable[[obje
 def parse_threshold(text: object) -> int | None:
     if text is None or (isinstance(text, str) and text.strip().lower() in (NO_THRESHOLD, "")):
         return None
-    try:
-        return int(text)  # type: ignore[call-overload]
-    except (TypeError, ValueError):
-        raise GridError(f"threshold {text!r} is not a whole number of seconds (or {NO_THRESHOLD!r})") from None
+    whole = isinstance(text, int) and not isinstance(text, bool)
+    whole = whole or (isinstance(text, float) and text.is_integer())
+    whole = whole or (isinstance(text, str) and text.strip().lstrip("+-").isdigit())
+    if not whole:  # (int(3600.7) would be 3600 and int(1.9) 1: never rounded silently)
+        raise GridError(f"threshold {text!r} is not a whole number of seconds (or {NO_THRESHOLD!r})")
+    return int(text)  # type: ignore[call-overload, arg-type]
 
 
 def _duration(text: object) -> float:

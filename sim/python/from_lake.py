@@ -9,7 +9,14 @@ from lakehouse.base.errors import ORDER_KIND, SettingsError, SimulationInputErro
 from lakehouse.base.job_views import View, log_columns, log_machine_size, order_problem_columns, resolve_log
 from lakehouse.base.lake import Lake
 from lakehouse.sim.engine import simulate
-from lakehouse.sim.options import Compat, check_order_columns, order_columns, parse_policy, parse_predictor
+from lakehouse.sim.options import (
+    FIXED_PREFIX,
+    Compat,
+    check_order_columns,
+    order_columns,
+    parse_policy,
+    parse_predictor,
+)
 from lakehouse.sim.result import SimulationResult
 from lakehouse.sim.workload import input_columns
 
@@ -33,6 +40,9 @@ def simulate_log(
     compat = Compat(str(settings.get("compat", Compat.canonical)))
     predictor = str(settings.get("predictor", "requested"))
     orders = [settings.get("policy"), *(settings.get("policies") or [])]
+    selector = settings.get("selector")
+    if isinstance(selector, str) and selector.startswith(FIXED_PREFIX):  # fixed:P replays P: its columns too
+        orders.append(selector.removeprefix(FIXED_PREFIX))
     formula_columns = order_columns(*(parse_policy(str(o)) for o in orders if o is not None))
     columns = input_columns(
         pyss=compat is Compat.pyss, prediction_column=parse_predictor(predictor)[1], formula_columns=formula_columns

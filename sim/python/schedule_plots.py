@@ -218,10 +218,15 @@ MAX_STEM = 80
 
 def file_stem(title: str) -> str:
     """`schedule-KTH-EASY-SJBF` from what was replayed (`KTH EASY-SJBF`): a second plot into the same
-    folder gets a name of its own; a long title is cut and keeps a digest of the whole."""
+    folder gets a name of its own.  A title whose characters a file name cannot keep (a formula's `*`,
+    `/`, `:`) or that is long keeps a digest of the whole, so that `min:r*n` and `min:r/n` never share
+    a file."""
     slug = re.sub(r"[^A-Za-z0-9.+=]+", "-", title).strip("-") or "replay"
+    digest = hashlib.sha256(title.encode()).hexdigest()[:8]
     if len(slug) > MAX_STEM:
-        slug = f"{slug[:MAX_STEM].rstrip('-')}-{hashlib.sha256(title.encode()).hexdigest()[:8]}"
+        slug = f"{slug[:MAX_STEM].rstrip('-')}-{digest}"
+    elif slug != re.sub(r" +", "-", title.strip()):
+        slug = f"{slug}-{digest}"
     return f"schedule-{slug}"
 
 
