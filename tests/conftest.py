@@ -52,6 +52,16 @@ def duckdb_shell() -> str:
     pytest.fail("the duckdb shell is missing: duckdb-cli (a dependency in pyproject.toml) is not installed")
 
 
+def cli(*args: object, code: int = 0) -> typer.testing.Result:
+    """`lakehouse ARGS` in this process (every argument as text); its exit code must be `code`, else the
+    assertion shows what it printed and raised."""
+    from lakehouse.cli import app  # (the command line, loaded by the tests that run it)
+
+    result = typer.testing.CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
+    return result
+
+
 def shared_or_skip(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not available: {path}")

@@ -19,16 +19,11 @@ from lakehouse.data import sample_google_trace
 from lakehouse.ingest import download as downloads
 from lakehouse.ingest.download import URL_ENV
 
+from conftest import cli as run
 from google_bucket import Faults, make_bucket, serve
 
 runner = CliRunner()
 KTH = "KTH-SP2-1996-2.1-cln"
-
-
-def run(*args: object, code: int = 0):
-    result = runner.invoke(app, [str(a) for a in args])
-    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
-    return result
 
 
 # -- writes outside where they belong -------------------------------------------------------------

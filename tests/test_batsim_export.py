@@ -10,13 +10,12 @@ from collections import defaultdict
 import numpy as np
 import polars as pl
 import pytest
-from typer.testing import CliRunner
 
 from lakehouse import _native
-from lakehouse.cli import app
 from lakehouse.sim import simulate_log
 
-runner = CliRunner()
+from conftest import cli as run
+
 KTH = "KTH-SP2-1996-2.1-cln"
 WINDOW = "submit_offset < 20*86400"
 #: The jobs file's columns, in Batsim's documented order.
@@ -25,12 +24,6 @@ DOCUMENTED_COLUMNS = [
     "success", "final_state", "starting_time", "execution_time", "finish_time", "waiting_time",
     "turnaround_time", "stretch", "consumed_energy", "allocated_resources", "metadata",
 ]  # fmt: skip
-
-
-def run(*args: object, code: int = 0):
-    result = runner.invoke(app, [str(a) for a in args])
-    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
-    return result
 
 
 def processors(interval_set: str) -> list[int]:

@@ -9,20 +9,13 @@ import random
 import numpy as np
 import polars as pl
 import pytest
-from typer.testing import CliRunner
 
-from lakehouse.cli import app
 from lakehouse.sim import simulate_log
 
-runner = CliRunner()
+from conftest import cli
+
 KTH = "KTH-SP2-1996-2.1-cln"
 WEEK = 604_800
-
-
-def cli(*args: object, code: int = 0):
-    result = runner.invoke(app, [str(a) for a in args])
-    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
-    return result
 
 
 def weeks_of(schedule: pl.DataFrame, value: pl.Expr) -> list[list[float]]:

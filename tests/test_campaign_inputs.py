@@ -8,20 +8,13 @@ import json
 
 import polars as pl
 import pytest
-from typer.testing import CliRunner
 
 from lakehouse.campaigns.grid import grid_from_toml
-from lakehouse.cli import app
 from lakehouse.sim import simulate_log
 
-runner = CliRunner()
+from conftest import cli
+
 KTH = "KTH-SP2-1996-2.1-cln"
-
-
-def cli(*args: object, code: int = 0):
-    result = runner.invoke(app, [str(a) for a in args])
-    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
-    return result
 
 
 def shown(lake, name: str) -> pl.DataFrame:

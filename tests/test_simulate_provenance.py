@@ -6,19 +6,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
-from lakehouse.cli import app
 from lakehouse.sim import simulate_log
 
-runner = CliRunner()
+from conftest import cli as run
+
 KTH = "KTH-SP2-1996-2.1-cln"
-
-
-def run(*args: object, code: int = 0):
-    result = runner.invoke(app, [str(a) for a in args])
-    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
-    return result
 
 
 def test_every_row_carries_the_settings_and_a_formula_its_name(kth_lake, tmp_path):
