@@ -47,6 +47,16 @@ def test_a_listing_path_that_leaves_the_download_folder_refuses_the_listing(tmp_
     assert not (tmp_path / "work" / "outside").exists() and not (dest / "job_events").exists()
 
 
+def test_a_file_listed_twice_refuses_the_listing():
+    from lakehouse.ingest.download import DownloadError, parse_checksums
+
+    listing = (
+        f"{'a' * 64}  job_events/part-00000-of-00500.csv.gz\n{'b' * 64}  ./job_events/part-00000-of-00500.csv.gz\n"
+    )
+    with pytest.raises(DownloadError, match="line 2: 'job_events/part-00000-of-00500.csv.gz' is listed already"):
+        parse_checksums(listing)
+
+
 def test_a_body_longer_than_announced_is_cut_and_refused(tmp_path, monkeypatch):
     bucket = make_bucket(tmp_path / "bucket")
     grown = "machine_events/part-00000-of-00001.csv.gz"
@@ -294,3 +304,21 @@ def test_two_formulas_that_differ_only_in_symbols_plot_to_two_files():
 
     assert file_stem("KTH easy-min:r*n") != file_stem("KTH easy-min:r/n")
     assert file_stem("KTH EASY-SJBF") == "schedule-KTH-EASY-SJBF"  # (a plain title keeps its name)
+
+
+def test_an_import_names_the_line_an_editor_shows_and_leaves_special_files_alone(kth_lake, tmp_path):
+    import os
+
+    first = kth_lake.query(f"select job_id from swf.jobs where log = '{KTH}' order by job_id limit 3")["job_id"]
+    a, b, c = first.to_list()
+    # A blank line and a quoted field over two lines before the bad record: it is on line 7.
+    (tmp_path / "t.csv").write_text(
+        f'log,job_id,predicted,note\n{KTH},{a},10,\n\n{KTH},{b},20,\n{KTH},{c},30,"two\nlines"\n{KTH},{a + 1},-5,\n'
+    )
+    result = run("import", "predictions", tmp_path / "t.csv", "--name", "lines", "--lake", kth_lake.root, code=1)
+    assert f"{tmp_path / 't.csv'}, line 7: has a negative prediction" in " ".join(result.stderr.split())
+    os.mkfifo(tmp_path / "fifo.csv")
+    (tmp_path / "zero.csv").symlink_to("/dev/zero")
+    for special in ("fifo.csv", "zero.csv"):
+        refused = run("import", "predictions", tmp_path / special, "--name", "x", "--lake", kth_lake.root, code=1)
+        assert "not a regular file" in refused.stderr, refused.stderr

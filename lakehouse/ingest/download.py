@@ -69,6 +69,7 @@ def parse_checksums(text: str) -> list[Wanted]:
     """The files of a `SHA256SUM` listing (`sha256sum`'s output: a hash, a space, a space or `*`, the
     path, `./` or not), in its order."""
     wanted = []
+    seen: dict[str, int] = {}
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -79,6 +80,12 @@ def parse_checksums(text: str) -> list[Wanted]:
             raise DownloadError(
                 f"{CHECKSUMS} line {number}: {found.group(2)[:120]!r} {problem}: the listing is refused"
             )
+        if found.group(2) in seen:  # (two transfers would write one .part, each checked against its own hash)
+            raise DownloadError(
+                f"{CHECKSUMS} line {number}: {found.group(2)[:120]!r} is listed already (line "
+                f"{seen[found.group(2)]}): the listing is refused"
+            )
+        seen[found.group(2)] = number
         wanted.append(Wanted(found.group(2), found.group(1).lower()))
     return wanted
 

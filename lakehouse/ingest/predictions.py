@@ -13,7 +13,10 @@ the lake.  A table that passes is stored as one Parquet file of the
 
 from __future__ import annotations
 
+import csv
+import gzip
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +26,7 @@ from lakehouse.base.catalog import path_literal, sql_literal
 from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.base.lake import Lake, pending_path
 from lakehouse.base.prediction_tables import PredictionTableError, check_name
+from lakehouse.base.readable import not_a_file
 
 DATASET = "analysis_imported_predictions"
 #: The columns a table must have.
@@ -66,8 +70,10 @@ def import_predictions(lake: Lake, path: Path, name: str) -> Imported:
 
 def _reader(path: Path) -> str:
     """The DuckDB table function that reads `path` (by its ending)."""
-    if not path.is_file():
+    if not path.exists():
         raise PredictionTableError(f"{path}: no such file")
+    if problem := not_a_file(path):  # a FIFO would block the reader, /dev/zero never end
+        raise PredictionTableError(f"{path}: {problem}")
     literal = path_literal(path)
     suffixes = "".join(path.suffixes[-2:]).lower()
     if suffixes.endswith(".parquet"):
@@ -119,23 +125,27 @@ ROW_CHECKS = (
 def _checked_rows(con: duckdb.DuckDBPyConnection, path: Path, source: str, seconds: str) -> int:
     """Load the table into `checked` and check it; the number of rows.  `seconds`: the SQL of the
     prediction in seconds."""
-    first_row = 2 if "read_csv" in source else 1
-    # A job id is taken only when it is a whole number: casting 1.5 to BIGINT would round it to 2.
-    given = "TRY_CAST(job_id AS DOUBLE)"
+    # `row`: the record's number from 1 (a Parquet row as such; a CSV record is named by its line, `_at`).
+    given = "TRY_CAST(job_id AS DOUBLE)"  # (a job id is taken only whole: casting 1.5 to BIGINT gives 2)
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE checked AS SELECT row_number() OVER () - 1 + {first_row} AS row, "
+        "CREATE OR REPLACE TEMP TABLE checked AS SELECT row_number() OVER () AS row, "
         f"CAST(log AS VARCHAR) AS log, CAST(job_id AS VARCHAR) AS given_job_id, "
         f"CASE WHEN {given} = floor({given}) THEN TRY_CAST({given} AS BIGINT) END AS job_id, "
         f"TRY_CAST({seconds} AS DOUBLE) AS predicted FROM {source}"
     )
-    place = "line" if first_row == 2 else "row"
+    place = "line" if "read_csv" in source else "row"
+
+    def at(*records: int) -> str:
+        """The records' places as the user counts them: CSV lines (from 1, the header's included), or rows."""
+        return ", ".join(str(n) for n in (_csv_lines(path, records) if place == "line" else records))
+
     if not con.execute("SELECT count(*) FROM checked").fetchone()[0]:  # type: ignore[index]
         raise PredictionTableError(f"{path}: the table has no rows (a prediction table has one row per job)")
     for condition, says in ROW_CHECKS:
         bad = con.execute(f"SELECT row, given_job_id FROM checked WHERE {condition} ORDER BY row LIMIT 1").fetchone()
         if bad:
             given = f" ({bad[1]})" if "whole number" in says else ""
-            raise PredictionTableError(f"{path}, {place} {bad[0]}: {says}{given}")
+            raise PredictionTableError(f"{path}, {place} {at(bad[0])}: {says}{given}")
     twice = con.execute(
         "SELECT log, job_id, list(row ORDER BY row) FROM checked GROUP BY log, job_id HAVING count(*) > 1 "
         "ORDER BY min(row) LIMIT 1"
@@ -143,8 +153,8 @@ def _checked_rows(con: duckdb.DuckDBPyConnection, path: Path, source: str, secon
     if twice:
         rows = twice[2]
         raise PredictionTableError(
-            f"{path}, {place} {rows[1]}: job {twice[1]} of {twice[0]} is listed twice ({place}s "
-            f"{', '.join(map(str, rows[:5]))}); give one prediction per job"
+            f"{path}, {place} {at(rows[1])}: job {twice[1]} of {twice[0]} is listed twice ({place}s "
+            f"{at(*rows[:5])}); give one prediction per job"
         )
     unknown_log = con.execute(
         "SELECT row, log FROM checked WHERE log NOT IN (SELECT log FROM swf.logs) ORDER BY row LIMIT 1"
@@ -152,7 +162,7 @@ def _checked_rows(con: duckdb.DuckDBPyConnection, path: Path, source: str, secon
     if unknown_log:
         known = [row[0] for row in con.execute("SELECT log FROM swf.logs ORDER BY log").fetchall()]
         raise PredictionTableError(
-            f"{path}, {place} {unknown_log[0]}: the lake has no log {unknown_log[1]!r} (it has: "
+            f"{path}, {place} {at(unknown_log[0])}: the lake has no log {unknown_log[1]!r} (it has: "
             f"{', '.join(known) or 'none'})"
         )
     unknown_job = con.execute(
@@ -160,8 +170,32 @@ def _checked_rows(con: duckdb.DuckDBPyConnection, path: Path, source: str, secon
         "ORDER BY c.row LIMIT 1"
     ).fetchone()
     if unknown_job:
-        raise PredictionTableError(f"{path}, {place} {unknown_job[0]}: {unknown_job[1]} has no job {unknown_job[2]}")
+        raise PredictionTableError(
+            f"{path}, {place} {at(unknown_job[0])}: {unknown_job[1]} has no job {unknown_job[2]}"
+        )
     return int(con.execute("SELECT count(*) FROM checked").fetchone()[0])  # type: ignore[index]
+
+
+def _csv_lines(path: Path, records: Sequence[int]) -> list[int]:
+    """The line each of a CSV file's records (numbered from 1 after the header) begins on, as an editor
+    counts lines: DuckDB skips blank lines and a quoted field may span lines, so the record's number is
+    not its line.  Read again only to name a refused record."""
+    wanted = set(records)
+    found: dict[int, int] = {}
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as file:
+        reader = csv.reader(file, delimiter="\t" if path.name.lower().endswith(".tsv") else ",")
+        next(reader, None)  # the header
+        record, before = 0, reader.line_num
+        for fields in reader:
+            if fields:  # (a blank line is no record)
+                record += 1
+                if record in wanted:
+                    found[record] = before + 1
+                    if len(found) == len(wanted):
+                        break
+            before = reader.line_num
+    return [found.get(n, n + 1) for n in records]
 
 
 def _content_hash(con: duckdb.DuckDBPyConnection) -> str:
