@@ -54,7 +54,7 @@ def test_a_manifest_out_of_step_with_the_lake_fails_the_audit(tmp_path):
     result = CliRunner().invoke(app, ["audit", "--lake", str(lake.root)])
     assert result.exit_code == 1
     assert "swf.manifest_matches_logs: offending rows" in result.stderr and "feed" in result.stderr
-    assert "1 of 5 audits failed" in result.stderr
+    assert f"1 of {len(audit_files())} audits failed" in result.stderr  # (every audit ran)
 
 
 def test_an_audit_returning_rows_fails(sound_lake):

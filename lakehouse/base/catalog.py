@@ -272,7 +272,7 @@ def meta_problem(root: Path) -> str | None:
         for setup in setup_files():
             con.execute(setup.statements)
         restore_meta(con, root)
-    except duckdb.Error as exc:
+    except (duckdb.Error, CatalogError) as exc:
         return str(exc).strip().splitlines()[0]
     finally:
         con.close()

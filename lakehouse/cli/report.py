@@ -48,17 +48,15 @@ def _option_parameter(option: Option) -> inspect.Parameter:
             raise typer.BadParameter(problem)
         return value
 
+    # The range is checked by `checked` alone (click's own check words it otherwise), and shown in the help.
+    bounds = (option.minimum, option.maximum)
+    shown = "" if bounds == (None, None) else " [" + " to ".join(f"{b:,g}" for b in bounds if b is not None) + "]"
+    if bounds[1] is None and bounds[0] is not None:
+        shown = f" [at least {bounds[0]:,g}]"
     spec = (
         typer.Option(f"{flag}/--no-{flag[2:]}", help=option.help)
         if kind is bool
-        else typer.Option(
-            flag,
-            help=option.help,
-            min=option.minimum,
-            max=option.maximum,
-            show_default=option.default is not None,
-            callback=checked,
-        )
+        else typer.Option(flag, help=option.help + shown, show_default=option.default is not None, callback=checked)
     )
     holds: Any = list[str] if kind is list else kind  # texts: the option repeated
     if option.default is None:  # none given: the report chooses

@@ -71,6 +71,10 @@ class Option:
             return None if texts else f"{expected}, got {value!r}"
         if self.minimum is not None and self.maximum is not None:
             expected += f" from {self.minimum:,g} to {self.maximum:,g}"
+        elif self.minimum is not None:
+            expected += f" of at least {self.minimum:,g}"
+        elif self.maximum is not None:
+            expected += f" of at most {self.maximum:,g}"
         number = int | float if kind is float else kind
         if isinstance(value, bool) != (kind is bool) or not isinstance(value, number):
             return f"{expected}, got {value!r}"
