@@ -28,7 +28,7 @@ rust-test:
 # trace, the examples' world) are made once: it measured faster than spreading a file's tests, and
 # pytest 9.2 ignores the groups of --dist loadgroup.
 test: $(STAMP) rust-test browser
-	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -n 2 --dist loadfile --durations=25
+	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -n 2 --dist loadfile --durations=25 -m "not thorough"
 
 # The HTML reports are checked in a real headless browser: Debian's Chromium, installed where this
 # machine allows it (root and apt-get); elsewhere those tests skip and say why.
@@ -37,14 +37,15 @@ browser:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	  chromium fonts-dejavu-core >/dev/null; } || echo "no headless Chromium here: the browser tests will skip"
 
-# Fault injection at full strength (make test runs a few trials of each): 20 kill -9 and 20 Ctrl-C
+# Fault injection at full strength (make test runs a few trials of each), and the checks make test runs on
+# representative shared logs repeated on the others (marked thorough): 20 kill -9 and 20 Ctrl-C
 # trials of each ingest, two writers at once, readers during ingests, full disks, 20 kill -9 trials of
 # the nightly run; prints the table of what went wrong (all zeros).
 faults: $(STAMP)
-	LAKEHOUSE_FAULT_TRIALS=20 LAKEHOUSE_KILL_TRIALS=20 $(PYTHON) -m pytest -q -m faults -s -p no:randomly
+	LAKEHOUSE_FAULT_TRIALS=20 LAKEHOUSE_KILL_TRIALS=20 $(PYTHON) -m pytest -q -m "faults or thorough" -s -p no:randomly
 
 test-fast: $(STAMP)
-	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow"
+	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow and not thorough"
 
 # Benchmarks measure on real logs: DATA holds swf/ (Parallel Workloads Archive logs as published).
 DATA ?= ../shared/data

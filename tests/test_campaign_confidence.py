@@ -47,7 +47,7 @@ def campaign(kth_lake_session):
 
 @pytest.mark.parametrize(
     ("metric", "statistic", "replicates"),
-    [("mean_wait", lambda jobs: sum(jobs) / len(jobs), 2000), ("p90_wait", lambda jobs: np.percentile(jobs, 90), 400)],
+    [("mean_wait", lambda jobs: sum(jobs) / len(jobs), 1000), ("p90_wait", lambda jobs: np.percentile(jobs, 90), 300)],
 )
 def test_the_interval_agrees_with_an_independent_block_bootstrap(campaign, metric, statistic, replicates):
     args = ("campaign", "show", "ci", "--lake", campaign.root, "--ci", "--metric", metric, "-f", "json")
@@ -59,14 +59,14 @@ def test_the_interval_agrees_with_an_independent_block_bootstrap(campaign, metri
     low, high = independent_interval(weeks, statistic, replicates, seed=7)
     width = high - low
     assert row[f"{metric}_low"] < row[metric] < row[f"{metric}_high"]
-    # Two bootstraps of `replicates` draws: each end's Monte Carlo error is ~2 % of the width.
+    # Two bootstraps of `replicates` draws: each end's Monte Carlo error is a few % of the width.
     assert row[f"{metric}_low"] == pytest.approx(low, abs=0.12 * width)
     assert row[f"{metric}_high"] == pytest.approx(high, abs=0.12 * width)
 
 
 def test_a_paired_comparison_agrees_with_an_independent_one_and_is_significant_where_it_should_be(campaign):
     result = cli("campaign", "compare", "ci", "easy-fcfs", "easy-spf", "--lake", campaign.root, "--metric", "mean_wait",
-                 "--replicates", 2000, "-f", "json")  # fmt: skip
+                 "--replicates", 1000, "-f", "json")  # fmt: skip
     (row,) = json.loads(result.stdout)
     fcfs, spf = simulate_log(campaign, KTH).jobs, simulate_log(campaign, KTH, policy="spf").jobs
     joined = fcfs.select("job_id", "submit_time", a=WAIT).join(spf.select("job_id", b=WAIT), on="job_id")
@@ -76,7 +76,7 @@ def test_a_paired_comparison_agrees_with_an_independent_one_and_is_significant_w
     def difference(jobs):
         return sum(b for _, b in jobs) / len(jobs) - sum(a for a, _ in jobs) / len(jobs)
 
-    low, high = independent_interval(pairs, difference, 2000, seed=3)
+    low, high = independent_interval(pairs, difference, 1000, seed=3)
     assert row["low"] == pytest.approx(low, abs=0.12 * (high - low))
     assert row["high"] == pytest.approx(high, abs=0.12 * (high - low))
     # SPF's lower mean wait on KTH-SP2: the whole interval below zero, the p-value at its floor.

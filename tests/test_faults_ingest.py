@@ -31,7 +31,7 @@ from conftest import SWF_DIR, shared_or_skip
 TRIALS = int(os.environ.get("LAKEHOUSE_FAULT_TRIALS", "1"))
 #: Logs ingested under faults: every shared log in `make faults`, the smallest in `make test` (a clean
 #: ingest of all of them takes half a minute, and every trial ingests again).
-SMALLEST_LOGS = None if "LAKEHOUSE_FAULT_TRIALS" in os.environ else 10
+SMALLEST_LOGS = None if "LAKEHOUSE_FAULT_TRIALS" in os.environ else 6
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 #: Per kind of trial: what went wrong how often (printed at the end of the module).
 TALLY: dict[str, Counter] = {}

@@ -37,6 +37,9 @@ WITH_REQUESTED_TIMES = [
     "Sandia-Ross-2001-1.1-cln",
 ]
 MEMORY_TOO = {"HPC2N-2002-2.2-cln", "LANL-CM5-1994-4.1-cln"}
+#: What `make test` runs of them: the largest log, one with memory requests, the embedded sample; the
+#: others repeat the check (`make faults`, marked thorough).
+REPRESENTATIVE = {"CEA-Curie-2011-2.1-cln", "HPC2N-2002-2.2-cln", "KTH-SP2-1996-2.1-cln"}
 
 
 def test_report_stores_the_table_and_the_simulator_schedules_with_it(kth_lake, tmp_path: Path):
@@ -71,7 +74,10 @@ def test_unknown_source_is_named(kth_lake):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("log", WITH_REQUESTED_TIMES)
+@pytest.mark.parametrize(
+    "log",
+    [log if log in REPRESENTATIVE else pytest.param(log, marks=pytest.mark.thorough) for log in WITH_REQUESTED_TIMES],
+)
 def test_runs_on_every_shared_log_with_requested_times(pwa_lake, log):
     lake, _ = pwa_lake
     result = report(lake, "swf", log)

@@ -290,7 +290,7 @@ def test_report_selection_refuses_what_cannot_run(kth):
     bad = cli("report", "selection", "nope", "--lake", kth.root, code=1)
     assert "no log matches 'nope'" in bad.stderr
     bad = cli("report", "selection", "KTH", "--lake", kth.root, "--resamples", "0", code=2)  # click's range
-    assert "1<=x<=1000" in bad.stderr
+    assert "expected a whole number from 1 to 1,000" in bad.stderr
     bad = cli("report", "selection", "KTH", "--lake", kth.root, "--periods", "0", code=1)
     assert "period must be positive" in bad.stderr
     bad = cli("report", "selection", "KTH", "--lake", kth.root, "--selectors", "full,greedy", code=1)
