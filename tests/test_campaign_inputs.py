@@ -169,3 +169,16 @@ def test_a_named_formula_labels_its_variant_and_long_names_fit_their_plots(kth_l
     monkeypatch.setattr(report, "save", checked)
     cli("campaign", "show", "named", "--lake", kth_lake.root, "--plots", tmp_path / "figures")
     assert len(drawn) == 2  # the heatmap and the one log's bars
+
+
+def test_a_campaign_refused_for_its_size_leaves_the_shown_plan_as_it_was(kth_lake, monkeypatch):
+    from lakehouse.cli import campaign as campaign_cli
+
+    args = ("campaign", "run", "--name", "budget", "--log", KTH, "--lake", kth_lake.root)
+    cli(*args, "--policy", "fcfs")
+    monkeypatch.setattr(campaign_cli, "RUN_BUDGET", 1)
+    refused = cli(*args, "--policy", "spf,lexp", "--where", "procs <= 8", code=1)
+    assert "would replay 2 runs, more than 1" in " ".join(refused.stderr.split())
+    table = shown(kth_lake, "budget")
+    assert table["variant"].to_list() == ["easy-fcfs"] and table["inputs"].to_list() == ["current"]
+    assert kth_lake.rows("select count(*) from analysis.campaign_plans where campaign = 'budget'") == [(1,)]

@@ -520,11 +520,11 @@ def run_campaign(
         if not tasks and not outcome.skipped:
             raise GridError(f"none of the logs has jobs in swf.{grid.view}")
         outcome.planned = sum(len(t.runs) for t in tasks)
+        if on_plan:  # (it may refuse the campaign, a budget: then the stored plan stays the older one)
+            on_plan(outcome)
         # Before the first run: an interrupted campaign shows none of an older plan's rows in its slots.
         with interrupts_deferred():
             store_plan(lake, grid.name, plan_rows)
-        if on_plan:
-            on_plan(outcome)
         pending: list[dict] = []
         written: list[tuple[Path, str, int]] = []  # files not yet placed (another writer held the lake)
         last_flush = time.monotonic()
