@@ -19,7 +19,8 @@ from lakehouse.ingest.swf import FileResult, ingest_swf
 from lakehouse.models.job_sinusoids import summary
 from lakehouse.nightly import history
 from lakehouse.nightly.run import run as nightly_run
-from lakehouse.reports import PERIODICITY, VOLATILITY, PeriodicitySettings
+from lakehouse.reports import PERIODICITY, PeriodicitySettings
+from lakehouse.reports.volatility import run_2011
 from lakehouse.sim import replay
 from lakehouse.synth.google_trace import Settings, generate
 
@@ -47,8 +48,8 @@ def google_part(lake: Lake) -> dict[str, pl.DataFrame]:
         "trace", "jobs", "measured", "samples_never_recorded", "inconsistent", "planted_measured"
     )
     fits = PERIODICITY.run(generated, PeriodicitySettings(noise_trials=0, overlays=False)).fits
-    volatility = VOLATILITY.run(generated, None)
-    real_volatility = VOLATILITY.run(lake, None)
+    volatility = run_2011(generated)
+    real_volatility = run_2011(lake)
     wanted = ["tasks", "median_cv_mu1s", "median_cv_mu5m", "share_of_windows_with_zero_mu1s", "mean_abs_d"]
     real, synthetic = (
         table.summary.filter(pl.col("metric").is_in(wanted)).select("metric", pl.col("all").alias(name))

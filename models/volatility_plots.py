@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 
 from lakehouse.base.figures import pyplot, save
+from lakehouse.base.lake import Lake
 from lakehouse.models.volatility import (
     ABS_D_BIN,
     ABS_D_HIGHEST,
@@ -122,3 +123,32 @@ def _mean_scatter(points: pl.DataFrame, path: Path) -> Path:
     ax.set_title(f"Per-task means ({points.height:,} tasks shown)")
     ax.legend()
     return save(fig, path)
+
+
+def plot_volatility_2019(lake: Lake, folder: Path, sample: int = 50_000) -> list[Path]:
+    """The 2011 method against the 2019 percentiles: each window's |d| (one random second) against its
+    E|X - mean| / mean read from the percentiles, on a sample of windows, with the line where they agree
+    and each cell's mean of both.  (A sample: the figure's memory stays the same on any trace.)"""
+    from lakehouse.models.volatility_2019 import windows_sql
+
+    with lake.reading():
+        windows = lake.query(f"SELECT cell, abs_d, mad FROM ({windows_sql()}) USING SAMPLE {int(sample)} ROWS")
+    if windows.is_empty():
+        return []
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 5))
+    ax.hexbin(windows["mad"], windows["abs_d"], gridsize=60, bins="log", cmap="viridis", mincnt=1)
+    top = float(max(windows["mad"].quantile(0.99) or 1.0, windows["abs_d"].quantile(0.99) or 1.0))
+    ax.plot([0, top], [0, top], color="black", linewidth=1, label="the two agree")
+    means = windows.group_by("cell").agg(pl.col("mad").mean(), pl.col("abs_d").mean()).sort("cell")
+    ax.scatter(means["mad"], means["abs_d"], color="red", marker="x", label="a cell's means")
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, top)
+    ax.set_xlabel("E|X − mean| / mean from the window's percentiles")
+    ax.set_ylabel("|d| = |mean − random second| / mean (2011 method)")
+    ax.set_title(f"2011 method vs 2019 percentiles ({windows.height:,} windows)")
+    ax.legend(loc="upper left")
+    path = folder / "volatility_2019_method_check.png"
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return [path]

@@ -4,7 +4,8 @@ the README and of docs/, each in a small world of its own.
 The world is a working folder with `./lake` holding the logs the examples name (the first 3,000 jobs
 of the embedded real KTH-SP2 log, small generated logs under the names of the other published logs)
 and a generated two-day Google trace, beside the input files the examples read (`../logs/`,
-`path/to/...`, `~/traces/...`, `RICC.swf.gz`, `study.toml`, `services.csv`, `medians.csv`, the nightly run's inboxes).
+`path/to/...` (a generated cell of the 2019 trace among them), `~/traces/...`, `RICC.swf.gz`,
+`study.toml`, `services.csv`, `medians.csv`, the nightly run's inboxes).
 The examples run as written, except where the list SCALED_DOWN says otherwise, and why.
 """
 
@@ -109,6 +110,12 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_swf(work / "RICC.swf.gz", jobs, {})  # no header: the example gives --machine-size
     for place in (home / "traces" / "clusterdata-2011-2", work / "path" / "to" / "clusterdata-2011-2"):
         shutil.copytree(sample_google_trace(), place)
+    # A small generated cell of the 2019 trace, where the examples read one: a cell's folder, and a
+    # folder of shards that does not name the cell.
+    _lakehouse(["generate", "google-2019", str(root / "gen2019"), "--hours", "2", "--jobs", "6", "--machines", "4"])
+    shutil.copytree(root / "gen2019" / "cell_a", work / "path" / "to" / "clusterdata_2019_a")
+    shutil.copytree(root / "gen2019" / "cell_a", work / "downloads")
+    shutil.copytree(root / "gen2019" / "cell_a", home / "traces" / "clusterdata_2019_a")
     (work / "study.toml").write_text(
         'name = "study"\nlogs = ["KTH", "SDSC-*"]\n[grid]\npolicy = ["fcfs", "spf"]\nbackfill = ["queue", "sjbf"]\n'
     )
@@ -124,6 +131,7 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _lakehouse(["ingest", "swf", *map(str, logs), "--lake", lake])
     _lakehouse(["generate", "google", str(root / "gen"), "--days", "2", "--machines", "6", "--services", "3"])
     _lakehouse(["ingest", "google", str(root / "gen" / "trace"), "--lake", lake])
+    _lakehouse(["ingest", "google-2019", str(root / "gen2019" / "cell_a"), "--lake", lake])
     _lakehouse(["campaign", "run", "--name", "policies", "--log", "KTH", "--policy", "fcfs,spf", "--lake", lake])
     # The imported table the examples list and drop (`predictions list|drop`).
     _lakehouse(["import", "predictions", str(work / "medians.csv"), "--name", "user-median", "--lake", lake])

@@ -80,7 +80,7 @@ def substitute_datasets(sql: str, root: Path, files: Files | None = None) -> str
             return "[" + ", ".join(sql_literal(path) for path in files[key]) + "]"
         return sql_literal(DATASETS[key].glob(root))
 
-    return re.sub(r"\{([a-z_]+)\}", replace, sql)
+    return re.sub(r"\{([a-z][a-z0-9_]*)\}", replace, sql)
 
 
 def committed_files(con: duckdb.DuckDBPyConnection, root: Path) -> Files:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from lakehouse.base import google_format
+from lakehouse.base import google2019_format, google_format
 from lakehouse.base.schemas import (
     CAMPAIGN_PLANS_SCHEMA,
     CAMPAIGN_RUNS_SCHEMA,
@@ -30,6 +30,7 @@ from lakehouse.base.schemas import (
     TASK_VOLATILITY_SCHEMA,
     TRIPLES_LOO_SCHEMA,
     TRIPLES_SCHEMA,
+    VOLATILITY_2019_SCHEMA,
     VOLATILITY_D_HISTOGRAM_SCHEMA,
     VOLATILITY_RATE_HISTOGRAM_SCHEMA,
     VOLATILITY_SUMMARY_SCHEMA,
@@ -78,6 +79,7 @@ ANALYSIS_TABLES = {
     "selection_curves": SELECTION_CURVES_SCHEMA,
     "task_volatility": TASK_VOLATILITY_SCHEMA,
     "volatility_summary": VOLATILITY_SUMMARY_SCHEMA,
+    "volatility_2019": VOLATILITY_2019_SCHEMA,
     "volatility_d_histogram": VOLATILITY_D_HISTOGRAM_SCHEMA,
     "volatility_rate_histogram": VOLATILITY_RATE_HISTOGRAM_SCHEMA,
 }
@@ -94,6 +96,13 @@ DATASETS: dict[str, Dataset] = {
             for table in google_format.tables()
         ),
         Dataset("google_quarantine", "quarantine/google", google_format.QUARANTINE_SCHEMA),
+        # Google's 2019 trace: one Parquet file per shard of a cell (`a.000000000000.parquet`), whether the
+        # shard came as JSON or as Parquet (its twin replaces it), one folder per table.
+        *(
+            Dataset(f"google2019_{table}", f"parquet/google2019/{table}", google2019_format.arrow_schema(table))
+            for table in google2019_format.STORED_TABLES
+        ),
+        Dataset("google2019_quarantine", "quarantine/google2019", google_format.QUARANTINE_SCHEMA),
         # Results of the models (each rewritten whole by its report) and of campaigns (many files per
         # campaign, one per flush of finished runs): analysis/<table>, read by the view analysis.<table>.
         *(Dataset(f"analysis_{table}", f"analysis/{table}", schema) for table, schema in ANALYSIS_TABLES.items()),
@@ -103,8 +112,13 @@ DATASETS: dict[str, Dataset] = {
 
 def ingest_outputs(dataset: str, name: str) -> list[tuple[str, str]]:
     """(dataset key, file stem) of every output of one manifest entry: an SWF log's jobs, header and
-    quarantine; a Google part's rows and quarantine."""
+    quarantine; a Google part's rows and quarantine; a 2019 shard's rows (and instance_events' constraints)
+    and quarantine."""
     if dataset == "swf":
         return [("swf_jobs", name), ("swf_logs", name), ("swf_quarantine", name)]
+    if dataset.startswith("google2019."):
+        table = dataset.removeprefix("google2019.")
+        children = [("google2019_instance_constraints", name)] if table == "instance_events" else []
+        return [(f"google2019_{table}", name), *children, ("google2019_quarantine", f"{table}.{name}")]
     table = dataset.removeprefix("google.")
     return [(f"google_{table}", name), ("google_quarantine", f"{table}.{name}")]

@@ -68,6 +68,26 @@ VOLATILITY_SUMMARY_SCHEMA = pa.schema(
 
 SUBSET_FLAGS = _fields(pa.bool_(), "high_slo", "long_running")
 
+#: `report volatility --trace google-2019`: the 2011 method against the windows' percentiles, per cell and tier.
+VOLATILITY_2019_SCHEMA = pa.schema(
+    [
+        pa.field("cell", pa.string()),
+        pa.field("tier", pa.string()),
+        pa.field("windows", pa.int64()),
+        *_fields(
+            pa.float64(),
+            "mean_abs_d_2011",
+            "mean_mad_percentiles",
+            "ratio_2011_to_percentiles",
+            "window_correlation",
+            "median_spread_p90_p10",
+            "median_p99_over_mean",
+            "share_sample_outside_range",
+            "share_zero_sample",
+        ),
+    ]
+)
+
 VOLATILITY_D_HISTOGRAM_SCHEMA = pa.schema(
     [
         pa.field("d_bin", pa.float64()),

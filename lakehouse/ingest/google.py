@@ -151,7 +151,7 @@ def decompress(path: Path, into: mmap.mmap | None = None) -> tuple[int, int | No
     with path.open("rb") as stream:
         magic = stream.read(2)
     if magic and magic != b"\x1f\x8b":
-        raise BrokenFileError(str(path), "not a gzip file (parts of the trace are .csv.gz)")
+        raise BrokenFileError(str(path), "not a gzip file, though its name ends in .gz")
     try:
         with path.open("rb") as stream:
             while chunk := stream.read(HASH_CHUNK):

@@ -3,23 +3,77 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import polars as pl
+
+from lakehouse.base.google2019_format import CELL_TIME_ZONES
 from lakehouse.base.lake import Lake
-from lakehouse.reports.base import Report, lazy
+from lakehouse.reports.base import Option, Report, Tables
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.volatility import Volatility
 
+TRACES = ("google-2011", "google-2019")
 
-def _volatility(lake: Lake, settings: None) -> Volatility:
+
+@dataclass(frozen=True)
+class VolatilitySettings:
+    trace: str = "google-2011"
+    cell: str | None = None  # google-2019: one cell [default: every ingested cell]
+
+
+@dataclass(frozen=True)
+class Volatility2019:
+    """The 2011 method against the 2019 percentiles (lakehouse.models.volatility_2019.compare)."""
+
+    comparison: pl.DataFrame
+
+
+def _volatility(lake: Lake, settings: VolatilitySettings | None) -> Volatility | Volatility2019:
+    if settings is not None and settings.trace == "google-2019":
+        from lakehouse.base.errors import TooLittleDataError
+        from lakehouse.models.volatility_2019 import compare
+
+        comparison = compare(lake, settings.cell)
+        if comparison.is_empty():
+            where = f"cell {settings.cell}" if settings.cell else "the lake"
+            raise TooLittleDataError(
+                f"no usage windows of Google's 2019 trace in {where} (ingest instance_usage and collection_events "
+                "shards: lakehouse ingest google-2019)"
+            )
+        return Volatility2019(comparison)
     from lakehouse.models.volatility import compute_volatility
 
     return compute_volatility(lake)
 
 
-def _blanks(result: Volatility) -> list[str]:
+def _store(lake: Lake, result: Volatility | Volatility2019) -> None:
+    if isinstance(result, Volatility2019):
+        from lakehouse.base.results import store
+        from lakehouse.base.schemas import VOLATILITY_2019_SCHEMA
+
+        store(lake, "analysis_volatility_2019", result.comparison, VOLATILITY_2019_SCHEMA)
+        return
+    from lakehouse.models.volatility import store_volatility
+
+    store_volatility(lake, result)
+
+
+def _show(result: Volatility | Volatility2019) -> Tables:
+    if isinstance(result, Volatility2019):
+        windows = int(result.comparison.filter(pl.col("tier") == "all")["windows"].sum())
+        return [
+            (f"{windows:,} usage windows of Google's 2019 trace: the 2011 method vs the percentiles", result.comparison)
+        ]
+    return [(f"{result.tasks:,} tasks of measured jobs", result.summary)]
+
+
+def _blanks(result: Volatility | Volatility2019) -> list[str]:
+    if isinstance(result, Volatility2019):
+        return []
     from lakehouse.models.volatility import blank_reasons
 
     return [f"—: {reason}" for reason in blank_reasons(result.summary)]
@@ -38,19 +92,54 @@ and quantiles of d.  Stores analysis.task_volatility, analysis.volatility_summar
 analysis.volatility_d_histogram (d binned) and analysis.volatility_rate_histogram (mu5m and mu1s per
 request, binned).
 
+`--trace google-2019` checks that method on Google's 2019 trace, whose windows keep the percentiles of
+their seconds: per cell and priority tier, the 2011 estimate (mean |d|) beside the truth the percentiles
+give (mean E|X - mean| / mean), their ratio and correlation, and the spreads (p90 - p10) / mean and
+p99 / mean. Stores analysis.volatility_2019; `--cell` takes one cell.
+
 `--plots DIR` writes ECDFs of both CVs, a histogram of per-task mean |d|, the ECDF of d, a
 log-count heatmap of mu5m/request vs mu1s/request and a scatter of per-task mean mu5m vs mu1s.
 
-Example: `lakehouse report volatility --plots figures/ --format csv`"""
+Example: `lakehouse report volatility --plots figures/ --format csv`, or on 2019: `lakehouse report
+volatility --trace google-2019 --cell a`"""
 
 
-def _plot_volatility(lake: Lake, result: Volatility, folder: Path) -> list[Path]:
+def _plot_volatility(lake: Lake, result: Volatility | Volatility2019, folder: Path) -> list[Path]:
+    if isinstance(result, Volatility2019):
+        from lakehouse.models.volatility_plots import plot_volatility_2019
+
+        return plot_volatility_2019(lake, folder)
     from lakehouse.models.volatility_plots import plot_volatility
 
     return plot_volatility(result, folder)
 
 
-REPORT: Report[None, Volatility] = Report(
+def run_2011(lake: Lake) -> Volatility:
+    """The report on the 2011 trace, computed and stored (the demo's and `reproduce volatility`'s run)."""
+    result = REPORT.run(lake, VolatilitySettings())
+    assert not isinstance(result, Volatility2019)  # (the 2011 trace gives a Volatility)
+    return result
+
+
+OPTIONS = (
+    Option(
+        "trace",
+        "google-2011",
+        "The trace: google-2011 (the study's method on clusterdata-2011-2) or google-2019 (the 2011 method "
+        "checked against the CPU percentiles of every window of clusterdata-2019).",
+        choices=lambda: TRACES,
+    ),
+    Option(
+        "cell",
+        None,
+        "With --trace google-2019: one cell (a-h) [default: every ingested cell].",
+        holds=str,
+        choices=lambda: tuple(CELL_TIME_ZONES),
+    ),
+)
+
+
+REPORT: Report[VolatilitySettings | None, Volatility | Volatility2019] = Report(
     "volatility",
     "CPU volatility, 1 s samples vs 5 min means (lakehouse report volatility)",
     (
@@ -58,12 +147,15 @@ REPORT: Report[None, Volatility] = Report(
         "analysis.volatility_summary",
         "analysis.volatility_d_histogram",
         "analysis.volatility_rate_histogram",
+        "analysis.volatility_2019",
     ),
     _volatility,
-    lazy("lakehouse.models.volatility:store_volatility"),
-    lambda result: [(f"{result.tasks:,} tasks of measured jobs", result.summary)],
+    _store,
+    _show,
     _plot_volatility,
     follows="google",
+    options=OPTIONS,
+    make=VolatilitySettings,
     order=20,
     summary=SUMMARY,
     doing="measuring volatility over the usage windows...",

@@ -23,10 +23,10 @@ def _volatility(lake: Lake, rows: list[Published], request: Request) -> list[dic
     text are placeholders and its results figures.  Ours, on the section's tasks (VOLATILITY_SUBSET):
     `report volatility`'s summary over them, and the sampling of the jobs they belong to
     (google.job_sampling)."""
-    from lakehouse.reports import VOLATILITY
+    from lakehouse.reports.volatility import run_2011
 
     try:
-        summary = VOLATILITY.run(lake, None).summary
+        summary = run_2011(lake).summary
     except TooLittleDataError as exc:
         return [
             row(p, None, None, f"needs the Google trace with usage (lakehouse ingest google DIR): {exc}") for p in rows

@@ -1,0 +1,418 @@
+"""Ingest Google's clusterdata-2019 shards (trace v3): JSON or Parquet exports -> one Parquet file per shard.
+
+A shard is `<table>-NNNNNNNNNNNN.json.gz` or `….parquet.gz` (plain Parquet despite its name) of one cell
+(`a`..`h`, from a folder named `cell_a` or `clusterdata_2019_a`, or `--cell`).  Each is decoded by the
+rule of `google2019_format` (quoted integers, left-out fields) and checked row by row; a row that breaks
+the documented schema (an unknown enum code, a negative time that is not a sentinel, a histogram of the
+wrong length or out of order, a field of another table) goes to the quarantine with its reason and line.
+A shard that is not what its name says (a cut gzip stream, an error page, another table's Parquet)
+fails alone, naming the file, and nothing of it is committed.
+
+The JSON and the Parquet export of a shard are the same rows: both are stored under the shard's number
+(`a.000000000000`), so ingesting the twin replaces the first, never adds to it.  The pipeline (resume,
+Ctrl-C, the single writer) is every ingest's (`lakehouse.ingest.pipeline`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pyarrow.parquet as pq
+
+from lakehouse.base.catalog import path_literal, sql_literal
+from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
+from lakehouse.base.errors import BrokenFileError, LakehouseError
+from lakehouse.base.google2019_format import CELL_TIME_ZONES, CONSTRAINT_RELATIONS, TABLES, Field, export_keys
+from lakehouse.base.lake import Lake, count
+from lakehouse.ingest.google import decompress, file_hash
+from lakehouse.ingest.input_files import not_a_file
+from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
+from lakehouse.ingest.status import Status
+
+SHARD_NAME = re.compile(r"^(?P<table>[a-z_]+)-(?P<number>\d{12})\.(?P<format>json|parquet)(?:\.gz)?$")
+CELL_FOLDER = re.compile(r"^(?:cell[_-]?|clusterdata_2019_)(?P<cell>[a-h])$")
+DATASET_PREFIX = "google2019."
+
+
+@dataclass(frozen=True)
+class Shard:
+    table: str
+    cell: str
+    number: str
+    format: str  # json | parquet
+    path: Path
+
+    @property
+    def name(self) -> str:
+        """Its name in the lake: the cell and the number, whatever its format (twins share it)."""
+        return f"{self.cell}.{self.number}"
+
+
+def cell_of(path: Path, cell: str | None) -> str | None:
+    if cell is not None:
+        return cell
+    for folder in path.absolute().parents:
+        if match := CELL_FOLDER.match(folder.name):
+            return match.group("cell")
+    return None
+
+
+def discover_shards(paths: Iterable[Path], cell: str | None = None) -> list[Task]:
+    """One task per shard under `paths` (files or folders, searched to any depth), in path order; an
+    entry that cannot be ingested is a task with its problem (reported, not recorded)."""
+    if cell is not None and cell not in CELL_TIME_ZONES:
+        raise LakehouseError(f"--cell {cell}: the 2019 trace has cells {', '.join(CELL_TIME_ZONES)}")
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise LakehouseError(f"{path}: no such file or folder")
+    tasks: list[Task] = []
+    seen: dict[tuple[str, str], Path] = {}
+    for path in files:
+        match = SHARD_NAME.match(path.name)
+        table = match.group("table") if match else ""
+        if not match or table not in TABLES:
+            why = (
+                f"{path}: not a shard of the 2019 trace (expected <table>-NNNNNNNNNNNN.json.gz or .parquet.gz, "
+                f"<table> one of {', '.join(TABLES)})"
+            )
+            tasks.append(Task(f"{DATASET_PREFIX}{table or '?'}", path.name, path, problem=why))
+            continue
+        shard_cell = cell_of(path, cell)
+        dataset = f"{DATASET_PREFIX}{table}"
+        if shard_cell is None:
+            why = f"{path}: which cell? (name its folder cell_a .. cell_h, or give --cell)"
+            tasks.append(Task(dataset, path.name, path, problem=why))
+            continue
+        shard = Shard(table, shard_cell, match.group("number"), match.group("format"), path)
+        if (unusable := not_a_file(path)) is not None:
+            tasks.append(Task(dataset, shard.name, path, problem=f"{path}: {unusable}"))
+            continue
+        if (first := seen.setdefault((dataset, shard.name), path)) != path:
+            why = f"{path}: the same shard as {first} (a JSON and a Parquet export of it): ingest one of them"
+            tasks.append(Task(dataset, shard.name, path, problem=why))
+            continue
+        tasks.append(Task(dataset, shard.name, path))
+    if not tasks:
+        raise LakehouseError(f"{', '.join(map(str, paths))}: no shards of the 2019 trace found")
+    return tasks
+
+
+def shard_of(task: Task) -> Shard:
+    match = SHARD_NAME.match(task.path.name)
+    assert match is not None  # (discover_shards made the task from it)
+    cell, number = task.name.split(".")
+    return Shard(match.group("table"), cell, number, match.group("format"), task.path)
+
+
+# --- decoding: one SELECT per table and format, from the declarations -------------------------------
+# Three layers, so that each value is extracted once: the export's values as they are (`r_<column>`,
+# and `p_<message>` for a message's presence), then typed by the decoding rule, then the reasons.
+
+
+def _json_path(*keys: str) -> str:
+    return sql_literal("$." + ".".join(keys))
+
+
+def _raw(field: Field, fmt: str) -> str:
+    """The field's value as the export has it: text from the JSON, the column from Parquet."""
+    if fmt == "json":
+        extract = "json_extract" if field.type.endswith("[]") else "json_extract_string"
+        return f"{extract}(j, {_json_path(*field.path)})"
+    return ".".join(f'"{part}"' for part in field.path)
+
+
+def _presence(message: str, fmt: str) -> str:
+    return f"json_extract(j, {_json_path(message)}) IS NOT NULL" if fmt == "json" else f'"{message}" IS NOT NULL'
+
+
+def _typed(field: Field) -> str:
+    cast = f'TRY_CAST("r_{field.name}" AS {field.type})'
+    if len(field.path) > 1:  # a member of a message: NULL without the message, 0 when left out of it
+        return f'CASE WHEN "p_{field.path[0]}" THEN coalesce({cast}, 0) END'
+    return cast if field.absent is None else f"coalesce({cast}, {field.absent})"
+
+
+def _problems(field: Field) -> list[str]:
+    """SQL expressions, each a reason (text) or NULL."""
+    raw, value, name = f'"r_{field.name}"', f'"{field.name}"', field.name
+    reasons = [
+        f"CASE WHEN {raw} IS NOT NULL AND TRY_CAST({raw} AS {field.type}) IS NULL "
+        f"THEN '{name}: ' || left({raw}::VARCHAR, 40) || ' is not a {field.type}' END"
+    ]
+    if field.values is not None:
+        codes = ", ".join(map(str, field.values))
+        reasons.append(
+            f"CASE WHEN {value} NOT IN ({codes}) THEN '{name}: unknown code ' || {value} || "
+            f"' (the proto has {min(field.values)}-{max(field.values)})' END"
+        )
+    if field.time:
+        reasons.append(
+            f"CASE WHEN {value} < 0 THEN '{name}: negative (' || {value} || '), not a time of the trace' END"
+        )
+    if field.length is not None:
+        reasons.append(
+            f"CASE WHEN len({value}) <> {field.length} THEN '{name}: ' || len({value}) || "
+            f"' values, not the documented {field.length}' "
+            f"WHEN list_sort({value}) <> {value} THEN '{name}: not in increasing order' END"
+        )
+    return reasons
+
+
+CONSTRAINT_TYPE = "STRUCT(name VARCHAR, value VARCHAR, relation VARCHAR)[]"
+
+
+def decode_sql(table: str, fmt: str, source: str) -> str:
+    """SELECT of every declared column, `line`, `raw` and `reason` (NULL for a good row) from `source`
+    (JSON: a relation of `line`, `raw`; Parquet: the file with `file_row_number`)."""
+    fields = TABLES[table]
+    messages = dict.fromkeys(f.path[0] for f in fields if len(f.path) > 1)
+    extracted = [f'{_raw(f, fmt)} AS "r_{f.name}"' for f in fields]
+    extracted += [f'{_presence(m, fmt)} AS "p_{m}"' for m in messages]
+    typed = [f'{_typed(f)} AS "{f.name}"' for f in fields]
+    reasons = [reason for f in fields for reason in _problems(f)]
+    if fmt == "json":
+        keys = ", ".join(sql_literal(k) for k in export_keys(table))
+        alien = f"list_filter(json_keys(j), k -> NOT list_contains([{keys}], k))"
+        extracted.append(f"CASE WHEN json_type(j) = 'OBJECT' THEN {alien} END AS alien_keys")
+        reasons = [
+            "CASE WHEN raw IS NULL OR trim(raw) = '' THEN 'an empty line' "
+            "WHEN j IS NULL OR json_type(j) <> 'OBJECT' THEN 'not a JSON object' END",
+            f"CASE WHEN len(alien_keys) > 0 THEN 'fields that {table} does not have: ' || "
+            "array_to_string(alien_keys, ', ') END",
+            *reasons,
+        ]
+        frame = f"(SELECT line, raw, TRY_CAST(raw AS JSON) AS j FROM {source})"
+        provenance = "line, raw, j"
+    else:
+        frame, provenance = (
+            f"(SELECT file_row_number + 1 AS line, to_json(r)::VARCHAR AS raw, * FROM {source} AS r)",
+            "line, raw",
+        )
+    if table == "instance_events":
+        constraint = "json_extract(j, '$.constraint')" if fmt == "json" else '"constraint"'
+        extracted.append(f"{constraint} AS r_constraint")
+        typed.append(f"TRY_CAST(r_constraint AS {CONSTRAINT_TYPE}) AS constraints")
+        codes = ", ".join(sql_literal(str(code)) for code in CONSTRAINT_RELATIONS)
+        reasons.append(
+            "CASE WHEN r_constraint IS NOT NULL AND constraints IS NULL THEN 'constraint: not a list of constraints' "
+            f"WHEN len(list_filter(constraints, c -> NOT list_contains([{codes}], coalesce(c.relation, '0')))) > 0 "
+            "THEN 'constraint: a relation the proto does not have' END"
+        )
+    raws = f"SELECT {provenance}, {', '.join(extracted)} FROM {frame}"
+    types = f"SELECT *, {', '.join(typed)} FROM ({raws})"
+    reason = f"nullif(concat_ws('; ', {', '.join(reasons)}), '')"
+    kept = ", ".join([*(f'"{f.name}"' for f in fields), *(["constraints"] if table == "instance_events" else [])])
+    return f"SELECT {kept}, line, raw, {reason} AS reason FROM ({types})"
+
+
+def _json_lines(path: Path) -> str:
+    """A JSON shard's lines, numbered (DuckDB reads it as one text column: no delimiter, no quotes)."""
+    return (
+        f"(SELECT row_number() OVER () AS line, raw FROM read_csv({path_literal(path)}, "
+        "columns = {'raw': 'VARCHAR'}, delim = '\x01', quote = '', escape = '', header = false, auto_detect = false, "
+        "strict_mode = false, max_line_size = 16777216))"
+    )
+
+
+def _check_json_shard(shard: Shard, con: duckdb.DuckDBPyConnection) -> None:
+    """Refuse a JSON shard that is not one of its table: gzip checked to its end (DuckDB reads a cut
+    stream without a word), the first line an object of the table's fields."""
+    if shard.path.name.endswith(".gz"):
+        decompress(shard.path)
+    first = con.execute(
+        f"SELECT raw, TRY_CAST(raw AS JSON) FROM {_json_lines(shard.path)} WHERE trim(raw) <> '' LIMIT 1"
+    ).fetchone()
+    if first is None:
+        raise BrokenFileError(str(shard.path), "an empty shard (no rows)")
+    raw, parsed = first
+    if parsed is None or not str(parsed).lstrip().startswith("{"):
+        raise BrokenFileError(
+            str(shard.path), f"not JSON lines (its first line begins {raw[:40]!r}: an error page?): not ingested"
+        )
+    keys = con.execute("SELECT json_keys(?::JSON)", [parsed]).fetchone()[0]  # type: ignore[index]
+    alien = [k for k in keys if k not in export_keys(shard.table)]
+    if alien and not set(keys) & set(export_keys(shard.table)) - {"time"} or len(alien) > len(keys) // 2:
+        raise BrokenFileError(
+            str(shard.path),
+            f"its first row has fields {', '.join(alien)} that {shard.table} does not have "
+            "(a shard of another table?): not ingested",
+        )
+
+
+def _check_parquet_shard(shard: Shard) -> list[str]:
+    """Refuse a Parquet shard without the table's columns; warn of columns the proto lacks."""
+    try:
+        names = pq.ParquetFile(shard.path).schema_arrow.names
+    except Exception as exc:  # pyarrow raises several kinds for a file that is not Parquet or is cut
+        raise BrokenFileError(str(shard.path), f"not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+    wanted = export_keys(shard.table)
+    if missing := [k for k in wanted if k not in names and k != "constraint"]:
+        raise BrokenFileError(
+            str(shard.path),
+            f"a Parquet file without the columns {', '.join(missing)} of {shard.table} "
+            f"(it has {', '.join(names)}): not ingested",
+        )
+    return (
+        [f"columns not in the trace's format, not kept: {', '.join(extra)}"]
+        if (extra := [n for n in names if n not in wanted])
+        else []
+    )
+
+
+def write_shard(lake: Lake, shard: Shard, share: float = 1.0) -> Outcome:
+    """Decode one shard, write its rows (and constraints) and its quarantined rows aside; the outcome
+    lists the renames that commit them."""
+    dataset = f"{DATASET_PREFIX}{shard.table}"
+    outputs = [(key, DATASETS[key].file(lake.root, stem)) for key, stem in ingest_outputs(dataset, shard.name)]
+    aside = [(final.with_name(f".{final.name}.tmp"), final) for _, final in outputs]
+    table_tmp, quarantine_tmp = aside[0][0], aside[-1][0]
+    warnings: list[str] = []
+    try:
+        with lake.scratch("google2019", share, threads=1) as con:
+            if shard.format == "json":
+                _check_json_shard(shard, con)
+                source = _json_lines(shard.path)
+            else:
+                warnings = _check_parquet_shard(shard)
+                source = f"read_parquet({path_literal(shard.path)}, file_row_number = true)"
+            try:
+                con.execute(f"CREATE TEMP TABLE decoded AS {decode_sql(shard.table, shard.format, source)}")
+            except duckdb.Error as exc:
+                raise BrokenFileError(str(shard.path), str(exc).strip().splitlines()[0]) from None
+            names = ", ".join(f'"{f.name}"' for f in TABLES[shard.table])
+            provenance = f"{sql_literal(shard.cell)} AS cell, {sql_literal(shard.number)} AS shard, line"
+            con.execute(
+                f"COPY (SELECT {names}, {provenance} FROM decoded WHERE reason IS NULL ORDER BY line) "
+                f"TO {sql_literal(str(table_tmp))} ({PARQUET_OPTIONS})"
+            )
+            if shard.table == "instance_events":
+                con.execute(
+                    "COPY (SELECT time, collection_id, instance_index, c.name, c.value, "
+                    "coalesce(c.relation, '0')::SMALLINT AS relation, "
+                    f"{provenance} FROM (SELECT *, unnest(constraints) AS c FROM decoded WHERE reason IS NULL) "
+                    f"ORDER BY line) TO {sql_literal(str(aside[1][0]))} ({PARQUET_OPTIONS})"
+                )
+            con.execute(
+                f"COPY (SELECT {sql_literal(shard.table)} AS table_name, {sql_literal(shard.name)} AS part, "
+                f"{sql_literal(str(shard.path))} AS source, line, raw, reason FROM decoded "
+                f"WHERE reason IS NOT NULL ORDER BY line) TO {sql_literal(str(quarantine_tmp))} (FORMAT parquet)"
+            )
+            rows = count(con, "SELECT count(*) FROM decoded WHERE reason IS NULL")
+            quarantined = count(con, "SELECT count(*) FROM decoded WHERE reason IS NOT NULL")
+    except BaseException:
+        for written, _ in aside:
+            written.unlink(missing_ok=True)
+        raise
+    if rows == 0 and quarantined > 0:
+        for written, _ in aside:
+            written.unlink(missing_ok=True)
+        raise BrokenFileError(
+            str(shard.path), f"none of its {quarantined:,} rows is a row of {shard.table}: not ingested"
+        )
+    # The quarantine first, the rows last: a crash between the renames leaves no rows without their record.
+    return Outcome(
+        rows_in=rows + quarantined,
+        rows_out=rows,
+        quarantined=quarantined,
+        warnings=warnings,
+        renames=[aside[-1], *aside[1:-1], aside[0]],
+    )
+
+
+class ShardSource:
+    """How the pipeline reads 2019 shards."""
+
+    def __init__(self, lake: Lake, workers: int):
+        self.lake = lake
+        self.workers = workers
+
+    def fingerprint(self, task: Task) -> tuple[str, int]:
+        return file_hash(task.path), task.path.stat().st_size
+
+    def committed(self, task: Task) -> bool:
+        table = task.dataset.removeprefix(DATASET_PREFIX)
+        return DATASETS[f"google2019_{table}"].file(self.lake.root, task.name).exists()
+
+    def process(self, task: Task) -> Outcome:
+        return write_shard(self.lake, shard_of(task), share=1 / self.workers)
+
+    def failed(self, task: Task, outcome: Outcome) -> None:
+        pass
+
+
+@dataclass
+class ShardResult:
+    table: str
+    shard: str  # cell.number (the file's name when it is not a shard)
+    source: str
+    status: str
+    rows: int
+    quarantined: int
+    error: str | None
+    warnings: list[str]
+
+
+def ingest_google2019(
+    lake: Lake,
+    paths: Iterable[Path],
+    cell: str | None = None,
+    force: bool = False,
+    workers: int | None = None,
+    on_shard: Callable[[ShardResult, int], None] | None = None,
+) -> list[ShardResult]:
+    """Ingest 2019 shards; one result per shard (and per unusable entry)."""
+    workers = workers or os.cpu_count() or 1
+    tasks = discover_shards(list(paths), cell)
+
+    def result(task: Task, outcome: Outcome) -> ShardResult:
+        return ShardResult(
+            task.dataset.removeprefix(DATASET_PREFIX),
+            task.name,
+            str(task.path),
+            str(outcome.status),
+            outcome.rows_out,
+            outcome.quarantined,
+            outcome.error,
+            outcome.warnings,
+        )
+
+    def done(task: Task, outcome: Outcome) -> None:
+        if on_shard is not None:
+            on_shard(result(task, outcome), outcome.size)
+
+    outcomes = ingest_files(lake, tasks, ShardSource(lake, workers), force=force, workers=workers, on_done=done)
+    return [result(task, outcome) for task, outcome in outcomes]
+
+
+def tables_frame(results: list[ShardResult]) -> pl.DataFrame:
+    """One row per cell and table (shards ok, unchanged and failed; rows and quarantined rows): what
+    `lakehouse ingest google-2019` prints."""
+    shards = pl.DataFrame(
+        {
+            "cell": [r.shard.split(".")[0] if re.fullmatch(r"[a-h]\.\d{12}", r.shard) else "?" for r in results],
+            "table": [r.table for r in results],
+            "status": [r.status for r in results],
+            "rows": [r.rows for r in results],
+            "quarantined": [r.quarantined for r in results],
+        },
+        schema={"cell": pl.String, "table": pl.String, "status": pl.String, "rows": pl.Int64, "quarantined": pl.Int64},
+    )
+    return shards.group_by("cell", "table", maintain_order=True).agg(
+        shards=pl.len(),
+        ok=(pl.col("status") == Status.ok).sum(),
+        unchanged=(pl.col("status") == Status.unchanged).sum(),
+        failed=(pl.col("status") == Status.failed).sum(),
+        rows=pl.col("rows").sum(),
+        quarantined=pl.col("quarantined").sum(),
+    )

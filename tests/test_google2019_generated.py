@@ -1,0 +1,113 @@
+"""A generated cell of Google's 2019 trace: every planted truth recovered through the views and the
+report (`lakehouse generate google-2019`, `ingest google-2019`, `report volatility --trace google-2019`).
+The expected numbers come from the generator's truth: each window's exact seconds, not our estimates."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lakehouse.base.lake import Lake
+
+from conftest import cli
+
+CELL = "e"  # Helsinki: UTC+3 in May, so local and UTC hours differ
+
+
+@pytest.fixture(scope="module")
+def cell(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
+    root = tmp_path_factory.mktemp("cell")
+    cli("generate", "google-2019", root / "gen", "--cell", CELL, "--hours", "24", "--jobs", "40", "--seed", "3")
+    cli("ingest", "google-2019", root / "gen" / f"cell_{CELL}", "--lake", root / "lake")
+    return root / "lake", json.loads((root / "gen" / "truth.json").read_text())
+
+
+def _one(lake: Path, sql: str) -> object:
+    ((value,),) = Lake(lake).query(sql).rows()
+    return value
+
+
+def test_the_double_count_is_planted_and_removed(cell: tuple[Path, dict]) -> None:
+    lake, truth = cell
+    assert truth["rows_inside_alloc_sets"] > 0
+    inside = _one(lake, "SELECT affected_rows FROM google2019.caveats WHERE caveat LIKE 'usage of a task inside%'")
+    assert inside == truth["rows_inside_alloc_sets"]
+    assert _one(lake, "SELECT sum(average_usage_cpus) FROM google2019.usage") == pytest.approx(truth["top_level_cpu"])
+    every_row = _one(lake, "SELECT sum(average_usage_cpus) FROM google2019.instance_usage")
+    assert every_row == pytest.approx(truth["all_rows_cpu"]) and every_row > truth["top_level_cpu"] * 1.05
+    assert _one(lake, "SELECT count(*) FROM google2019.usage") == truth["usage_rows"] - truth["rows_inside_alloc_sets"]
+
+
+def test_tiers_and_machines_without_capacity(cell: tuple[Path, dict]) -> None:
+    lake, truth = cell
+    tiers = dict(
+        Lake(lake)
+        .query("SELECT tier, count(DISTINCT collection_id) FROM google2019.collection_events GROUP BY tier")
+        .rows()
+    )
+    assert tiers == {tier: n for tier, n in truth["tiers"].items() if n}
+    adds = _one(lake, "SELECT affected_rows FROM google2019.caveats WHERE caveat = 'machine ADD without capacity'")
+    assert adds == truth["machines_without_capacity"]
+
+
+def test_the_daily_cycle_peaks_at_its_local_hour(cell: tuple[Path, dict]) -> None:
+    """The cycle was planted in the cell's local time (peak 14:00 in Helsinki, 11:00 UTC)."""
+    lake, truth = cell
+    hourly = Lake(lake).query(
+        "SELECT hour(local_start) AS local_hour, hour(timezone('UTC', start_at)) AS utc_hour, "
+        "sum(average_usage_cpus) AS cpu FROM google2019.usage GROUP BY ALL ORDER BY cpu DESC LIMIT 1"
+    )
+    local_hour, utc_hour = hourly.row(0)[:2]
+    assert abs(local_hour - truth["peak_local_hour"]) <= 1
+    assert (local_hour - utc_hour) % 24 == 3
+
+
+def test_the_2011_method_and_the_percentiles_against_the_exact_spread(cell: tuple[Path, dict], tmp_path: Path) -> None:
+    lake, truth = cell
+    exact = np.array([w[4] for w in truth["windows"] if w[5] and w[3] > 0])
+    result = cli("report", "volatility", "--trace", "google-2019", "--lake", lake, "--format", "csv")
+    assert "analysis.volatility_2019" in result.stderr or "volatility_2019" in result.stdout + result.stderr
+    rows = Lake(lake).query("SELECT * FROM analysis.volatility_2019 WHERE tier = 'all'").row(0, named=True)
+    assert rows["cell"] == CELL and rows["windows"] == exact.size
+    # The percentiles read the spread almost exactly (a quantile function linear between 20 points).
+    assert rows["mean_mad_percentiles"] == pytest.approx(exact.mean(), rel=0.05)
+    # One random second per window estimates it without bias: within 4 standard errors of the exact mean.
+    abs_d = (
+        Lake(lake)
+        .query(
+            "SELECT abs(average_usage_cpus - random_sample_usage_cpus) / average_usage_cpus AS d FROM google2019.usage "
+            "WHERE average_usage_cpus > 0"
+        )["d"]
+        .to_numpy()
+    )
+    standard_error = abs_d.std() / math.sqrt(abs_d.size)
+    assert abs(rows["mean_abs_d_2011"] - exact.mean()) < 4 * standard_error
+    assert rows["ratio_2011_to_percentiles"] == pytest.approx(rows["mean_abs_d_2011"] / rows["mean_mad_percentiles"])
+    assert rows["share_sample_outside_range"] == 0  # a second of the window lies within its p0..p100
+    plots = tmp_path / "figures"
+    plots.mkdir()
+    cli("report", "volatility", "--trace", "google-2019", "--cell", CELL, "--lake", lake, "--plots", plots)
+    assert (plots / "volatility_2019_method_check.png").stat().st_size > 10_000
+
+
+def test_a_cell_without_usage_says_what_to_ingest(cell: tuple[Path, dict]) -> None:
+    lake, _ = cell
+    result = cli("report", "volatility", "--trace", "google-2019", "--cell", "h", "--lake", lake, code=1)
+    assert "no usage windows of Google's 2019 trace in cell h" in result.stderr
+    result = cli("report", "volatility", "--trace", "google-2019", "--cell", "z", "--lake", lake, code=2)
+    assert "expected one of a, b, c, d, e, f, g, h" in result.stderr
+
+
+def test_the_parquet_export_gives_the_same_tables(cell: tuple[Path, dict], tmp_path: Path) -> None:
+    lake, _ = cell
+    cli("generate", "google-2019", tmp_path / "gen", "--cell", CELL, "--hours", "24", "--jobs", "40", "--seed", "3",
+        "--format", "parquet")  # fmt: skip
+    cli("ingest", "google-2019", tmp_path / "gen" / f"cell_{CELL}", "--lake", tmp_path / "lake")
+    for view in ("instance_usage", "instance_events", "collection_events", "machine_events"):
+        columns = "* EXCLUDE (line)" if view != "instance_usage" else "* EXCLUDE (line, shard)"
+        query = f"SELECT {columns} FROM google2019.{view} ORDER BY ALL"
+        assert Lake(tmp_path / "lake").query(query).equals(Lake(lake).query(query)), view
