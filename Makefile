@@ -37,12 +37,13 @@ browser:
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	  chromium fonts-dejavu-core >/dev/null; } || echo "no headless Chromium here: the browser tests will skip"
 
-# Fault injection at full strength (make test runs a few trials of each), and the checks make test runs on
-# representative shared logs repeated on the others (marked thorough): 20 kill -9 and 20 Ctrl-C
-# trials of each ingest, two writers at once, readers during ingests, full disks, 20 kill -9 trials of
-# the nightly run; prints the table of what went wrong (all zeros).
+# Fault injection at full strength (make test runs a few trials of each), the checks make test runs on
+# representative shared logs repeated on the others (marked thorough), and the property tests at their
+# full count of examples (make test draws a third): 20 kill -9 and 20 Ctrl-C trials of each ingest, two
+# writers at once, readers during ingests, full disks, 20 kill -9 trials of the nightly run; prints the
+# table of what went wrong (all zeros).
 faults: $(STAMP)
-	LAKEHOUSE_FAULT_TRIALS=20 LAKEHOUSE_KILL_TRIALS=20 $(PYTHON) -m pytest -q -m "faults or thorough" -s -p no:randomly
+	LAKEHOUSE_FAULT_TRIALS=20 LAKEHOUSE_KILL_TRIALS=20 $(PYTHON) -m pytest -q -m "faults or thorough or hypothesis" -s -p no:randomly
 
 test-fast: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow and not thorough"

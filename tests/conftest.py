@@ -52,6 +52,16 @@ def duckdb_shell() -> str:
     pytest.fail("the duckdb shell is missing: duckdb-cli (a dependency in pyproject.toml) is not installed")
 
 
+#: `make faults` (which sets LAKEHOUSE_FAULT_TRIALS) runs the property tests at their full count of
+#: examples; `make test` runs a third of them (a property that breaks breaks on most draws).
+THOROUGH = "LAKEHOUSE_FAULT_TRIALS" in os.environ
+
+
+def examples(full: int) -> int:
+    """How many examples a property test draws: `full` under `make faults`, a third (at least 20) else."""
+    return full if THOROUGH else max(20, full // 3)
+
+
 def cli(*args: object, code: int = 0) -> typer.testing.Result:
     """`lakehouse ARGS` in this process (every argument as text); its exit code must be `code`, else the
     assertion shows what it printed and raised."""

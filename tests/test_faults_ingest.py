@@ -129,8 +129,17 @@ def _trial(kind: str, source: Path, root: Path, clean: dict, how: signal.Signals
     return True
 
 
-@pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGINT], ids=["kill -9", "ctrl-c"])
-@pytest.mark.parametrize("kind", ["swf", "google"])
+#: `make test` signals each ingest once and sends each signal once (SWF killed, Google interrupted); the
+#: other two pairs run in `make faults` (marked thorough).
+FAULT_CASES = [
+    pytest.param("swf", signal.SIGKILL, id="swf-kill -9"),
+    pytest.param("google", signal.SIGINT, id="google-ctrl-c"),
+    pytest.param("swf", signal.SIGINT, id="swf-ctrl-c", marks=pytest.mark.thorough),
+    pytest.param("google", signal.SIGKILL, id="google-kill -9", marks=pytest.mark.thorough),
+]
+
+
+@pytest.mark.parametrize(("kind", "how"), FAULT_CASES)
 def test_faults_at_random_moments_of_an_ingest(tmp_path, swf_logs, trace, kind, how):
     source = swf_logs if kind == "swf" else trace
     clean, seconds = _clean(kind, source, tmp_path / "clean")
@@ -174,14 +183,19 @@ def test_two_writers_started_together(tmp_path, swf_logs):
     assert (tally["tracebacks"], tally["inconsistent"], tally["lost"]) == (0, 0, 0), dict(tally)
 
 
+#: Logs the readers' test ingests one by one: three in `make test` (each commit is read several times),
+#: six in `make faults`.
+READER_LOGS = 6 if "LAKEHOUSE_FAULT_TRIALS" in os.environ else 3
+
+
 def test_readers_during_an_ingest_see_whole_logs(tmp_path):
-    # Six logs, ingested one after the other (one process each): each commits while readers read,
+    # Six logs (three in make test), ingested one after the other (one process each): each commits while readers read,
     # and the run lasts long enough for many reads on a busy machine (one ingest of the whole folder
     # left some runs with only 4 reads).  The six smallest archive logs: what is tested is the commits,
     # and small logs give more reads in less time (the first six by name, CEA-Curie's 312 k jobs
     # among them, took a minute).
     archive = [p for p in shared_or_skip(SWF_DIR).glob("*.swf.gz") if not p.name.startswith("lublin")]
-    logs = sorted(archive, key=lambda p: p.stat().st_size)[:6]
+    logs = sorted(archive, key=lambda p: p.stat().st_size)[:READER_LOGS]
     source = tmp_path / "logs"
     source.mkdir()
     for log in logs:

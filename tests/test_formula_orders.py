@@ -21,6 +21,8 @@ from lakehouse.cli import app
 from lakehouse.sim import simulate
 from lakehouse.sim.reference import Jobs, easy_starts
 
+from conftest import examples
+
 runner = CliRunner()
 
 #: Each built-in order as a formula (written by hand from docs/simulator.md's definitions).
@@ -54,12 +56,23 @@ def _shared_logs(pwa_lake) -> list[tuple[str, int]]:
     return [(log, int(size)) for log, size in rows]
 
 
-def test_every_built_in_order_written_as_a_formula_schedules_the_same_on_every_shared_log(pwa_lake):
+#: The logs `make test` checks the formulas on (the largest machine, a small one, one with memory
+#: requests); `make faults` checks every shared log (marked thorough).
+REPRESENTATIVE = ("CEA-Curie-2011-2.1-cln", "KTH-SP2-1996-2.1-cln", "HPC2N-2002-2.2-cln")
+
+
+@pytest.mark.parametrize(
+    "every", [False, pytest.param(True, marks=pytest.mark.thorough)], ids=["representative", "every"]
+)
+def test_every_built_in_order_written_as_a_formula_schedules_the_same_on_every_shared_log(pwa_lake, every):
     # The first 8,000 jobs of each log (the whole logs take 2.5 min on two cores: `make bench` replays
     # CEA-Curie whole under both LEXPs).
     lake, _ = pwa_lake
     logs = _shared_logs(pwa_lake)
     assert len(logs) >= 19
+    if not every:
+        logs = [(log, size) for log, size in logs if log in REPRESENTATIVE]
+        assert len(logs) == len(REPRESENTATIVE)
     for log, size in logs:
         jobs = lake.query(f"select * from swf.jobs_clean where log = '{log}' order by submit_time, job_id limit 8000")
         for policy, formula in AS_FORMULAS.items():
@@ -147,7 +160,7 @@ def workloads(draw):
     return submit, run, requested, procs
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(formula=formulas, largest_first=st.booleans(), jobs=workloads())
 def test_random_formulas_schedule_as_a_plain_python_easy_evaluating_them(formula, largest_first, jobs):
     text, evaluate = formula

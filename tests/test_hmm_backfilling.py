@@ -15,10 +15,11 @@ from lakehouse.base.job_views import log_jobs, log_machine_size
 from lakehouse.sim import simulate
 from lakehouse.sim.options import Backfill, Policy
 
+from conftest import examples
 from sim_workloads import peak_use
 
 MACHINE = 8
-EXAMPLES = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 # Minute bins and updates every 5 minutes, so that the model trains within a hypothesis workload.
 FAST_HMM = "hmm:states=2,bin=60,update=300,window=7200,rounds=3"
 # The thesis' settings on the same scale: Static-IV, terminated jobs only, a warm-up, rounds to

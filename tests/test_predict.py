@@ -13,6 +13,8 @@ from polars.testing import assert_frame_equal
 
 from lakehouse.models.predict import ALL, WINDOWS, Settings, run
 
+from conftest import examples
+
 COLUMNS = ["source", "job", "user_key", "submit", "done", "walltime", "resource", "used", "requested"]
 
 
@@ -288,7 +290,7 @@ def predictions(rows: list[tuple], chosen: Settings) -> tuple[dict, dict]:
     return window | {("g", k): v for k, v in grouping.items()}, final
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs=job_lists, later=job_lists, pivot=st.integers(0, 24), window=st.sampled_from(WINDOWS), data=st.data())
 def test_nothing_submitted_later_changes_a_prediction(jobs, later, pivot, window, data):
     # Job j = the pivot.  Every job submitted after j gets new times, usage, request, user and
@@ -314,7 +316,7 @@ def test_nothing_submitted_later_changes_a_prediction(jobs, later, pivot, window
             assert first[key] == second[key], key
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(jobs=job_lists, pivot=st.integers(0, 24), seed=st.integers(0, 10_000))
 def test_with_windows_chosen_per_user_later_outcomes_never_reach_an_evaluation_job(jobs, pivot, seed):
     # With k chosen per user on the first 80 % of the user's jobs, a job in the last 20 % keeps its

@@ -28,6 +28,8 @@ from lakehouse.sim import simulate
 from lakehouse.sim.options import WEEK, Policy, Selector
 from lakehouse.studies.selection import PAPER_POLICIES, selection_curves, selection_settings, selection_table
 
+from conftest import examples
+
 KTH = "KTH-SP2-1996-2.1-cln"
 runner = CliRunner()
 
@@ -121,7 +123,7 @@ def test_bad_selections_are_refused_before_the_replay(options, message):
 # -- resampling ------------------------------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     offsets=st.lists(st.integers(0, 6 * WEEK), min_size=2, max_size=60),
     index=st.integers(0, 50),

@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 from lakehouse.sim import simulate
 from lakehouse.sim.options import Backfill, Correction, Policy
 
+from conftest import examples
 from sim_workloads import peak_use
 
 MACHINE = 8
-EXAMPLES = settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite

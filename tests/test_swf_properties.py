@@ -12,6 +12,8 @@ from lakehouse.base.errors import BrokenFileError
 from lakehouse.base.testing import FIELD_NAMES
 from lakehouse.ingest.swf import decompress, parse_log
 
+from conftest import examples
+
 # Mostly values a log has, now and then one beyond the ingest's limits (quarantined, and checked as such).
 # (One value in ten is drawn up to 10^12: with seven limited fields, an even split left too few rows in
 # range for the value check to be sure of its share of examples, whatever the draw.)
@@ -54,7 +56,7 @@ def render(values: dict, corruption: str) -> str:
     return "  ".join(tokens)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(job, corruptions), min_size=1, max_size=40))
 def lines_in_equal_rows_plus_quarantine_and_values_survive(rows):
     # Job ids made unique so that duplicates do not interfere (they have their own test).
