@@ -4,11 +4,14 @@ connection cut in the middle of a file, bytes that are not the published ones.""
 
 from __future__ import annotations
 
+import base64
 import gzip
 import hashlib
+import json
 import shutil
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -50,6 +53,7 @@ class Faults:
     slow: set[str] = field(default_factory=set)
     slow_pause: float = 0.1
     seen: list[tuple[str, str | None]] = field(default_factory=list)
+    page: int = 3  # objects per page of a storage API listing (the real one: up to 1,000)
 
 
 @contextmanager
@@ -60,6 +64,30 @@ def serve(bucket: Path, faults: Faults | None = None) -> Iterator[str]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *args: object) -> None:  # (quiet)
             pass
+
+        def _list_objects(self) -> None:
+            """`GET /storage/v1/b/BUCKET/o?prefix=P&pageToken=T`: the bucket folder's files whose names
+            start with P, `faults.page` at a time, with size and MD5 (base64) as the API gives them."""
+            url = urllib.parse.urlparse(self.path)
+            name = url.path.removeprefix("/storage/v1/b/").removesuffix("/o")
+            query = urllib.parse.parse_qs(url.query)
+            prefix, start = query.get("prefix", [""])[0], int(query.get("pageToken", ["0"])[0])
+            faults.seen.append((self.path, None))
+            files = sorted(p for p in (bucket / name).glob(f"{prefix}*") if p.is_file())
+            page = files[start : start + faults.page]
+            items = [
+                {"name": p.name, "size": str(p.stat().st_size),
+                 "md5Hash": base64.b64encode(hashlib.md5(p.read_bytes()).digest()).decode()}
+                for p in page
+            ]  # fmt: skip
+            body: dict[str, object] = {"items": items}
+            if start + faults.page < len(files):
+                body["nextPageToken"] = str(start + faults.page)
+            data = json.dumps(body).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def _body(self) -> bytes | None:
             path = bucket / self.path.lstrip("/")
@@ -79,6 +107,9 @@ def serve(bucket: Path, faults: Faults | None = None) -> Iterator[str]:
                 self.end_headers()
 
         def do_GET(self) -> None:
+            if self.path.startswith("/storage/v1/b/"):  # the storage JSON API's listing of a bucket
+                self._list_objects()
+                return
             name = self.path.lstrip("/")
             faults.seen.append((name, self.headers.get("Range")))
             data = self._body()

@@ -29,7 +29,7 @@ from lakehouse.base.lake import Lake
 from lakehouse.base.testing import small_log, swf_job, write_swf
 from lakehouse.cli import app
 from lakehouse.data import sample_google_trace, sample_swf_paths
-from lakehouse.ingest.download import URL_ENV
+from lakehouse.ingest.download import URL_2019_ENV, URL_ENV
 
 from google_bucket import make_bucket, serve
 
@@ -170,8 +170,19 @@ def bucket_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+@pytest.fixture(scope="module")
+def host_2019_url(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Google's storage host as the `download google-2019` examples list and fetch from it: a local one
+    with the buckets of cells a and b (the template's generated cell under both names)."""
+    host = tmp_path_factory.mktemp("host")
+    for cell in ("a", "b"):
+        shutil.copytree(template / "gen2019" / "cell_a", host / f"clusterdata_2019_{cell}")
+    with serve(host) as url:
+        yield url
+
+
 @pytest.fixture
-def world(template: Path, bucket_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def world(template: Path, bucket_url: str, host_2019_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "world"
     shutil.copytree(template, root, symlinks=True)
     Lake(root / "work" / "lake").init()  # the copied catalog still names the template's files
@@ -179,6 +190,7 @@ def world(template: Path, bucket_url: str, tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("HOME", str(root / "home"))
     monkeypatch.delenv("LAKEHOUSE_LAKE", raising=False)
     monkeypatch.setenv(URL_ENV, bucket_url)
+    monkeypatch.setenv(URL_2019_ENV, host_2019_url)
     return root
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from lakehouse.base.render import OutputFormat, emit, stderr
 from lakehouse.cli.common import FormatOption, OutputOption, byte_progress, clear_errors, command_group
+
+if TYPE_CHECKING:
+    from lakehouse.ingest.download import Download, Wanted
 
 download_app = command_group("Fetch public traces into a folder that `ingest` and the nightly inbox take.")
 
@@ -47,10 +50,8 @@ def download_google(
 
     Example: `lakehouse download google-2011 trace --parts 0-9 && lakehouse ingest google trace`
     """
-    import polars as pl
-
     from lakehouse.base.comma_lists import split_list
-    from lakehouse.ingest.download import Download, DownloadError, disk_problem, parse_parts, select
+    from lakehouse.ingest.download import Download, DownloadError, parse_parts, select
 
     chosen_tables = split_list(tables) if tables else None
     span = parse_parts(parts)
@@ -61,6 +62,17 @@ def download_google(
         raise DownloadError("no file of the trace matches --tables and --parts")
     with stderr.status(f"asking the size of {len(files):,} files..."):
         sizes = download.sizes(files)
+    _fetch(download, files, sizes, fmt, output)
+
+
+def _fetch(
+    download: Download, files: list[Wanted], sizes: dict[str, int | None], fmt: OutputFormat, output: Path | None
+) -> None:
+    """Fetch `files` with a progress bar after checking the disk; print what came, and exit 1 if any failed."""
+    import polars as pl
+
+    from lakehouse.ingest.download import DownloadError, disk_problem
+
     total = sum(size or 0 for size in sizes.values())
     left = sum(sizes[item.path] or 0 for item in files if not (download.dest / item.path).exists())
     if problem := disk_problem(download.dest, left):
@@ -84,3 +96,69 @@ def download_google(
     )
     if failed:
         raise typer.Exit(1)
+
+
+@download_app.command("google-2019")
+@clear_errors
+def download_google2019(
+    dest: Annotated[
+        Path, typer.Argument(help="The folder to fetch into: the shards go to DEST/clusterdata_2019_CELL/.")
+    ],
+    cell: Annotated[str, typer.Option(help="The cell, a-h.")] = "a",
+    tables: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated tables [default: all five]: collection_events, instance_events, instance_usage, "
+            "machine_events, machine_attributes."
+        ),
+    ] = None,
+    shards: Annotated[
+        str | None,
+        typer.Option(help="Shard numbers, A-B (both included) or one number [default: every shard]."),
+    ] = None,
+    export: Annotated[
+        str, typer.Option("--export", help="The export to fetch: json or parquet (the same rows).")
+    ] = "json",
+    jobs: Annotated[int, typer.Option(help="Files fetched at a time.", min=1, max=32)] = 4,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+) -> None:
+    """Download a cell of clusterdata-2019, Google's 31-day trace of eight Borg cells, from its public
+    bucket (storage.googleapis.com/clusterdata_2019_CELL) over HTTPS, without an account: about 350 GiB
+    of gzipped shards per cell, most of them instance_usage.
+
+    The bucket is listed by the storage JSON API, with each shard's size and MD5; a shard counts as
+    fetched only once its MD5 is the listed one (one that differs is deleted and named). A cut
+    connection is retried where it stopped, a run stopped by Ctrl-C or a kill continues on the next
+    (`NAME.part` files), and shards already whole are not fetched again. The disk must hold what is left
+    to fetch: the command says so before it starts. `lakehouse ingest google-2019 DEST/clusterdata_2019_a`
+    takes the folder as it is (its name gives the cell); docs/google-2019.md describes the tables.
+
+    Example: `lakehouse download google-2019 traces --cell a --tables machine_events,collection_events`
+
+    Example: `lakehouse download google-2019 traces --cell b --tables instance_usage --shards 0-9 && lakehouse
+    ingest google-2019 traces/clusterdata_2019_b`
+    """
+    from lakehouse.base.comma_lists import split_list
+    from lakehouse.base.google2019_format import CELL_TIME_ZONES, TABLES
+    from lakehouse.ingest.download import Download2019, DownloadError, parse_parts, select_2019
+
+    if cell not in CELL_TIME_ZONES:
+        raise DownloadError(f"--cell {cell!r}: the 2019 trace has cells {', '.join(CELL_TIME_ZONES)}")
+    if export not in ("json", "parquet"):
+        raise DownloadError(f"--export {export!r}: json or parquet")
+    chosen = split_list(tables) if tables else list(TABLES)
+    if unknown := sorted(set(chosen) - set(TABLES)):
+        raise DownloadError(f"unknown table {', '.join(unknown)}; the tables are: {', '.join(TABLES)}")
+    span = parse_parts(shards, "--shards")
+    download = Download2019(dest.expanduser(), cell, jobs=jobs)
+    objects = []
+    with stderr.status(f"listing {download.bucket}...") as status:
+        for table in chosen:
+            status.update(f"listing {download.bucket}: {table}...")
+            objects += download.objects(f"{table}-")
+    files = select_2019(objects, chosen, span, export)
+    if not files:
+        raise DownloadError(f"no shard of {download.bucket} matches --tables, --shards and --export")
+    download.announced = {item.path: size for item, size in files}
+    _fetch(download, [item for item, _ in files], dict(download.announced), fmt, output)

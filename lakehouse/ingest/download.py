@@ -1,4 +1,6 @@
-"""Fetching the Google cluster trace clusterdata-2011-2 from its public bucket over HTTPS.
+"""Fetching Google's cluster traces from their public buckets over HTTPS: clusterdata-2011-2 (one
+bucket, a SHA256SUM listing) and clusterdata-2019 (a bucket per cell, listed by the storage JSON API
+with each object's size and MD5).
 
 The bucket holds one folder per table (`job_events/part-00000-of-00500.csv.gz`, ...), `schema.csv` and
 `SHA256SUM`, the SHA-256 of every file.  What lands in DEST keeps that layout, so `lakehouse ingest
@@ -16,14 +18,17 @@ Ctrl-C stops the transfers under way at their next block.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import http.client
+import json
 import os
 import re
 import shutil
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -59,10 +64,22 @@ class DownloadError(LakehouseError):
 
 @dataclass(frozen=True)
 class Wanted:
-    """One file of the trace to have in DEST: its path in the bucket and its published SHA-256."""
+    """One file of the trace to have in DEST: its path in the bucket and the digest its bucket publishes
+    for it (2011: SHA-256 in hex; 2019: MD5 in base64, as the storage API gives it)."""
 
     path: str
-    sha256: str
+    sha256: str | None = None
+    md5: str | None = None
+
+    def check(self, path: Path) -> str | None:
+        """Why the file at `path` is not this one (its digest differs), if it is not."""
+        if self.sha256 is not None:
+            got = sha256_of(path)
+            return None if got == self.sha256 else f"SHA-256 {got[:16]}… is not the published {self.sha256[:16]}…"
+        if self.md5 is not None:
+            got = md5_of(path)
+            return None if got == self.md5 else f"MD5 {got} is not the published {self.md5}"
+        return None
 
 
 def parse_checksums(text: str) -> list[Wanted]:
@@ -99,16 +116,17 @@ def _escapes(path: str) -> str | None:
     return None
 
 
-def parse_parts(text: str | None) -> tuple[int, int] | None:
-    """`--parts 0-9` (both ends included) or `--parts 7`; None: every part."""
+def parse_parts(text: str | None, option: str = "--parts") -> tuple[int, int] | None:
+    """`--parts 0-9` (both ends included) or `--parts 7` (or `--shards`, named by `option`); None: all."""
     if text is None:
         return None
     found = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
+    what = option.removeprefix("--").rstrip("s")
     if not found:
-        raise DownloadError(f"--parts {text!r}: give a part number or a range such as 0-9")
+        raise DownloadError(f"{option} {text!r}: give a {what} number or a range such as 0-9")
     first, last = int(found.group(1)), int(found.group(2) or found.group(1))
     if last < first:
-        raise DownloadError(f"--parts {text!r}: the range ends before it starts")
+        raise DownloadError(f"{option} {text!r}: the range ends before it starts")
     return first, last
 
 
@@ -136,11 +154,19 @@ def select(wanted: Iterable[Wanted], tables: Sequence[str] | None, parts: tuple[
 
 
 def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
+    return _digest(path, hashlib.sha256()).hexdigest()
+
+
+def md5_of(path: Path) -> str:
+    """The MD5 as Google's storage API writes it (base64 of the 16 bytes)."""
+    return base64.b64encode(_digest(path, hashlib.md5()).digest()).decode()  # noqa: S324 - the bucket's own checksum
+
+
+def _digest(path: Path, digest: hashlib._Hash) -> hashlib._Hash:
     with open(path, "rb") as file:
         while block := file.read(CHUNK):
             digest.update(block)
-    return digest.hexdigest()
+    return digest
 
 
 @dataclass
@@ -228,7 +254,7 @@ class Download:
         final = self.dest / item.path
         if _escapes(item.path) or not final.resolve().is_relative_to(self.dest.resolve()):
             return Fetched(item.path, "failed", error=f"{item.path}: not a file below {self.dest}: not fetched")
-        if final.exists() and sha256_of(final) == item.sha256:
+        if final.exists() and item.check(final) is None:
             advance(final.stat().st_size)
             return Fetched(item.path, "present")
         final.parent.mkdir(parents=True, exist_ok=True)
@@ -248,15 +274,9 @@ class Download:
                 time.sleep(min(2.0**attempt, 30.0) * 0.25)
         else:
             return Fetched(item.path, "failed", error=f"{self.url(item.path)}: {error} ({ATTEMPTS} tries; run again)")
-        got = sha256_of(partial)
-        if got != item.sha256:
+        if (differs := item.check(partial)) is not None:
             partial.unlink(missing_ok=True)
-            return Fetched(
-                item.path,
-                "failed",
-                error=f"{item.path}: SHA-256 {got[:16]}… is not the published {item.sha256[:16]}…: deleted; "
-                "run again to fetch it anew",
-            )
+            return Fetched(item.path, "failed", error=f"{item.path}: {differs}: deleted; run again to fetch it anew")
         os.replace(partial, final)
         return Fetched(item.path, "fetched", bytes=received)
 
@@ -322,3 +342,86 @@ def disk_problem(dest: Path, needed: int) -> str | None:
     if needed > free:
         return f"{dest}: the files need {needed / 1e9:,.1f} GB and the disk has {free / 1e9:,.1f} GB free"
     return None
+
+
+# --- clusterdata-2019: a bucket per cell, listed by the storage JSON API ---------------------------
+
+#: Where Google publishes the 2019 trace: buckets clusterdata_2019_a .. _h on this host.
+HOST_2019 = "https://storage.googleapis.com"
+#: An environment variable that points the 2019 download elsewhere (a mirror, the tests' local server).
+URL_2019_ENV = "LAKEHOUSE_GOOGLE_2019_URL"
+#: Objects asked per page of a listing (the API's own maximum is 1,000).
+PAGE = 1000
+_SHARD = re.compile(r"^(?P<table>[a-z_]+)-(?P<number>\d{12})\.(?P<format>json|parquet)\.gz$")
+
+
+def bucket_2019(cell: str) -> str:
+    return f"clusterdata_2019_{cell}"
+
+
+class Download2019(Download):
+    """The shards of one cell into DEST/clusterdata_2019_<cell>/ (the folder names the cell for
+    `lakehouse ingest google-2019`)."""
+
+    def __init__(self, dest: Path, cell: str, host: str | None = None, jobs: int = 4) -> None:
+        self.host = (host or os.environ.get(URL_2019_ENV) or HOST_2019).rstrip("/")
+        self.bucket = bucket_2019(cell)
+        super().__init__(dest / self.bucket, f"{self.host}/{self.bucket}", jobs)
+
+    def listing_url(self, prefix: str, token: str | None) -> str:
+        query = {"prefix": prefix, "maxResults": str(PAGE), "fields": "items(name,size,md5Hash),nextPageToken"}
+        if token:
+            query["pageToken"] = token
+        return f"{self.host}/storage/v1/b/{self.bucket}/o?{urllib.parse.urlencode(query)}"
+
+    def objects(self, prefix: str) -> list[tuple[Wanted, int | None]]:
+        """The bucket's objects whose names start with `prefix` (page by page), each with its MD5 and
+        size as the listing gives them; a name that is not a shard, or would leave DEST, refuses it."""
+        found: list[tuple[Wanted, int | None]] = []
+        token: str | None = None
+        while True:
+            url = self.listing_url(prefix, token)
+            try:
+                with urllib.request.urlopen(url, timeout=TIMEOUT) as response:
+                    data = response.read(MAX_LISTING + 1)
+            except (urllib.error.URLError, OSError) as exc:
+                raise DownloadError(f"{url}: {_reason(exc)}") from None
+            if len(data) > MAX_LISTING:
+                raise DownloadError(f"{url}: longer than {MAX_LISTING >> 20} MB: not a listing of the bucket")
+            try:
+                page = json.loads(data)
+                items = page.get("items", [])
+                for item in items:
+                    name, size, md5 = item["name"], item.get("size"), item.get("md5Hash")
+                    if not isinstance(name, str) or _escapes(name) or "/" in name:
+                        raise DownloadError(f"{url}: the object {str(name)[:120]!r} would leave the download folder")
+                    found.append((Wanted(name, md5=md5 if isinstance(md5, str) else None), _size(size)))
+                token = page.get("nextPageToken")
+            except (ValueError, AttributeError, KeyError, TypeError):
+                raise DownloadError(f"{url}: not a listing of the storage API (JSON with items)") from None
+            if not token:
+                return found
+
+
+def _size(value: object) -> int | None:
+    try:
+        return int(value)  # type: ignore[call-overload]  # (the API writes sizes as text)
+    except (TypeError, ValueError):
+        return None
+
+
+def select_2019(
+    objects: Iterable[tuple[Wanted, int | None]],
+    tables: Sequence[str],
+    shards: tuple[int, int] | None,
+    fmt: str,
+) -> list[tuple[Wanted, int | None]]:
+    """The shards of `tables` in format `fmt` whose number lies in `shards` (all when None)."""
+    chosen = []
+    for item, size in objects:
+        shard = _SHARD.match(item.path)
+        if shard is None or shard.group("table") not in tables or shard.group("format") != fmt:
+            continue
+        if shards is None or shards[0] <= int(shard.group("number")) <= shards[1]:
+            chosen.append((item, size))
+    return chosen
