@@ -66,7 +66,7 @@ lint:
 	cd sim && cargo fmt --check && cargo clippy --quiet --no-default-features -- -D warnings
 
 # The documentation as a site (docs/ and mkdocs.yml): build/site/index.html. Strict: a broken link or a page
-# left out of the navigation fails.
+# left out of the navigation fails (not --quiet: mkdocs then counts no warnings, and a page left out passed).
 # Every study of `lakehouse reproduce` on the shared data, rewriting the record the docs cite
 # (docs/reproduced/, the counts in docs/reproductions.md): about 15 minutes on 2 cores.
 reproductions: $(STAMP)
@@ -75,7 +75,7 @@ reproductions: $(STAMP)
 	$(PYTHON) tests/refresh_reproductions.py build/reproductions/swf build/reproductions/google
 
 docs: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(PYTHON) -m mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(PYTHON) -m mkdocs build --strict
 
 clean:
 	rm -rf build dist *.egg-info sim/target lakehouse/_native*.so $(STAMP) lake

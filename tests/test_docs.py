@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -57,17 +58,30 @@ def test_view_comments_and_readme_name_only_shipped_documents():
             assert (REPO / document).exists(), f"{where} names {document}, which does not exist"
 
 
-def test_the_documentation_builds_as_a_site_without_a_warning(tmp_path):
-    """`make docs`: every page in the navigation, every link between pages resolves (strict mode)."""
-    run = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(tmp_path / "site")],
-        cwd=REPO,
+def _build_site(root: Path, site: Path) -> subprocess.CompletedProcess[str]:
+    """`make docs` on the docs of `root`."""
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=root,
         capture_output=True,
         text=True,
         env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
     )
+
+
+def test_the_documentation_builds_as_a_site_without_a_warning(tmp_path):
+    """`make docs`: every page in the navigation, every link between pages resolves (strict mode)."""
+    run = _build_site(REPO, tmp_path / "site")
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "site" / "full-trace" / "index.html").exists()
+
+
+def test_a_page_left_out_of_the_navigation_fails_the_build(tmp_path):
+    shutil.copytree(REPO / "docs", tmp_path / "docs")
+    shutil.copy(REPO / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    (tmp_path / "docs" / "stray.md").write_text("# A page nobody linked\n")
+    run = _build_site(tmp_path, tmp_path / "site")
+    assert run.returncode != 0 and "stray.md" in run.stderr
 
 
 def test_the_readme_links_resolve():

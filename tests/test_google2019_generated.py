@@ -44,12 +44,14 @@ def test_the_double_count_is_planted_and_removed(cell: tuple[Path, dict]) -> Non
 
 def test_tiers_and_machines_without_capacity(cell: tuple[Path, dict]) -> None:
     lake, truth = cell
-    tiers = dict(
-        Lake(lake)
-        .query("SELECT tier, count(DISTINCT collection_id) FROM google2019.collection_events GROUP BY tier")
-        .rows()
-    )
+    tiers = dict(Lake(lake).query("SELECT tier, count(*) FROM google2019.collections GROUP BY tier").rows())
     assert tiers == {tier: n for tier, n in truth["tiers"].items() if n}
+    # Every instance of the generated cell runs through the whole trace: there before it, never ended.
+    instances = {(w[0], w[1]) for w in truth["windows"]}
+    ((count, long_running),) = (
+        Lake(lake).query("SELECT count(*), count(*) FILTER (long_running) FROM google2019.instances").rows()
+    )
+    assert count == long_running == len(instances)
     adds = _one(lake, "SELECT affected_rows FROM google2019.caveats WHERE caveat = 'machine ADD without capacity'")
     assert adds == truth["machines_without_capacity"]
 

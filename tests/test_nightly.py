@@ -21,7 +21,7 @@ from lakehouse.base.errors import SettingsError
 from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.nightly import history
-from lakehouse.nightly.config import Config, load
+from lakehouse.nightly.config import SWF_REPORTS, Config, load
 from lakehouse.nightly.run import EXIT_BUSY, NIGHTLY_LOCK, plan, run
 from lakehouse.sim import simulate
 
@@ -54,7 +54,7 @@ def test_dry_run_lists_what_would_be_done_and_changes_nothing(tmp_path, inbox):
     result = cli("nightly", "--inbox", inbox, "--lake", root, "--dry-run", "--format", "csv")
     rows = pl.read_csv(result.stdout.encode())
     assert rows.select("kind", "file", "state", "action").rows() == [("swf", "alpha", "new", "ingest")]
-    assert "wouldingest1SWFlog(s)" in result.err and "logs,replays,predictions" in result.err
+    assert "wouldingest1SWFlog(s)" in result.err and ",".join(SWF_REPORTS) in result.err
     assert not root.exists()  # nothing was made, not even the lake
 
 
@@ -63,7 +63,7 @@ def test_a_second_run_with_nothing_new_ingests_nothing_and_says_so(tmp_path, inb
     put_log(inbox, "alpha", 120)
     first = run(lake, inbox, FAST)
     assert first.record.status == "ok" and first.exit_code == 0
-    assert first.record.files_ingested == 1 and first.record.reports_run == ["logs", "replays", "predictions"]
+    assert first.record.files_ingested == 1 and first.record.reports_run == list(SWF_REPORTS)
     second = run(lake, inbox, FAST)
     assert (second.record.files_ingested, second.record.files_skipped, second.record.reports_run) == (0, 1, [])
     assert second.exit_code == 0 and second.record.run == f"{first.record.run}-2"
@@ -321,9 +321,9 @@ def test_reports_owed_by_an_interrupted_run_run_on_the_next(tmp_path, inbox, mon
     with pytest.raises(KeyboardInterrupt):
         run(lake, inbox, FAST)
     monkeypatch.undo()
-    assert lake.log_names() == ["alpha"] and history.owed(lake).height == 3
+    assert lake.log_names() == ["alpha"] and history.owed(lake).height == len(SWF_REPORTS)
     second = run(lake, inbox, FAST)
-    assert second.record.files_ingested == 0 and second.record.reports_run == ["logs", "replays", "predictions"]
+    assert second.record.files_ingested == 0 and second.record.reports_run == list(SWF_REPORTS)
     assert lake.query("SELECT count(*) AS n FROM analysis.predictions_scores WHERE source = 'alpha'")["n"][0] > 0
     assert lake.query("SELECT count(*) AS n FROM analysis.campaign_runs WHERE log = 'alpha'")["n"][0] == 3
     assert history.owed(lake).is_empty()
