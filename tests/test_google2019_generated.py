@@ -113,3 +113,18 @@ def test_the_parquet_export_gives_the_same_tables(cell: tuple[Path, dict], tmp_p
         columns = "* EXCLUDE (line)" if view != "instance_usage" else "* EXCLUDE (line, shard)"
         query = f"SELECT {columns} FROM google2019.{view} ORDER BY ALL"
         assert Lake(tmp_path / "lake").query(query).equals(Lake(lake).query(query)), view
+
+
+def test_the_daily_cycle_is_found_at_its_local_hour_by_the_periodicity_report(cell: tuple[Path, dict]) -> None:
+    """Every task's demand was planted with a daily cycle peaking at 14:00 in the cell's time zone
+    (Helsinki); the fits on the cell's clock put the peak there, not at 14:00 Pacific time."""
+    lake, truth = cell
+    cli("report", "periodicity", "--trace", "google-2019", "--lake", lake)
+    fits = Lake(lake).query("SELECT * FROM analysis.periodicity_2019")
+    assert fits.height > 0 and set(fits["cell"]) == {CELL}
+    assert (fits["daily_p"] < 0.01).all()
+    hours = fits["daily_peak_local_h"].to_numpy()
+    off = np.abs((hours - truth["peak_local_hour"] + 12) % 24 - 12)
+    assert off.max() < 1.0, hours
+    # the planted amplitude: 0.3 of the level (the generator's daily_amplitude)
+    assert fits["daily_ratio"].median() == pytest.approx(truth["daily_amplitude"], rel=0.15)

@@ -48,6 +48,11 @@ def _fields(kind: pa.DataType, *names: str) -> list[pa.Field]:
     return [pa.field(name, kind) for name in names]
 
 
+#: `report periodicity --trace google-2019`: a job's fits (as analysis.job_sinusoids) in its cell's local time.
+PERIODICITY_2019_SCHEMA = pa.schema(
+    [pa.field("cell", pa.string()), *JOB_SINUSOIDS_SCHEMA, pa.field("daily_peak_local_h", pa.float64())]
+)
+
 TASK_VOLATILITY_SCHEMA = pa.schema(  # as google.task_volatility
     [
         *_fields(pa.int64(), "job_id", "task_index", "windows", "nonzero_samples"),

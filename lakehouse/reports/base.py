@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar
 
 import polars as pl
 
+from lakehouse.base.google2019_format import CELL_TIME_ZONES
 from lakehouse.base.lake import Lake
 
 if TYPE_CHECKING:  # the campaigns load when a report's campaign runs
@@ -98,6 +99,25 @@ def view_option(default: str) -> Option:
     """`--view` of a report that replays logs: the cleaned jobs it replays (one help for every such report)."""
     return Option("view", default, "Cleaned jobs to replay: jobs_clean or jobs_strong.")
 
+
+#: The Google traces a report may read, and their options: `--trace` and, on 2019, `--cell`.
+TRACES = ("google-2011", "google-2019")
+TRACE_OPTIONS = (
+    Option(
+        "trace",
+        "google-2011",
+        "The trace: google-2011 (clusterdata-2011-2, the published studies' trace) or google-2019 (clusterdata-2019, "
+        "every ingested cell).",
+        choices=lambda: TRACES,
+    ),
+    Option(
+        "cell",
+        None,
+        "With --trace google-2019: one cell (a-h) [default: every ingested cell].",
+        holds=str,
+        choices=lambda: tuple(CELL_TIME_ZONES),
+    ),
+)
 
 _KIND_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "a text", list: "a list of texts"}
 

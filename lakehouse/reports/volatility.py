@@ -9,14 +9,11 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from lakehouse.base.google2019_format import CELL_TIME_ZONES
 from lakehouse.base.lake import Lake
-from lakehouse.reports.base import Option, Report, Tables
+from lakehouse.reports.base import TRACE_OPTIONS, Report, Tables
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.volatility import Volatility
-
-TRACES = ("google-2011", "google-2019")
 
 
 @dataclass(frozen=True)
@@ -121,24 +118,6 @@ def run_2011(lake: Lake) -> Volatility:
     return result
 
 
-OPTIONS = (
-    Option(
-        "trace",
-        "google-2011",
-        "The trace: google-2011 (the study's method on clusterdata-2011-2) or google-2019 (the 2011 method "
-        "checked against the CPU percentiles of every window of clusterdata-2019).",
-        choices=lambda: TRACES,
-    ),
-    Option(
-        "cell",
-        None,
-        "With --trace google-2019: one cell (a-h) [default: every ingested cell].",
-        holds=str,
-        choices=lambda: tuple(CELL_TIME_ZONES),
-    ),
-)
-
-
 REPORT: Report[VolatilitySettings | None, Volatility | Volatility2019] = Report(
     "volatility",
     "CPU volatility, 1 s samples vs 5 min means (lakehouse report volatility)",
@@ -154,7 +133,7 @@ REPORT: Report[VolatilitySettings | None, Volatility | Volatility2019] = Report(
     _show,
     _plot_volatility,
     follows="google",
-    options=OPTIONS,
+    options=TRACE_OPTIONS,
     make=VolatilitySettings,
     order=20,
     summary=SUMMARY,
