@@ -128,3 +128,15 @@ def test_the_daily_cycle_is_found_at_its_local_hour_by_the_periodicity_report(ce
     assert off.max() < 1.0, hours
     # the planted amplitude: 0.3 of the level (the generator's daily_amplitude)
     assert fits["daily_ratio"].median() == pytest.approx(truth["daily_amplitude"], rel=0.15)
+
+
+def test_packing_compares_the_sum_of_the_peaks_with_the_peak_of_the_sum(cell: tuple[Path, dict]) -> None:
+    lake, truth = cell
+    row = Lake(lake).query("SELECT * FROM google2019.packing").row(0, named=True)
+    assert row["cell"] == CELL and row["buckets"] == truth["usage_rows"] // len(
+        {(w[0], w[1]) for w in truth["windows"]}
+    )
+    assert row["sum_of_peaks"] == pytest.approx(truth["sum_of_peaks"])
+    assert row["peak_of_sum"] == pytest.approx(truth["peak_of_sum"])
+    # the tasks share one daily cycle: their peaks nearly coincide, so the gain is small but above 1
+    assert 1 < row["sharing_gain"] == pytest.approx(truth["sum_of_peaks"] / truth["peak_of_sum"])

@@ -199,6 +199,10 @@ def generate_cell(out: Path, settings: CellSettings) -> dict[str, object]:
     _write(folder, "machine_events", machine_rows, 1, settings.format)
 
     top_level = [r for r in usage_rows if r["alloc_collection_id"] == 0]
+    # Packing: the sum of each top-level instance's highest window mean, and the highest total of a window.
+    means = {(c, i): per_second[(c, i)].reshape(windows, 300).mean(axis=1) for c, i, a, _, _ in instances if a == 0}
+    sum_of_peaks = float(sum(m.max() for m in means.values()))
+    peak_of_sum = float(np.sum(list(means.values()), axis=0).max())
     truth: dict[str, object] = {
         "settings": asdict(settings),
         "usage_rows": len(usage_rows),
@@ -207,6 +211,8 @@ def generate_cell(out: Path, settings: CellSettings) -> dict[str, object]:
         "all_rows_cpu": sum(r["average_usage"]["cpus"] for r in usage_rows),
         "tiers": {t: sum(1 for c in collections if c["tier"] == t) for t in tiers},
         "machines_without_capacity": settings.machines_without_capacity,
+        "sum_of_peaks": sum_of_peaks,
+        "peak_of_sum": peak_of_sum,
         "peak_local_hour": PEAK_LOCAL_HOUR,
         "daily_amplitude": DAILY_AMPLITUDE,
         # per task (not alloc instances): its level and within-window noise (CV of the seconds)
