@@ -56,7 +56,10 @@ def render(values: dict, corruption: str) -> str:
     return "  ".join(tokens)
 
 
-@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+VALUE_EXAMPLES = examples(200)
+
+
+@settings(max_examples=VALUE_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(job, corruptions), min_size=1, max_size=40))
 def lines_in_equal_rows_plus_quarantine_and_values_survive(rows):
     # Job ids made unique so that duplicates do not interfere (they have their own test).
@@ -91,6 +94,7 @@ def test_lines_in_equal_rows_plus_quarantine_and_values_survive():
     """Run the property, then make sure its value check really ran: in most examples, on rows."""
     CHECKED.clear()
     lines_in_equal_rows_plus_quarantine_and_values_survive()
-    assert len(CHECKED) >= 100
+    assert len(CHECKED) >= VALUE_EXAMPLES // 2
     assert sum(n > 0 for n in CHECKED) >= 0.6 * len(CHECKED), CHECKED
-    assert sum(CHECKED) >= 300  # rows whose every value was compared (16 before corruption was made rare)
+    # rows whose every value was compared (16 in 200 examples before corruption was made rare)
+    assert sum(CHECKED) >= 1.5 * VALUE_EXAMPLES
