@@ -107,7 +107,7 @@ INBOX_ONLY = 'reports = ["logs"]'
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("room_kb", [0, 300, 1200, 3000])
+@pytest.mark.parametrize("room_kb", [0, 1200, *(pytest.param(kb, marks=pytest.mark.thorough) for kb in (300, 3000))])
 def test_a_real_full_disk_keeps_the_previous_state(small_disk, tmp_path, room_kb):
     inbox, lake = tmp_path / "inbox", Lake(small_disk / "lake")
     before = first_night(inbox, lake, 200)

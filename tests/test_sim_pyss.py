@@ -45,6 +45,11 @@ RUNS = [
         {},
     ),
 ]
+#: The largest published run (10 s) replays under make faults (marked thorough); KTH's and CTC's in make test.
+RUN_PARAMS = [
+    pytest.param(*run, id=run[1], marks=[pytest.mark.thorough] if run[2] == "CEA-Curie-2011-2.1-cln" else [])
+    for run in RUNS
+]
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +67,7 @@ def sc15_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("output", "name", "log", "machine_size", "settings"), RUNS, ids=[r[1] for r in RUNS])
+@pytest.mark.parametrize(("output", "name", "log", "machine_size", "settings"), RUN_PARAMS)
 def test_pyss_mode_matches_the_published_runs(sc15_lake, output, name, log, machine_size, settings):
     jobs = sc15_lake.query("SELECT * FROM swf.jobs_strong WHERE log = ? ORDER BY submit_time, line", [log])
     result = simulate(jobs, machine_size, compat="pyss", **settings)
