@@ -47,6 +47,7 @@ import duckdb
 import numpy as np
 
 from benchmarks.bench_campaign import bench_campaigns
+from benchmarks.bench_google2019 import bench_google2019
 from benchmarks.bench_google_ingest import bench_google_ingest
 from benchmarks.bench_nightly import bench_nightly
 from benchmarks.bench_research import bench_research, one_log_lake
@@ -302,6 +303,7 @@ def main() -> int:
     ok &= bench_packing()
     ok &= bench_google_ingest(float(os.environ.get("LAKEHOUSE_BENCH_GOOGLE_GB", "5")), folder.parent / "google")
     ok &= bench_scale()
+    ok &= bench_google2019()
     ok &= bench_predictions(folder)
     ok &= bench_research(folder)
     ok &= bench_nightly(folder)

@@ -13,6 +13,7 @@ from lakehouse.base.render import OutputFormat, emit, labelled, stderr
 from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
+    MemoryLimitOption,
     OutputOption,
     byte_progress,
     clear_errors,
@@ -132,6 +133,7 @@ def ingest_google2019_command(
         ),
     ] = None,
     lake: LakeOption = None,
+    memory_limit: MemoryLimitOption = None,
     force: Annotated[bool, typer.Option(help="Re-ingest even unchanged shards.")] = False,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
@@ -148,7 +150,7 @@ def ingest_google2019_command(
     """
     from lakehouse.ingest.google2019 import discover_shards, ingest_google2019, tables_frame
 
-    target = Lake(lake)
+    target = Lake(lake, memory_limit)
     tasks = discover_shards(paths, cell)
     total = sum(t.path.stat().st_size for t in tasks if t.problem is None)
     started = time.perf_counter()

@@ -15,6 +15,7 @@ Ctrl-C, the single writer) is every ingest's (`lakehouse.ingest.pipeline`).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -120,20 +121,32 @@ def shard_of(task: Task) -> Shard:
 # and `p_<message>` for a message's presence), then typed by the decoding rule, then the reasons.
 
 
-def _json_path(*keys: str) -> str:
-    return sql_literal("$." + ".".join(keys))
-
-
 def _raw(field: Field, fmt: str) -> str:
-    """The field's value as the export has it: text from the JSON, the column from Parquet."""
-    if fmt == "json":
-        extract = "json_extract" if field.type.endswith("[]") else "json_extract_string"
-        return f"{extract}(j, {_json_path(*field.path)})"
-    return ".".join(f'"{part}"' for part in field.path)
+    """The field's value as the export has it: text from the JSON (the row transformed once, `t`), the
+    column from Parquet."""
+    return ".".join(["t", *(f'"{part}"' for part in field.path)] if fmt == "json" else (f'"{p}"' for p in field.path))
 
 
 def _presence(message: str, fmt: str) -> str:
-    return f"json_extract(j, {_json_path(message)}) IS NOT NULL" if fmt == "json" else f'"{message}" IS NOT NULL'
+    return f't."{message}" IS NOT NULL' if fmt == "json" else f'"{message}" IS NOT NULL'
+
+
+def _structure(table: str) -> str:
+    """The shape json_transform reads a row of `table` into, in one pass (extracting field by field
+    parsed the row again for each): every scalar as text (quoted or not, the casts come after), a list
+    or the constraints as JSON, a message as an object of texts."""
+    shape: dict[str, object] = {}
+    for field in TABLES[table]:
+        kind = "JSON" if field.type.endswith("[]") else "VARCHAR"
+        if len(field.path) > 1:
+            members = shape.setdefault(field.path[0], {})
+            assert isinstance(members, dict)
+            members[field.path[1]] = kind
+        else:
+            shape[field.name] = kind
+    if table == "instance_events":
+        shape["constraint"] = "JSON"
+    return sql_literal(json.dumps(shape))
 
 
 def _typed(field: Field) -> str:
@@ -173,8 +186,10 @@ CONSTRAINT_TYPE = "STRUCT(name VARCHAR, value VARCHAR, relation VARCHAR)[]"
 
 
 def decode_sql(table: str, fmt: str, source: str) -> str:
-    """SELECT of every declared column, `line`, `raw` and `reason` (NULL for a good row) from `source`
-    (JSON: a relation of `line`, `raw`; Parquet: the file with `file_row_number`)."""
+    """SELECT of every declared column, `line` and `reason` (NULL for a good row) from `source` (JSON: a
+    relation of `line`, `raw`; Parquet: the file with `file_row_number`).  The raw rows are not kept:
+    `raw_sql` reads them again for the rejected rows only (a shard's text held for every row measured
+    a third of the ingest's time)."""
     fields = TABLES[table]
     messages = dict.fromkeys(f.path[0] for f in fields if len(f.path) > 1)
     extracted = [f'{_raw(f, fmt)} AS "r_{f.name}"' for f in fields]
@@ -192,15 +207,15 @@ def decode_sql(table: str, fmt: str, source: str) -> str:
             "array_to_string(alien_keys, ', ') END",
             *reasons,
         ]
-        frame = f"(SELECT line, raw, TRY_CAST(raw AS JSON) AS j FROM {source})"
+        frame = (
+            f"(SELECT line, raw, j, json_transform(j, {_structure(table)}) AS t "
+            f"FROM (SELECT line, raw, TRY_CAST(raw AS JSON) AS j FROM {source}))"
+        )
         provenance = "line, raw, j"
     else:
-        frame, provenance = (
-            f"(SELECT file_row_number + 1 AS line, to_json(r)::VARCHAR AS raw, * FROM {source} AS r)",
-            "line, raw",
-        )
+        frame, provenance = f"(SELECT file_row_number + 1 AS line, * FROM {source})", "line"
     if table == "instance_events":
-        constraint = "json_extract(j, '$.constraint')" if fmt == "json" else '"constraint"'
+        constraint = 't."constraint"' if fmt == "json" else '"constraint"'
         extracted.append(f"{constraint} AS r_constraint")
         typed.append(f"TRY_CAST(r_constraint AS {CONSTRAINT_TYPE}) AS constraints")
         codes = ", ".join(sql_literal(str(code)) for code in CONSTRAINT_RELATIONS)
@@ -213,7 +228,14 @@ def decode_sql(table: str, fmt: str, source: str) -> str:
     types = f"SELECT *, {', '.join(typed)} FROM ({raws})"
     reason = f"nullif(concat_ws('; ', {', '.join(reasons)}), '')"
     kept = ", ".join([*(f'"{f.name}"' for f in fields), *(["constraints"] if table == "instance_events" else [])])
-    return f"SELECT {kept}, line, raw, {reason} AS reason FROM ({types})"
+    return f"SELECT {kept}, line, {reason} AS reason FROM ({types})"
+
+
+def raw_sql(fmt: str, source: str) -> str:
+    """Each row of `source` as the shard has it (`line`, `raw`): a JSON line, or a Parquet row as JSON."""
+    if fmt == "json":
+        return f"SELECT line, raw FROM {source}"
+    return f"SELECT file_row_number + 1 AS line, to_json(r)::VARCHAR AS raw FROM {source} AS r"
 
 
 def _json_lines(path: Path) -> str:
@@ -305,8 +327,10 @@ def write_shard(lake: Lake, shard: Shard, share: float = 1.0) -> Outcome:
                 )
             con.execute(
                 f"COPY (SELECT {sql_literal(shard.table)} AS table_name, {sql_literal(shard.name)} AS part, "
-                f"{sql_literal(str(shard.path))} AS source, line, raw, reason FROM decoded "
-                f"WHERE reason IS NOT NULL ORDER BY line) TO {sql_literal(str(quarantine_tmp))} (FORMAT parquet)"
+                f"{sql_literal(str(shard.path))} AS source, line, raw, reason "
+                f"FROM (SELECT line, reason FROM decoded WHERE reason IS NOT NULL) "
+                f"JOIN ({raw_sql(shard.format, source)}) USING (line) ORDER BY line) "
+                f"TO {sql_literal(str(quarantine_tmp))} (FORMAT parquet)"
             )
             rows = count(con, "SELECT count(*) FROM decoded WHERE reason IS NULL")
             quarantined = count(con, "SELECT count(*) FROM decoded WHERE reason IS NOT NULL")

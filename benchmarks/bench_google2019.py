@@ -1,0 +1,120 @@
+"""`make bench`, Google's 2019 trace: the ingest and the two reports at two sizes of a generated cell.
+
+Each command is measured whole, as a user runs it (`benchmarks.measure.timed`: wall time and the child's
+peak memory), at two sizes of one generated cell (`lakehouse generate google-2019`; the larger holds
+four times the usage rows of the smaller, in four times the shards: a shard keeps its size, as the
+trace's do):
+
+- `lakehouse ingest google-2019` of the JSON export, against a baseline measured in the same run: a bare
+  DuckDB read of the same shards into Parquet (`read_json` of every field, typed as the proto says, no
+  checks, no quarantine, no manifest), as a whole command too.  Printed: rows/s and the ratio.
+- `lakehouse report volatility --trace google-2019` and `report periodicity --trace google-2019` on the
+  ingested lake; every command with `--memory-limit 1GB`.
+- Targets: time grows at most as rows^1.1 between the sizes (each command); the peak memory of each
+  command stays within 1.5 GB (the limit plus the Python process) at both sizes, and does not grow by
+  more than a quarter from the smaller size to the larger.
+
+What it does not measure yet: the sizes of a real cell (about 0.1 of a cell is some hundred million
+usage rows: hours of generating here), hence the extrapolation printed is one at the measured speed.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.measure import command, timed, verdict
+
+#: Jobs of the smaller cell; the larger has four times as many (each job's tasks run the whole day).
+SMALL_JOBS = 150
+HOURS = 24.0
+MEMORY_LIMIT = "1GB"
+PEAK_BUDGET_MB = 1536
+
+
+def _generate(folder: Path, jobs: int) -> int:
+    """A cell of `jobs` jobs, JSON export, in folder/cell_a; returns its usage rows."""
+    import json
+
+    subprocess.run(
+        command(
+            "generate",
+            "google-2019",
+            str(folder),
+            "--cell",
+            "a",
+            "--jobs",
+            str(jobs),
+            "--alloc-sets",
+            str(max(1, jobs // 10)),
+            "--hours",
+            str(HOURS),
+            "--shards",
+            "4",
+        ),  # fmt: skip
+        check=True,
+        capture_output=True,
+    )
+    return int(json.loads((folder / "truth.json").read_text())["usage_rows"])
+
+
+BARE = """
+import duckdb, sys
+from lakehouse.base.google2019_format import TABLES
+cell, out = sys.argv[1], sys.argv[2]
+for table in ("instance_usage", "instance_events", "collection_events", "machine_events"):
+    columns = {}
+    for f in TABLES[table]:
+        top = f.path[0]
+        columns[top] = "STRUCT(cpus DOUBLE, memory DOUBLE)" if len(f.path) > 1 else f.type
+    spec = "{" + ", ".join(f"'{k}': '{v}'" for k, v in columns.items()) + "}"
+    duckdb.sql(f"COPY (SELECT * FROM read_json('{cell}/{table}-*.json.gz', columns = {spec})) "
+               f"TO '{out}/{table}.parquet' (FORMAT parquet, COMPRESSION zstd)")
+"""
+
+
+def _measure(root: Path, jobs: int) -> dict[str, tuple[float, float]] | None:
+    rows = _generate(root / "gen", jobs)
+    cell, lake = root / "gen" / "cell_a", root / "lake"
+    (root / "bare").mkdir()
+    found = {"rows": (float(rows), 0.0)}
+    found["bare read"] = timed([sys.executable, "-c", BARE, str(cell), str(root / "bare")])
+    found["ingest"] = timed(
+        command("ingest", "google-2019", str(cell), "--lake", str(lake), "--memory-limit", MEMORY_LIMIT)
+    )
+    for report in ("volatility", "periodicity"):
+        found[f"report {report}"] = timed(
+            command("report", report, "--trace", "google-2019", "--lake", str(lake), "--memory-limit", MEMORY_LIMIT)
+        )
+    return found
+
+
+def bench_google2019() -> bool:
+    print("google 2019: a generated cell at two sizes, whole commands")
+    with tempfile.TemporaryDirectory(prefix="bench-2019-") as tmp:
+        small_root, large_root = Path(tmp) / "small", Path(tmp) / "large"
+        small_root.mkdir()
+        large_root.mkdir()
+        small, large = _measure(small_root, SMALL_JOBS), _measure(large_root, 4 * SMALL_JOBS)
+    assert small is not None and large is not None
+    n1, n2 = small["rows"][0], large["rows"][0]
+    checks: dict[str, bool] = {}
+    for name in ("bare read", "ingest", "report volatility", "report periodicity"):
+        (t1, p1), (t2, p2) = small[name], large[name]
+        exponent = math.log(t2 / t1) / math.log(n2 / n1)
+        print(
+            f"  {name}: {n1:,.0f} rows {t1:.1f} s ({n1 / t1:,.0f} rows/s), peak {p1:,.0f} MB; "
+            f"{n2:,.0f} rows {t2:.1f} s ({n2 / t2:,.0f} rows/s), peak {p2:,.0f} MB; time ~ rows^{exponent:.2f}"
+        )
+        if name != "bare read":
+            checks[f"{name} time <= rows^1.1"] = exponent <= 1.1
+            checks[f"{name} peak <= {PEAK_BUDGET_MB} MB"] = max(p1, p2) <= PEAK_BUDGET_MB
+            checks[f"{name} peak grows <= 1.25x"] = p2 <= 1.25 * p1
+    ratio = large["ingest"][0] / large["bare read"][0]
+    speed = n2 / large["ingest"][0]
+    print(f"  ingest / bare DuckDB read of the same shards (larger size): {ratio:.2f}")
+    print(f"  at {speed:,.0f} usage rows/s, a billion usage rows take {1e9 / speed / 3600:,.1f} h on this machine")
+    return verdict(checks)
