@@ -32,6 +32,14 @@ CELL_TIME_ZONES = {
     "h": "Europe/Brussels",
 }
 
+
+def cell_problem(cell: str, option: str = "--cell") -> str | None:
+    """Why `cell` names no cell of the trace, if it does not (one message wherever a cell is given)."""
+    return (
+        None if cell in CELL_TIME_ZONES else f"{option} {cell!r}: the 2019 trace has cells {', '.join(CELL_TIME_ZONES)}"
+    )
+
+
 #: Times are microseconds since 600 s before the trace's start; these two stand for "before the trace
 #: window" and "after it" and are kept as flags in the views, never turned into dates.
 BEFORE_WINDOW = 0

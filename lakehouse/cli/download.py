@@ -140,11 +140,11 @@ def download_google2019(
     ingest google-2019 traces/clusterdata_2019_b`
     """
     from lakehouse.base.comma_lists import split_list
-    from lakehouse.base.google2019_format import CELL_TIME_ZONES, TABLES
+    from lakehouse.base.google2019_format import TABLES, cell_problem
     from lakehouse.ingest.download import Download2019, DownloadError, parse_parts, select_2019
 
-    if cell not in CELL_TIME_ZONES:
-        raise DownloadError(f"--cell {cell!r}: the 2019 trace has cells {', '.join(CELL_TIME_ZONES)}")
+    if problem := cell_problem(cell):
+        raise DownloadError(problem)
     if export not in ("json", "parquet"):
         raise DownloadError(f"--export {export!r}: json or parquet")
     chosen = split_list(tables) if tables else list(TABLES)

@@ -119,11 +119,11 @@ def generate_google2019(
 
     Example: `lakehouse generate google-2019 gen2019 --cell e && lakehouse ingest google-2019 gen2019/cell_e`
     """
-    from lakehouse.base.google2019_format import CELL_TIME_ZONES
+    from lakehouse.base.google2019_format import cell_problem
     from lakehouse.synth.google2019_cell import CellSettings, generate_cell
 
-    if cell not in CELL_TIME_ZONES:
-        raise SettingsError(f"--cell must be one of {', '.join(CELL_TIME_ZONES)}, got {cell!r}")
+    if problem := cell_problem(cell):
+        raise SettingsError(problem)
     if fmt not in ("json", "parquet"):
         raise SettingsError(f"--format must be json or parquet, got {fmt!r}")
     settings = CellSettings(cell, jobs, alloc_sets, machines, min(3, machines), hours, shards, fmt, seed)

@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from lakehouse.base.catalog import path_literal, sql_literal
 from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
 from lakehouse.base.errors import BrokenFileError, LakehouseError
-from lakehouse.base.google2019_format import CELL_TIME_ZONES, CONSTRAINT_RELATIONS, TABLES, Field, export_keys
+from lakehouse.base.google2019_format import CONSTRAINT_RELATIONS, TABLES, Field, cell_problem, export_keys
 from lakehouse.base.lake import Lake, count
 from lakehouse.ingest.google import decompress, file_hash
 from lakehouse.ingest.input_files import not_a_file
@@ -67,8 +67,8 @@ def cell_of(path: Path, cell: str | None) -> str | None:
 def discover_shards(paths: Iterable[Path], cell: str | None = None) -> list[Task]:
     """One task per shard under `paths` (files or folders, searched to any depth), in path order; an
     entry that cannot be ingested is a task with its problem (reported, not recorded)."""
-    if cell is not None and cell not in CELL_TIME_ZONES:
-        raise LakehouseError(f"--cell {cell}: the 2019 trace has cells {', '.join(CELL_TIME_ZONES)}")
+    if cell is not None and (problem := cell_problem(cell)):
+        raise LakehouseError(problem)
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
