@@ -1,7 +1,8 @@
 """What is in the inbox, and what of it is new since the lake last saw it.
 
-An inbox holds SWF logs (``*.swf``, ``*.swf.gz``, at any depth) and Google trace folders (a folder with
-table folders such as ``job_events/`` or ``task_usage/``).  Every file is compared with the manifest:
+An inbox holds SWF logs (``*.swf``, ``*.swf.gz``, at any depth), Google trace folders (a folder with
+table folders such as ``job_events/`` or ``task_usage/``) and folders of a cell of Google's 2019 trace
+(``cell_a/`` or ``clusterdata_2019_a/``, holding its shards).  Every file is compared with the manifest:
 *new* (the lake has no output of that name), *changed* (it has one made from other bytes), *unchanged*,
 or *unreadable*.  Hashing a whole Google trace every night would take hours, so a file whose path,
 size and modification time equal what an earlier nightly run recorded (meta.nightly_files) takes the
@@ -19,11 +20,12 @@ from pathlib import Path
 import duckdb
 import polars as pl
 
-from lakehouse.base import google_format
+from lakehouse.base import google2019_format, google_format
 from lakehouse.base.catalog import named_query
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
 from lakehouse.ingest.google import PART_NAME, file_hash
+from lakehouse.ingest.google2019 import CELL_FOLDER, SHARD_NAME
 from lakehouse.ingest.input_files import not_a_file
 from lakehouse.ingest.swf import DATASET as SWF_DATASET
 from lakehouse.ingest.swf import SUFFIXES, check_log_name, log_name_for
@@ -32,6 +34,7 @@ from lakehouse.ingest.swf import SUFFIXES, check_log_name, log_name_for
 class Kind(enum.StrEnum):
     swf = "swf"
     google = "google"
+    google2019 = "google2019"
 
 
 class State(enum.StrEnum):
@@ -58,7 +61,7 @@ class InboxFile:
 
     @property
     def label(self) -> str:
-        return self.name if self.kind is Kind.swf else f"{self.dataset.removeprefix('google.')}/{self.name}"
+        return self.name if self.kind is Kind.swf else f"{self.dataset.split('.', 1)[1]}/{self.name}"
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,15 @@ def _walk(inbox: Path) -> tuple[list[tuple[Kind, Path, Path | None]], list[Path]
     ignored: list[Path] = []
     for folder, subfolders, names in os.walk(inbox, followlinks=False):
         here = Path(folder)
+        if CELL_FOLDER.match(here.name):  # a cell of the 2019 trace: its shards, nothing below
+            for name in sorted(names):
+                path, shard = here / name, SHARD_NAME.match(name)
+                if shard is not None and shard.group("table") in google2019_format.TABLES:
+                    found.append((Kind.google2019, path, here))
+                elif not name.startswith("."):
+                    ignored.append(path)
+            subfolders[:] = []
+            continue
         if _is_trace(here):
             tables = set(google_format.tables())
             for table in sorted(subfolders):
@@ -118,12 +130,21 @@ def scan(lake: Lake, inbox: Path, verify: bool = False) -> Inbox:
     entries, ignored = _walk(inbox)
     manifest, seen = _known(lake)
     clashes = _clashes(entries)
+    twins = _twins(entries)
     files = []
     for kind, path, trace in entries:
         if kind is Kind.swf:
             dataset, name = SWF_DATASET, log_name_for(path)
             # A file that cannot become a log of its own fails alone (and is counted); the rest go on.
             if problem := _log_name_problem(name) or clashes.get(name) or _not_a_log_file(path):
+                files.append(InboxFile(kind, dataset, name, path, trace, 0, 0, None, State.unreadable, problem))
+                continue
+        elif kind is Kind.google2019:
+            shard = SHARD_NAME.match(path.name)
+            assert shard is not None and trace is not None  # (found so by _walk)
+            cell = CELL_FOLDER.match(trace.name).group("cell")  # type: ignore[union-attr]
+            dataset, name = f"google2019.{shard.group('table')}", f"{cell}.{shard.group('number')}"
+            if problem := twins.get((dataset, name), {}).get(path):
                 files.append(InboxFile(kind, dataset, name, path, trace, 0, 0, None, State.unreadable, problem))
                 continue
         else:
@@ -185,6 +206,25 @@ def _clashes(entries: list[tuple[Kind, Path, Path | None]]) -> dict[str, str]:
         for name, found in paths.items()
         if len(found) > 1
     }
+
+
+def _twins(entries: list[tuple[Kind, Path, Path | None]]) -> dict[tuple[str, str], dict[Path, str]]:
+    """2019 shards of the inbox that are one shard twice (its JSON and its Parquet export): every one
+    after the first fails, naming the first (the lake keeps one copy of a shard's rows)."""
+    first: dict[tuple[str, str], Path] = {}
+    problems: dict[tuple[str, str], dict[Path, str]] = {}
+    for kind, path, trace in entries:
+        shard = SHARD_NAME.match(path.name)
+        cell = CELL_FOLDER.match(trace.name) if trace is not None else None
+        if kind is not Kind.google2019 or shard is None or cell is None:
+            continue
+        key = (f"google2019.{shard.group('table')}", f"{cell.group('cell')}.{shard.group('number')}")
+        if key in first:
+            why = f"{path}: the same shard as {first[key]} (a JSON and a Parquet export of it): keep one of them"
+            problems.setdefault(key, {})[path] = why
+        else:
+            first[key] = path
+    return problems
 
 
 def _known(lake: Lake) -> tuple[dict[tuple[str, str], tuple[str, str, str]], dict[str, tuple[int, int, str]]]:

@@ -49,11 +49,15 @@ class Section:
         return next((note.removeprefix("skipped: ") for note in self.notes if note.startswith("skipped: ")), None)
 
 
-def logs_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
+def logs_section(
+    section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path, traces: Sequence[str] = ()
+) -> None:
     section.tables.append(("every SWF log at a glance", lake.query(named_query("log_summary"))))
 
 
-def replays_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
+def replays_section(
+    section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path, traces: Sequence[str] = ()
+) -> None:
     """EASY, EASY-SJBF and EASY++ on each changed log, as the campaign `config.campaign`; the change
     since the log's previous version, when the campaign has replayed one."""
     grid = Grid(name=config.campaign, logs=tuple(logs), view=config.view, explicit=tuple(EASY_VARIANTS.values()))
@@ -132,13 +136,22 @@ def change_table(rows: pl.DataFrame) -> pl.DataFrame:
     ).sort("log", "scheduler")
 
 
-def registry_section(section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> None:
+def registry_section(
+    section: Section, lake: Lake, logs: Sequence[str], config: Config, figures: Path, traces: Sequence[str] = ()
+) -> None:
     """A report of the registry, run as its command runs it, on what its nightly hook says (once for the
     Google trace, once per changed SWF log with targets...), with the config's options; for a report that
-    follows the SWF logs, one log's failure is reported and the others go on."""
+    follows the SWF logs, one log's failure is reported and the others go on.  A report that reads
+    either Google trace (a `trace` option) runs on each trace in `traces` (none given: the config's)."""
     report = REGISTRY[section.key]
     errors = []
-    runs, notes = report.nightly_runs(lake, logs, config.options_of(section.key))
+    options = config.options_of(section.key)
+    runs, notes = [], []
+    for trace in traces if traces and "trace" in options else [None]:
+        chosen = options if trace is None else {**options, "trace": trace}
+        found, said = report.nightly_runs(lake, logs, chosen)
+        runs += found
+        notes += said
     section.notes += notes
     for settings in runs:
         try:
@@ -155,7 +168,7 @@ def registry_section(section: Section, lake: Lake, logs: Sequence[str], config: 
     section.error = "; ".join(errors) or None
 
 
-Report = Callable[[Section, Lake, Sequence[str], Config, Path], None]
+Report = Callable[[Section, Lake, Sequence[str], Config, Path, Sequence[str]], None]
 #: Each report: its title in the page and the function that fills its section.
 SECTIONS: dict[str, tuple[str, Report]] = {
     "logs": ("Logs in the lake (lakehouse logs)", logs_section),
@@ -164,15 +177,18 @@ SECTIONS: dict[str, tuple[str, Report]] = {
 }
 
 
-def run_report(key: str, lake: Lake, logs: Sequence[str], config: Config, figures: Path) -> Section:
+def run_report(
+    key: str, lake: Lake, logs: Sequence[str], config: Config, figures: Path, traces: Sequence[str] = ()
+) -> Section:
     """One report, timed; an error becomes the section's error, too little data a note (Ctrl-C still
-    stops the run)."""
+    stops the run).  `traces`: the Google traces whose new files owe it (a report with a `trace` option
+    runs on each)."""
     title, fill = SECTIONS[key]
     section = Section(key, title)
     started = time.perf_counter()
     figures.mkdir(parents=True, exist_ok=True)
     try:
-        fill(section, lake, logs, config, figures)
+        fill(section, lake, logs, config, figures, traces)
     except TooLittleDataError as exc:  # not a failure: the data does not call for this report yet
         section.notes.append(f"skipped: {exc}")
     except Exception as exc:

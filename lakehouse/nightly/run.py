@@ -25,6 +25,7 @@ from lakehouse.base.catalog import named_query
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake, interrupts_deferred, process_lock
 from lakehouse.ingest.google import ingest_google
+from lakehouse.ingest.google2019 import ingest_google2019
 from lakehouse.ingest.status import Status
 from lakehouse.ingest.swf import DATASET as SWF_DATASET
 from lakehouse.ingest.swf import ingest_swf
@@ -98,7 +99,7 @@ def plan(lake: Lake, inbox: Path, config: Config, verify: bool = False) -> Plan:
         if f.name in clashes:
             failed.append((f, f"{f.path}: another inbox file is also log {f.name!r}; keep one of them"))
     swf = [f for f in swf if f.name not in clashes]
-    google = [f for f in arrived if f.kind is Kind.google]
+    google = [f for f in arrived if f.kind in (Kind.google, Kind.google2019)]
     # What the files bring, and what earlier runs stopped before running.
     earlier = set(history.owed(lake)["report"].to_list()) if lake.exists() else set()
     reports = [
@@ -235,7 +236,9 @@ def _run(
     for key in (r for r in config.reports if r in owed):
         say(f"report {key}...")
         logs_owed = [name for dataset, name in owed[key] if dataset == SWF_DATASET]
-        section = run_report(key, lake, logs_owed, config, folder / "figures")
+        traces = sorted({"google-2019" if d.startswith("google2019.") else "google-2011" for d, _ in owed[key]
+                         if d != SWF_DATASET})  # fmt: skip
+        section = run_report(key, lake, logs_owed, config, folder / "figures", traces)
         history.settle(lake, key)
         outcome.sections.append(section)
         record.seconds[key] = section.seconds
@@ -268,7 +271,14 @@ def _ingest(lake: Lake, todo: Plan, config: Config) -> tuple[list[str], list[str
                 failures.append(result.error or f"{result.source}: failed")
             elif result.status is Status.ok:
                 logs.append(result.log)
-    for trace in sorted({f.trace for f in todo.google if f.trace is not None}):
+    shards = [f.path for f in todo.google if f.kind is Kind.google2019]
+    if shards:
+        for shard in ingest_google2019(lake, shards):
+            if shard.status == Status.failed:
+                failures.append(shard.error or f"{shard.source}: failed")
+            elif shard.status == Status.ok:
+                parts.append(f"{shard.table}/{shard.shard}")
+    for trace in sorted({f.trace for f in todo.google if f.trace is not None and f.kind is Kind.google}):
         wanted = [f.path for f in todo.google if f.trace == trace]
         results, _ = ingest_google(lake, trace, only=wanted)
         for part in results:
