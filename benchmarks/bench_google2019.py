@@ -53,8 +53,8 @@ def _generate(folder: Path, jobs: int) -> int:
             "--hours",
             str(HOURS),
             "--shards",
-            "4",
-        ),  # fmt: skip
+            str(4 * jobs // SMALL_JOBS),
+        ),
         check=True,
         capture_output=True,
     )
