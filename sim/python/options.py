@@ -38,15 +38,18 @@ class Policy(enum.StrEnum):
 #: engine spells it (`parse_policy`).
 QueueOrder = Policy | str
 
+#: The help of a queue order.  The presets and the variables a formula reads are the engine's own lists
+#: (a preset or a variable added in Rust appears here with nothing to edit); the built-ins' meanings are
+#: said here, the engine exports their names only.
 POLICY_HELP = (
     "Queue order, ties by submit time: fcfs (first come first), lcfs (last come first), spf/lpf (smallest/"
     "largest requested time first), sqf/lqf (fewest/most processors first), sexp/lexp (smallest/largest "
     "expansion factor (wait + requested) / requested first), srf/lrf (smallest/largest requested time per "
-    "processor first), saf/laf (smallest/largest area requested x processors first); a preset: wfp3, unicef, "
-    "f1, f2, f3, f4; or a formula of yours: 'min:EXPR' (smallest first) or 'max:EXPR' over w (wait), r "
-    "(request), p (prediction), n (processors), s (submit), t (now), a (arrival rank), id, ur and uw (the "
-    "user's running and waiting jobs) and the view's numeric columns by name, e.g. 'max:(w/r)^3*n' "
-    "(docs/your-own-policy.md)"
+    "processor first), saf/laf (smallest/largest area requested x processors first); a preset: "
+    + ", ".join(name for name, _, _ in _native.POLICY_PRESETS)
+    + "; or a formula of yours: 'min:EXPR' (smallest first) or 'max:EXPR' over "
+    + ", ".join(f"{name} ({meaning.split(':')[0].split(' (')[0]})" for name, meaning in _native.FORMULA_VARIABLES)
+    + " and the view's numeric columns by name, e.g. 'max:(w/r)^3*n' (docs/your-own-policy.md)"
 )
 
 
