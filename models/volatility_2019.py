@@ -11,8 +11,10 @@ is the 2011 estimator's bias (1 = none), their correlation window by window says
 tells about one window.  Beside them, the spread the histograms show directly: (p90 - p10) / mean and
 p99 / mean.
 
-Everything is one query over google2019.usage (the top-level windows: a task inside an alloc set is
-counted in its alloc instance's window), so its memory does not grow with the trace.
+The windows are the tasks' (google2019.instance_usage rows of jobs, inside an alloc set or not), as the
+2011 study measured tasks: an alloc instance's window sums its tasks' seconds, a series of another
+kind.  (Per-window numbers count nothing twice: the double count of the alloc sets matters to sums,
+which google2019.usage is for.)  Everything is one query, so its memory does not grow with the trace.
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ def _mad_from_percentiles(mean: str, points: str) -> str:
 
 
 def windows_sql(cell: str | None = None) -> str:
-    """One row per top-level window with a mean above 0, a random second and both histograms: its
-    cell, tier, |d| by the 2011 method and the truth the percentiles give."""
+    """One row per task window with a mean above 0, a random second and both histograms: its cell, tier,
+    |d| by the 2011 method and the truth the percentiles give."""
     # The 20 points in level order: p0..p90 of the first histogram, p91..p99 of the tail, then p100.
     points = "list_concat(cpu_usage_distribution[1:10], tail_cpu_usage_distribution, cpu_usage_distribution[11:11])"
     where = "" if cell is None else f"AND u.cell = '{cell}'"
@@ -51,8 +53,8 @@ def windows_sql(cell: str | None = None) -> str:
         windows AS (
             SELECT u.cell, coalesce(t.tier, 'unknown') AS tier, u.average_usage_cpus AS m,
                    u.random_sample_usage_cpus AS s, {points} AS q
-            FROM google2019.usage AS u LEFT JOIN tiers AS t USING (cell, collection_id)
-            WHERE u.average_usage_cpus > 0 AND u.random_sample_usage_cpus IS NOT NULL
+            FROM google2019.instance_usage AS u LEFT JOIN tiers AS t USING (cell, collection_id)
+            WHERE u.collection = 'JOB' AND u.average_usage_cpus > 0 AND u.random_sample_usage_cpus IS NOT NULL
               AND len(u.cpu_usage_distribution) = 11 AND len(u.tail_cpu_usage_distribution) = 9 {where}
         )
         SELECT cell, tier, m, s, abs(m - s) / m AS abs_d, ({_mad_from_percentiles("m", "q")}) / m AS mad,

@@ -265,3 +265,31 @@ def test_the_sql_macros_name_the_codes_as_the_format_declares_them(machine_lakes
         assert dict(got) == dict(names), macro
     zones = lake.query(f"SELECT c, google2019.time_zone(c) FROM unnest({list(f.CELL_TIME_ZONES)}) AS t(c)").rows()
     assert dict(zones) == f.CELL_TIME_ZONES
+
+
+def test_the_2011_method_and_the_percentiles_on_the_real_row(tmp_path: Path) -> None:
+    """`report volatility --trace google-2019` on real 2019 data: the one real window of cell a (a task
+    inside an alloc set). Its numbers against a hand calculation from the row, with numpy: |d| from
+    the mean and the random second, E|X - mean| / mean by trapezoids over the 20 percentiles."""
+    import numpy as np
+
+    text = gzip.open(shared_or_skip(USAGE_ROW), "rt").read()
+    row = json.loads(text)
+    shard = tmp_path / "cell_a" / "instance_usage-000000000000.json.gz"
+    shard.parent.mkdir()
+    shard.write_bytes(gzip.compress(text.encode()))
+    cli("ingest", "google-2019", shard, "--lake", tmp_path / "lake")
+    cli("report", "volatility", "--trace", "google-2019", "--lake", tmp_path / "lake")
+    got = Lake(tmp_path / "lake").query("SELECT * FROM analysis.volatility_2019 WHERE tier = 'all'").row(0, named=True)
+    mean, second = row["average_usage"]["cpus"], row["random_sample_usage"]["cpus"]
+    levels = np.array([*range(0, 100, 10), *range(91, 100), 100]) / 100
+    values = np.array([*row["cpu_usage_distribution"][:10], *row["tail_cpu_usage_distribution"],
+                       row["cpu_usage_distribution"][10]])  # fmt: skip
+    deviations = np.abs(values - mean)
+    mad = float(np.sum((deviations[1:] + deviations[:-1]) / 2 * np.diff(levels))) / mean
+    assert got["windows"] == 1 and got["tier"] == "all"
+    assert got["mean_abs_d_2011"] == pytest.approx(abs(mean - second) / mean)
+    assert got["mean_mad_percentiles"] == pytest.approx(mad)
+    p90, p10 = row["cpu_usage_distribution"][9], row["cpu_usage_distribution"][1]
+    assert got["median_spread_p90_p10"] == pytest.approx((p90 - p10) / mean)
+    assert got["median_p99_over_mean"] == pytest.approx(row["tail_cpu_usage_distribution"][8] / mean)
