@@ -124,15 +124,21 @@ def test_twin_shard_replaces_rather_than_adds(machine_lakes: dict[str, Path], tm
     assert "the same shard as" in result.stderr
 
 
-def test_the_real_usage_row_keeps_its_histograms(tmp_path: Path) -> None:
-    """The one real instance_usage row (cell a): every value as the JSON holds it, the histograms as
-    lists of 11 and 9, the window's length 300 s."""
+def _real_row_lake(tmp_path: Path) -> dict:
+    """A lake of the one real instance_usage row, as a shard of cell a (tmp_path/lake); the row as the
+    JSON holds it."""
     text = gzip.open(shared_or_skip(USAGE_ROW), "rt").read()
-    row = json.loads(text)
     shard = tmp_path / "cell_a" / "instance_usage-000000000000.json.gz"
     shard.parent.mkdir()
     shard.write_bytes(gzip.compress(text.encode()))
     cli("ingest", "google-2019", shard, "--lake", tmp_path / "lake")
+    return json.loads(text)
+
+
+def test_the_real_usage_row_keeps_its_histograms(tmp_path: Path) -> None:
+    """The one real instance_usage row (cell a): every value as the JSON holds it, the histograms as
+    lists of 11 and 9, the window's length 300 s."""
+    row = _real_row_lake(tmp_path)
     got = Lake(tmp_path / "lake").query("SELECT * FROM google2019.instance_usage").row(0, named=True)
     assert got["cpu_usage_distribution"] == pytest.approx(row["cpu_usage_distribution"])
     assert got["tail_cpu_usage_distribution"] == pytest.approx(row["tail_cpu_usage_distribution"])
@@ -273,12 +279,7 @@ def test_the_2011_method_and_the_percentiles_on_the_real_row(tmp_path: Path) -> 
     the mean and the random second, E|X - mean| / mean by trapezoids over the 20 percentiles."""
     import numpy as np
 
-    text = gzip.open(shared_or_skip(USAGE_ROW), "rt").read()
-    row = json.loads(text)
-    shard = tmp_path / "cell_a" / "instance_usage-000000000000.json.gz"
-    shard.parent.mkdir()
-    shard.write_bytes(gzip.compress(text.encode()))
-    cli("ingest", "google-2019", shard, "--lake", tmp_path / "lake")
+    row = _real_row_lake(tmp_path)
     cli("report", "volatility", "--trace", "google-2019", "--lake", tmp_path / "lake")
     got = Lake(tmp_path / "lake").query("SELECT * FROM analysis.volatility_2019 WHERE tier = 'all'").row(0, named=True)
     mean, second = row["average_usage"]["cpus"], row["random_sample_usage"]["cpus"]
