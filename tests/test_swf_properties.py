@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -90,6 +91,7 @@ def lines_in_equal_rows_plus_quarantine_and_values_survive(rows):
     assert parsed.quarantine.column("line").to_pylist() == expected_lines
 
 
+@pytest.mark.hypothesis  # (a property run by hand: make faults selects it with the others, at its full count)
 def test_lines_in_equal_rows_plus_quarantine_and_values_survive():
     """Run the property, then make sure its value check really ran: in most examples, on rows."""
     CHECKED.clear()
