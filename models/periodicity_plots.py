@@ -69,3 +69,31 @@ def _overlays(fits: pl.DataFrame, series: list[DemandSeries], path: Path) -> Pat
     axes[0, 0].legend(fontsize=7, loc="upper right")
     axes[-1, 0].set_xlabel("days since the trace start")
     return save(fig, path)
+
+
+def plot_periodicity_2019(fits: pl.DataFrame, folder: Path) -> list[Path]:
+    """The figures of `report periodicity --trace google-2019 --plots DIR`: the components' ratios, and
+    each cell's daily peaks on its own clock (analysis.periodicity_2019's fits)."""
+    return [
+        _ratio_boxplots(fits, folder / "periodicity_2019_ratios.png"),
+        _local_peaks(fits, folder / "periodicity_2019_local_peaks.png"),
+    ]
+
+
+def _local_peaks(fits: pl.DataFrame, path: Path) -> Path:
+    """Each significant daily component as a bar at its peak hour in its cell's local time, as long as
+    its amplitude ratio, one colour per cell: cells whose users keep office hours peak alike there."""
+    plt = pyplot()
+    fig = plt.figure(figsize=(5.5, 5.5))
+    ax = fig.add_subplot(projection="polar")
+    significant = fits.filter(pl.col("daily_p") < ALPHA)
+    for cell in sorted(set(significant["cell"])):
+        one = significant.filter(pl.col("cell") == cell)
+        hours = one["daily_peak_local_h"].to_numpy()
+        ax.bar(2 * np.pi * hours / 24, one["daily_ratio"].to_numpy(), width=2 * np.pi / 96, alpha=0.6, label=cell)
+    ax.set_theta_zero_location("N")
+    ax.set_theta_direction(-1)
+    ax.set_xticks(np.linspace(0, 2 * np.pi, 8, endpoint=False), [f"{h}h" for h in range(0, 24, 3)])
+    ax.legend(title="cell", fontsize=7, loc="upper right", bbox_to_anchor=(1.15, 1.1))
+    ax.set_title(f"Daily peaks in each cell's local time, {significant.height:,} jobs\nradius: ratio to C")
+    return save(fig, path)

@@ -117,11 +117,16 @@ def test_the_parquet_export_gives_the_same_tables(cell: tuple[Path, dict], tmp_p
         assert Lake(tmp_path / "lake").query(query).equals(Lake(lake).query(query)), view
 
 
-def test_the_daily_cycle_is_found_at_its_local_hour_by_the_periodicity_report(cell: tuple[Path, dict]) -> None:
+def test_the_daily_cycle_is_found_at_its_local_hour_by_the_periodicity_report(
+    cell: tuple[Path, dict], tmp_path: Path
+) -> None:
     """Every task's demand was planted with a daily cycle peaking at 14:00 in the cell's time zone
     (Helsinki); the fits on the cell's clock put the peak there, not at 14:00 Pacific time."""
     lake, truth = cell
-    cli("report", "periodicity", "--trace", "google-2019", "--lake", lake)
+    plots = tmp_path / "figures"
+    plots.mkdir()
+    cli("report", "periodicity", "--trace", "google-2019", "--lake", lake, "--plots", plots)
+    assert {p.name for p in plots.iterdir()} == {"periodicity_2019_ratios.png", "periodicity_2019_local_peaks.png"}
     fits = Lake(lake).query("SELECT * FROM analysis.periodicity_2019")
     assert fits.height > 0 and set(fits["cell"]) == {CELL}
     assert (fits["daily_p"] < 0.01).all()

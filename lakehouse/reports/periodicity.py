@@ -93,10 +93,10 @@ def _show_periodicity(result: Periodicity | Periodicity2019) -> Tables:
 
 def _plot_periodicity(lake: Lake, result: Periodicity | Periodicity2019, folder: Path) -> list[Path]:
     from lakehouse.models.job_sinusoids import Periodicity
-    from lakehouse.models.periodicity_plots import plot_periodicity
+    from lakehouse.models.periodicity_plots import plot_periodicity, plot_periodicity_2019
 
     if not isinstance(result, Periodicity):
-        return []  # (the 2019 fits are in analysis.periodicity_2019; their figures are still to come)
+        return plot_periodicity_2019(result.fits, folder)
     return plot_periodicity(result.fits, result.series, folder)
 
 
