@@ -243,8 +243,11 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
         runs = history.runs(lake)
         assert runs["status"].to_list()[0] == ("failed" if late else "partial" if HOSTILE_KILL_TRIALS else "ok")
         assert all(any(name in error for name in hostile) for error in runs["errors"].to_list()[0])
-        # The killed run, if it had started: never 'partial' (a stop taken for a failed report) nor 'running'.
-        assert set(runs["status"].to_list()[1:]) <= {"failed", "ok"}, runs.select("status", "errors").rows()
+        # The killed run, if it had started: never 'partial' (a stop taken for a failed report) nor 'running'
+        # -- unless the kill came once its work was done and its row said so ('partial' for the hostile
+        # files, as every night here; make faults met it).
+        recorded = {"failed", "ok"} | ({"partial"} if late else set())
+        assert set(runs["status"].to_list()[1:]) <= recorded, runs.select("status", "errors").rows()
         campaign = lake.query("SELECT count(*) AS n, count(DISTINCT run_key) AS d FROM analysis.campaign_runs")
         assert campaign["n"][0] == campaign["d"][0]  # no replay stored twice
         shutil.rmtree(root)
