@@ -521,8 +521,14 @@ def tables_frame(results: list[PartResult]) -> pl.DataFrame:
         },
         schema={"table": pl.String, "status": pl.String, "rows": pl.Int64, "quarantined": pl.Int64},
     )
-    return parts.group_by("table", maintain_order=True).agg(
-        parts=pl.len(),
+    return outcome_counts(parts, ["table"], "parts")
+
+
+def outcome_counts(files: pl.DataFrame, keys: list[str], unit: str) -> pl.DataFrame:
+    """Per group of `keys`, the files of an ingest (one row each: status, rows, quarantined) counted: how
+    many (`unit`), ok, unchanged and failed, and their rows and quarantined rows."""
+    return files.group_by(*keys, maintain_order=True).agg(
+        pl.len().alias(unit),
         ok=(pl.col("status") == Status.ok).sum(),
         unchanged=(pl.col("status") == Status.unchanged).sum(),
         failed=(pl.col("status") == Status.failed).sum(),

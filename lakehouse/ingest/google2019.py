@@ -31,10 +31,9 @@ from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
 from lakehouse.base.errors import BrokenFileError, LakehouseError
 from lakehouse.base.google2019_format import CONSTRAINT_RELATIONS, TABLES, Field, cell_problem, export_keys
 from lakehouse.base.lake import Lake, count
-from lakehouse.ingest.google import decompress, file_hash
+from lakehouse.ingest.google import decompress, file_hash, outcome_counts
 from lakehouse.ingest.input_files import not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
-from lakehouse.ingest.status import Status
 
 SHARD_NAME = re.compile(r"^(?P<table>[a-z_]+)-(?P<number>\d{12})\.(?P<format>json|parquet)(?:\.gz)?$")
 CELL_FOLDER = re.compile(r"^(?:cell[_-]?|clusterdata_2019_)(?P<cell>[a-h])$")
@@ -432,11 +431,4 @@ def tables_frame(results: list[ShardResult]) -> pl.DataFrame:
         },
         schema={"cell": pl.String, "table": pl.String, "status": pl.String, "rows": pl.Int64, "quarantined": pl.Int64},
     )
-    return shards.group_by("cell", "table", maintain_order=True).agg(
-        shards=pl.len(),
-        ok=(pl.col("status") == Status.ok).sum(),
-        unchanged=(pl.col("status") == Status.unchanged).sum(),
-        failed=(pl.col("status") == Status.failed).sum(),
-        rows=pl.col("rows").sum(),
-        quarantined=pl.col("quarantined").sum(),
-    )
+    return outcome_counts(shards, ["cell", "table"], "shards")
