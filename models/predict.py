@@ -1,8 +1,8 @@
 """Sliding-window resource predictions: estimates of each job's usage from the jobs of its workflow that
 had completed before it was submitted, scored against the users' own requests.
 
-Everything runs in DuckDB over predict.swf_targets / predict.google_targets (one row per job and
-resource: submit, done, walltime, used, requested, workflow keys), as window functions and ASOF joins:
+Everything runs in DuckDB over predict.swf_targets / predict.google_targets / predict.google2019_targets
+(one row per job and resource: submit, done, walltime, used, requested, workflow keys), as window functions and ASOF joins:
 
 - history: the completions of each workflow in order of completion time, with window aggregates over
   the last k of them (max, mean, median, 90 % quantile; and the mean of the last two).  A job's
@@ -58,6 +58,10 @@ GROUPINGS = {
     },
     "google": {"job": "wf_job", "user": "wf_user", "logical name": "wf_name", "request signature": "wf_signature"},
 }
+GROUPINGS["google2019"] = GROUPINGS["google"]  # the 2019 targets have the 2011 trace's keys
+
+#: The name that takes every cell of Google's 2019 trace; one cell's source is GOOGLE_2019 + '-' + cell.
+GOOGLE_2019 = "google-2019"
 
 
 def grouping_names() -> list[str]:
@@ -106,7 +110,7 @@ def load_targets(con: duckdb.DuckDBPyConnection, family: str, source: str) -> in
     source, else a dense rank), which makes those steps about a sixth faster than on text, and their tables
     narrower.  The user's text goes to TEMP `user_names` (user_key, user_name), for the per-job output."""
     if family not in GROUPINGS:
-        raise PredictionError(f"unknown target family {family!r} (swf or google)")
+        raise PredictionError(f"unknown target family {family!r} ({', '.join(GROUPINGS)})")
     con.execute(
         f"CREATE OR REPLACE TEMP TABLE raw_targets AS SELECT * EXCLUDE (source) FROM predict.{family}_targets "
         "WHERE source = $source",
@@ -599,12 +603,14 @@ def write_report(lake: Lake, result: Report) -> None:
 
 
 def sources(lake: Lake) -> list[tuple[str, str]]:
-    """(family, source) of everything in the lake with targets: every SWF log, then 'google'."""
+    """(family, source) of everything in the lake with targets: every SWF log, then 'google', then each
+    cell of the 2019 trace ('google-2019-a', ...)."""
     found = lake.query(named_query("prediction_sources"))["source"].to_list()
     pairs = [("swf", name) for name in found]
     if lake.query(named_query("google_prediction_targets"))["n"][0]:
         pairs.append(("google", "google"))
-    return pairs
+    cells = lake.query(named_query("google2019_prediction_sources"))["source"].to_list()
+    return pairs + [("google2019", name) for name in cells]
 
 
 def no_targets(log: str) -> str:
@@ -615,8 +621,9 @@ def no_targets(log: str) -> str:
 def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tuple[str, str]], list[str]]:
     """(family, source) pairs to predict, and one line per SWF log left out with the reason.
 
-    `names`: SWF log names (or unique prefixes) and `google`; None means everything that has targets.
-    A named source without targets is an error naming what the lake has."""
+    `names`: SWF log names (or unique prefixes), `google`, `google-2019` (every cell of it) or one cell
+    (`google-2019-a`); None means everything that has targets.  A named source without targets is an
+    error naming what the lake has."""
     found = sources(lake)
     known = {name: family for family, name in found}
     logs = lake.log_names()
@@ -628,8 +635,13 @@ def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tup
             )
         return found, skipped
     chosen = []
+    cells = [(family, cell) for family, cell in found if family == "google2019"]
     for name in names:
-        full = name if name in known or name == "google" else _log_or_itself(name, logs)
+        if name == GOOGLE_2019 and cells:
+            chosen += cells
+            continue
+        google = name == "google" or name.startswith(GOOGLE_2019)
+        full = name if name in known or google else _log_or_itself(name, logs)
         if full not in known:
             have = ", ".join(known) or "no source with requests"
             raise PredictionError(f"nothing to predict for {name}: the lake has {have}")

@@ -47,12 +47,14 @@ def test_tiers_and_machines_without_capacity(cell: tuple[Path, dict]) -> None:
     lake, truth = cell
     tiers = dict(Lake(lake).query("SELECT tier, count(*) FROM google2019.collections GROUP BY tier").rows())
     assert tiers == {tier: n for tier, n in truth["tiers"].items() if n}
-    # Every instance of the generated cell runs through the whole trace: there before it, never ended.
-    instances = {(w[0], w[1]) for w in truth["windows"]}
-    ((count, long_running),) = (
-        Lake(lake).query("SELECT count(*), count(*) FILTER (long_running) FROM google2019.instances").rows()
+    # Every instance runs through the whole trace (there before it, never ended) but the recurring runs.
+    ((count, long_running, ended),) = (
+        Lake(lake)
+        .query("SELECT count(*), count(*) FILTER (long_running), count(*) FILTER (ended) FROM google2019.instances")
+        .rows()
     )
-    assert count == long_running == len(instances)
+    assert long_running == truth["long_running_instances"] and ended == len(truth["batch_runs"]) > 0
+    assert count == long_running + ended
     adds = _one(lake, "SELECT affected_rows FROM google2019.caveats WHERE caveat = 'machine ADD without capacity'")
     assert adds == truth["machines_without_capacity"]
 
@@ -104,6 +106,8 @@ def test_a_cell_without_usage_says_what_to_ingest(cell: tuple[Path, dict]) -> No
     assert "no usage windows of Google's 2019 trace in cell h" in result.stderr
     result = cli("report", "volatility", "--trace", "google-2019", "--cell", "z", "--lake", lake, code=2)
     assert "expected one of a, b, c, d, e, f, g, h" in result.stderr
+    result = cli("report", "predictions", "google-2019-h", "--lake", lake, code=1)
+    assert f"nothing to predict for google-2019-h: the lake has google-2019-{CELL}" in result.stderr
 
 
 def test_the_parquet_export_gives_the_same_tables(cell: tuple[Path, dict], tmp_path: Path) -> None:
@@ -140,10 +144,43 @@ def test_the_daily_cycle_is_found_at_its_local_hour_by_the_periodicity_report(
 def test_packing_compares_the_sum_of_the_peaks_with_the_peak_of_the_sum(cell: tuple[Path, dict]) -> None:
     lake, truth = cell
     row = Lake(lake).query("SELECT * FROM google2019.packing").row(0, named=True)
-    assert row["cell"] == CELL and row["buckets"] == truth["usage_rows"] // len(
-        {(w[0], w[1]) for w in truth["windows"]}
-    )
+    assert row["cell"] == CELL and row["buckets"] == truth["buckets"]
     assert row["sum_of_peaks"] == pytest.approx(truth["sum_of_peaks"])
     assert row["peak_of_sum"] == pytest.approx(truth["peak_of_sum"])
     # the tasks share one daily cycle: their peaks nearly coincide, so the gain is small but above 1
     assert 1 < row["sharing_gain"] == pytest.approx(truth["sum_of_peaks"] / truth["peak_of_sum"])
+
+
+def test_the_recurring_workflows_are_predicted_exactly_and_the_requests_scored_by_hand(
+    cell: tuple[Path, dict],
+) -> None:
+    """Each recurring workflow's runs use exactly its level and request twice it.  A window over the
+    workflow's last run predicts every run after the first exactly; the requests over-estimate by the
+    level, so their loss is 0.5 (the --over weight) x level x walltime (h), summed over the runs scored:
+    the last 20 % of each user's runs (one user per workflow)."""
+    lake, truth = cell
+    cli("report", "predictions", "google-2019", "--grouping", "logical name", "--window", "1", "--lake", lake)
+    runs = truth["batch_runs"]  # workflow, run, collection, windows, cpu, memory
+    per_workflow = {w: sum(1 for r in runs if r[0] == w) for w, *_ in runs}
+    scored = [r for r in runs if r[1] >= math.floor(0.8 * per_workflow[r[0]])]
+    hours = {r[2]: r[3] * 300 / 3600 for r in runs}
+    expected = {
+        "cpu": sum(0.5 * r[4] * hours[r[2]] for r in scored),
+        "memory": sum(0.5 * r[5] * hours[r[2]] for r in scored),
+    }
+    scores = Lake(lake).query(
+        "SELECT scenario, resource, jobs, loss, accuracy FROM analysis.predictions_scores "
+        f"WHERE source = 'google-2019-{CELL}' AND resource IN ('cpu', 'memory')"
+    )
+    requests = {r["resource"]: r for r in scores.filter(scores["scenario"] == "users' requests").iter_rows(named=True)}
+    for resource, loss in expected.items():
+        assert requests[resource]["jobs"] == len(scored)
+        assert requests[resource]["loss"] == pytest.approx(loss)
+        assert requests[resource]["accuracy"] == pytest.approx(0.5)
+    window = scores.filter(scores["scenario"].str.contains("sliding window \\(k = 1\\), max"))
+    assert window.height == 2 and (window["loss"] == 0).all() and (window["accuracy"] == 1).all()
+    jobs = Lake(lake).query(
+        "SELECT count(*) FILTER (abs(predicted - used) > 1e-12) AS wrong, count(*) AS n FROM analysis.predictions_jobs "
+        f"WHERE source = 'google-2019-{CELL}' AND resource = 'cpu' AND layer = 'workflow'"
+    )
+    assert jobs.row(0) == (0, len(runs) - len(per_workflow))  # every run but each workflow's first

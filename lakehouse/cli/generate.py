@@ -107,6 +107,10 @@ def generate_google2019(
     shards: Annotated[int, typer.Option(min=1, max=10_000, help="Shards of instance_events and instance_usage.")] = 2,
     fmt: Annotated[str, typer.Option("--format", help="The export: json or parquet.")] = "json",
     seed: Annotated[int, typer.Option(help="Random seed (same seed, same cell).")] = 0,
+    workflows: Annotated[
+        int, typer.Option(min=0, max=1000, help="Recurring batch workflows (one-task jobs run one after another).")
+    ] = 4,
+    runs: Annotated[int, typer.Option(min=1, max=999, help="Runs per recurring workflow.")] = 6,
 ) -> None:
     """Generate a cell of Google's 2019 trace (format v3, as exported) with planted ground truth.
 
@@ -114,8 +118,10 @@ def generate_google2019(
     at 14:00 local time, Gamma noise of a known spread), and its row holds what the trace holds: the
     mean, the maximum, one random second and the percentiles. Some jobs run inside alloc sets, whose
     rows count them again (the double count); priorities are drawn per tier; some machines are added
-    without a capacity. The truth (each window's exact spread, the top-level CPU, the counts) goes to
-    OUT/truth.json, for the tests and for checking the reports.
+    without a capacity. Recurring batch workflows run one-task jobs that use exactly their level and
+    request twice it (what `report predictions google-2019` should predict exactly). The truth (each
+    window's exact spread, the top-level CPU, the counts, the runs) goes to OUT/truth.json, for the
+    tests and for checking the reports.
 
     Example: `lakehouse generate google-2019 gen2019 --cell e && lakehouse ingest google-2019 gen2019/cell_e`
     """
@@ -126,7 +132,9 @@ def generate_google2019(
         raise SettingsError(problem)
     if fmt not in ("json", "parquet"):
         raise SettingsError(f"--format must be json or parquet, got {fmt!r}")
-    settings = CellSettings(cell, jobs, alloc_sets, machines, min(3, machines), hours, shards, fmt, seed)
+    settings = CellSettings(
+        cell, jobs, alloc_sets, machines, min(3, machines), hours, shards, fmt, seed, workflows, runs
+    )
     with stderr.status("generating..."):
         truth = generate_cell(out, settings)
     stderr.print(

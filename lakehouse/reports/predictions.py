@@ -20,16 +20,18 @@ if TYPE_CHECKING:  # the model loads when the report runs, not when a command li
 
 @dataclass(frozen=True)
 class Source:
-    """One source to predict: an SWF log (family `swf`) or the Google trace (`google`)."""
+    """One source to predict: an SWF log (family `swf`), the Google 2011 trace (`google`) or a cell of the
+    2019 trace (`google2019`, named `google-2019-a` ...)."""
 
     family: str
     name: str
     settings: PredictionSettings | None = None  # None: the defaults
 
 
-SUMMARY = """Predict each job's walltime, memory and processors (Google: CPU and memory, mean and peak) from
-the jobs of its workflow that had completed before it was submitted, and score the predictions against
-the users' own requests.
+SUMMARY = """Predict each job's walltime, memory and processors (Google: each task's CPU and memory, mean and
+peak) from the jobs of its workflow that had completed before it was submitted, and score the
+predictions against the users' own requests.  Google's 2019 trace is predicted per cell (each cell is
+its own cluster: source google-2019-a, ...), from its ended tasks, in its units (NCU, normalised memory).
 
 Scenarios: the users' requests; each workflow grouping with the maximum of its whole history; then for
 one grouping a sliding window over the last k completed jobs (k chosen per user and resource on the
@@ -40,7 +42,8 @@ to the requests, accuracy min(p, u) / max(p, u), the share under-estimated and t
 resource-time freed.  Stored as analysis.predictions_scores and analysis.predictions_jobs; `lakehouse
 simulate LOG --predictor column:predicted_walltime` schedules with the walltime predictions.
 
-Example: `lakehouse report predictions HPC2N-2002-2.2-cln --plots figures/`"""
+Example: `lakehouse report predictions HPC2N-2002-2.2-cln --plots figures/`, or on 2019: `lakehouse report
+predictions google-2019 --grouping "logical name"`"""
 
 OPTIONS = (
     Option(
@@ -131,7 +134,8 @@ REPORT: Report[Source, Predictions] = Report(
     notes=lambda r: [f"{r.table['source'][0]}: sliding windows over the {r.grouping!r} grouping"],
     argument=Argument(
         "sources",
-        "SWF log names, or `google` [default: every log in the lake, and google if ingested].",
+        "SWF log names, `google` (the 2011 trace), `google-2019` (each ingested cell of the 2019 trace) or one "
+        "cell (`google-2019-a`) [default: every source in the lake with something to predict].",
         many=True,
     ),
     runs=_runs,

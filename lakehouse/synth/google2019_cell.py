@@ -15,6 +15,11 @@ What is planted (written to `OUT/truth.json`, read back by the tests):
 - **The tiers.**  Priorities are drawn from each tier's band, with known counts per tier.
 - **The machines.**  Every machine has an ADD at time 0, and `machines_without_capacity` of them have
   no capacity, as 459 ADD rows of cell a have none.
+- **Recurring batch workflows.**  Besides the jobs above (which run through the whole trace and never
+  end), `workflows` workflows each run `runs` one-task jobs one after another, under one logical name
+  and one user per workflow.  Every second of a run uses exactly the workflow's level of CPU and
+  memory, and each job requests twice that: a sliding window over the workflow's last run predicts
+  every later run exactly, and the requests over-estimate by the level (the truth keeps each run).
 
 The export's habits are kept: integers quoted in the JSON, fields of value 0 left out (type SUBMIT,
 collection_type JOB, alloc ids 0), the shards named `<table>-NNNNNNNNNNNN.json.gz`, or the Parquet
@@ -49,6 +54,8 @@ START_UTC_HOUR = 7  # 1 May 2019 00:00 PDT = 07:00 UTC
 TIER_PRIORITIES = {"free": 25, "best-effort batch": 110, "mid": 117, "production": 200, "monitoring": 400}
 NOISE_LEVELS = (0.1, 0.3, 0.6)
 ALLOC_IDS, JOB_IDS = 1_000_000, 2_000_000  # collection ids: alloc sets, then jobs
+BATCH_IDS = 3_000_000  # the recurring workflows' jobs: BATCH_IDS + 1000 x workflow + run
+BATCH_TIER = "best-effort batch"  # the recurring workflows' tier
 PEAK_LOCAL_HOUR = 14.0
 DAILY_AMPLITUDE = 0.3
 
@@ -64,6 +71,37 @@ class CellSettings:
     shards: int = 2  # per table that has many (instance_events, instance_usage)
     format: str = "json"
     seed: int = 0
+    workflows: int = 4
+    runs: int = 6  # per workflow (fewer where the trace is too short for them)
+
+
+@dataclass(frozen=True)
+class BatchRun:
+    """One run of a recurring workflow: a one-task job from `first` to `first + windows` (windows of the
+    trace), using `cpu` and `memory` every second and requesting twice that."""
+
+    workflow: int
+    run: int
+    first: int
+    windows: int
+    cpu: float
+    memory: float
+
+    @property
+    def collection_id(self) -> int:
+        return BATCH_IDS + 1000 * self.workflow + self.run
+
+
+def batch_runs(settings: CellSettings, windows: int) -> list[BatchRun]:
+    """The recurring workflows' runs: workflow k lasts 1 + k mod 3 windows per run, with one window
+    between a run's end and the next one's submission (so each run sees the one before it completed)."""
+    runs = []
+    for k in range(settings.workflows):
+        length = 1 + k % 3
+        fitting = min(settings.runs, max(0, (windows - 1) // (length + 1)))
+        for r in range(fitting):
+            runs.append(BatchRun(k, r, 1 + r * (length + 1), length, 0.004 * (k + 1), 0.002 * (k + 1)))
+    return runs
 
 
 def _utc_offset_hours(cell: str) -> float:
@@ -151,8 +189,46 @@ def generate_cell(out: Path, settings: CellSettings) -> dict[str, object]:
             exact = float(mad[w] / means[w]) if means[w] else 0.0
             truth_windows.append((collection, index, w, float(means[w]), exact, alloc == 0))
 
+    runs = batch_runs(settings, windows)
+    for run in runs:
+        for w in range(run.first, run.first + run.windows):
+            start = TRACE_START_US + w * WINDOW_US
+            usage_rows.append(
+                {
+                    "start_time": start,
+                    "end_time": start + WINDOW_US,
+                    "collection_id": run.collection_id,
+                    "instance_index": 0,
+                    "machine_id": 1,
+                    "alloc_collection_id": 0,
+                    "alloc_instance_index": 0,
+                    "collection_type": 0,
+                    "average_usage": {"cpus": run.cpu, "memory": run.memory},
+                    "maximum_usage": {"cpus": run.cpu, "memory": run.memory},
+                    "random_sample_usage": {"cpus": run.cpu},
+                    "sample_rate": 1.0,
+                    "cpu_usage_distribution": [run.cpu] * len(CPU_PERCENTILES),
+                    "tail_cpu_usage_distribution": [run.cpu] * len(TAIL_CPU_PERCENTILES),
+                }
+            )
+            truth_windows.append((run.collection_id, 0, w, run.cpu, 0.0, True))
+
     collection_rows: list[dict[str, Any]] = []
     instance_rows: list[dict[str, Any]] = []
+    for run in runs:  # SUBMIT and SCHEDULE at the run's first window, FINISH at its end
+        submitted = TRACE_START_US + run.first * WINDOW_US
+        for event, time, on in ((0, submitted, 0), (3, submitted, 1), (6, submitted + run.windows * WINDOW_US, 1)):
+            common = {"time": time, "type": event, "collection_id": run.collection_id, "priority": TIER_PRIORITIES[BATCH_TIER]}
+            collection_rows.append(
+                {**common, "collection_type": 0, "user": f"batch-user{run.workflow}",
+                 "collection_name": f"run{run.collection_id}",
+                 "collection_logical_name": f"batch-workflow{run.workflow}", "scheduler": 0}  # fmt: skip
+            )
+            instance_rows.append(
+                {**common, "collection_type": 0, "alloc_collection_id": 0, "instance_index": 0, "machine_id": on,
+                 "alloc_instance_index": -1,
+                 "resource_request": {"cpus": 2 * run.cpu, "memory": 2 * run.memory}}  # fmt: skip
+            )
     for c in collections:
         priority = TIER_PRIORITIES[c["tier"]]
         for event in (0, 3):  # SUBMIT and SCHEDULE at time 0: running before the trace window
@@ -200,16 +276,25 @@ def generate_cell(out: Path, settings: CellSettings) -> dict[str, object]:
 
     top_level = [r for r in usage_rows if r["alloc_collection_id"] == 0]
     # Packing: the sum of each top-level instance's highest window mean, and the highest total of a window.
-    means = {(c, i): per_second[(c, i)].reshape(windows, 300).mean(axis=1) for c, i, a, _, _ in instances if a == 0}
-    sum_of_peaks = float(sum(m.max() for m in means.values()))
-    peak_of_sum = float(np.sum(list(means.values()), axis=0).max())
+    peaks: dict[tuple[int, int], float] = {}
+    totals = np.zeros(windows)
+    for r in top_level:
+        key, mean = (r["collection_id"], r["instance_index"]), r["average_usage"]["cpus"]
+        peaks[key] = max(peaks.get(key, 0.0), mean)
+        totals[(r["start_time"] - TRACE_START_US) // WINDOW_US] += mean
+    sum_of_peaks, peak_of_sum = float(sum(peaks.values())), float(totals.max())
     truth: dict[str, object] = {
         "settings": asdict(settings),
         "usage_rows": len(usage_rows),
         "rows_inside_alloc_sets": len(usage_rows) - len(top_level),
         "top_level_cpu": sum(r["average_usage"]["cpus"] for r in top_level),
         "all_rows_cpu": sum(r["average_usage"]["cpus"] for r in usage_rows),
-        "tiers": {t: sum(1 for c in collections if c["tier"] == t) for t in tiers},
+        "tiers": {
+            t: sum(1 for c in collections if c["tier"] == t) + (len(runs) if t == BATCH_TIER else 0)
+            for t in tiers
+        },
+        "buckets": windows,
+        "long_running_instances": len(instances),
         "machines_without_capacity": settings.machines_without_capacity,
         "sum_of_peaks": sum_of_peaks,
         "peak_of_sum": peak_of_sum,
@@ -217,6 +302,8 @@ def generate_cell(out: Path, settings: CellSettings) -> dict[str, object]:
         "daily_amplitude": DAILY_AMPLITUDE,
         # per task (not alloc instances): its level and within-window noise (CV of the seconds)
         "tasks": [[c, i, level, noise] for (c, i), (level, noise) in planted.items()],
+        # per run of a recurring workflow: workflow, run, collection, windows, cpu, memory (each requested x2)
+        "batch_runs": [[b.workflow, b.run, b.collection_id, b.windows, b.cpu, b.memory] for b in runs],
         # per window of every instance: collection, index, window, exact mean, exact MAD / mean, top-level
         "windows": truth_windows,
     }
