@@ -29,7 +29,7 @@ import numpy as np
 import polars as pl
 
 from lakehouse import _native
-from lakehouse.base.catalog import named_query
+from lakehouse.base.catalog import named_query, sql_literal
 from lakehouse.base.errors import LakehouseError, TooLittleDataError
 from lakehouse.base.results import store
 from lakehouse.base.schemas import PACKING_SCHEMA
@@ -321,21 +321,56 @@ def store_packing(lake, packed: Packed) -> None:
     store(lake, "analysis_packing", rows, PACKING_SCHEMA)
 
 
-def default_capacity(lake) -> float:
-    """The most common CPU capacity among the machines of google.machine_events."""
-    capacity = lake.query(named_query("machine_capacity"))["capacity"][0]
+def default_capacity(lake, cell: str | None = None) -> float:
+    """The most common CPU capacity among the machines of google.machine_events, or of one cell of the
+    2019 trace (google2019.machine_events, in NCU)."""
+    if cell is None:
+        capacity = lake.query(named_query("machine_capacity"))["capacity"][0]
+        where = "google.machine_events"
+    else:
+        capacity = lake.query(named_query("machine_capacity_2019"), {"cell": cell})["capacity"][0]
+        where = f"google2019.machine_events of cell {cell}"
     if capacity is None:
         raise TooLittleDataError(
-            "no machine with a CPU capacity in google.machine_events: give --capacity, or ingest the trace's "
-            "machine_events"
+            f"no machine with a CPU capacity in {where}: give --capacity, or ingest the trace's machine_events"
         )
     return float(capacity)
 
 
+def periodic_jobs_2019(cell: str) -> str:
+    """The query of one cell's periodic jobs of the 2019 trace: a cell's jobs share its machines, so a
+    packing is per cell."""
+    return f"SELECT job_id AS job, tasks, c, rho, phi FROM analysis.periodicity_2019 WHERE cell = {sql_literal(cell)}"
+
+
+def cell_to_pack(lake, cell: str | None) -> str:
+    """The cell of the 2019 trace to pack: the one named, or the only one with periodic jobs."""
+    cells = lake.query(named_query("periodicity_2019_cells"))["cell"].to_list()
+    if not cells:
+        raise TooLittleDataError(
+            "no periodic job of Google's 2019 trace to pack: run `lakehouse report periodicity --trace google-2019`"
+        )
+    if cell is None:
+        if len(cells) > 1:
+            raise PackingInputError(
+                f"cells {', '.join(cells)} have periodic jobs: name one with --cell (a cell's jobs share its machines)"
+            )
+        return str(cells[0])
+    if cell not in cells:
+        raise TooLittleDataError(f"no periodic job of cell {cell} to pack: the fits are of cell(s) {', '.join(cells)}")
+    return cell
+
+
 def pack_lake(
-    lake, query: str = DEFAULT_PACK_QUERY, capacity: float | None = None, order: str = "c", clip: bool = False
+    lake,
+    query: str = DEFAULT_PACK_QUERY,
+    capacity: float | None = None,
+    order: str = "c",
+    clip: bool = False,
+    cell: str | None = None,
 ) -> Packed:
-    """Pack the jobs a query over the lake returns (`store_packing` keeps the result as analysis.packing)."""
+    """Pack the jobs a query over the lake returns (`store_packing` keeps the result as analysis.packing);
+    `cell`: the query reads that cell of the 2019 trace, whose machines give the default capacity."""
     jobs = lake.user_select(query)
     if jobs.is_empty():
         if query == DEFAULT_PACK_QUERY:
@@ -344,6 +379,6 @@ def pack_lake(
                 "on a Google lake with at least a day of task_usage)"
             )
         raise TooLittleDataError("the query returned no jobs")
-    capacity = default_capacity(lake) if capacity is None else float(capacity)
+    capacity = default_capacity(lake, cell) if capacity is None else float(capacity)
     table = pack_all(jobs, capacity, order=order, clip=clip)
     return Packed(table, capacity, jobs.height, int(jobs["tasks"].sum()), query)

@@ -2,7 +2,8 @@
 had completed before it was submitted, scored against the users' own requests.
 
 Everything runs in DuckDB over predict.swf_targets / predict.google_targets / predict.google2019_targets
-(one row per job and resource: submit, done, walltime, used, requested, workflow keys), as window functions and ASOF joins:
+(one row per job and resource: submit, done, walltime, used, requested, workflow keys), as window
+functions and ASOF joins:
 
 - history: the completions of each workflow in order of completion time, with window aggregates over
   the last k of them (max, mean, median, 90 % quantile; and the mean of the last two).  A job's

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from lakehouse.base.lake import Lake
-from lakehouse.synth.google2019_cell import JOB_IDS
+from lakehouse.synth.google2019_cell import BATCH_IDS, JOB_IDS
 
 from conftest import cli
 
@@ -184,3 +184,21 @@ def test_the_recurring_workflows_are_predicted_exactly_and_the_requests_scored_b
         f"WHERE source = 'google-2019-{CELL}' AND resource = 'cpu' AND layer = 'workflow'"
     )
     assert jobs.row(0) == (0, len(runs) - len(per_workflow))  # every run but each workflow's first
+
+
+def test_pack_packs_a_cells_periodic_jobs_onto_its_machines(cell: tuple[Path, dict]) -> None:
+    """The jobs outside alloc sets run through the trace with one daily cycle (amplitude 0.3 of the
+    level, one phase for all): the lower bound (sum c + |sum rho e^(i phi)|) / capacity is then
+    1.3 x the sum of the planted levels / the machines' 0.5 NCU."""
+    lake, truth = cell
+    cli("report", "periodicity", "--trace", "google-2019", "--lake", lake)
+    top_level = {(w[0], w[1]) for w in truth["windows"] if w[5] and JOB_IDS <= w[0] < BATCH_IDS}
+    levels = [level for c, i, level, _ in truth["tasks"] if (c, i) in top_level]
+    result = cli("pack", "--trace", "google-2019", "--lake", lake, "--format", "csv")
+    assert f"{len(levels)} tasks of {len({c for c, _ in top_level})} jobs, machine capacity 0.5" in result.stderr
+    packed = Lake(lake).query("SELECT * FROM analysis.packing")
+    bound = (1 + truth["daily_amplitude"]) * sum(levels) / 0.5
+    assert packed["lower_bound"][0] == pytest.approx(bound, rel=0.05)
+    assert (packed["machines"] >= math.ceil(packed["lower_bound"][0])).all()
+    refused = cli("pack", "--trace", "google-2019", "--cell", "a", "--lake", lake, code=1)
+    assert f"no periodic job of cell a to pack: the fits are of cell(s) {CELL}" in refused.stderr

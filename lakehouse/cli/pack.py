@@ -41,6 +41,16 @@ def pack(
         TaskOrder, typer.Option(help="Task order: c (decreasing level) or peak (decreasing c + rho).")
     ] = TaskOrder.c,
     clip: Annotated[bool, typer.Option(help="Use rho = c where the amplitude exceeds the level.")] = False,
+    trace: Annotated[
+        str,
+        typer.Option(
+            help="google-2011, or google-2019: one cell's periodic jobs of analysis.periodicity_2019 (run `report "
+            "periodicity --trace google-2019` first) on that cell's most common machine (NCU)."
+        ),
+    ] = "google-2011",
+    cell: Annotated[
+        str | None, typer.Option(help="With --trace google-2019: the cell [default: the only one fitted].")
+    ] = None,
     synthetic: Annotated[
         bool, typer.Option(help="Run the synthetic campaign (8 families of instances) instead of --query.")
     ] = False,
@@ -59,7 +69,8 @@ def pack(
     A task demands c + rho sin(2 pi t / 1 day + phi); a machine holds a set of tasks if the sum of c plus
     the modulus of the sum of rho e^(i phi) fits its capacity.  Machines are reported next to the lower
     bound (sum c + |sum rho e^(i phi)|) / capacity, and stored as analysis.packing.  The default input is
-    analysis.job_sinusoids (run `lakehouse report periodicity` first).
+    analysis.job_sinusoids (run `lakehouse report periodicity` first); `--trace google-2019 --cell C` packs
+    a cell of the 2019 trace (its fits in the cell's local time, its machines' capacity).
 
     `--synthetic` runs the campaign of 8 instance families (capacity 20, expected bound 250 machines) and
     reports each heuristic's machines / lower bound, for both task orders.
@@ -77,8 +88,18 @@ def pack(
             plot_campaign(table, plot)
             stderr.print(f"plot -> {plot}")
         return
+    from lakehouse.base.errors import SettingsError
+    from lakehouse.base.google2019_format import cell_problem
     from lakehouse.reports import PACK, PackRequest
+    from lakehouse.reports.base import TRACES
 
-    packed = PACK.run(Lake(lake, memory_limit, threads), PackRequest(query, capacity, order, clip))
+    if trace not in TRACES:
+        raise SettingsError(f"--trace: expected one of {', '.join(TRACES)}, got {trace!r}")
+    if cell is not None and (trace != "google-2019" or cell_problem(cell)):
+        raise SettingsError(cell_problem(cell) or "--cell goes with --trace google-2019")
+    if query != DEFAULT_PACK_QUERY and trace == "google-2019":
+        raise SettingsError("--query chooses the jobs itself: give it without --trace google-2019")
+    request = PackRequest(None if trace == "google-2019" else query, capacity, order, clip, trace, cell)
+    packed = PACK.run(Lake(lake, memory_limit, threads), request)
     emit(packed.table, fmt, output)
     stderr.print(f"{packed.tasks:,} tasks of {packed.jobs:,} jobs, machine capacity {packed.capacity:g} {PACK.stored}")

@@ -19,11 +19,17 @@ class PackRequest:
     capacity: float | None = None  # None: the most common machine's CPU capacity
     order: str = "c"
     clip: bool = False
+    trace: str = "google-2011"  # google-2019: the periodic jobs of analysis.periodicity_2019, one cell
+    cell: str | None = None  # google-2019: the cell [default: the only one fitted]
 
 
 def _pack(lake: Lake, request: PackRequest) -> Packed:
-    from lakehouse.models.packing import DEFAULT_PACK_QUERY, pack_lake
+    from lakehouse.models.packing import DEFAULT_PACK_QUERY, cell_to_pack, pack_lake, periodic_jobs_2019
 
+    if request.trace == "google-2019":
+        cell = cell_to_pack(lake, request.cell)
+        query = request.query or periodic_jobs_2019(cell)
+        return pack_lake(lake, query, request.capacity, order=request.order, clip=request.clip, cell=cell)
     query = request.query or DEFAULT_PACK_QUERY
     return pack_lake(lake, query, request.capacity, order=request.order, clip=request.clip)
 

@@ -218,16 +218,32 @@ def generate_cell(out: Path, settings: CellSettings) -> dict[str, object]:
     for run in runs:  # SUBMIT and SCHEDULE at the run's first window, FINISH at its end
         submitted = TRACE_START_US + run.first * WINDOW_US
         for event, time, on in ((0, submitted, 0), (3, submitted, 1), (6, submitted + run.windows * WINDOW_US, 1)):
-            common = {"time": time, "type": event, "collection_id": run.collection_id, "priority": TIER_PRIORITIES[BATCH_TIER]}
+            common = {
+                "time": time,
+                "type": event,
+                "collection_id": run.collection_id,
+                "priority": TIER_PRIORITIES[BATCH_TIER],
+            }
             collection_rows.append(
-                {**common, "collection_type": 0, "user": f"batch-user{run.workflow}",
-                 "collection_name": f"run{run.collection_id}",
-                 "collection_logical_name": f"batch-workflow{run.workflow}", "scheduler": 0}  # fmt: skip
+                {
+                    **common,
+                    "collection_type": 0,
+                    "user": f"batch-user{run.workflow}",
+                    "collection_name": f"run{run.collection_id}",
+                    "collection_logical_name": f"batch-workflow{run.workflow}",
+                    "scheduler": 0,
+                }  # fmt: skip
             )
             instance_rows.append(
-                {**common, "collection_type": 0, "alloc_collection_id": 0, "instance_index": 0, "machine_id": on,
-                 "alloc_instance_index": -1,
-                 "resource_request": {"cpus": 2 * run.cpu, "memory": 2 * run.memory}}  # fmt: skip
+                {
+                    **common,
+                    "collection_type": 0,
+                    "alloc_collection_id": 0,
+                    "instance_index": 0,
+                    "machine_id": on,
+                    "alloc_instance_index": -1,
+                    "resource_request": {"cpus": 2 * run.cpu, "memory": 2 * run.memory},
+                }  # fmt: skip
             )
     for c in collections:
         priority = TIER_PRIORITIES[c["tier"]]
@@ -290,8 +306,7 @@ def generate_cell(out: Path, settings: CellSettings) -> dict[str, object]:
         "top_level_cpu": sum(r["average_usage"]["cpus"] for r in top_level),
         "all_rows_cpu": sum(r["average_usage"]["cpus"] for r in usage_rows),
         "tiers": {
-            t: sum(1 for c in collections if c["tier"] == t) + (len(runs) if t == BATCH_TIER else 0)
-            for t in tiers
+            t: sum(1 for c in collections if c["tier"] == t) + (len(runs) if t == BATCH_TIER else 0) for t in tiers
         },
         "buckets": windows,
         "long_running_instances": len(instances),
