@@ -8,11 +8,14 @@ trace's do):
 - `lakehouse ingest google-2019` of the JSON export, against a baseline measured in the same run: a bare
   DuckDB read of the same shards into Parquet (`read_json` of every field, typed as the proto says, no
   checks, no quarantine, no manifest), as a whole command too.  Printed: rows/s and the ratio.
-- `lakehouse report volatility --trace google-2019` and `report periodicity --trace google-2019` on the
-  ingested lake; every command with `--memory-limit 1GB`.
+- `lakehouse report volatility --trace google-2019`, `report periodicity --trace google-2019`, `report
+  predictions google-2019` and `pack --trace google-2019` on the ingested lake; every command with
+  `--memory-limit 1GB`.
 - Targets: time grows at most as rows^1.1 between the sizes (each command); the peak memory of each
-  command stays within 1.5 GB (the limit plus the Python process) at both sizes, and does not grow by
-  more than a quarter from the smaller size to the larger.
+  whole command (the Python process included) stays within its --memory-limit at both sizes, and does
+  not grow from the smaller size to the larger by more than a quarter or GROWTH_SLACK_MB, whichever is
+  more (DuckDB's pool varies by tens of MB from run to run with its threads' scheduling: `report
+  volatility` peaked at 281 MB on 0.37 M rows and 263 MB on 1.45 M).
 
 What it does not measure yet: the sizes of a real cell (about 0.1 of a cell is some hundred million
 usage rows: hours of generating here), hence the extrapolation printed is one at the measured speed.
@@ -32,7 +35,8 @@ from benchmarks.measure import command, timed, verdict
 SMALL_JOBS = 150
 HOURS = 24.0
 MEMORY_LIMIT = "1GB"
-PEAK_BUDGET_MB = 1536
+PEAK_BUDGET_MB = 1000  # the limit: DuckDB's 1GB is 1000^3 bytes, the peak is counted in MiB (a little stricter)
+GROWTH_SLACK_MB = 100
 
 
 def _generate(folder: Path, jobs: int) -> int:
@@ -54,6 +58,8 @@ def _generate(folder: Path, jobs: int) -> int:
             str(HOURS),
             "--shards",
             str(4 * jobs // SMALL_JOBS),
+            "--workflows",
+            str(jobs // 5),
         ),
         check=True,
         capture_output=True,
@@ -85,10 +91,11 @@ def _measure(root: Path, jobs: int) -> dict[str, tuple[float, float]] | None:
     found["ingest"] = timed(
         command("ingest", "google-2019", str(cell), "--lake", str(lake), "--memory-limit", MEMORY_LIMIT)
     )
+    limit = ("--lake", str(lake), "--memory-limit", MEMORY_LIMIT)
     for report in ("volatility", "periodicity"):
-        found[f"report {report}"] = timed(
-            command("report", report, "--trace", "google-2019", "--lake", str(lake), "--memory-limit", MEMORY_LIMIT)
-        )
+        found[f"report {report}"] = timed(command("report", report, "--trace", "google-2019", *limit))
+    found["report predictions"] = timed(command("report", "predictions", "google-2019", *limit))
+    found["pack"] = timed(command("pack", "--trace", "google-2019", *limit))  # the periodicity report's fits
     return found
 
 
@@ -102,7 +109,7 @@ def bench_google2019() -> bool:
     assert small is not None and large is not None
     n1, n2 = small["rows"][0], large["rows"][0]
     checks: dict[str, bool] = {}
-    for name in ("bare read", "ingest", "report volatility", "report periodicity"):
+    for name in ("bare read", "ingest", "report volatility", "report periodicity", "report predictions", "pack"):
         (t1, p1), (t2, p2) = small[name], large[name]
         exponent = math.log(t2 / t1) / math.log(n2 / n1)
         print(
@@ -112,7 +119,7 @@ def bench_google2019() -> bool:
         if name != "bare read":
             checks[f"{name} time <= rows^1.1"] = exponent <= 1.1
             checks[f"{name} peak <= {PEAK_BUDGET_MB} MB"] = max(p1, p2) <= PEAK_BUDGET_MB
-            checks[f"{name} peak grows <= 1.25x"] = p2 <= 1.25 * p1
+            checks[f"{name} peak grows <= 1.25x or {GROWTH_SLACK_MB} MB"] = p2 <= max(1.25 * p1, p1 + GROWTH_SLACK_MB)
     ratio = large["ingest"][0] / large["bare read"][0]
     speed = n2 / large["ingest"][0]
     print(f"  ingest / bare DuckDB read of the same shards (larger size): {ratio:.2f}")
