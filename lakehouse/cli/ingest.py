@@ -154,7 +154,7 @@ def ingest_google2019_command(
     tasks = discover_shards(paths, cell)
     total = sum(t.path.stat().st_size for t in tasks if t.problem is None)
     started = time.perf_counter()
-    with byte_progress("ingest google-2019", total, lambda r: f"{r.table}/{r.shard}") as advance:
+    with byte_progress("ingest google-2019", total, lambda r: f"{r.table}/{r.part}") as advance:
         results = ingest_google2019(target, paths, cell=cell, force=force, on_shard=advance)
     elapsed = time.perf_counter() - started
     emit(tables_frame(results), fmt, output)
@@ -166,5 +166,5 @@ def ingest_google2019_command(
     )
     for r in results:
         for warning in r.warnings:
-            stderr.print(labelled("warning:", "yellow", f"{r.table}/{r.shard}: {warning}"), highlight=False)
+            stderr.print(labelled("warning:", "yellow", f"{r.table}/{r.part}: {warning}"), highlight=False)
     exit_if_failed(failed)

@@ -44,7 +44,8 @@ PARQUET_ROW_GROUP = 122_880  # DuckDB's own: its scans parallelise by row group
 
 @dataclass
 class PartResult:
-    """What became of one part of the trace (the pipeline's outcome, in the words of a trace)."""
+    """What became of one file of a Google trace (a 2011 part, a 2019 shard): the pipeline's outcome,
+    in the words of a trace."""
 
     table: str
     part: str
@@ -57,8 +58,9 @@ class PartResult:
     seconds: float = 0.0
 
     @classmethod
-    def of(cls, task: Task, outcome: Outcome) -> PartResult:
-        table = task.dataset.removeprefix("google.")
+    def of(cls, task: Task, outcome: Outcome, prefix: str = "google.") -> PartResult:
+        """`prefix`: the datasets' schema, taken off to name the table."""
+        table = task.dataset.removeprefix(prefix)
         return cls(
             table,
             task.name,
@@ -509,19 +511,24 @@ def ingest_google(
     return [PartResult.of(task, outcome) for task, outcome in outcomes], warnings
 
 
-def tables_frame(results: list[PartResult]) -> pl.DataFrame:
-    """One row per table (parts ok, unchanged and failed; rows and quarantined lines): what `lakehouse
-    ingest google` prints."""
-    parts = pl.DataFrame(
+def results_frame(results: list[PartResult]) -> pl.DataFrame:
+    """One row per file of an ingest: table, part, status, rows, quarantined."""
+    return pl.DataFrame(
         {
             "table": [r.table for r in results],
+            "part": [r.part for r in results],
             "status": [str(r.status) for r in results],
             "rows": [r.rows for r in results],
             "quarantined": [r.quarantined for r in results],
         },
-        schema={"table": pl.String, "status": pl.String, "rows": pl.Int64, "quarantined": pl.Int64},
+        schema={"table": pl.String, "part": pl.String, "status": pl.String, "rows": pl.Int64, "quarantined": pl.Int64},
     )
-    return outcome_counts(parts, ["table"], "parts")
+
+
+def tables_frame(results: list[PartResult]) -> pl.DataFrame:
+    """One row per table (parts ok, unchanged and failed; rows and quarantined lines): what `lakehouse
+    ingest google` prints."""
+    return outcome_counts(results_frame(results), ["table"], "parts")
 
 
 def outcome_counts(files: pl.DataFrame, keys: list[str], unit: str) -> pl.DataFrame:

@@ -31,7 +31,7 @@ from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
 from lakehouse.base.errors import BrokenFileError, LakehouseError
 from lakehouse.base.google2019_format import CONSTRAINT_RELATIONS, TABLES, Field, cell_problem, export_keys
 from lakehouse.base.lake import Lake, count
-from lakehouse.ingest.google import decompress, file_hash, outcome_counts
+from lakehouse.ingest.google import PartResult, decompress, file_hash, outcome_counts, results_frame
 from lakehouse.ingest.input_files import not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 
@@ -395,41 +395,20 @@ class ShardSource:
         pass
 
 
-@dataclass
-class ShardResult:
-    table: str
-    shard: str  # cell.number (the file's name when it is not a shard)
-    source: str
-    status: str
-    rows: int
-    quarantined: int
-    error: str | None
-    warnings: list[str]
-
-
 def ingest_google2019(
     lake: Lake,
     paths: Iterable[Path],
     cell: str | None = None,
     force: bool = False,
     workers: int | None = None,
-    on_shard: Callable[[ShardResult, int], None] | None = None,
-) -> list[ShardResult]:
+    on_shard: Callable[[PartResult, int], None] | None = None,
+) -> list[PartResult]:
     """Ingest 2019 shards; one result per shard (and per unusable entry)."""
     workers = workers or os.cpu_count() or 1
     tasks = discover_shards(list(paths), cell)
 
-    def result(task: Task, outcome: Outcome) -> ShardResult:
-        return ShardResult(
-            task.dataset.removeprefix(DATASET_PREFIX),
-            task.name,
-            str(task.path),
-            str(outcome.status),
-            outcome.rows_out,
-            outcome.quarantined,
-            outcome.error,
-            outcome.warnings,
-        )
+    def result(task: Task, outcome: Outcome) -> PartResult:
+        return PartResult.of(task, outcome, prefix=DATASET_PREFIX)
 
     def done(task: Task, outcome: Outcome) -> None:
         if on_shard is not None:
@@ -439,17 +418,14 @@ def ingest_google2019(
     return [result(task, outcome) for task, outcome in outcomes]
 
 
-def tables_frame(results: list[ShardResult]) -> pl.DataFrame:
+def tables_frame(results: list[PartResult]) -> pl.DataFrame:
     """One row per cell and table (shards ok, unchanged and failed; rows and quarantined rows): what
-    `lakehouse ingest google-2019` prints."""
-    shards = pl.DataFrame(
-        {
-            "cell": [r.shard.split(".")[0] if re.fullmatch(r"[a-h]\.\d{12}", r.shard) else "?" for r in results],
-            "table": [r.table for r in results],
-            "status": [r.status for r in results],
-            "rows": [r.rows for r in results],
-            "quarantined": [r.quarantined for r in results],
-        },
-        schema={"cell": pl.String, "table": pl.String, "status": pl.String, "rows": pl.Int64, "quarantined": pl.Int64},
+    `lakehouse ingest google-2019` prints.  A shard's part is `cell.number` (else the file's name)."""
+    shards = results_frame(results).select(
+        pl.when(pl.col("part").str.contains(r"^[a-h]\.\d{12}$"))
+        .then(pl.col("part").str.slice(0, 1))
+        .otherwise(pl.lit("?"))
+        .alias("cell"),
+        pl.exclude("part"),
     )
     return outcome_counts(shards, ["cell", "table"], "shards")

@@ -277,7 +277,7 @@ def _ingest(lake: Lake, todo: Plan, config: Config) -> tuple[list[str], list[str
             if shard.status == Status.failed:
                 failures.append(shard.error or f"{shard.source}: failed")
             elif shard.status == Status.ok:
-                parts.append(f"{shard.table}/{shard.shard}")
+                parts.append(f"{shard.table}/{shard.part}")
     for trace in sorted({f.trace for f in todo.google if f.trace is not None and f.kind is Kind.google}):
         wanted = [f.path for f in todo.google if f.trace == trace]
         results, _ = ingest_google(lake, trace, only=wanted)
