@@ -10,8 +10,9 @@ on the whole trace (1.23 G rows) by that fit and, more cautiously, linearly from
 at the largest size the reports again with a limit of 12 GB (the stored results must be the same) and of
 1 GB (to show that the peak follows the limit, not the data).
 
-Targets: peak memory <= 3.5 GB at every size, for each report; growth exponent <= 1.1, for each;
-volatility and periodicity on the whole trace <= 15 minutes together (the larger of the two
+Targets: peak memory within the --memory-limit at every size, for each report, and within the 1 GB
+limit at the largest size (the option is the command's whole memory, as its help says); growth
+exponent <= 1.1, for each; volatility and periodicity on the whole trace <= 15 minutes together (the larger of the two
 extrapolations; predictions' own is printed); results equal to the larger limit's (to 1e-9 relative:
 float sums are added in another order when the shares differ).
 
@@ -37,7 +38,14 @@ from lakehouse.synth.google_shape import USAGE_ROWS
 
 SCALES = (0.0275, 0.055, 0.11, 0.22)
 LIMIT, LARGER_LIMIT, SMALLER_LIMIT = "3GB", "12GB", "1GB"
-PEAK_TARGET_MB, EXPONENT_TARGET, FULL_TRACE_TARGET_S = 3500, 1.1, 15 * 60
+EXPONENT_TARGET, FULL_TRACE_TARGET_S = 1.1, 15 * 60
+
+
+def _mib(limit: str) -> float:
+    """A limit in MiB, the unit the peaks are read in (/proc's VmHWM)."""
+    from lakehouse.base.budget import parse_memory
+
+    return parse_memory(limit) / 2**20
 #: Each report, with its arguments.
 REPORTS = {"volatility": (), "periodicity": (), "predictions": ("google",)}
 #: The reports whose time on the whole trace is held to FULL_TRACE_TARGET_S together.
@@ -100,6 +108,7 @@ def bench_scale() -> bool:
     rows, seconds, peaks = [], {r: [] for r in REPORTS}, {r: [] for r in REPORTS}
     print(f"the whole Google trace: {', '.join(REPORTS)} at the real shape, --memory-limit {LIMIT}")
     different: list[str] = []
+    smaller_peak = 0.0
     for scale in scales:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp) / "lake"
@@ -125,6 +134,7 @@ def bench_scale() -> bool:
                     + f"; stored results {'the same' if not different else 'DIFFERENT: ' + ', '.join(different)}"
                 )
                 smaller = _run_reports(root, SMALLER_LIMIT)
+                smaller_peak = max(p for _, p in smaller.values())
                 print(
                     f"  again with --memory-limit {SMALLER_LIMIT}: "
                     + "; ".join(f"{r} {s:.1f} s, peak {p:,.0f} MB" for r, (s, p) in smaller.items())
@@ -146,7 +156,8 @@ def bench_scale() -> bool:
     print("  " + json.dumps(summary))
     return verdict(
         {
-            f"peak <= {PEAK_TARGET_MB / 1000:g} GB": max(max(p) for p in peaks.values()) <= PEAK_TARGET_MB,
+            f"peak <= {LIMIT}": max(max(p) for p in peaks.values()) <= _mib(LIMIT),
+            f"peak <= {SMALLER_LIMIT} under --memory-limit {SMALLER_LIMIT}": smaller_peak <= _mib(SMALLER_LIMIT),
             f"exponent <= {EXPONENT_TARGET}": max(exponents.values()) <= EXPONENT_TARGET,
             f"{' + '.join(TIMED_TOGETHER)} on the whole trace <= 15 min": total <= FULL_TRACE_TARGET_S,
             f"same results as {LARGER_LIMIT}": not different,

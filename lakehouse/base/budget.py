@@ -6,7 +6,7 @@ connection the lake opens gets a budget instead:
 
 - memory: ``--memory-limit`` on the commands that read ``google.*``, else ``$LAKEHOUSE_MEMORY_LIMIT``,
   else a quarter of the machine's memory (of the container's, where a cgroup limits it), at least 1 GB;
-  a command's whole memory, of which DuckDB's own limit is 90 % (``DUCKDB_SHARE``);
+  a command's whole memory, of which DuckDB's own limit is what is left after ``OUTSIDE_POOL``;
 - threads: ``--threads``, else ``$LAKEHOUSE_THREADS``, else one per core.
 
 What does not fit in memory DuckDB writes to a spill folder inside the lake, ``<lake>/.spill/<id>``,
@@ -46,11 +46,15 @@ DEFAULT_SHARE = 0.25
 DEFAULT_FLOOR = 1 << 30
 #: DuckDB needs a few MB per thread to run at all; less is a typo, not a budget.
 SMALLEST = 16 * 10**6
-#: The share of a budget DuckDB's own limit is set to.  DuckDB counts only its buffer pool against that
-#: limit; the rest of a command's memory, about 200 MB of Python and DuckDB's allocations outside the
-#: pool, came on top of it: `report predictions google` peaked at 3.6 GB under a limit of 3 GB at a fifth
-#: of the trace, and at 3.2 GB with DuckDB given 90 % of it (docs/full-trace.md).
-DUCKDB_SHARE = 0.9
+#: What a command takes besides DuckDB's buffer pool, kept out of DuckDB's own limit.  DuckDB counts only
+#: its pool against that limit; the Python process with its libraries and DuckDB's allocations outside
+#: the pool come on top.  Measured on `report predictions google` (the widest of the reports) with a
+#: 1 GB budget: about 415 MB above the pool, the same at 0.0275 and at 0.055 of the trace (and with the
+#: pool at 500 or 900 MB); given 90 % of the budget the command had peaked at 1.25 GB under 1 GB.
+OUTSIDE_POOL = 450 * 10**6
+#: DuckDB's own limit is never below this share of the budget: under ~600 MB a budget cannot be held
+#: whole (the Python process alone takes ~130 MB), and DuckDB still needs room to run.
+SMALLEST_POOL_SHARE = 0.25
 SPILL_FOLDER = ".spill"
 #: The most worker processes a command or the nightly configuration may start (`--workers`, `workers =`):
 #: four per core; more is a typo or a fork bomb, not a plan.
@@ -153,9 +157,9 @@ class Budget:
 
     @property
     def duckdb_memory(self) -> int:
-        """The memory limit DuckDB is given: DUCKDB_SHARE of the budget, the rest left to what it does not
-        count."""
-        return max(int(self.memory * DUCKDB_SHARE), SMALLEST)
+        """The memory limit DuckDB is given: the budget less OUTSIDE_POOL, what DuckDB does not count (at
+        least SMALLEST_POOL_SHARE of the budget)."""
+        return max(self.memory - OUTSIDE_POOL, int(self.memory * SMALLEST_POOL_SHARE), SMALLEST)
 
     def statements(self, spill: Path | None) -> str:
         """The SET statements that give a DuckDB connection this budget (and its spill folder)."""
