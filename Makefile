@@ -3,7 +3,7 @@ PYTHON ?= python3
 PIP := $(PYTHON) -m pip
 STAMP := .install.stamp
 
-.PHONY: install demo test test-fast rust-test bench faults browser lint clean figures docs reproductions
+.PHONY: install demo test test-fast rust-test bench faults browser lint clean figures docs reproductions s3-server
 
 # Editable install: Python files are used in place, the Rust extension is rebuilt (the stale one is
 # deleted first so nobody tests yesterday's binary).
@@ -42,8 +42,18 @@ browser:
 # full count of examples (make test draws a third): 20 kill -9 and 20 Ctrl-C trials of each ingest, two
 # writers at once, readers during ingests, full disks, 20 kill -9 trials of the nightly run; prints the
 # table of what went wrong (all zeros).
-faults: $(STAMP)
-	LAKEHOUSE_FAULT_TRIALS=20 LAKEHOUSE_KILL_TRIALS=20 $(PYTHON) -m pytest -q -m "faults or thorough or hypothesis" -s -p no:randomly
+faults: $(STAMP) s3-server
+	LAKEHOUSE_S3_SERVER=$(S3_SERVER) LAKEHOUSE_FAULT_TRIALS=20 LAKEHOUSE_KILL_TRIALS=20 \
+	  $(PYTHON) -m pytest -q -m "faults or thorough or hypothesis" -s -p no:randomly
+
+# An S3-compatible server for the shared lake's tests (its data on object storage): s3s-fs from the crates
+# registry, built once per machine into the user's cache (not the clone: every clone uses it); the tests
+# that need it skip where it was not built, and make faults builds it first.
+S3_SERVER_HOME ?= $(HOME)/.cache/lakehouse/s3s-fs-0.14.1
+S3_SERVER := $(S3_SERVER_HOME)/bin/s3s-fs
+s3-server: $(S3_SERVER)
+$(S3_SERVER):
+	cargo install s3s-fs --version 0.14.1 --locked --features binary --root $(S3_SERVER_HOME) --quiet
 
 test-fast: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow and not thorough"

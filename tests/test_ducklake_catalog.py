@@ -1,5 +1,6 @@
 """The DuckLake catalog a shared lake will keep its tables in (lakehouse.base.ducklake), on real
-servers: a SQLite file and a PostgreSQL server started here (tests/postgres_server.py).  Two writer
+servers: a SQLite file, a PostgreSQL server started here (tests/postgres_server.py) and, for the data,
+an S3-compatible server (tests/s3_server.py, built by `make s3-server`).  Two writer
 processes commit at once and every commit lands, a reader sees whole commits only, a snapshot is read
 as it was, and the extensions come from the installed wheels."""
 
@@ -14,6 +15,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from postgres_server import Server, postgres_server
+from s3_server import s3_server
 
 from lakehouse.base import extensions
 from lakehouse.base.ducklake import Catalog, CatalogError, DuckLake
@@ -61,9 +63,10 @@ def _create(lake: DuckLake) -> None:
     lake.write("create t", lambda con: con.execute("CREATE TABLE lake.t (tag VARCHAR, i INTEGER, x BIGINT)"))
 
 
-def _writers_and_a_reader(lake: DuckLake, catalog: str, env: dict[str, str]) -> None:
+def _writers_and_a_reader(lake: DuckLake, catalog: str, env: dict[str, str], create: bool = True) -> None:
     """Two writer processes and a reader at once: every commit lands, no read sees half of one."""
-    _create(lake)
+    if create:
+        _create(lake)
     run = [sys.executable, str(WRITER)]
     procs = [subprocess.Popen([*run, "write", catalog, lake.data, tag, str(COMMITS)], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for tag in ("A", "B")]  # fmt: skip
@@ -129,3 +132,33 @@ def test_an_unreachable_catalog_is_one_line_naming_it_without_the_password(
     message = str(caught.value)
     assert message.startswith(f"cannot open the lake's catalog {url}") and "\n" not in message
     assert "not-to-be-seen" not in message
+
+
+@pytest.mark.faults
+def test_two_writers_on_postgresql_and_an_object_store_both_commit(
+    server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The team's set-up: the catalog on PostgreSQL, the Parquet files in a bucket; credentials from the
+    environment only.  (make faults, which builds the server.)"""
+    with s3_server(tmp_path / "objects") as store:
+        monkeypatch.setenv("PGPASSWORD", server.password)
+        for name, value in store.environment().items():
+            monkeypatch.setenv(name, value)
+        server.create_database("shared")
+        data = f"s3://{store.bucket}/traces/"
+        lake = DuckLake(Catalog.parse(server.url("shared")), data)
+        _create(lake)
+        # more rows than DuckLake keeps in the catalog itself (10): the writes are Parquet files in the bucket
+        _writers_and_a_reader(lake, server.url("shared"), dict(os.environ), create=False)
+        files = list((tmp_path / "objects" / store.bucket / "traces").rglob("*.parquet"))
+        assert len(files) >= 2 * COMMITS
+        with lake.connection(read_only=True) as con:
+            listed = con.execute("SELECT count(*) FROM glob($p)", {"p": f"{data}**/*.parquet"}).fetchone()
+        assert listed == (len(files),)
+
+
+def test_an_object_store_without_keys_says_which_to_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(CatalogError, match="set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"):
+        DuckLake(Catalog.parse(f"sqlite:{tmp_path / 'c.sqlite'}"), "s3://bucket/lake/").connect()

@@ -15,13 +15,19 @@ on this project's machine (two writer processes committing 30 times each while a
 A DuckDB file as catalog was measured too and is refused: a second process cannot open the file while
 one holds it, so readers failed while a writer wrote (24 of 40 reads).
 
+The data path is a folder (local or shared) or an S3-compatible bucket, `s3://BUCKET/PREFIX`.
+
 Credentials never appear in a catalog's name, a command line or a log: a PostgreSQL password comes
-from the environment (PGPASSWORD, or libpq's password file), and a URL that carries one is refused.
+from the environment (PGPASSWORD, or libpq's password file), and a URL that carries one is refused; an
+object store's keys come from the environment's usual names (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+AWS_REGION, and AWS_ENDPOINT_URL for a server other than Amazon's), given to DuckDB as a temporary
+secret of the connection.
 """
 
 from __future__ import annotations
 
 import fcntl
+import os
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -110,11 +116,17 @@ class DuckLake:
     catalog: Catalog
     data: str
 
+    @property
+    def on_object_store(self) -> bool:
+        return self.data.startswith("s3://")
+
     def connect(self, read_only: bool = False, snapshot: int | None = None) -> duckdb.DuckDBPyConnection:
         """A connection with the lake attached as `lake` (read only, or as of a snapshot)."""
         con = duckdb.connect()
         try:
-            load(con, "ducklake", self.catalog.extension)
+            load(con, "ducklake", self.catalog.extension, *(["httpfs"] if self.on_object_store else []))
+            if self.on_object_store:
+                object_store_secret(con)
             self.attach(con, read_only, snapshot)
         except BaseException:
             con.close()
@@ -209,3 +221,20 @@ class DuckLake:
                 "ORDER BY snapshot_id"
             ).fetchall()
         return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
+
+
+def object_store_secret(con: duckdb.DuckDBPyConnection) -> None:
+    """The object store's credentials from the environment, as a secret of this connection only."""
+    key, secret = os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")
+    if not key or not secret:
+        raise CatalogError(
+            "the lake's data is on an object store (s3://...): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
+            "(and AWS_ENDPOINT_URL for a server other than Amazon's)"
+        )
+    options = {"KEY_ID": key, "SECRET": secret, "REGION": os.environ.get("AWS_REGION", "us-east-1")}
+    words = [f"{name} {_quoted(value)}" for name, value in options.items()]
+    if endpoint := os.environ.get("AWS_ENDPOINT_URL"):
+        url = urlsplit(endpoint)
+        words += [f"ENDPOINT {_quoted(url.netloc or url.path)}", "URL_STYLE 'path'"]
+        words.append(f"USE_SSL {'true' if url.scheme == 'https' else 'false'}")
+    con.execute(f"CREATE OR REPLACE TEMPORARY SECRET lake_object_store (TYPE s3, {', '.join(words)})")
