@@ -40,12 +40,6 @@ tasks AS (
 SELECT
     source, job, user_key, submit, done, walltime, r.resource, r.used, r.requested, walltime AS freed_weight,
     wf_job, wf_user, wf_name, wf_signature
-FROM tasks,
-    LATERAL (
-        VALUES
-            ('cpu', cpu, cpu_request),
-            ('cpu_peak', cpu_peak, cpu_request),
-            ('memory', memory, memory_request),
-            ('memory_peak', memory_peak, memory_request)
-    ) AS r(resource, used, requested)
+FROM (SELECT *, unnest(google.task_resources(cpu, cpu_peak, memory, memory_peak, cpu_request, memory_request)) AS r
+      FROM tasks)
 WHERE r.used > 0 AND r.requested > 0
