@@ -73,10 +73,11 @@ CREATE OR REPLACE MACRO google.task_volatility_of(windows, tasks) AS TABLE
     FROM robust AS p
     LEFT JOIN query_table(tasks) AS t ON t.job_id = p.job_id AND t.task_index = p.task_index;
 -- The prediction targets of a Google task, of the 2011 or the 2019 trace (predict.google_targets,
--- predict.google2019_targets): one row per resource, what the task used and what it requested.
-CREATE OR REPLACE MACRO google.task_resources(cpu, cpu_peak, memory, memory_peak, cpu_request, memory_request) AS [
-    {'resource': 'cpu', 'used': cpu, 'requested': cpu_request},
-    {'resource': 'cpu_peak', 'used': cpu_peak, 'requested': cpu_request},
-    {'resource': 'memory', 'used': memory, 'requested': memory_request},
-    {'resource': 'memory_peak', 'used': memory_peak, 'requested': memory_request}
-];
+-- predict.google2019_targets): per resource, what the task used and what it requested, where both are positive.
+CREATE OR REPLACE MACRO google.task_resources(cpu, cpu_peak, memory, memory_peak, cpu_request, memory_request) AS
+    list_filter([
+        {'resource': 'cpu', 'used': cpu, 'requested': cpu_request},
+        {'resource': 'cpu_peak', 'used': cpu_peak, 'requested': cpu_request},
+        {'resource': 'memory', 'used': memory, 'requested': memory_request},
+        {'resource': 'memory_peak', 'used': memory_peak, 'requested': memory_request}
+    ], r -> r.used > 0 AND r.requested > 0);

@@ -42,4 +42,3 @@ SELECT
     wf_job, wf_user, wf_name, wf_signature
 FROM (SELECT *, unnest(google.task_resources(cpu, cpu_peak, memory, memory_peak, cpu_request, memory_request)) AS r
       FROM tasks)
-WHERE r.used > 0 AND r.requested > 0
