@@ -46,6 +46,8 @@ def _mib(limit: str) -> float:
     from lakehouse.base.budget import parse_memory
 
     return parse_memory(limit) / 2**20
+
+
 #: Each report, with its arguments.
 REPORTS = {"volatility": (), "periodicity": (), "predictions": ("google",)}
 #: The reports whose time on the whole trace is held to FULL_TRACE_TARGET_S together.

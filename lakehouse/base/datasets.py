@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from lakehouse.base import google2019_format, google_format
+from lakehouse.base import alibaba2018_format, google2019_format, google_format
 from lakehouse.base.schemas import (
     CAMPAIGN_PLANS_SCHEMA,
     CAMPAIGN_RUNS_SCHEMA,
@@ -105,6 +105,12 @@ DATASETS: dict[str, Dataset] = {
             for table in google2019_format.STORED_TABLES
         ),
         Dataset("google2019_quarantine", "quarantine/google2019", google_format.QUARANTINE_SCHEMA),
+        # Alibaba's 2018 trace: one Parquet file per input file (or piece of one), one folder per table.
+        *(
+            Dataset(f"alibaba2018_{table}", f"parquet/alibaba2018/{table}", alibaba2018_format.arrow_schema(table))
+            for table in alibaba2018_format.TABLES
+        ),
+        Dataset("alibaba2018_quarantine", "quarantine/alibaba2018", google_format.QUARANTINE_SCHEMA),
         # Results of the models (each rewritten whole by its report) and of campaigns (many files per
         # campaign, one per flush of finished runs): analysis/<table>, read by the view analysis.<table>.
         *(Dataset(f"analysis_{table}", f"analysis/{table}", schema) for table, schema in ANALYSIS_TABLES.items()),
@@ -115,12 +121,15 @@ DATASETS: dict[str, Dataset] = {
 def ingest_outputs(dataset: str, name: str) -> list[tuple[str, str]]:
     """(dataset key, file stem) of every output of one manifest entry: an SWF log's jobs, header and
     quarantine; a Google part's rows and quarantine; a 2019 shard's rows (and instance_events' constraints)
-    and quarantine."""
+    and quarantine; an Alibaba 2018 file's rows and quarantine."""
     if dataset == "swf":
         return [("swf_jobs", name), ("swf_logs", name), ("swf_quarantine", name)]
     if dataset.startswith("google2019."):
         table = dataset.removeprefix("google2019.")
         children = [("google2019_instance_constraints", name)] if table == "instance_events" else []
         return [(f"google2019_{table}", name), *children, ("google2019_quarantine", f"{table}.{name}")]
+    if dataset.startswith("alibaba2018."):
+        table = dataset.removeprefix("alibaba2018.")
+        return [(f"alibaba2018_{table}", name), ("alibaba2018_quarantine", name)]  # (the name begins with the table)
     table = dataset.removeprefix("google.")
     return [(f"google_{table}", name), ("google_quarantine", f"{table}.{name}")]
