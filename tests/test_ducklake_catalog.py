@@ -22,7 +22,7 @@ from lakehouse.base.ducklake import Catalog, CatalogError, DuckLake
 from lakehouse.base.errors import SettingsError
 
 WRITER = Path(__file__).with_name("ducklake_writer.py")
-COMMITS = 5  # per writer
+COMMITS = 4  # per writer
 
 
 def test_every_extension_loads_from_its_wheel_and_nothing_is_downloaded() -> None:
@@ -71,7 +71,7 @@ def _writers_and_a_reader(lake: DuckLake, catalog: str, env: dict[str, str], cre
     procs = [subprocess.Popen([*run, "write", catalog, lake.data, tag, str(COMMITS)], env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for tag in ("A", "B")]  # fmt: skip
     reader = subprocess.run(
-        [*run, "read", catalog, lake.data, "15"], env=env, capture_output=True, text=True, timeout=300
+        [*run, "read", catalog, lake.data, "10"], env=env, capture_output=True, text=True, timeout=300
     )
     outputs = [p.communicate(timeout=300) for p in procs]
     assert all(p.returncode == 0 for p in procs), outputs
@@ -135,6 +135,7 @@ def test_an_unreachable_catalog_is_one_line_naming_it_without_the_password(
 
 
 @pytest.mark.faults
+@pytest.mark.thorough  # the two-writer check again, the data on object storage: make faults, which builds the server
 def test_two_writers_on_postgresql_and_an_object_store_both_commit(
     server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,7 +4,8 @@ the README and of docs/, each in a small world of its own.
 The world is a working folder with `./lake` holding the logs the examples name (the first 3,000 jobs
 of the embedded real KTH-SP2 log, small generated logs under the names of the other published logs)
 and a generated two-day Google trace, beside the input files the examples read (`../logs/`,
-`path/to/...` (a generated cell of the 2019 trace among them), `~/traces/...`, `RICC.swf.gz`,
+`path/to/...` (a generated cell of the 2019 trace and two files of Alibaba's 2018 trace among them),
+`~/traces/...`, `RICC.swf.gz`,
 `study.toml`, `services.csv`, `medians.csv`, the nightly run's inboxes).
 The examples run as written, except where the list SCALED_DOWN says otherwise, and why.
 """
@@ -116,6 +117,13 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copytree(root / "gen2019" / "cell_a", work / "path" / "to" / "clusterdata_2019_a")
     shutil.copytree(root / "gen2019" / "cell_a", work / "downloads")
     shutil.copytree(root / "gen2019" / "cell_a", home / "traces" / "clusterdata_2019_a")
+    # Alibaba's 2018 trace, where the examples read it: two of its headerless files, a few real rows each.
+    for folder in (home / "traces" / "alibaba-2018", work / "path" / "to" / "alibaba-2018"):
+        folder.mkdir(parents=True)
+        (folder / "machine_meta.csv").write_text("m_1,0,219,17,96,100,USING\nm_2,0,219,17,96,100,USING\n")
+        (folder / "batch_task.csv").write_text(
+            "M1,1,j_1,1,Terminated,419912,419912,100,0.2\nR2_1,1,j_2,1,Terminated,87076,87086,50,0.2\n"
+        )
     (work / "study.toml").write_text(
         'name = "study"\nlogs = ["KTH", "SDSC-*"]\n[grid]\npolicy = ["fcfs", "spf"]\nbackfill = ["queue", "sjbf"]\n'
     )

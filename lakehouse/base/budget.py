@@ -46,12 +46,14 @@ DEFAULT_SHARE = 0.25
 DEFAULT_FLOOR = 1 << 30
 #: DuckDB needs a few MB per thread to run at all; less is a typo, not a budget.
 SMALLEST = 16 * 10**6
-#: What a command takes besides DuckDB's buffer pool, kept out of DuckDB's own limit.  DuckDB counts only
-#: its pool against that limit; the Python process with its libraries and DuckDB's allocations outside
-#: the pool come on top.  Measured on `report predictions google` (the widest of the reports) with a
-#: 1 GB budget: about 415 MB above the pool, the same at 0.0275 and at 0.055 of the trace (and with the
-#: pool at 500 or 900 MB); given 90 % of the budget the command had peaked at 1.25 GB under 1 GB.
+#: What a command takes besides DuckDB's buffer pool, kept out of DuckDB's own limit: at least
+#: OUTSIDE_POOL, and OUTSIDE_POOL_SHARE of a larger budget.  DuckDB counts only its pool against its limit;
+#: the Python process with its libraries and DuckDB's allocations outside the pool come on top.  Measured on
+#: `report predictions google` (the widest of the reports): about 415 MB above the pool with a 1 GB budget
+#: (the same at 0.0275 and 0.055 of the trace), 484 MB at 0.11 and 788 MB at 0.22 of the trace under 3 GB.
+#: Given 90 % of the budget, the command had peaked at 1.25 GB under 1 GB and at 3.36 GB under 3 GB.
 OUTSIDE_POOL = 450 * 10**6
+OUTSIDE_POOL_SHARE = 0.3
 #: DuckDB's own limit is never below this share of the budget: under ~600 MB a budget cannot be held
 #: whole (the Python process alone takes ~130 MB), and DuckDB still needs room to run.
 SMALLEST_POOL_SHARE = 0.25
@@ -157,9 +159,10 @@ class Budget:
 
     @property
     def duckdb_memory(self) -> int:
-        """The memory limit DuckDB is given: the budget less OUTSIDE_POOL, what DuckDB does not count (at
-        least SMALLEST_POOL_SHARE of the budget)."""
-        return max(self.memory - OUTSIDE_POOL, int(self.memory * SMALLEST_POOL_SHARE), SMALLEST)
+        """The memory limit DuckDB is given: the budget less what DuckDB does not count (OUTSIDE_POOL, or
+        OUTSIDE_POOL_SHARE of a larger budget), at least SMALLEST_POOL_SHARE of the budget."""
+        outside = max(OUTSIDE_POOL, int(self.memory * OUTSIDE_POOL_SHARE))
+        return max(self.memory - outside, int(self.memory * SMALLEST_POOL_SHARE), SMALLEST)
 
     def statements(self, spill: Path | None) -> str:
         """The SET statements that give a DuckDB connection this budget (and its spill folder)."""

@@ -17,7 +17,14 @@ from typing import Annotated, Any, NoReturn, TypeVar
 import typer
 from typer.core import TyperGroup
 
-from lakehouse.base.budget import DEFAULT_SHARE, MAX_WORKERS, MEMORY_ENV, OUTSIDE_POOL, THREADS_ENV
+from lakehouse.base.budget import (
+    DEFAULT_SHARE,
+    MAX_WORKERS,
+    MEMORY_ENV,
+    OUTSIDE_POOL,
+    OUTSIDE_POOL_SHARE,
+    THREADS_ENV,
+)
 from lakehouse.base.errors import LakehouseError, OutputError, SettingsError
 from lakehouse.base.lake import ENV_VAR, stopped_by_interrupt
 from lakehouse.base.outputs import check_file, check_folder, error_number
@@ -32,7 +39,8 @@ MemoryLimitOption = Annotated[
     typer.Option(
         "--memory-limit",
         help=f"Memory the command may take, all of it (3GB, 512MB, 30%; at least 1GB to be held whole): DuckDB's own "
-        f"limit is that less {OUTSIDE_POOL // 10**6} MB for the rest of the command; "
+        f"limit is that less what the rest of the command takes ({OUTSIDE_POOL // 10**6} MB, or "
+        f"{OUTSIDE_POOL_SHARE:.0%} of a larger limit); "
         "beyond that, DuckDB spills into the lake's .spill folder "
         f"[default: ${MEMORY_ENV}, else {DEFAULT_SHARE:.0%} of this machine's memory].",
         show_default=False,
