@@ -12,7 +12,6 @@ leave the lake as it was.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -24,9 +23,10 @@ from lakehouse.base.catalog import path_literal, sql_literal
 from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
 from lakehouse.base.errors import BrokenFileError, LakehouseError
 from lakehouse.base.lake import Lake, count
-from lakehouse.ingest.google import PartResult, decompress, file_hash, outcome_counts, results_frame
+from lakehouse.ingest.google import PartResult, decompress, outcome_counts, results_frame
 from lakehouse.ingest.input_files import not_a_file
-from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
+from lakehouse.ingest.pipeline import Outcome, Task
+from lakehouse.ingest.trace_files import ingest_each_file
 
 DATASET_PREFIX = "alibaba2018."
 
@@ -164,27 +164,6 @@ def write_file(lake: Lake, task: Task, share: float = 1.0) -> Outcome:
     return Outcome(rows_in=rows + quarantined, rows_out=rows, quarantined=quarantined, renames=[aside[-1], aside[0]])
 
 
-class FileSource:
-    """How the pipeline reads the trace's files."""
-
-    def __init__(self, lake: Lake, workers: int):
-        self.lake = lake
-        self.workers = workers
-
-    def fingerprint(self, task: Task) -> tuple[str, int]:
-        return file_hash(task.path), task.path.stat().st_size
-
-    def committed(self, task: Task) -> bool:
-        table = task.dataset.removeprefix(DATASET_PREFIX)
-        return DATASETS[f"alibaba2018_{table}"].file(self.lake.root, task.name).exists()
-
-    def process(self, task: Task) -> Outcome:
-        return write_file(self.lake, task, share=1 / self.workers)
-
-    def failed(self, task: Task, outcome: Outcome) -> None:
-        pass
-
-
 def ingest_alibaba2018(
     lake: Lake,
     paths: Iterable[Path],
@@ -193,15 +172,7 @@ def ingest_alibaba2018(
     on_file: Callable[[PartResult, int], None] | None = None,
 ) -> list[PartResult]:
     """Ingest the trace's files; one result per file (and per unusable entry)."""
-    workers = workers or os.cpu_count() or 1
-    tasks = discover_files(list(paths))
-
-    def done(task: Task, outcome: Outcome) -> None:
-        if on_file is not None:
-            on_file(PartResult.of(task, outcome, prefix=DATASET_PREFIX), outcome.size)
-
-    outcomes = ingest_files(lake, tasks, FileSource(lake, workers), force=force, workers=workers, on_done=done)
-    return [PartResult.of(task, outcome, prefix=DATASET_PREFIX) for task, outcome in outcomes]
+    return ingest_each_file(lake, discover_files(list(paths)), DATASET_PREFIX, write_file, force, workers, on_file)
 
 
 def tables_frame(results: list[PartResult]) -> pl.DataFrame:

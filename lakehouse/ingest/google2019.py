@@ -16,7 +16,6 @@ Ctrl-C, the single writer) is every ingest's (`lakehouse.ingest.pipeline`).
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -31,9 +30,10 @@ from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
 from lakehouse.base.errors import BrokenFileError, LakehouseError
 from lakehouse.base.google2019_format import CONSTRAINT_RELATIONS, TABLES, Field, cell_problem, export_keys
 from lakehouse.base.lake import Lake, count
-from lakehouse.ingest.google import PartResult, decompress, file_hash, outcome_counts, results_frame
+from lakehouse.ingest.google import PartResult, decompress, outcome_counts, results_frame
 from lakehouse.ingest.input_files import not_a_file
-from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
+from lakehouse.ingest.pipeline import Outcome, Task
+from lakehouse.ingest.trace_files import ingest_each_file
 
 SHARD_NAME = re.compile(r"^(?P<table>[a-z_]+)-(?P<number>\d{12})\.(?P<format>json|parquet)(?:\.gz)?$")
 CELL_FOLDER = re.compile(r"^(?:cell[_-]?|clusterdata_2019_)(?P<cell>[a-h])$")
@@ -374,27 +374,6 @@ def write_shard(lake: Lake, shard: Shard, share: float = 1.0) -> Outcome:
     )
 
 
-class ShardSource:
-    """How the pipeline reads 2019 shards."""
-
-    def __init__(self, lake: Lake, workers: int):
-        self.lake = lake
-        self.workers = workers
-
-    def fingerprint(self, task: Task) -> tuple[str, int]:
-        return file_hash(task.path), task.path.stat().st_size
-
-    def committed(self, task: Task) -> bool:
-        table = task.dataset.removeprefix(DATASET_PREFIX)
-        return DATASETS[f"google2019_{table}"].file(self.lake.root, task.name).exists()
-
-    def process(self, task: Task) -> Outcome:
-        return write_shard(self.lake, shard_of(task), share=1 / self.workers)
-
-    def failed(self, task: Task, outcome: Outcome) -> None:
-        pass
-
-
 def ingest_google2019(
     lake: Lake,
     paths: Iterable[Path],
@@ -404,18 +383,12 @@ def ingest_google2019(
     on_shard: Callable[[PartResult, int], None] | None = None,
 ) -> list[PartResult]:
     """Ingest 2019 shards; one result per shard (and per unusable entry)."""
-    workers = workers or os.cpu_count() or 1
     tasks = discover_shards(list(paths), cell)
 
-    def result(task: Task, outcome: Outcome) -> PartResult:
-        return PartResult.of(task, outcome, prefix=DATASET_PREFIX)
+    def write(lake: Lake, task: Task, share: float) -> Outcome:
+        return write_shard(lake, shard_of(task), share)
 
-    def done(task: Task, outcome: Outcome) -> None:
-        if on_shard is not None:
-            on_shard(result(task, outcome), outcome.size)
-
-    outcomes = ingest_files(lake, tasks, ShardSource(lake, workers), force=force, workers=workers, on_done=done)
-    return [result(task, outcome) for task, outcome in outcomes]
+    return ingest_each_file(lake, tasks, DATASET_PREFIX, write, force, workers, on_shard)
 
 
 def tables_frame(results: list[PartResult]) -> pl.DataFrame:
