@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +21,12 @@ from lakehouse.cli.common import (
     command_group,
 )
 from lakehouse.ingest.status import Status
+
+if TYPE_CHECKING:  # (the ingest modules load when a command runs, not when the CLI starts)
+    import polars as pl
+
+    from lakehouse.ingest.google import PartResult
+    from lakehouse.ingest.pipeline import Task
 
 ingest_app = command_group("Ingest raw files into the lake (incremental: unchanged files are skipped).")
 
@@ -151,23 +158,17 @@ def ingest_google2019_command(
     from lakehouse.ingest.google2019 import discover_shards, ingest_google2019, tables_frame
 
     target = Lake(lake, memory_limit)
-    tasks = discover_shards(paths, cell)
-    total = sum(t.path.stat().st_size for t in tasks if t.problem is None)
-    started = time.perf_counter()
-    with byte_progress("ingest google-2019", total, lambda r: f"{r.table}/{r.part}") as advance:
-        results = ingest_google2019(target, paths, cell=cell, force=force, on_shard=advance)
-    elapsed = time.perf_counter() - started
-    emit(tables_frame(results), fmt, output)
-    failed = [r for r in results if r.status == Status.failed]
-    stderr.print(
-        f"{len(results)} shards: {sum(r.rows for r in results):,} rows ingested, "
-        f"{sum(r.quarantined for r in results):,} rows quarantined, {len(failed)} failed in {elapsed:.1f} s "
-        f"-> {target.root}"
+    _each_file_ingest(
+        "ingest google-2019",
+        "shards",
+        "rows",
+        discover_shards(paths, cell),
+        lambda advance: ingest_google2019(target, paths, cell=cell, force=force, on_shard=advance),
+        tables_frame,
+        target,
+        fmt,
+        output,
     )
-    for r in results:
-        for warning in r.warnings:
-            stderr.print(labelled("warning:", "yellow", f"{r.table}/{r.part}: {warning}"), highlight=False)
-    exit_if_failed(failed)
 
 
 @ingest_app.command("alibaba-2018")
@@ -198,17 +199,45 @@ def ingest_alibaba2018_command(
     from lakehouse.ingest.alibaba2018 import discover_files, ingest_alibaba2018, tables_frame
 
     target = Lake(lake, memory_limit)
-    tasks = discover_files(paths)
+    _each_file_ingest(
+        "ingest alibaba-2018",
+        "files",
+        "lines",
+        discover_files(paths),
+        lambda advance: ingest_alibaba2018(target, paths, force=force, on_file=advance),
+        tables_frame,
+        target,
+        fmt,
+        output,
+    )
+
+
+def _each_file_ingest(
+    command: str,
+    unit: str,
+    lines: str,
+    tasks: list[Task],
+    run: Callable[[Callable[[PartResult, int], None]], list[PartResult]],
+    tables: Callable[[list[PartResult]], pl.DataFrame],
+    target: Lake,
+    fmt: OutputFormat,
+    output: Path | None,
+) -> None:
+    """Run an ingest of a trace whose every file is one table's (2019 shards, Alibaba files) with a progress
+    bar over the files' bytes; print its table, one summary line, the warnings and the failures."""
     total = sum(t.path.stat().st_size for t in tasks if t.problem is None)
     started = time.perf_counter()
-    with byte_progress("ingest alibaba-2018", total, lambda r: f"{r.table}/{r.part}") as advance:
-        results = ingest_alibaba2018(target, paths, force=force, on_file=advance)
+    with byte_progress(command, total, lambda r: f"{r.table}/{r.part}") as advance:
+        results = run(advance)
     elapsed = time.perf_counter() - started
-    emit(tables_frame(results), fmt, output)
+    emit(tables(results), fmt, output)
     failed = [r for r in results if r.status == Status.failed]
     stderr.print(
-        f"{len(results)} files: {sum(r.rows for r in results):,} rows ingested, "
-        f"{sum(r.quarantined for r in results):,} lines quarantined, {len(failed)} failed in {elapsed:.1f} s "
+        f"{len(results)} {unit}: {sum(r.rows for r in results):,} rows ingested, "
+        f"{sum(r.quarantined for r in results):,} {lines} quarantined, {len(failed)} failed in {elapsed:.1f} s "
         f"-> {target.root}"
     )
+    for r in results:
+        for warning in r.warnings:
+            stderr.print(labelled("warning:", "yellow", f"{r.table}/{r.part}: {warning}"), highlight=False)
     exit_if_failed(failed)
