@@ -24,7 +24,7 @@ from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
 from lakehouse.base.errors import BrokenFileError, LakehouseError
 from lakehouse.base.lake import Lake, count
 from lakehouse.ingest.google import PartResult, decompress, outcome_counts, results_frame
-from lakehouse.ingest.input_files import not_a_file
+from lakehouse.ingest.input_files import files_under, not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task
 from lakehouse.ingest.trace_files import ingest_each_file
 
@@ -34,14 +34,7 @@ DATASET_PREFIX = "alibaba2018."
 def discover_files(paths: Iterable[Path]) -> list[Task]:
     """One task per file of the trace under `paths` (files or folders, searched to any depth); an entry
     that cannot be ingested is a task with its problem (reported, not recorded)."""
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files += sorted(p for p in path.rglob("*.csv*") if p.is_file() and not p.name.startswith("."))
-        elif path.exists():
-            files.append(path)
-        else:
-            raise LakehouseError(f"{path}: no such file or folder")
+    files = files_under(paths, "*.csv*")
     tasks = []
     for path in files:
         match = FILE_NAME.match(path.name)

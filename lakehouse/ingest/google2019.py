@@ -31,7 +31,7 @@ from lakehouse.base.errors import BrokenFileError, LakehouseError
 from lakehouse.base.google2019_format import CONSTRAINT_RELATIONS, TABLES, Field, cell_problem, export_keys
 from lakehouse.base.lake import Lake, count
 from lakehouse.ingest.google import PartResult, decompress, outcome_counts, results_frame
-from lakehouse.ingest.input_files import not_a_file
+from lakehouse.ingest.input_files import files_under, not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task
 from lakehouse.ingest.trace_files import ingest_each_file
 
@@ -68,14 +68,7 @@ def discover_shards(paths: Iterable[Path], cell: str | None = None) -> list[Task
     entry that cannot be ingested is a task with its problem (reported, not recorded)."""
     if cell is not None and (problem := cell_problem(cell)):
         raise LakehouseError(problem)
-    files: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            files += sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-        elif path.exists():
-            files.append(path)
-        else:
-            raise LakehouseError(f"{path}: no such file or folder")
+    files = files_under(paths)
     tasks: list[Task] = []
     seen: dict[tuple[str, str], Path] = {}
     for path in files:

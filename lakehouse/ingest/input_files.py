@@ -5,12 +5,13 @@ decompressed than a bound (a gzip bomb must fail alone, in bounded memory and ti
 from __future__ import annotations
 
 import zlib
+from collections.abc import Iterable
 from pathlib import Path
 
-from lakehouse.base.errors import BrokenFileError
+from lakehouse.base.errors import BrokenFileError, LakehouseError
 from lakehouse.base.readable import not_a_file
 
-__all__ = ["not_a_file", "gunzip_bounded"]
+__all__ = ["not_a_file", "gunzip_bounded", "files_under"]
 
 #: A gzipped log may expand to at most this many times its compressed size, or MIN_EXPANDED bytes if
 #: that is more.  Real logs compress 4 to 15 times (the Parallel Workloads Archive's largest, 11 MB
@@ -50,3 +51,17 @@ def gunzip_bounded(path: Path, raw: bytes) -> bytes:
     except zlib.error as exc:
         raise BrokenFileError(str(path), f"corrupt or truncated gzip ({exc})") from None
     return bytes(out)
+
+
+def files_under(paths: Iterable[Path], pattern: str = "*") -> list[Path]:
+    """The files named, and those under the folders named (to any depth, `pattern` matching their names,
+    hidden ones left out, in path order); a path that does not exist is an error naming it."""
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.rglob(pattern) if p.is_file() and not p.name.startswith("."))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise LakehouseError(f"{path}: no such file or folder")
+    return files
