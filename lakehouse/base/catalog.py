@@ -155,9 +155,26 @@ def parse_view_file(file_name: str, text: str) -> ViewFile:
     return ViewFile(file_name, meta["name"], meta["grain"], meta["description"], body.rstrip(";"))
 
 
+#: Folders of sql/ that hold no views: the audits and the package's fixed queries.
+NOT_VIEWS = ("audits", "queries")
+#: A reference to a view in a view's SQL: `schema.name` (a column of an alias, `t.cell`, is not a view).
+_REFERENCE = re.compile(r"(?<![\w.])([a-z][a-z0-9_]*\.[a-z_][a-z0-9_]*)(?![\w(])")
+
+
 def _sql_files() -> list[tuple[str, str]]:
-    folder = resources.files("lakehouse.sql")
-    return sorted((p.name, p.read_text(encoding="utf-8")) for p in folder.iterdir() if p.name.endswith(".sql"))
+    """Every .sql file of sql/ and of its topic folders (sql/cluster/...), by its path in sql/."""
+    root = resources.files("lakehouse.sql")
+    found = []
+    for entry in root.iterdir():
+        if entry.name.endswith(".sql"):
+            found.append((entry.name, entry.read_text(encoding="utf-8")))
+        elif entry.is_dir() and entry.name not in NOT_VIEWS and not entry.name.startswith(("_", ".")):
+            found += [
+                (f"{entry.name}/{file.name}", file.read_text(encoding="utf-8"))
+                for file in entry.iterdir()
+                if file.name.endswith(".sql")
+            ]
+    return sorted(found)
 
 
 def setup_files() -> list[SetupFile]:
@@ -172,8 +189,30 @@ def setup_files() -> list[SetupFile]:
 
 
 def view_files() -> list[ViewFile]:
-    """Every view of the package, in the order it must be created."""
-    return [parse_view_file(name, text) for name, text in _sql_files() if "setup" not in parse_header(name, text)[0]]
+    """Every view of the package, in the order it must be created: each after the views it reads (DuckDB
+    binds a view when it is made), else by its file's path.  So a view's file may sit in any folder of a
+    topic and needs no number; one that reads itself round a cycle is refused, naming the cycle."""
+    views = [parse_view_file(name, text) for name, text in _sql_files() if "setup" not in parse_header(name, text)[0]]
+    by_name = {v.name: v for v in views}
+    reads = {v.name: sorted({r for r in _REFERENCE.findall(v.body) if r in by_name and r != v.name}) for v in views}
+    ordered: list[ViewFile] = []
+    state: dict[str, str] = {}  # name -> "visiting" | "done"
+
+    def visit(view: ViewFile, path: tuple[str, ...]) -> None:
+        if state.get(view.name) == "done":
+            return
+        if state.get(view.name) == "visiting":
+            cycle = " -> ".join((*path[path.index(view.name) :], view.name))
+            raise CatalogError(f"sql/{view.file_name}: views that read each other round a cycle: {cycle}")
+        state[view.name] = "visiting"
+        for name in reads[view.name]:
+            visit(by_name[name], (*path, view.name))
+        state[view.name] = "done"
+        ordered.append(view)
+
+    for view in views:
+        visit(view, ())
+    return ordered
 
 
 @functools.cache

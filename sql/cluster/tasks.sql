@@ -1,0 +1,19 @@
+-- name: cluster.tasks
+-- grain: one row per task of a trace that has tasks (Google 2011 tasks, Google 2019 tasks of jobs, Alibaba 2018 batch tasks)
+-- description: Every trace's tasks in one shape: trace, cell (Google 2019), job_id and task_id (as text), submit_s, start_s (first scheduled; Alibaba: started), end_s (the last FINISH, FAIL, KILL or LOST; Alibaba: where its end_time is usable), cpu_request and memory_request in the trace's units (Alibaba's plan_cpu turned to cores), priority, in_alloc (Google 2019: the task runs inside an alloc set, whose usage row already counts it), instances (Alibaba: instance_num; 1 elsewhere). NULL where the trace lacks it: Alibaba gives no submit time and no priority. SWF jobs are in cluster.jobs only.
+SELECT
+    'google-2011' AS trace, NULL::VARCHAR AS cell, job_id::VARCHAR AS job_id, task_index::VARCHAR AS task_id,
+    submit_s, first_schedule_s AS start_s, end_s, cpu_request, memory_request, priority::INTEGER AS priority,
+    false AS in_alloc, 1::BIGINT AS instances
+FROM google.tasks
+UNION ALL
+SELECT
+    'google-2019', cell, collection_id::VARCHAR, instance_index::VARCHAR, submit_s, first_schedule_s, end_s,
+    cpu_request, memory_request, priority, alloc_collection_id <> 0, 1
+FROM google2019.instances
+WHERE collection = 'JOB'
+UNION ALL
+SELECT
+    'alibaba-2018', NULL, job_name, task_name, NULL, start_time::DOUBLE, CASE WHEN ended THEN end_time::DOUBLE END,
+    plan_cpu / 100, plan_mem, NULL, false, instance_num
+FROM alibaba2018.batch_task

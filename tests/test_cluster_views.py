@@ -1,0 +1,126 @@
+"""The common views cluster.* read every trace in one shape: one lake holding an SWF log (the embedded
+KTH-SP2 sample), a generated Google 2011 trace, a generated cell of the 2019 trace and a few real Alibaba 2018
+rows.  Each trace's rows in cluster.* are its own views' rows (counts and sums compared with them), a
+column a trace lacks is NULL, and the Alibaba rows are checked by hand.  Also: views in a topic folder
+(sql/cluster/) are made after the views they read, whatever their files' names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lakehouse.base import catalog
+from lakehouse.base.errors import CatalogError
+from lakehouse.base.lake import Lake
+from lakehouse.data import sample_swf_paths
+
+from conftest import cli
+
+# Real rows of the trace's files (the heads of batch_task and machine_meta; a batch_instance row of the
+# published schema's shape): a job of two tasks, one a DAG task after the other, and one unended task.
+ALIBABA = {
+    "machine_meta.csv": "m_1,0,219,17,96,100,USING\nm_2,0,219,17,96,100,USING\nm_1,148984,219,17,96,100,USING\n",
+    "batch_task.csv": (
+        "M1,1,j_2,1,Terminated,87076,87083,50,0.2\nR2_1,1,j_2,1,Terminated,87076,87086,50,0.2\n"
+        "M1,3,j_5,1,Running,90000,0,100,0.4\n"
+    ),
+    "batch_instance.csv": "ins_1,M1,j_2,1,Terminated,87076,87083,m_1,1,1,43.0,61.0,0.52,0.55\n",
+}
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("traces")
+    lake = root / "lake"
+    cli("ingest", "swf", sample_swf_paths()[0], "--lake", lake)
+    cli("generate", "google", root / "gen2011", "--days", "1", "--machines", "6", "--services", "3")
+    cli("ingest", "google", root / "gen2011" / "trace", "--lake", lake)
+    cli("generate", "google-2019", root / "gen", "--cell", "b", "--hours", "2", "--jobs", "5", "--machines", "6")
+    cli("ingest", "google-2019", root / "gen" / "cell_b", "--lake", lake)
+    (root / "alibaba").mkdir()
+    for name, text in ALIBABA.items():
+        (root / "alibaba" / name).write_text(text)
+    cli("ingest", "alibaba-2018", root / "alibaba", "--lake", lake)
+    return lake
+
+
+def _counts(lake: Path, sql: str) -> dict[str, tuple]:
+    return {row[0]: row[1:] for row in Lake(lake).rows(sql)}
+
+
+def test_each_traces_rows_are_its_own_views_rows(lake: Path) -> None:
+    jobs = _counts(lake, "SELECT trace, count(*) FROM cluster.jobs GROUP BY ALL")
+    assert jobs["swf"] == Lake(lake).rows("SELECT count(*) FROM swf.jobs")[0]
+    assert jobs["google-2011"] == Lake(lake).rows("SELECT count(DISTINCT job_id) FROM google.job_events")[0]
+    assert (
+        jobs["google-2019"]
+        == Lake(lake).rows("SELECT count(*) FROM google2019.collections WHERE collection = 'JOB'")[0]
+    )
+    assert jobs["alibaba-2018"] == (2,)
+    tasks = _counts(lake, "SELECT trace, count(*), sum(cpu_request) FROM cluster.tasks GROUP BY ALL")
+    assert tasks["google-2011"] == pytest.approx(
+        Lake(lake).rows("SELECT count(*), sum(cpu_request) FROM google.tasks")[0]
+    )
+    assert tasks["google-2019"] == pytest.approx(
+        Lake(lake).rows("SELECT count(*), sum(cpu_request) FROM google2019.instances WHERE collection = 'JOB'")[0]
+    )
+    assert "swf" not in tasks
+    usage = _counts(lake, "SELECT trace, count(*), sum(cpu_mean) FROM cluster.usage GROUP BY ALL")
+    assert usage["google-2011"] == pytest.approx(
+        Lake(lake).rows("SELECT count(*), sum(cpu_rate) FROM google.task_usage")[0]
+    )
+    assert usage["google-2019"] == pytest.approx(
+        Lake(lake).rows("SELECT count(*), sum(average_usage_cpus) FROM google2019.instance_usage")[0]
+    )
+    # summed where counted once, the 2019 windows give google2019.usage's total (the double count removed)
+    once = Lake(lake).rows("SELECT sum(cpu_mean) FROM cluster.usage WHERE trace = 'google-2019' AND counted_once")[0]
+    assert once == pytest.approx(Lake(lake).rows("SELECT sum(average_usage_cpus) FROM google2019.usage")[0])
+    machines = _counts(lake, "SELECT trace, count(*) FROM cluster.machines GROUP BY ALL")
+    assert machines["google-2011"] == Lake(lake).rows("SELECT count(*) FROM google.machine_events")[0]
+    assert machines["google-2019"] == Lake(lake).rows("SELECT count(*) FROM google2019.machine_events")[0]
+    assert machines["alibaba-2018"] == (3,)
+
+
+def test_a_column_a_trace_lacks_is_null_and_the_traces_row_says_so(lake: Path) -> None:
+    lacking = _counts(
+        lake,
+        'SELECT trace, count(submit_s), count("user"), count(priority), count(tasks) FROM cluster.jobs GROUP BY ALL',
+    )
+    assert lacking["alibaba-2018"] == (0, 0, 0, 2)  # no submit time, no user, no priority
+    assert lacking["swf"][2:] == (0, 0)  # no priority, no tasks
+    traces = {r[0]: r[1:] for r in Lake(lake).rows("SELECT trace, has_machines, usage, jobs FROM cluster.traces")}
+    assert traces["swf"][:2] == (False, None)
+    assert all(traces[t][0] for t in ("google-2011", "google-2019", "alibaba-2018"))
+    assert traces["alibaba-2018"][2] == 2
+
+
+def test_alibaba_rows_by_hand(lake: Path) -> None:
+    rows = Lake(lake).rows(
+        "SELECT task_id, start_s, end_s, cpu_request, memory_request, instances FROM cluster.tasks "
+        "WHERE trace = 'alibaba-2018' ORDER BY job_id, task_id"
+    )
+    assert rows == [
+        ("M1", 87076.0, 87083.0, 0.5, 0.2, 1),  # plan_cpu 50 = half a core
+        ("R2_1", 87076.0, 87086.0, 0.5, 0.2, 1),
+        ("M1", 90000.0, None, 1.0, 0.4, 3),  # end_time 0: not ended
+    ]
+    jobs = Lake(lake).rows(
+        "SELECT job_id, start_s, end_s, tasks FROM cluster.jobs WHERE trace = 'alibaba-2018' ORDER BY 1"
+    )
+    assert jobs == [("j_2", 87076.0, 87086.0, 2), ("j_5", 90000.0, None, 1)]
+    usage = Lake(lake).rows(
+        "SELECT machine_id, cpu_mean, cpu_max, memory_mean FROM cluster.usage WHERE trace = 'alibaba-2018'"
+    )
+    assert usage == [("m_1", 0.43, 0.61, 0.52)]
+
+
+def test_views_in_a_topic_folder_are_made_after_what_they_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    order = [v.name for v in catalog.view_files()]
+    assert order.index("cluster.tasks") < order.index("cluster.jobs")  # jobs.sql sorts before tasks.sql
+    header = "-- name: {}\n-- grain: a test\n-- description: two views that read each other, which cannot be made.\n"
+    files = [("a/one.sql", header.format("cluster.one") + "SELECT * FROM cluster.two"),
+             ("a/two.sql", header.format("cluster.two") + "SELECT * FROM cluster.one")]  # fmt: skip
+    monkeypatch.setattr(catalog, "_sql_files", lambda: files)
+    with pytest.raises(CatalogError, match="read each other round a cycle: cluster.one -> cluster.two -> cluster.one"):
+        catalog.view_files()
