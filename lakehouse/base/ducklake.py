@@ -142,9 +142,9 @@ class DuckLake:
         try:
             con.execute(f"ATTACH {_quoted(self.catalog.uri())} AS {ALIAS} ({', '.join(options)})")
         except duckdb.Error as exc:
-            raise CatalogError(self._unreachable(con, exc, snapshot)) from None
+            raise CatalogError(self._unreachable(exc, snapshot)) from None
 
-    def _unreachable(self, con: duckdb.DuckDBPyConnection, exc: duckdb.Error, snapshot: int | None) -> str:
+    def _unreachable(self, exc: duckdb.Error, snapshot: int | None) -> str:
         reason = " ".join(str(exc).split())
         if snapshot is not None and "No snapshot found" in reason:
             oldest = self._oldest_snapshot()
