@@ -69,6 +69,9 @@ def test_the_quirk_audits_count_what_the_files_hold(lake: Path) -> None:
         ),
         ("abnormal disk_io_percent (-1 or 101)", "machine_usage"): sum(r[8] in ("-1", "101") for r in usage),
         ("machine usage without mem_gps or mkpi", "machine_usage"): sum(not r[4] or not r[5] for r in usage),
+        ("abnormal CPU or memory utilisation (-1 or 101)", "machine_usage"): sum(
+            r[2] in ("-1", "101") or r[3] in ("-1", "101") for r in usage
+        ),
         ("machine without failure_domain_2", "machine_meta"): sum(not r[3] for r in meta),
     }
     found = {
@@ -102,11 +105,12 @@ def test_bad_lines_are_quarantined_with_their_reason(tmp_path: Path) -> None:
         "m_3,0,219,17,96,100,USING,extra",  # too many
         "m_4,zero,219,17,96,100,USING",  # not a number
         "m_5,0,219,17,96,250,USING",  # mem_size outside [0, 100]
+        "m_7,0,219,17,96,101,USING",  # 101: the trace's mark of an invalid value, kept
         "m_6,5,220,,48,50,USING",  # good, failure_domain_2 empty
     ]
     (tmp_path / "machine_meta.csv").write_text("\n".join(lines) + "\n")
     result = cli("ingest", "alibaba-2018", tmp_path / "machine_meta.csv", "--lake", tmp_path / "lake")
-    assert "2 rows ingested, 4 lines quarantined" in result.stderr
+    assert "3 rows ingested, 4 lines quarantined" in result.stderr
     reasons = dict(Lake(tmp_path / "lake").rows("SELECT line, reason FROM alibaba2018.quarantine ORDER BY line"))
     assert reasons == {
         2: "5 fields, not the 7 of machine_meta",

@@ -44,17 +44,17 @@ def settings(lake: Lake) -> tuple[str, int, str]:
 
 def test_the_limit_and_threads_reach_duckdb(google_lake: Path, monkeypatch: pytest.MonkeyPatch):
     memory, threads, spill = settings(Lake(google_lake, memory_limit="300MB", threads=1))
-    # DuckDB gets the budget less max(450 MB, 30 %), at least a quarter of it: 300 MB / 4 = 75 * 10^6 bytes, shown in
+    # DuckDB gets the budget less max(600 MB, 30 %), at least a quarter of it: 300 MB / 4 = 75 * 10^6 bytes, shown in
     # binary units (75 * 10^6 / 2^20 = 71.5 MiB).
     assert (memory, threads) == ("71.5 MiB", 1)
     assert Path(spill).parent.parent == google_lake / SPILL_FOLDER
     monkeypatch.setenv(MEMORY_ENV, "2GiB")
     monkeypatch.setenv(THREADS_ENV, "2")
-    # 2^31 less 30 % of it (more than 450 MB): 1,503,238,554 bytes, just under 1.4 GiB once DuckDB rounds
+    # 2^31 less 30 % of it (more than 600 MB): 1,503,238,554 bytes, just under 1.4 GiB once DuckDB rounds
     # it down to whole units of its own, shown cut to one decimal
     assert settings(Lake(google_lake))[:2] == ("1.3 GiB", 2)
-    # the option wins: 2^30 - 450 * 10^6 = 623,741,824 bytes = 594.85 MiB
-    assert settings(Lake(google_lake, memory_limit="1GiB"))[:2] == ("594.8 MiB", 2)
+    # the option wins: 2^30 - 600 * 10^6 = 473,741,824 bytes = 451.79 MiB, shown cut to one decimal
+    assert settings(Lake(google_lake, memory_limit="1GiB"))[:2] == ("451.7 MiB", 2)
 
 
 def test_the_default_is_a_quarter_of_the_machine(google_lake: Path, monkeypatch: pytest.MonkeyPatch):
@@ -71,7 +71,7 @@ def test_the_command_line_takes_the_options(google_lake: Path):
         app, ["sql", query, "--lake", str(google_lake), "--memory-limit", "512MiB", "--threads", "1", "-f", "csv"]
     )
     assert run.exit_code == 0, run.output
-    assert run.stdout.splitlines() == ["m,t", "128.0 MiB,1"]  # a quarter of 512 MiB (more than 512 MiB - 450 MB)
+    assert run.stdout.splitlines() == ["m,t", "128.0 MiB,1"]  # a quarter of 512 MiB (more than 512 MiB - 600 MB)
 
 
 @pytest.mark.parametrize(

@@ -4,9 +4,9 @@ for batch_task and container_meta), their types and documented ranges.
 
 Every ingest check and every stored schema comes from these declarations: the number of fields a row
 must have, each field's type, a value outside its documented range (quarantined), and the abnormal values
-the schema names (-1 and 101 in disk_io_percent), which are kept as they are and counted by the views'
-audits.  A file has no header, so which table it holds is told from its name, and checked against the
-shape of its first row (`looks_like`).
+the trace documents for its percentages and normalized sizes (-1 and 101), which are kept as they are
+and counted by the views' audits.  A file has no header, so which table it holds is told from its name,
+and checked against the shape of its first row (`looks_like`).
 """
 
 from __future__ import annotations
@@ -33,11 +33,12 @@ def _text(*names: str) -> tuple[Column, ...]:
 
 
 def _percent(name: str, kind: str) -> Column:
-    """A percentage or a normalized size: documented within [0, 100]."""
-    return Column(name, kind, 0, 100)
+    """A percentage or a normalized size: documented within [0, 100], and -1 or 101 where the value was
+    invalid ("there are some invalid values and they are set to either -1 or 101", trace_2018.md)."""
+    return Column(name, kind, 0, 100, abnormal=(-1, 101))
 
 
-DISK_IO = Column("disk_io_percent", "DOUBLE", 0, 100, abnormal=(-1, 101))
+DISK_IO = _percent("disk_io_percent", "DOUBLE")
 
 TABLES: dict[str, tuple[Column, ...]] = {
     "machine_meta": (

@@ -49,10 +49,10 @@ SMALLEST = 16 * 10**6
 #: What a command takes besides DuckDB's buffer pool, kept out of DuckDB's own limit: at least
 #: OUTSIDE_POOL, and OUTSIDE_POOL_SHARE of a larger budget.  DuckDB counts only its pool against its limit;
 #: the Python process with its libraries and DuckDB's allocations outside the pool come on top.  Measured on
-#: `report predictions google` (the widest of the reports): about 415 MB above the pool with a 1 GB budget
-#: (the same at 0.0275 and 0.055 of the trace), 484 MB at 0.11 and 788 MB at 0.22 of the trace under 3 GB.
-#: Given 90 % of the budget, the command had peaked at 1.25 GB under 1 GB and at 3.36 GB under 3 GB.
-OUTSIDE_POOL = 450 * 10**6
+#: `report predictions google` (the widest of the reports) with a 1 GB budget: about 415 MB above the pool at
+#: 0.0275 and 0.055 of the trace, 510 MB at 0.22; under 3 GB, 484 MB at 0.11 and 563-788 MB at 0.22.  Given 90 %
+#: of the budget, the command had peaked at 1.25 GB under 1 GB and at 3.36 GB under 3 GB.
+OUTSIDE_POOL = 600 * 10**6
 OUTSIDE_POOL_SHARE = 0.3
 #: DuckDB's own limit is never below this share of the budget: under ~600 MB a budget cannot be held
 #: whole (the Python process alone takes ~130 MB), and DuckDB still needs room to run.
