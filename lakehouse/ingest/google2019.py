@@ -251,10 +251,12 @@ def raw_sql(fmt: str, source: str) -> str:
 
 def _json_lines(path: Path, numbered: bool = True) -> str:
     """A JSON shard's lines, numbered (DuckDB reads it as one text column: no delimiter, no quotes).
-    Unnumbered, a query that needs a few lines reads only those (the numbering reads them all)."""
+    Unnumbered, a query that needs a few lines reads only those (the numbering reads them all).  A line
+    may hold 4 MiB (a row is under a kilobyte); the reader's buffer is 8 MiB: DuckDB's default for a
+    16 MiB line was a 256 MiB block, more than a worker's share of a 1 GB budget."""
     lines = (
         f"read_csv({path_literal(path)}, columns = {{'raw': 'VARCHAR'}}, delim = '\x01', quote = '', escape = '', "
-        "header = false, auto_detect = false, strict_mode = false, max_line_size = 16777216)"
+        "header = false, auto_detect = false, strict_mode = false, max_line_size = 4194304, buffer_size = 8388608)"
     )
     return f"(SELECT row_number() OVER () AS line, raw FROM {lines})" if numbered else f"(SELECT raw FROM {lines})"
 
