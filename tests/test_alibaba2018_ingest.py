@@ -141,3 +141,10 @@ def test_a_name_of_no_table_is_refused_with_the_tables(tmp_path: Path) -> None:
     (tmp_path / "server_usage.csv").write_text("1,2,3\n")
     result = cli("ingest", "alibaba-2018", tmp_path / "server_usage.csv", "--lake", tmp_path / "lake", code=2)
     assert "not a file of the trace" in result.stderr and "batch_instance" in result.stderr
+
+
+def test_a_file_none_of_whose_lines_is_a_row_fails_whole(tmp_path: Path) -> None:
+    (tmp_path / "machine_meta.csv").write_text("m_1,then,219,17,96,100,USING\nm_2,now,219,17,96,100,USING\n")
+    result = cli("ingest", "alibaba-2018", tmp_path, "--lake", tmp_path / "lake", code=2)
+    assert "none of its 2 rows is a row of machine_meta: not ingested" in result.stderr
+    assert _one(tmp_path / "lake", "SELECT count(*) FROM alibaba2018.quarantine") == 0  # nothing of it committed

@@ -26,7 +26,7 @@ from lakehouse.base.lake import Lake, count
 from lakehouse.ingest.google import PartResult, decompress, outcome_counts, results_frame
 from lakehouse.ingest.input_files import files_under, not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task
-from lakehouse.ingest.trace_files import ingest_each_file
+from lakehouse.ingest.trace_files import copy_quarantine, discard, ingest_each_file, refuse_if_nothing_kept
 
 DATASET_PREFIX = "alibaba2018."
 
@@ -135,25 +135,15 @@ def write_file(lake: Lake, task: Task, share: float = 1.0) -> Outcome:
             )
             rows = count(con, "SELECT count(*) FROM decoded WHERE reason IS NULL")
             quarantined = count(con, "SELECT count(*) FROM decoded WHERE reason IS NOT NULL")
-            raws = source if quarantined else "(SELECT 0 AS line, NULL::VARCHAR AS raw)"
-            con.execute(
-                f"COPY (SELECT {sql_literal(table)} AS table_name, {sql_literal(task.name)} AS part, "
-                f"{sql_literal(str(task.path))} AS source, line, raw, reason "
-                f"FROM (SELECT line, reason FROM decoded WHERE reason IS NOT NULL) JOIN {raws} USING (line) "
-                f"ORDER BY line) TO {sql_literal(str(quarantine_tmp))} (FORMAT parquet)"
-            )
+            lines = f"SELECT line, raw FROM {source}"
+            copy_quarantine(con, table, task.name, task.path, lines, quarantined, quarantine_tmp)
     except duckdb.Error as exc:
-        for written, _ in aside:
-            written.unlink(missing_ok=True)
+        discard(aside)
         raise BrokenFileError(str(task.path), str(exc).strip().splitlines()[0]) from None
     except BaseException:
-        for written, _ in aside:
-            written.unlink(missing_ok=True)
+        discard(aside)
         raise
-    if rows == 0 and quarantined > 0:
-        for written, _ in aside:
-            written.unlink(missing_ok=True)
-        raise BrokenFileError(str(task.path), f"none of its {quarantined:,} lines is a row of {table}: not ingested")
+    refuse_if_nothing_kept(aside, task.path, rows, quarantined, table)
     return Outcome(rows_in=rows + quarantined, rows_out=rows, quarantined=quarantined, renames=[aside[-1], aside[0]])
 
 

@@ -33,7 +33,7 @@ from lakehouse.base.lake import Lake, count
 from lakehouse.ingest.google import PartResult, decompress, outcome_counts, results_frame
 from lakehouse.ingest.input_files import files_under, not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task
-from lakehouse.ingest.trace_files import ingest_each_file
+from lakehouse.ingest.trace_files import copy_quarantine, discard, ingest_each_file, refuse_if_nothing_kept
 
 SHARD_NAME = re.compile(r"^(?P<table>[a-z_]+)-(?P<number>\d{12})\.(?P<format>json|parquet)(?:\.gz)?$")
 CELL_FOLDER = re.compile(r"^(?:cell[_-]?|clusterdata_2019_)(?P<cell>[a-h])$")
@@ -340,25 +340,13 @@ def write_shard(lake: Lake, shard: Shard, share: float = 1.0) -> Outcome:
                 )
             rows = count(con, "SELECT count(*) FROM decoded WHERE reason IS NULL")
             quarantined = count(con, "SELECT count(*) FROM decoded WHERE reason IS NOT NULL")
-            # The raw text of the rejected rows, read again only when there are any (a tenth of a shard's time).
-            raws = f"({raw_sql(shard.format, source)})" if quarantined else "(SELECT 0 AS line, NULL::VARCHAR AS raw)"
-            con.execute(
-                f"COPY (SELECT {sql_literal(shard.table)} AS table_name, {sql_literal(shard.name)} AS part, "
-                f"{sql_literal(str(shard.path))} AS source, line, raw, reason "
-                f"FROM (SELECT line, reason FROM decoded WHERE reason IS NOT NULL) "
-                f"JOIN {raws} USING (line) ORDER BY line) "
-                f"TO {sql_literal(str(quarantine_tmp))} (FORMAT parquet)"
+            copy_quarantine(
+                con, shard.table, shard.name, shard.path, raw_sql(shard.format, source), quarantined, quarantine_tmp
             )
     except BaseException:
-        for written, _ in aside:
-            written.unlink(missing_ok=True)
+        discard(aside)
         raise
-    if rows == 0 and quarantined > 0:
-        for written, _ in aside:
-            written.unlink(missing_ok=True)
-        raise BrokenFileError(
-            str(shard.path), f"none of its {quarantined:,} rows is a row of {shard.table}: not ingested"
-        )
+    refuse_if_nothing_kept(aside, shard.path, rows, quarantined, shard.table)
     # The quarantine first, the rows last: a crash between the renames leaves no rows without their record.
     return Outcome(
         rows_in=rows + quarantined,
