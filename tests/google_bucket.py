@@ -38,6 +38,28 @@ def make_bucket(folder: Path) -> Path:
     return folder
 
 
+def _crc32c_table() -> list[int]:
+    table = []
+    for byte in range(256):
+        crc = byte
+        for _ in range(8):
+            crc = (crc >> 1) ^ 0x82F63B78 if crc & 1 else crc >> 1  # the Castagnoli polynomial, reflected
+        table.append(crc)
+    return table
+
+
+_CRC32C = _crc32c_table()
+
+
+def crc32c(data: bytes) -> int:
+    """CRC-32C written here from its definition (RFC 3720, appendix B.4), independent of the library the
+    download uses; its check value, of b"123456789", is 0xE3069283."""
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc = (crc >> 8) ^ _CRC32C[(crc ^ byte) & 0xFF]
+    return crc ^ 0xFFFFFFFF
+
+
 @dataclass
 class Faults:
     """What the server does wrong: files whose first transfer stops after `cut_after` bytes, files
@@ -54,6 +76,10 @@ class Faults:
     slow_pause: float = 0.1
     seen: list[tuple[str, str | None]] = field(default_factory=list)
     page: int = 3  # objects per page of a storage API listing (the real one: up to 1,000)
+    #: Objects whose listing gives a CRC-32C that is not theirs (their bytes and MD5 are right).
+    wrong_crc32c: set[str] = field(default_factory=set)
+    #: Objects listed without an MD5, as composed objects are (their CRC-32C only).
+    no_md5: set[str] = field(default_factory=set)
 
 
 @contextmanager
@@ -67,7 +93,8 @@ def serve(bucket: Path, faults: Faults | None = None) -> Iterator[str]:
 
         def _list_objects(self) -> None:
             """`GET /storage/v1/b/BUCKET/o?prefix=P&pageToken=T`: the bucket folder's files whose names
-            start with P, `faults.page` at a time, with size and MD5 (base64) as the API gives them."""
+            start with P, `faults.page` at a time, with size, MD5 and CRC-32C (base64) as the API gives
+            them."""
             url = urllib.parse.urlparse(self.path)
             name = url.path.removeprefix("/storage/v1/b/").removesuffix("/o")
             query = urllib.parse.parse_qs(url.query)
@@ -75,11 +102,16 @@ def serve(bucket: Path, faults: Faults | None = None) -> Iterator[str]:
             faults.seen.append((self.path, None))
             files = sorted(p for p in (bucket / name).glob(f"{prefix}*") if p.is_file())
             page = files[start : start + faults.page]
-            items = [
-                {"name": p.name, "size": str(p.stat().st_size),
-                 "md5Hash": base64.b64encode(hashlib.md5(p.read_bytes()).digest()).decode()}
-                for p in page
-            ]  # fmt: skip
+            items = []
+            for p in page:
+                data, key = p.read_bytes(), f"{name}/{p.name}"
+                crc = crc32c(data) ^ (1 if key in faults.wrong_crc32c else 0)
+                item = {"name": p.name, "size": str(p.stat().st_size),
+                        "md5Hash": base64.b64encode(hashlib.md5(data).digest()).decode(),
+                        "crc32c": base64.b64encode(crc.to_bytes(4, "big")).decode()}  # fmt: skip
+                if key in faults.no_md5:
+                    del item["md5Hash"]
+                items.append(item)
             body: dict[str, object] = {"items": items}
             if start + faults.page < len(files):
                 body["nextPageToken"] = str(start + faults.page)

@@ -16,7 +16,7 @@ from lakehouse.cli import app
 from lakehouse.ingest.download import URL_2019_ENV
 
 from conftest import cli
-from google_bucket import Faults, serve
+from google_bucket import Faults, crc32c, serve
 
 USAGE = "clusterdata_2019_c/instance_usage-000000000001.json.gz"
 
@@ -78,6 +78,23 @@ def test_a_cut_shard_is_resumed_and_a_wrong_md5_refused(host: Path, tmp_path: Pa
     message = " ".join(bad.stderr.split())
     assert "instance_usage-000000000002.json.gz: MD5" in message and "is not the published" in message
     assert not (tmp_path / "traces" / other).exists() and not list((tmp_path / "traces").rglob("*.part"))
+
+
+def test_a_shard_whose_crc32c_is_not_the_listed_one_is_refused(host: Path, tmp_path: Path) -> None:
+    """The CRC-32C is checked too: alone (a composed object has no MD5) and after a right MD5."""
+    assert crc32c(b"123456789") == 0xE3069283  # the bucket's own CRC-32C, at the algorithm's check value
+    first, second = (f"clusterdata_2019_c/instance_usage-00000000000{n}.json.gz" for n in (1, 2))
+    with serve(host, Faults(no_md5={first})) as url:
+        right = download(url, tmp_path / "ok", "--tables", "instance_usage", "--shards", "1")
+    assert right.exit_code == 0, right.output
+    assert (tmp_path / "ok" / first).read_bytes() == (host / first).read_bytes()
+    with serve(host, Faults(wrong_crc32c={first, second}, no_md5={second})) as url:
+        bad = download(url, tmp_path / "bad", "--tables", "instance_usage", "--shards", "1-2")
+    assert bad.exit_code == 1
+    message = " ".join(bad.stderr.split())
+    for shard in (first, second):
+        assert f"{shard.split('/')[1]}: CRC-32C" in message and "is not the published" in message, message
+        assert not (tmp_path / "bad" / shard).exists()
 
 
 def test_tables_shards_and_export_choose_the_shards(host: Path, tmp_path: Path) -> None:

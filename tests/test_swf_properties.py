@@ -15,13 +15,15 @@ from lakehouse.ingest.swf import decompress, parse_log
 
 from conftest import examples
 
-# Mostly values a log has, now and then one beyond the ingest's limits (quarantined, and checked as such).
-# (One value in ten is drawn up to 10^12: with seven limited fields, an even split left too few rows in
-# range for the value check to be sure of its share of examples, whatever the draw.)
-ints = st.sampled_from([False] * 9 + [True]).flatmap(
-    lambda big: st.integers(min_value=-1, max_value=10 ** (12 if big else 6))
+# Mostly jobs a log has, now and then one with values beyond the ingest's limits (quarantined, and checked
+# as such). The draw is per job, not per field: with seven limited fields each out of range one time in ten,
+# half the jobs were out of range, half the logs were refused whole, and the value check had too few rows
+# to compare on some seeds (73 rows in 66 examples).
+small = st.integers(min_value=-1, max_value=10**6)
+large = st.integers(min_value=-1, max_value=10**12)
+job = st.sampled_from([small] * 9 + [large]).flatmap(
+    lambda ints: st.fixed_dictionaries(dict.fromkeys(FIELD_NAMES, ints))
 )
-job = st.fixed_dictionaries({name: ints for name in FIELD_NAMES})
 # Times (submit, wait, run, requested, think) and processor counts beyond these are quarantined.
 LIMITS = {
     **dict.fromkeys(("submit_time", "wait_time", "run_time", "req_time", "think_time"), SWF_MAX_SECONDS),
@@ -61,7 +63,7 @@ VALUE_EXAMPLES = examples(200)
 
 
 @settings(max_examples=VALUE_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(job, corruptions), min_size=1, max_size=40))
+@given(st.lists(st.tuples(job, corruptions), min_size=2, max_size=40))
 def lines_in_equal_rows_plus_quarantine_and_values_survive(rows):
     # Job ids made unique so that duplicates do not interfere (they have their own test).
     rows = [({**values, "job_id": i}, c) for i, (values, c) in enumerate(rows)]

@@ -127,8 +127,8 @@ def download_google2019(
     bucket (storage.googleapis.com/clusterdata_2019_CELL) over HTTPS, without an account: about 350 GiB
     of gzipped shards per cell, most of them instance_usage.
 
-    The bucket is listed by the storage JSON API, with each shard's size and MD5; a shard counts as
-    fetched only once its MD5 is the listed one (one that differs is deleted and named). A cut
+    The bucket is listed by the storage JSON API, with each shard's size, MD5 and CRC-32C; a shard
+    counts as fetched only once both are the listed ones (one that differs is deleted and named). A cut
     connection is retried where it stopped, a run stopped by Ctrl-C or a kill continues on the next
     (`NAME.part` files), and shards already whole are not fetched again. The disk must hold what is left
     to fetch: the command says so before it starts. `lakehouse ingest google-2019 DEST/clusterdata_2019_a`

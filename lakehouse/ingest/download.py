@@ -1,6 +1,6 @@
 """Fetching Google's cluster traces from their public buckets over HTTPS: clusterdata-2011-2 (one
 bucket, a SHA256SUM listing) and clusterdata-2019 (a bucket per cell, listed by the storage JSON API
-with each object's size and MD5).
+with each object's size, MD5 and CRC-32C).
 
 The bucket holds one folder per table (`job_events/part-00000-of-00500.csv.gz`, ...), `schema.csv` and
 `SHA256SUM`, the SHA-256 of every file.  What lands in DEST keeps that layout, so `lakehouse ingest
@@ -35,6 +35,8 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
+import google_crc32c
+
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.google_format import tables as trace_tables
 
@@ -64,21 +66,24 @@ class DownloadError(LakehouseError):
 
 @dataclass(frozen=True)
 class Wanted:
-    """One file of the trace to have in DEST: its path in the bucket and the digest its bucket publishes
-    for it (2011: SHA-256 in hex; 2019: MD5 in base64, as the storage API gives it)."""
+    """One file of the trace to have in DEST: its path in the bucket and the digests its bucket publishes
+    for it (2011: SHA-256 in hex; 2019: MD5 and CRC-32C in base64, as the storage API gives them; a
+    composed object has a CRC-32C only)."""
 
     path: str
     sha256: str | None = None
     md5: str | None = None
+    crc32c: str | None = None
 
     def check(self, path: Path) -> str | None:
-        """Why the file at `path` is not this one (its digest differs), if it is not."""
+        """Why the file at `path` is not this one (a digest differs), if it is not."""
         if self.sha256 is not None:
             got = sha256_of(path)
             return None if got == self.sha256 else f"SHA-256 {got[:16]}… is not the published {self.sha256[:16]}…"
-        if self.md5 is not None:
-            got = md5_of(path)
-            return None if got == self.md5 else f"MD5 {got} is not the published {self.md5}"
+        if self.md5 is not None and (got := md5_of(path)) != self.md5:
+            return f"MD5 {got} is not the published {self.md5}"
+        if self.crc32c is not None and (got := crc32c_of(path)) != self.crc32c:
+            return f"CRC-32C {got} is not the published {self.crc32c}"
         return None
 
 
@@ -160,6 +165,16 @@ def sha256_of(path: Path) -> str:
 def md5_of(path: Path) -> str:
     """The MD5 as Google's storage API writes it (base64 of the 16 bytes)."""
     return base64.b64encode(_digest(path, hashlib.md5()).digest()).decode()  # noqa: S324 - the bucket's own checksum
+
+
+def crc32c_of(path: Path) -> str:
+    """The CRC-32C as Google's storage API writes it (base64 of the 4 bytes, big-endian), computed by
+    Google's own library (the standard library has no CRC-32C)."""
+    checksum = google_crc32c.Checksum()
+    with open(path, "rb") as file:
+        while block := file.read(CHUNK):
+            checksum.update(block)
+    return base64.b64encode(checksum.digest()).decode()
 
 
 def _digest(path: Path, digest: hashlib._Hash) -> hashlib._Hash:
@@ -369,14 +384,14 @@ class Download2019(Download):
         super().__init__(dest / self.bucket, f"{self.host}/{self.bucket}", jobs)
 
     def listing_url(self, prefix: str, token: str | None) -> str:
-        query = {"prefix": prefix, "maxResults": str(PAGE), "fields": "items(name,size,md5Hash),nextPageToken"}
+        query = {"prefix": prefix, "maxResults": str(PAGE), "fields": "items(name,size,md5Hash,crc32c),nextPageToken"}
         if token:
             query["pageToken"] = token
         return f"{self.host}/storage/v1/b/{self.bucket}/o?{urllib.parse.urlencode(query)}"
 
     def objects(self, prefix: str) -> list[tuple[Wanted, int | None]]:
-        """The bucket's objects whose names start with `prefix` (page by page), each with its MD5 and
-        size as the listing gives them; a name that is not a shard, or would leave DEST, refuses it."""
+        """The bucket's objects whose names start with `prefix` (page by page), each with its MD5,
+        CRC-32C and size as the listing gives them; a name that is not a shard, or would leave DEST, refuses it."""
         found: list[tuple[Wanted, int | None]] = []
         token: str | None = None
         while True:
@@ -392,10 +407,14 @@ class Download2019(Download):
                 page = json.loads(data)
                 items = page.get("items", [])
                 for item in items:
-                    name, size, md5 = item["name"], item.get("size"), item.get("md5Hash")
+                    name, size, md5, crc = item["name"], item.get("size"), item.get("md5Hash"), item.get("crc32c")
                     if not isinstance(name, str) or _escapes(name) or "/" in name:
                         raise DownloadError(f"{url}: the object {str(name)[:120]!r} would leave the download folder")
-                    found.append((Wanted(name, md5=md5 if isinstance(md5, str) else None), _size(size)))
+                    digests = {
+                        "md5": md5 if isinstance(md5, str) else None,
+                        "crc32c": crc if isinstance(crc, str) else None,
+                    }
+                    found.append((Wanted(name, **digests), _size(size)))
                 token = page.get("nextPageToken")
             except (ValueError, AttributeError, KeyError, TypeError):
                 raise DownloadError(f"{url}: not a listing of the storage API (JSON with items)") from None
