@@ -60,8 +60,10 @@ test-fast: $(STAMP)
 
 # Benchmarks measure on real logs: DATA holds swf/ (Parallel Workloads Archive logs as published).
 DATA ?= ../shared/data
+# ONLY=section,section runs those sections alone (their names: benchmarks/bench.py, main).
+ONLY ?=
 bench: $(STAMP)
-	LAKEHOUSE_SHARED_DATA=$(DATA) $(PYTHON) -m benchmarks.bench
+	LAKEHOUSE_SHARED_DATA=$(DATA) LAKEHOUSE_BENCH_ONLY=$(ONLY) $(PYTHON) -m benchmarks.bench
 
 # mypy over the whole package and the layers' import contracts, both on the installed layout (a tree of
 # links: tests/package_tree.py says why).

@@ -19,6 +19,10 @@ memory and processors), best of 3 (the first run in a process warms DuckDB up), 
 pass over the same targets; target < 10 s.
 
 The whole Google trace (the reports that read it, at its shape, four sizes): `benchmarks.bench_scale`.
+Google's 2019 trace: `benchmarks.bench_google2019` (small generated cells, then cells of 0.05 and 0.1 of
+a real cell).
+
+`make bench ONLY=google-2019-cell,nightly` runs only the sections named (their names: `bench.main`).
 
 Campaigns and whole `simulate` commands: see `benchmarks.bench_campaign`; the research models (locality,
 the workload HMM): `benchmarks.bench_research`.
@@ -47,7 +51,7 @@ import duckdb
 import numpy as np
 
 from benchmarks.bench_campaign import bench_campaigns
-from benchmarks.bench_google2019 import bench_google2019
+from benchmarks.bench_google2019 import bench_google2019, bench_google2019_cell
 from benchmarks.bench_google_ingest import bench_google_ingest
 from benchmarks.bench_nightly import bench_nightly
 from benchmarks.bench_research import bench_research, one_log_lake
@@ -297,16 +301,28 @@ def main() -> int:
     if not folder.exists():
         print(f"no SWF folder at {folder}: set LAKEHOUSE_SHARED_DATA", file=sys.stderr)
         return 1
-    ok = bench_simulator(folder)
-    ok &= bench_campaigns(folder)
-    ok &= bench_swf_ingest(folder)
-    ok &= bench_packing()
-    ok &= bench_google_ingest(float(os.environ.get("LAKEHOUSE_BENCH_GOOGLE_GB", "5")), folder.parent / "google")
-    ok &= bench_scale()
-    ok &= bench_google2019()
-    ok &= bench_predictions(folder)
-    ok &= bench_research(folder)
-    ok &= bench_nightly(folder)
+    sections = {
+        "simulator": lambda: bench_simulator(folder),
+        "campaigns": lambda: bench_campaigns(folder),
+        "swf-ingest": lambda: bench_swf_ingest(folder),
+        "packing": bench_packing,
+        "google-ingest": lambda: bench_google_ingest(
+            float(os.environ.get("LAKEHOUSE_BENCH_GOOGLE_GB", "5")), folder.parent / "google"
+        ),
+        "google-scale": bench_scale,
+        "google-2019": bench_google2019,
+        "google-2019-cell": bench_google2019_cell,
+        "predictions": lambda: bench_predictions(folder),
+        "research": lambda: bench_research(folder),
+        "nightly": lambda: bench_nightly(folder),
+    }
+    chosen = [s.strip() for s in os.environ.get("LAKEHOUSE_BENCH_ONLY", "").split(",") if s.strip()] or list(sections)
+    if unknown := [name for name in chosen if name not in sections]:
+        print(f"LAKEHOUSE_BENCH_ONLY: unknown section {', '.join(unknown)}; the sections: {', '.join(sections)}")
+        return 1
+    ok = True
+    for name in chosen:
+        ok &= sections[name]()
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak memory (this process): {peak_mb:,.0f} MB")
     return 0 if ok else 1

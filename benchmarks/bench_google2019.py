@@ -17,13 +17,17 @@ trace's do):
   more (DuckDB's pool varies by tens of MB from run to run with its threads' scheduling: `report
   volatility` peaked at 281 MB on 0.37 M rows and 263 MB on 1.45 M).
 
-What it does not measure yet: the sizes of a real cell (about 0.1 of a cell is some hundred million
-usage rows: hours of generating here), hence the extrapolation printed is one at the measured speed.
+At a real cell's size (`bench_google2019_cell`): `lakehouse generate google-2019-shape` writes cells of
+SHAPE_SCALES of a real cell (cell a's 10,001 machines over 31 days: about 1.43 G usage rows at scale 1)
+as the Parquet export, shard by shard.  The same commands run on them (the ingest of the Parquet
+export, against a bare DuckDB copy of the same shards), with the same targets, and the time of one
+cell and of eight is extrapolated from the larger size at the measured exponent.
 """
 
 from __future__ import annotations
 
 import math
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -97,6 +101,75 @@ def _measure(root: Path, jobs: int) -> dict[str, tuple[float, float]] | None:
     found["report predictions"] = timed(command("report", "predictions", "google-2019", *limit))
     found["pack"] = timed(command("pack", "--trace", "google-2019", *limit))  # the periodicity report's fits
     return found
+
+
+#: Shares of a real cell for the bench at a real cell's size (about 71 and 143 million usage rows).
+SHAPE_SCALES = (0.05, 0.1)
+BARE_PARQUET = """
+import duckdb, sys
+cell, out = sys.argv[1], sys.argv[2]
+for table in ("instance_usage", "instance_events", "collection_events", "machine_events"):
+    duckdb.sql(f"COPY (SELECT * FROM read_parquet('{cell}/{table}-*.parquet.gz')) "
+               f"TO '{out}/{table}.parquet' (FORMAT parquet, COMPRESSION zstd)")
+"""
+REPORTS = {
+    "report volatility": ("report", "volatility", "--trace", "google-2019"),
+    "report periodicity": ("report", "periodicity", "--trace", "google-2019"),
+    "report predictions": ("report", "predictions", "google-2019"),
+    "pack": ("pack", "--trace", "google-2019"),  # reads the periodicity report's fits
+}
+
+
+def _measure_shape(root: Path, scale: float) -> dict[str, tuple[float, float]]:
+    import json
+
+    found = {"generate": timed(command("generate", "google-2019-shape", str(root / "gen"), "--scale", str(scale)))}
+    found["rows"] = (float(json.loads((root / "gen" / "truth.json").read_text())["usage_rows"]), 0.0)
+    cell, lake = root / "gen" / "cell_a", root / "lake"
+    (root / "bare").mkdir()
+    found["bare read"] = timed([sys.executable, "-c", BARE_PARQUET, str(cell), str(root / "bare")])
+    shutil.rmtree(root / "bare")
+    found["ingest"] = timed(
+        command("ingest", "google-2019", str(cell), "--lake", str(lake), "--memory-limit", MEMORY_LIMIT)
+    )
+    shutil.rmtree(root / "gen" / "cell_a")  # (the disk holds one size's shards at a time)
+    for name, args in REPORTS.items():
+        found[name] = timed(command(*args, "--lake", str(lake), "--memory-limit", MEMORY_LIMIT))
+    return found
+
+
+def bench_google2019_cell() -> bool:
+    """The commands on generated cells of SHAPE_SCALES of a real cell (about an hour on 2 cores)."""
+    print(f"google 2019 at a real cell's size: generated cells of {' and '.join(map(str, SHAPE_SCALES))} of cell a")
+    sizes = []
+    for scale in SHAPE_SCALES:
+        with tempfile.TemporaryDirectory(prefix="bench-2019-cell-") as tmp:
+            sizes.append(_measure_shape(Path(tmp), scale))
+    small, large = sizes
+    n1, n2 = small["rows"][0], large["rows"][0]
+    checks: dict[str, bool] = {}
+    for name in ("generate", "bare read", "ingest", *REPORTS):
+        (t1, p1), (t2, p2) = small[name], large[name]
+        exponent = math.log(t2 / t1) / math.log(n2 / n1)
+        one_cell = t2 * (1 / SHAPE_SCALES[1]) ** max(1.0, exponent)
+        print(
+            f"  {name}: {n1:,.0f} rows {t1:,.0f} s, peak {p1:,.0f} MB; {n2:,.0f} rows {t2:,.0f} s, peak {p2:,.0f} MB; "
+            f"time ~ rows^{exponent:.2f}; one cell ~{one_cell / 3600:,.1f} h, eight ~{8 * one_cell / 3600:,.1f} h"
+        )
+        if name in ("generate", "bare read"):
+            continue
+        checks[f"{name} time <= rows^1.1"] = exponent <= 1.1
+        checks[f"{name} peak <= {PEAK_BUDGET_MB} MB"] = max(p1, p2) <= PEAK_BUDGET_MB
+        checks[f"{name} peak grows <= 1.25x or {GROWTH_SLACK_MB} MB"] = p2 <= max(1.25 * p1, p1 + GROWTH_SLACK_MB)
+    checks["generate's peak does not grow"] = large["generate"][1] <= max(
+        1.25 * small["generate"][1], small["generate"][1] + GROWTH_SLACK_MB
+    )
+    print(
+        "  ingest / bare DuckDB copy of the same shards (larger size): "
+        f"{large['ingest'][0] / large['bare read'][0]:.2f}"
+    )
+    print("  (one cell and eight: the larger size's time scaled by the measured exponent, at least linearly)")
+    return verdict(checks)
 
 
 def bench_google2019() -> bool:
