@@ -148,3 +148,42 @@ def test_a_file_none_of_whose_lines_is_a_row_fails_whole(tmp_path: Path) -> None
     result = cli("ingest", "alibaba-2018", tmp_path, "--lake", tmp_path / "lake", code=2)
     assert "none of its 2 rows is a row of machine_meta: not ingested" in result.stderr
     assert _one(tmp_path / "lake", "SELECT count(*) FROM alibaba2018.quarantine") == 0  # nothing of it committed
+
+
+def test_export_swf_turns_batch_jobs_into_a_log_by_hand(tmp_path: Path) -> None:
+    """Two batch jobs written here, their SWF fields worked out by hand: j_1's tasks (2 instances of 0.5
+    core, then 1 of 1 core) run from 100 to 700 s; j_2's 3 instances started at 200 s and never ended
+    (end_time 0). Alibaba gives no submission: a job is submitted when its first task starts."""
+    (tmp_path / "machine_meta.csv").write_text("m_1,0,219,17,96,100,USING\nm_2,0,219,17,96,100,USING\n")
+    (tmp_path / "batch_task.csv").write_text(
+        "M1,2,j_1,1,Terminated,100,400,50,0.2\nR2_1,1,j_1,1,Terminated,450,700,100,0.2\n"
+        "M1,3,j_2,1,Running,200,0,100,0.2\n"
+    )
+    cli("ingest", "alibaba-2018", tmp_path, "--lake", tmp_path / "lake")
+    fields = {}
+    for processors in ("tasks", "cpu"):
+        out = tmp_path / f"{processors}.swf"
+        cli(
+            "export",
+            "swf",
+            "--trace",
+            "alibaba-2018",
+            "--processors",
+            processors,
+            "--lake",
+            tmp_path / "lake",
+            "-o",
+            out,
+        )
+        text = out.read_text()
+        assert "; MaxProcs: 192" in text and "; MaxNodes: 2" in text  # two machines of 96 cores
+        fields[processors] = [[int(f) for f in line.split()[:5]] for line in text.splitlines() if line[0] != ";"]
+    # job, submit, wait, run, processors
+    assert fields["tasks"] == [[1, 100, 0, 600, 3], [2, 200, 0, -1, 3]]
+    assert fields["cpu"] == [[1, 100, 0, 600, 2], [2, 200, 0, -1, 3]]  # ceil(2 x 0.5 + 1), ceil(3 x 1)
+    cli("ingest", "swf", tmp_path / "tasks.swf", "--lake", tmp_path / "replay")
+    cli("simulate", "tasks", "--lake", tmp_path / "replay")
+    refused = cli(
+        "export", "swf", "--trace", "alibaba-2019", "--lake", tmp_path / "lake", "-o", tmp_path / "x.swf", code=1
+    )
+    assert "export swf converts google-2011, google-2019, alibaba-2018" in " ".join(refused.stderr.split())

@@ -99,3 +99,24 @@ def test_google_swf_file_ingests_and_replays(generated, tmp_path):
     assert result.quarantined == 0 and result.jobs == truth.height
     assert swf.query("SELECT max_procs FROM swf.logs")["max_procs"][0] == 6 * 4
     cli("simulate", "google", "--lake", swf.root)
+
+
+def test_the_common_views_export_of_google_2011_agrees_with_google_swf(generated, tmp_path):
+    """`export swf --trace google-2011` reads cluster.*, `export google-swf` the trace's own events: for
+    the jobs submitted inside the trace, every field they both give is the same (the services, there
+    before the trace, are left out by the first and start at 0 in the second), but for a job id used
+    twice: cluster.jobs ends it at its last end event, google-swf at its tasks' last end."""
+    lake, truth = generated
+    out = tmp_path / "cluster.swf"
+    cli("export", "swf", "--trace", "google-2011", "--lake", lake.root, "-o", out)
+    ours = [tuple(int(f) for f in line.split()[1:5]) for line in out.read_text().splitlines() if line[0] != ";"]
+    theirs = google_jobs(lake).filter(pl.col("submit_time") > 0)
+    reused = set(lake.query("SELECT job_id FROM google.audit_reused_job_ids")["job_id"].to_list())
+    fields = ("submit_time", "wait_time", "run_time", "req_procs")
+    differ = {j for j, *row in theirs.select("google_job_id", *fields).rows() if tuple(row) not in set(ours)}
+    assert len(ours) == theirs.height == truth.filter(~pl.col("service")).height
+    assert differ <= reused and len(reused) >= 1
+    swf = Lake(tmp_path / "swf-lake")
+    [result] = ingest_swf(swf, [str(out)])
+    assert result.quarantined == 0
+    cli("simulate", "cluster", "--lake", swf.root)

@@ -202,3 +202,31 @@ def test_pack_packs_a_cells_periodic_jobs_onto_its_machines(cell: tuple[Path, di
     assert (packed["machines"] >= math.ceil(packed["lower_bound"][0])).all()
     refused = cli("pack", "--trace", "google-2019", "--cell", "a", "--lake", lake, code=1)
     assert f"no periodic job of cell a to pack: the fits are of cell(s) {CELL}" in refused.stderr
+
+
+def test_export_swf_turns_the_cells_jobs_into_a_log_that_replays(cell: tuple[Path, dict], tmp_path: Path) -> None:
+    """Each recurring workflow's run is a one-task job submitted and scheduled at its first window and
+    ended after its windows: in the SWF file, submit = first x 300 s, wait 0, run = windows x 300 s, one
+    processor per task, or ceil(its request x 100 cores) with --processors cpu; the jobs that were there
+    before the trace began are left out. The file ingests as a log and replays."""
+    lake, truth = cell
+    out = tmp_path / "cell.swf"
+    cli("export", "swf", "--trace", "google-2019", "--cell", CELL, "--lake", lake, "-o", out)
+    lines = [line.split() for line in out.read_text().splitlines() if not line.startswith(";")]
+    runs = truth["batch_runs"]  # workflow, run, collection, windows, cpu, memory
+    ended = [[int(f) for f in line] for line in lines if line[3] != "-1"]
+    # a run's first window, by batch_runs' rule: 1 + run x (its windows + 1)
+    assert sorted((e[1], e[2], e[3], e[4]) for e in ended) == sorted(
+        ((1 + b[1] * (b[3] + 1)) * 300, 0, b[3] * 300, 1) for b in runs
+    )
+    assert len(lines) == len(runs)  # the jobs there before the trace (submitted at 0) are left out, as the rules say
+    cores = tmp_path / "cores.swf"
+    cli("export", "swf", "--trace", "google-2019", "--processors", "cpu", "--cores-per-machine", "100",
+        "--lake", lake, "-o", cores)  # fmt: skip
+    sizes = sorted(int(line.split()[4]) for line in cores.read_text().splitlines()
+                   if not line.startswith(";") and line.split()[3] != "-1")  # fmt: skip
+    assert sizes == sorted(math.ceil(2 * b[4] * 100 - 1e-9) for b in runs)  # requests: twice the level
+    header = out.read_text()
+    assert f"; MaxNodes: {40}" in header and "Note: converted by lakehouse export swf --trace google-2019" in header
+    cli("ingest", "swf", out, "--lake", tmp_path / "replay")
+    cli("simulate", "cell", "--lake", tmp_path / "replay")

@@ -1,4 +1,5 @@
-"""Writing the lake back out as SWF: a log's view (`lakehouse export swf`) and the Google trace's jobs
+"""Writing the lake back out as SWF: a log's view (`lakehouse export swf`), a cloud trace's jobs through
+the common views (`lakehouse export swf --trace`) and the Google 2011 trace's jobs by its own events
 (`lakehouse export google-swf`), so that any tool that reads SWF (ours included) can replay them.
 
 Files are written aside and renamed into place, gzipped when the name ends in `.gz`.
@@ -141,6 +142,60 @@ def export_google_swf(
         f"MaxRecords: {jobs.height}",
         *([f"MaxProcs: {machines * cores_per_machine}", f"MaxNodes: {machines}"] if machines else []),
         *(f"Note: {line.format(processors=rule)}" for line in GOOGLE_RULES),
+    ]
+    _write(path, _header(header) + _swf_body(jobs))
+    return jobs.height
+
+
+#: The cloud traces `export swf --trace` converts (through the common views, cluster.*): the seconds
+#: their clock runs before the trace starts, and whether a unit of their CPU is a whole (largest)
+#: machine, which --cores-per-machine turns into cores, or already a core.
+CLUSTER_TRACES = {"google-2011": (600, "machine"), "google-2019": (600, "machine"), "alibaba-2018": (0, "core")}
+
+CLUSTER_RULES = [
+    "converted by lakehouse export swf --trace {trace} from the common views cluster.jobs and cluster.tasks:",
+    "one SWF job per job of the trace (of every cell, or of --cell) that has tasks and a submission or a start "
+    "inside the trace, numbered 1.. in submit order;",
+    "times in seconds from the trace's start; submit = the job's submission (Alibaba, which gives none: its "
+    "first task's start); wait = its first start - submit; run time = its last task's end - its first start "
+    "(-1: not ended inside the trace);",
+    "processors (requested = allocated) = {processors}, a task of n instances counting n times;",
+    "MaxProcs = the machines' largest CPU capacities in cores, summed ({cores_rule});",
+    "user = rank of the user name (-1 where the trace gives none); status unknown (-1: cluster.jobs keeps no "
+    "final state); requested time, memory, executable, queue, group, partition, preceding job and think "
+    "time unknown (-1).",
+]
+
+
+def cluster_swf(
+    lake: Lake,
+    trace: str,
+    path: Path,
+    cell: str | None = None,
+    processors: Processors = Processors.tasks,
+    cores_per_machine: int = 1,
+) -> int:
+    """Write a cloud trace's jobs (from cluster.*) as an SWF file, by CLUSTER_RULES; returns the jobs."""
+    if trace not in CLUSTER_TRACES:
+        raise LakehouseError(f"--trace {trace!r}: export swf converts {', '.join(CLUSTER_TRACES)}")
+    if cores_per_machine < 1:
+        raise LakehouseError(f"--cores-per-machine must be at least 1, got {cores_per_machine}")
+    offset, unit = CLUSTER_TRACES[trace]
+    per_unit = cores_per_machine if unit == "machine" else 1
+    rule = PROCESSOR_RULES[Processors(processors)].format(cores=per_unit)
+    jobs = lake.query(named_query("export_cluster_swf"), [trace, cell, str(Processors(processors)), per_unit, offset])
+    if jobs.is_empty():
+        where = f"cell {cell} of {trace}" if cell else trace
+        raise TooLittleDataError(f"no job of {where} with tasks in {lake.root} (ingest {trace} first)")
+    machines, cores = lake.query(named_query("cluster_machine_cores"), [trace, cell, per_unit]).row(0)
+    cores_rule = f"x {per_unit} per unit of the trace's CPU" if unit == "machine" else "the trace gives cores"
+    header = [
+        "Version: 2.2",
+        f"Computer: {trace}" + (f", cell {cell}" if cell else ""),
+        f"MaxJobs: {jobs.height}",
+        f"MaxRecords: {jobs.height}",
+        *([f"MaxProcs: {cores}", f"MaxNodes: {machines}"] if machines else []),
+        *(f"Note: {line.format(trace=trace, processors=rule, cores_rule=cores_rule)}" for line in CLUSTER_RULES),
     ]
     _write(path, _header(header) + _swf_body(jobs))
     return jobs.height

@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from lakehouse.base.export import GOOGLE_RULES, PROCESSOR_RULES, DelayProfileType, ExportView, Processors
+from lakehouse.base.export import (
+    CLUSTER_RULES,
+    GOOGLE_RULES,
+    PROCESSOR_RULES,
+    DelayProfileType,
+    ExportView,
+    Processors,
+)
 from lakehouse.base.job_views import View
 from lakehouse.base.lake import Lake
 from lakehouse.base.render import stderr
@@ -31,27 +38,66 @@ OutputFile = Annotated[
 ]
 
 
-@export_app.command("swf")
+_CLUSTER_RULES = "\n\n".join(f"- {line}" for line in CLUSTER_RULES[1:]).format(
+    trace="TRACE",
+    processors=f"{PROCESSOR_RULES[Processors.tasks]} (--processors tasks) or "
+    f"{PROCESSOR_RULES[Processors.cpu].format(cores='C')} (--processors cpu), where C is --cores-per-machine for "
+    "Google's traces (a unit of their CPU is the largest machine) and 1 for Alibaba's (its unit is a core)",
+    cores_rule="the same C",
+)
+
+
+@export_app.command(
+    "swf",
+    help=f"""Write one log's jobs (a view of it) as an SWF file with the log's header, or convert a
+cloud trace's jobs (--trace) into an SWF file, so that the backfilling simulator replays them.
+
+A log: the header is the original one with MaxJobs/MaxRecords set to the jobs written and a note naming
+the log and view; each job is its 18 SWF fields with -1 for unknown values. Ingesting the file again
+gives the same rows.
+
+A cloud trace (--trace google-2011|google-2019|alibaba-2018, read through the common views cluster.*;
+the header's notes repeat these rules):
+
+{_CLUSTER_RULES}
+
+Example: `lakehouse export swf SDSC-SP2 --view jobs_strong -o SDSC-SP2-strong.swf.gz`
+
+Example: `lakehouse export swf --trace google-2019 --cell a --processors cpu --cores-per-machine 32 -o
+google-2019-a.swf`
+""",
+)
 @clear_errors
 def export_swf_command(
-    log: Annotated[str, typer.Argument(help="A log of the lake: its name or a unique prefix.")],
     output: OutputFile,
-    view: Annotated[ExportView, typer.Option(help="Which jobs: as ingested, cleaned or strong-filtered.")] = (
+    log: Annotated[
+        str | None, typer.Argument(help="A log of the lake: its name or a unique prefix (not with --trace).")
+    ] = None,
+    view: Annotated[ExportView, typer.Option(help="Which jobs of a log: as ingested, cleaned or strong-filtered.")] = (
         ExportView.jobs_clean
     ),
+    trace: Annotated[
+        str | None,
+        typer.Option(help="A cloud trace to convert instead of a log: google-2011, google-2019, alibaba-2018."),
+    ] = None,
+    cell: Annotated[str | None, typer.Option(help="With --trace google-2019: one cell (default: every cell).")] = None,
+    processors: Annotated[
+        Processors, typer.Option(help="With --trace: how a job's processors are counted.")
+    ] = Processors.tasks,
+    cores_per_machine: Annotated[
+        int, typer.Option(min=1, help="With --trace: cores of a machine (Google's CPU requests are fractions of one).")
+    ] = 1,
     lake: LakeOption = None,
 ) -> None:
-    """Write one log's jobs (a view of it) as an SWF file with the log's header.
+    from lakehouse.base.errors import SettingsError
+    from lakehouse.base.export import cluster_swf, export_swf
 
-    The header is the original one with MaxJobs/MaxRecords set to the jobs written and a note naming the
-    log and view; each job is its 18 SWF fields with -1 for unknown values.  Ingesting the file again
-    gives the same rows.
-
-    Example: `lakehouse export swf SDSC-SP2 --view jobs_strong -o SDSC-SP2-strong.swf.gz`
-    """
-    from lakehouse.base.export import export_swf
-
-    jobs = export_swf(Lake(lake), log, view, output)
+    if (log is None) == (trace is None):
+        raise SettingsError("give a LOG of the lake or --trace TRACE (a cloud trace to convert), one of them")
+    if trace is None:
+        jobs = export_swf(Lake(lake), log, view, output)  # type: ignore[arg-type]
+    else:
+        jobs = cluster_swf(Lake(lake), trace, output, cell, processors, cores_per_machine)
     stderr.print(f"{jobs:,} jobs -> {output}")
 
 
