@@ -150,7 +150,7 @@ def test_a_file_none_of_whose_lines_is_a_row_fails_whole(tmp_path: Path) -> None
     assert _one(tmp_path / "lake", "SELECT count(*) FROM alibaba2018.quarantine") == 0  # nothing of it committed
 
 
-def test_export_swf_turns_batch_jobs_into_a_log_by_hand(tmp_path: Path) -> None:
+def test_exports_turn_batch_jobs_into_swf_batsim_and_opendc_by_hand(tmp_path: Path) -> None:
     """Two batch jobs written here, their SWF fields worked out by hand: j_1's tasks (2 instances of 0.5
     core, then 1 of 1 core) run from 100 to 700 s; j_2's 3 instances started at 200 s and never ended
     (end_time 0). Alibaba gives no submission: a job is submitted when its first task starts."""
@@ -186,4 +186,4 @@ def test_export_swf_turns_batch_jobs_into_a_log_by_hand(tmp_path: Path) -> None:
     refused = cli(
         "export", "swf", "--trace", "alibaba-2019", "--lake", tmp_path / "lake", "-o", tmp_path / "x.swf", code=1
     )
-    assert "export swf converts google-2011, google-2019, alibaba-2018" in " ".join(refused.stderr.split())
+    assert "the cloud traces are google-2011, google-2019, alibaba-2018" in " ".join(refused.stderr.split())

@@ -26,7 +26,6 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from lakehouse.base.lake import Lake
 from lakehouse.base.testing import small_log, swf_job, write_swf
 from lakehouse.cli import app
 from lakehouse.data import sample_google_trace, sample_swf_paths
@@ -96,8 +95,11 @@ def readme_blocks() -> list[tuple[str, list[str]]]:
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The world every example starts from (copied for each, since examples write to it)."""
+def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The world every example starts from, made in the folder every example runs in, and a pristine
+    copy of it, copied back before each example (examples write to it).  The examples run where the
+    world was made because its lake's views read that folder's files: a copy elsewhere needed its
+    catalog rebuilt, a third of a second per example."""
     root = tmp_path_factory.mktemp("world")
     work, home = root / "work", root / "home"
     for folder in (work, home / "traces", root / "logs", work / "path" / "to" / "logs", root / "data"):
@@ -143,7 +145,9 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     _lakehouse(["campaign", "run", "--name", "policies", "--log", "KTH", "--policy", "fcfs,spf", "--lake", lake])
     # The imported table the examples list and drop (`predictions list|drop`).
     _lakehouse(["import", "predictions", str(work / "medians.csv"), "--name", "user-median", "--lake", lake])
-    return root
+    pristine = tmp_path_factory.mktemp("pristine") / "world"
+    shutil.copytree(root, pristine, symlinks=True)
+    return root, pristine
 
 
 def three_weeks(jobs: int) -> list[dict]:
@@ -179,21 +183,21 @@ def bucket_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def host_2019_url(template: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def host_2019_url(template: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """Google's storage host as the `download google-2019` examples list and fetch from it: a local one
     with the buckets of cells a and b (the template's generated cell under both names)."""
     host = tmp_path_factory.mktemp("host")
     for cell in ("a", "b"):
-        shutil.copytree(template / "gen2019" / "cell_a", host / f"clusterdata_2019_{cell}")
+        shutil.copytree(template[1] / "gen2019" / "cell_a", host / f"clusterdata_2019_{cell}")
     with serve(host) as url:
         yield url
 
 
 @pytest.fixture
-def world(template: Path, bucket_url: str, host_2019_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "world"
-    shutil.copytree(template, root, symlinks=True)
-    Lake(root / "work" / "lake").init()  # the copied catalog still names the template's files
+def world(template: tuple[Path, Path], bucket_url: str, host_2019_url: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root, pristine = template
+    shutil.rmtree(root)
+    shutil.copytree(pristine, root, symlinks=True)
     monkeypatch.chdir(root / "work")
     monkeypatch.setenv("HOME", str(root / "home"))
     monkeypatch.delenv("LAKEHOUSE_LAKE", raising=False)

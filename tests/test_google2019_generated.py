@@ -9,6 +9,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pyarrow.parquet as pq
 import pytest
 
 from lakehouse.base.lake import Lake
@@ -230,3 +231,24 @@ def test_export_swf_turns_the_cells_jobs_into_a_log_that_replays(cell: tuple[Pat
     assert f"; MaxNodes: {40}" in header and "Note: converted by lakehouse export swf --trace google-2019" in header
     cli("ingest", "swf", out, "--lake", tmp_path / "replay")
     cli("simulate", "cell", "--lake", tmp_path / "replay")
+
+
+def test_export_opendc_gives_each_run_its_windows_as_fragments(cell: tuple[Path, dict], tmp_path: Path) -> None:
+    """A recurring workflow's run is one task whose usage windows are its fragments: `windows` of 300 s
+    each at its level (cores per machine x MHz per core); it starts at its first window, 600 s after
+    the trace clock's 0, which is 1 May 2019 06:50 UTC."""
+    lake, truth = cell
+    out = tmp_path / "opendc"
+    cli("export", "opendc", "--trace", "google-2019", "--cores-per-machine", "10", "--mhz-per-core", "1000",
+        "--lake", lake, "-o", out)  # fmt: skip
+    tasks = {t["id"]: t for t in pq.read_table(out / "tasks.parquet").to_pylist()}
+    fragments = pq.read_table(out / "fragments.parquet").to_pylist()
+    clock_zero_ms = 1_556_693_400_000  # 2019-05-01T06:50:00Z
+    for _, run, collection, windows, cpu, _ in truth["batch_runs"]:
+        task = tasks[f"{CELL}/{collection}/0"]
+        first = 1 + run * (windows + 1)
+        assert task["submission_time"] == clock_zero_ms + (600 + 300 * first) * 1000
+        assert task["duration"] == windows * 300_000 and task["cpu_capacity"] == pytest.approx(2 * cpu * 10 * 1000)
+        own = [f for f in fragments if f["id"] == task["id"]]
+        assert [f["duration"] for f in own] == [300_000] * windows
+        assert all(f["cpu_usage"] == pytest.approx(cpu * 10 * 1000) for f in own)

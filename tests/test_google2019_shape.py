@@ -39,6 +39,15 @@ def test_every_slot_of_every_machine_is_a_usage_row_in_every_window(cell: tuple[
     )
     assert truth["machines"] == machines and rows == machines * 16 * windows == truth["usage_rows"]
     assert per_window_min == per_window_max == machines * 16 and quarantined == 0
+    ((orphans,),) = (
+        Lake(lake)
+        .query(
+            "SELECT count(*) FROM google2019.instance_usage AS u ANTI JOIN google2019.collection_events AS c "
+            "USING (cell, collection_id)"
+        )
+        .rows()
+    )
+    assert orphans == 0  # every job's events are written once, by the shard of its first task
 
 
 def test_the_percentiles_are_the_stated_gamma_quantiles_of_the_window_mean(cell: tuple[Path, dict]) -> None:

@@ -329,19 +329,29 @@ def refresh_views(con: duckdb.DuckDBPyConnection, root: Path, applied: dict[str,
     """(Re)create the views whose DDL differs from `applied` (the files an ingest added or replaced
     change the few views that read them); returns the DDL of every view."""
     files = committed_files(con, root)
-    for view in view_files():
-        ddl = view.ddl(root, files)
-        if applied.get(view.name) == ddl:
-            continue
-        con.execute(f"CREATE SCHEMA IF NOT EXISTS {view.schema}")
-        try:
-            con.execute(ddl)
-        except duckdb.Error as exc:
-            raise CatalogError(f"sql/{view.file_name} ({view.name}): {exc}") from exc
-        con.execute(
-            """INSERT OR REPLACE INTO meta.views
-            SELECT $name, $ddl, comment FROM duckdb_views() WHERE schema_name || '.' || view_name = $name""",
-            {"name": view.name, "ddl": ddl},
-        )
-        applied[view.name] = ddl
+    made: dict[str, str] = {}
+    # One transaction for all of them: each statement on its own wrote and synced the catalog's log
+    # (re-creating the ~160 views of a copied lake took 0.9-1.3 s, 0.5 s in one transaction).
+    con.begin()
+    try:
+        for view in view_files():
+            ddl = view.ddl(root, files)
+            if applied.get(view.name) == ddl:
+                continue
+            con.execute(f"CREATE SCHEMA IF NOT EXISTS {view.schema}")
+            try:
+                con.execute(ddl)
+            except duckdb.Error as exc:
+                raise CatalogError(f"sql/{view.file_name} ({view.name}): {exc}") from exc
+            con.execute(
+                """INSERT OR REPLACE INTO meta.views
+                SELECT $name, $ddl, comment FROM duckdb_views() WHERE schema_name || '.' || view_name = $name""",
+                {"name": view.name, "ddl": ddl},
+            )
+            made[view.name] = ddl
+    except BaseException:
+        con.rollback()
+        raise
+    con.commit()
+    applied.update(made)  # (only once they are committed: a view rolled back is made again next time)
     return applied

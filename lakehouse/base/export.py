@@ -11,9 +11,12 @@ import enum
 import gzip
 import io
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from lakehouse.base.catalog import named_query, sql_literal
 from lakehouse.base.errors import LakehouseError, TooLittleDataError
@@ -147,10 +150,12 @@ def export_google_swf(
     return jobs.height
 
 
-#: The cloud traces `export swf --trace` converts (through the common views, cluster.*): the seconds
-#: their clock runs before the trace starts, and whether a unit of their CPU is a whole (largest)
+#: The cloud traces `export swf|batsim|opendc --trace` convert (through the common views, cluster.*): the
+#: seconds their clock runs before the trace starts, and whether a unit of their CPU is a whole (largest)
 #: machine, which --cores-per-machine turns into cores, or already a core.
 CLUSTER_TRACES = {"google-2011": (600, "machine"), "google-2019": (600, "machine"), "alibaba-2018": (0, "core")}
+#: Units of each trace's memory in a whole machine (Google: the largest machine is 1; Alibaba: 0-100).
+MEMORY_UNITS_PER_MACHINE = {"google-2011": 1, "google-2019": 1, "alibaba-2018": 100}
 
 CLUSTER_RULES = [
     "converted by lakehouse export swf --trace {trace} from the common views cluster.jobs and cluster.tasks:",
@@ -167,6 +172,49 @@ CLUSTER_RULES = [
 ]
 
 
+@dataclass(frozen=True)
+class ClusterJobs:
+    """A cloud trace's jobs as SWF fields (CLUSTER_RULES), with its machines and their cores."""
+
+    trace: str
+    cell: str | None
+    jobs: pl.DataFrame
+    machines: int
+    cores: int
+    notes: list[str]
+
+
+def cluster_jobs(
+    lake: Lake,
+    trace: str,
+    cell: str | None = None,
+    processors: Processors = Processors.tasks,
+    cores_per_machine: int = 1,
+) -> ClusterJobs:
+    """A cloud trace's jobs (from cluster.*) as SWF fields, by CLUSTER_RULES."""
+    offset, per_unit = cluster_units(trace, cores_per_machine)
+    rule = PROCESSOR_RULES[Processors(processors)].format(cores=per_unit)
+    jobs = lake.query(named_query("export_cluster_swf"), [trace, cell, str(Processors(processors)), per_unit, offset])
+    if jobs.is_empty():
+        where = f"cell {cell} of {trace}" if cell else trace
+        raise TooLittleDataError(f"no job of {where} with tasks in {lake.root} (ingest {trace} first)")
+    machines, cores = lake.query(named_query("cluster_machine_cores"), [trace, cell, per_unit]).row(0)
+    machine_unit = CLUSTER_TRACES[trace][1] == "machine"
+    cores_rule = f"x {per_unit} per unit of the trace's CPU" if machine_unit else "the trace gives cores"
+    notes = [line.format(trace=trace, processors=rule, cores_rule=cores_rule) for line in CLUSTER_RULES]
+    return ClusterJobs(trace, cell, jobs, int(machines or 0), int(cores or 0), notes)
+
+
+def cluster_units(trace: str, cores_per_machine: int) -> tuple[int, int]:
+    """(seconds of the trace's clock before its start, cores per unit of its CPU), or a clear refusal."""
+    if trace not in CLUSTER_TRACES:
+        raise LakehouseError(f"--trace {trace!r}: the cloud traces are {', '.join(CLUSTER_TRACES)}")
+    if cores_per_machine < 1:
+        raise LakehouseError(f"--cores-per-machine must be at least 1, got {cores_per_machine}")
+    offset, unit = CLUSTER_TRACES[trace]
+    return offset, cores_per_machine if unit == "machine" else 1
+
+
 def cluster_swf(
     lake: Lake,
     trace: str,
@@ -176,29 +224,81 @@ def cluster_swf(
     cores_per_machine: int = 1,
 ) -> int:
     """Write a cloud trace's jobs (from cluster.*) as an SWF file, by CLUSTER_RULES; returns the jobs."""
-    if trace not in CLUSTER_TRACES:
-        raise LakehouseError(f"--trace {trace!r}: export swf converts {', '.join(CLUSTER_TRACES)}")
-    if cores_per_machine < 1:
-        raise LakehouseError(f"--cores-per-machine must be at least 1, got {cores_per_machine}")
-    offset, unit = CLUSTER_TRACES[trace]
-    per_unit = cores_per_machine if unit == "machine" else 1
-    rule = PROCESSOR_RULES[Processors(processors)].format(cores=per_unit)
-    jobs = lake.query(named_query("export_cluster_swf"), [trace, cell, str(Processors(processors)), per_unit, offset])
-    if jobs.is_empty():
-        where = f"cell {cell} of {trace}" if cell else trace
-        raise TooLittleDataError(f"no job of {where} with tasks in {lake.root} (ingest {trace} first)")
-    machines, cores = lake.query(named_query("cluster_machine_cores"), [trace, cell, per_unit]).row(0)
-    cores_rule = f"x {per_unit} per unit of the trace's CPU" if unit == "machine" else "the trace gives cores"
+    found = cluster_jobs(lake, trace, cell, processors, cores_per_machine)
     header = [
         "Version: 2.2",
         f"Computer: {trace}" + (f", cell {cell}" if cell else ""),
-        f"MaxJobs: {jobs.height}",
-        f"MaxRecords: {jobs.height}",
-        *([f"MaxProcs: {cores}", f"MaxNodes: {machines}"] if machines else []),
-        *(f"Note: {line.format(trace=trace, processors=rule, cores_rule=cores_rule)}" for line in CLUSTER_RULES),
+        f"MaxJobs: {found.jobs.height}",
+        f"MaxRecords: {found.jobs.height}",
+        *([f"MaxProcs: {found.cores}", f"MaxNodes: {found.machines}"] if found.machines else []),
+        *(f"Note: {line}" for line in found.notes),
     ]
-    _write(path, _header(header) + _swf_body(jobs))
-    return jobs.height
+    _write(path, _header(header) + _swf_body(found.jobs))
+    return found.jobs.height
+
+
+OPENDC_RULES = [
+    "one OpenDC task per task of the trace (every cell, or --cell) that started and ended inside the trace, "
+    "one per instance where a task has several (Alibaba's instance_num), with a CPU request; its id "
+    "cell/job/task[/instance];",
+    "submission_time: its start, in Unix milliseconds where the trace gives its clock's instant "
+    "(cluster.traces.start_at), else in milliseconds of the trace's clock (Alibaba); duration: its run, in "
+    "milliseconds;",
+    "cpu_count: its CPU request in cores, rounded up; cpu_capacity: the request in MHz (cores x --mhz-per-core); "
+    "mem_capacity: its memory request in MB (a whole machine's memory is --memory-mb-per-machine);",
+    "fragments: each usage window of the task (Google's 5 minutes), clipped to its run, with the window's mean "
+    "CPU in MHz; a task without usage windows (Alibaba measures instances, not tasks) is one fragment of its "
+    "whole run at its request.",
+]
+
+#: OpenDC's workload files, as its documentation gives them (Input/Workload: tasks and fragments).
+OPENDC_TASKS = pa.schema(
+    [
+        ("id", pa.string()),
+        ("submission_time", pa.int64()),
+        ("duration", pa.int64()),
+        ("cpu_count", pa.int32()),
+        ("cpu_capacity", pa.float64()),
+        ("mem_capacity", pa.int64()),
+    ]
+)
+OPENDC_FRAGMENTS = pa.schema(
+    [("id", pa.string()), ("duration", pa.int64()), ("cpu_count", pa.int32()), ("cpu_usage", pa.float64())]
+)
+
+
+def export_opendc(
+    lake: Lake,
+    trace: str,
+    folder: Path,
+    cell: str | None = None,
+    cores_per_machine: int = 1,
+    mhz_per_core: float = 2500.0,
+    memory_mb_per_machine: int = 65536,
+) -> tuple[int, int]:
+    """Write a cloud trace's tasks as OpenDC's workload (folder/tasks.parquet, folder/fragments.parquet),
+    by OPENDC_RULES; returns (tasks, fragments)."""
+    offset, per_unit = cluster_units(trace, cores_per_machine)
+    if mhz_per_core <= 0 or memory_mb_per_machine <= 0:
+        raise LakehouseError("--mhz-per-core and --memory-mb-per-machine must be more than 0")
+    start = lake.query("SELECT epoch_ms(start_at) AS ms FROM cluster.traces WHERE trace = $1", [trace])["ms"]
+    start_ms = int(start[0]) if len(start) and start[0] is not None else 0
+    memory_mb = memory_mb_per_machine / MEMORY_UNITS_PER_MACHINE[trace]
+    rows = lake.query(named_query("export_opendc"), [trace, cell, per_unit, mhz_per_core, memory_mb, offset, start_ms])
+    if rows.is_empty():
+        where = f"cell {cell} of {trace}" if cell else trace
+        raise TooLittleDataError(f"no task of {where} started and ended inside the trace in {lake.root}")
+    tasks = rows.unique("id", keep="first", maintain_order=True).select(
+        "id", "submission_time", pl.col("task_duration").alias("duration"), "cpu_count", "cpu_capacity", "mem_capacity"
+    )
+    fragments = rows.select("id", pl.col("fragment_duration").alias("duration"), "cpu_count", "cpu_usage")
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, frame, schema in (("tasks", tasks, OPENDC_TASKS), ("fragments", fragments, OPENDC_FRAGMENTS)):
+        path = folder / f"{name}.parquet"
+        check_file(path)
+        with written_aside(path) as tmp:
+            pq.write_table(frame.to_arrow().cast(schema), tmp)
+    return tasks.height, fragments.height
 
 
 class DelayProfileType(enum.StrEnum):
@@ -223,16 +323,44 @@ def batsim_workload(
     jobs = log_jobs(lake, name, view, where, columns=["job_id", "submit_time", "run_time", "req_time", "procs"])
     if jobs.is_empty():
         raise TooLittleDataError(f"no jobs of {name} in swf.{view}" + (f" where {where}" if where else ""))
+    description = f"{name}, swf.{view}" + (f" where {where}" if where else "") + ", written by lakehouse"
+    return _batsim(jobs, log_machine_size(lake, name, view), description, profile_type)
+
+
+def cluster_batsim_workload(
+    lake: Lake,
+    trace: str,
+    cell: str | None = None,
+    processors: Processors = Processors.tasks,
+    cores_per_machine: int = 1,
+    profile_type: DelayProfileType = DelayProfileType.delay,
+) -> dict[str, object]:
+    """A cloud trace's jobs (CLUSTER_RULES) as a Batsim workload: those that ended inside the trace (a
+    delay profile needs a run time), without a walltime (the trace gives none); nb_res the machines'
+    cores."""
+    found = cluster_jobs(lake, trace, cell, processors, cores_per_machine)
+    ended = found.jobs.filter(pl.col("run_time") >= 0).select(
+        "job_id", "submit_time", "run_time", pl.lit(None).alias("req_time"), pl.col("req_procs").alias("procs")
+    )
+    if ended.is_empty():
+        raise TooLittleDataError(f"no job of {trace} ended inside the trace: a Batsim job needs a run time")
+    description = f"{trace}" + (f", cell {cell}" if cell else "") + ", written by lakehouse: " + " ".join(found.notes)
+    return _batsim(ended, found.cores, description, profile_type)
+
+
+def _batsim(jobs: pl.DataFrame, nb_res: int, description: str, profile_type: DelayProfileType) -> dict[str, object]:
+    """The workload of jobs (job_id, submit_time, run_time, req_time, procs): a walltime only where the
+    requested time is known."""
     runs = sorted(set(jobs["run_time"].to_list()))
     return {
-        "description": f"{name}, swf.{view}" + (f" where {where}" if where else "") + ", written by lakehouse",
-        "nb_res": log_machine_size(lake, name, view),
+        "description": description,
+        "nb_res": nb_res,
         "jobs": [
             {
                 "id": str(job),
                 "subtime": float(submit),
                 "res": int(procs),
-                "walltime": float(requested),
+                **({"walltime": float(requested)} if requested is not None else {}),
                 "profile": f"delay-{run}",
             }
             for job, submit, run, requested, procs in jobs.select(
@@ -243,12 +371,11 @@ def batsim_workload(
     }
 
 
-def export_batsim_workload(lake: Lake, log: str, path: Path, **options: object) -> int:
-    """Write `batsim_workload` as JSON at `path` (checked writable first); the number of jobs."""
+def export_batsim_workload(path: Path, workload: dict[str, object]) -> int:
+    """Write a Batsim workload as JSON at `path` (checked writable first); the number of jobs."""
     import json
 
     check_file(path)
-    workload = batsim_workload(lake, log, **options)  # type: ignore[arg-type]
     with written_aside(path) as tmp:
         tmp.write_text(json.dumps(workload, indent=1))
     return len(workload["jobs"])  # type: ignore[arg-type]

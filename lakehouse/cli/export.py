@@ -11,6 +11,7 @@ import typer
 from lakehouse.base.export import (
     CLUSTER_RULES,
     GOOGLE_RULES,
+    OPENDC_RULES,
     PROCESSOR_RULES,
     DelayProfileType,
     ExportView,
@@ -30,12 +31,31 @@ from lakehouse.cli.common import (
 )
 
 export_app = command_group(
-    "Write the lake back out as SWF files (gzipped when the name ends in .gz) or Batsim workloads (JSON)."
+    "Write the lake back out as SWF files (gzipped when the name ends in .gz), Batsim workloads (JSON) or "
+    "OpenDC workloads (Parquet)."
 )
 
 OutputFile = Annotated[
     Path, typer.Option("--output", "-o", help="The SWF file to write.", dir_okay=False, callback=writable_file)
 ]
+
+
+# A cloud trace instead of a log (export swf and batsim).
+TraceOption = Annotated[
+    str | None, typer.Option(help="A cloud trace to convert instead of a log: google-2011, google-2019, alibaba-2018.")
+]
+CellOption = Annotated[str | None, typer.Option(help="With --trace google-2019: one cell (default: every cell).")]
+ProcessorsOption = Annotated[Processors, typer.Option(help="With --trace: how a job's processors are counted.")]
+CoresOption = Annotated[
+    int, typer.Option(min=1, help="With --trace: cores of a machine (Google's CPU requests are fractions of one).")
+]
+
+
+def _log_or_trace(log: str | None, trace: str | None) -> None:
+    from lakehouse.base.errors import SettingsError
+
+    if (log is None) == (trace is None):
+        raise SettingsError("give a LOG of the lake or --trace TRACE (a cloud trace to convert), one of them")
 
 
 _CLUSTER_RULES = "\n\n".join(f"- {line}" for line in CLUSTER_RULES[1:]).format(
@@ -76,24 +96,15 @@ def export_swf_command(
     view: Annotated[ExportView, typer.Option(help="Which jobs of a log: as ingested, cleaned or strong-filtered.")] = (
         ExportView.jobs_clean
     ),
-    trace: Annotated[
-        str | None,
-        typer.Option(help="A cloud trace to convert instead of a log: google-2011, google-2019, alibaba-2018."),
-    ] = None,
-    cell: Annotated[str | None, typer.Option(help="With --trace google-2019: one cell (default: every cell).")] = None,
-    processors: Annotated[
-        Processors, typer.Option(help="With --trace: how a job's processors are counted.")
-    ] = Processors.tasks,
-    cores_per_machine: Annotated[
-        int, typer.Option(min=1, help="With --trace: cores of a machine (Google's CPU requests are fractions of one).")
-    ] = 1,
+    trace: TraceOption = None,
+    cell: CellOption = None,
+    processors: ProcessorsOption = Processors.tasks,
+    cores_per_machine: CoresOption = 1,
     lake: LakeOption = None,
 ) -> None:
-    from lakehouse.base.errors import SettingsError
     from lakehouse.base.export import cluster_swf, export_swf
 
-    if (log is None) == (trace is None):
-        raise SettingsError("give a LOG of the lake or --trace TRACE (a cloud trace to convert), one of them")
+    _log_or_trace(log, trace)
     if trace is None:
         jobs = export_swf(Lake(lake), log, view, output)  # type: ignore[arg-type]
     else:
@@ -143,14 +154,16 @@ def export_google_swf_command(
 @export_app.command("batsim")
 @clear_errors
 def export_batsim_command(
-    log: Annotated[str, typer.Argument(help="A log of the lake: its name or a unique prefix.")],
     output: Annotated[
         Path,
         typer.Option(
             "--output", "-o", help="The workload file to write (JSON).", dir_okay=False, callback=writable_file
         ),
     ],
-    view: Annotated[View, typer.Option(help="Which jobs: cleaned or strong-filtered.")] = View.jobs_clean,
+    log: Annotated[
+        str | None, typer.Argument(help="A log of the lake: its name or a unique prefix (not with --trace).")
+    ] = None,
+    view: Annotated[View, typer.Option(help="Which jobs of a log: cleaned or strong-filtered.")] = View.jobs_clean,
     where: WhereOption = None,
     profile_type: Annotated[
         DelayProfileType,
@@ -158,17 +171,69 @@ def export_batsim_command(
             help="The delay profile's type as the Batsim version reads it: delay (up to 4) or DelayProfile (5)."
         ),
     ] = DelayProfileType.delay,
+    trace: TraceOption = None,
+    cell: CellOption = None,
+    processors: ProcessorsOption = Processors.tasks,
+    cores_per_machine: CoresOption = 1,
     lake: LakeOption = None,
 ) -> None:
-    """Write one log's jobs as a Batsim workload (JSON): nb_res, and per job its id, submission time,
-    processors (res), requested time (walltime) and a delay profile of its run time.
+    """Write one log's jobs, or a cloud trace's (--trace), as a Batsim workload (JSON): nb_res, and per
+    job its id, submission time, processors (res), requested time (walltime) and a delay profile of its
+    run time.
+
+    A cloud trace's jobs are those of `lakehouse export swf --trace` (the same rules, in the workload's
+    description) that ended inside the trace, without a walltime (the trace gives none); nb_res is the
+    machines' cores.
 
     Replay it in Batsim on a platform of nb_res hosts; `lakehouse simulate LOG --jobs-out out.batsim.csv`
     writes lakehouse's own replay as the jobs file Batsim writes, for evalys to compare the two.
 
     Example: `lakehouse export batsim KTH --view jobs_strong -o kth-workload.json`
     """
-    from lakehouse.base.export import export_batsim_workload
+    from lakehouse.base.export import batsim_workload, cluster_batsim_workload, export_batsim_workload
 
-    jobs = export_batsim_workload(Lake(lake), log, output, view=view, where=where, profile_type=profile_type)
+    _log_or_trace(log, trace)
+    if trace is None:
+        workload = batsim_workload(Lake(lake), log, view, where, profile_type)  # type: ignore[arg-type]
+    else:
+        workload = cluster_batsim_workload(Lake(lake), trace, cell, processors, cores_per_machine, profile_type)
+    jobs = export_batsim_workload(output, workload)
     stderr.print(f"{jobs:,} jobs -> {output}")
+
+
+_OPENDC_RULES = "\n\n".join(f"- {line}" for line in OPENDC_RULES)
+
+
+@export_app.command(
+    "opendc",
+    help=f"""Write a cloud trace's tasks as an OpenDC workload: FOLDER/tasks.parquet and
+FOLDER/fragments.parquet, with the columns and types of OpenDC's workload format (Input/Workload in its
+documentation), read through the common views cluster.*.
+
+Rules:
+
+{_OPENDC_RULES}
+
+Example: `lakehouse export opendc --trace google-2019 --cores-per-machine 32 -o opendc-workload`
+""",
+)
+@clear_errors
+def export_opendc_command(
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="The folder to write tasks.parquet and fragments.parquet to.")
+    ],
+    trace: Annotated[str, typer.Option(help="The cloud trace: google-2011, google-2019 or alibaba-2018.")],
+    cell: CellOption = None,
+    cores_per_machine: CoresOption = 1,
+    mhz_per_core: Annotated[float, typer.Option(min=1, help="MHz of one core (OpenDC counts CPU in MHz).")] = 2500.0,
+    memory_mb_per_machine: Annotated[
+        int, typer.Option(min=1, help="MB of memory of a whole machine (the traces normalise memory).")
+    ] = 65536,
+    lake: LakeOption = None,
+) -> None:
+    from lakehouse.base.export import export_opendc
+
+    tasks, fragments = export_opendc(
+        Lake(lake), trace, output, cell, cores_per_machine, mhz_per_core, memory_mb_per_machine
+    )
+    stderr.print(f"{tasks:,} tasks, {fragments:,} fragments -> {output}")

@@ -154,17 +154,30 @@ def _lists(values: np.ndarray) -> pa.Array:
     return pa.ListArray.from_arrays(pa.array(np.arange(rows + 1, dtype=np.int32) * width), pa.array(values.ravel()))
 
 
+def _is_service(global_slot: int) -> bool:
+    """Whether a machine's slot runs a service: a fixed share of the slots, spread evenly (a
+    multiplicative hash of the slot's number)."""
+    return (global_slot * 2654435761) % 1000 < SERVICE_SHARE * 1000
+
+
+def _first_service_slot(global_slot: int) -> int:
+    """The first service slot of the service job the slot's task belongs to (SERVICE_TASKS slots each)."""
+    group = global_slot - global_slot % SERVICE_TASKS
+    return next(g for g in range(group, group + SERVICE_TASKS) if _is_service(g))
+
+
 def _shard(
     rng: np.random.Generator, machines: range, windows: int, cycle: np.ndarray, number: int
 ) -> tuple[dict[str, pa.Table], int, float]:
     """One shard: the usage rows and events of the instances on `machines`; their number and CPU sum."""
     # Instances: (collection, index, machine, first window, windows, level, memory, noise class, service?)
     collection, index, machine, first, length, service, workflows = [], [], [], [], [], [], []
+    first_task: list[bool] = []  # the instance whose shard writes its job's collection events
     batch_counter = 0
     for m in machines:
         for slot in range(INSTANCES_PER_MACHINE):
             global_slot = m * INSTANCES_PER_MACHINE + slot
-            if (global_slot * 2654435761) % 1000 < SERVICE_SHARE * 1000:  # a fixed share, spread evenly
+            if _is_service(global_slot):
                 collection.append(SERVICE_IDS + global_slot // SERVICE_TASKS)
                 index.append(global_slot % SERVICE_TASKS)
                 machine.append(m + 1)
@@ -172,6 +185,7 @@ def _shard(
                 length.append(windows)
                 service.append(True)
                 workflows.append(0)
+                first_task.append(_first_service_slot(global_slot) == global_slot)
                 continue
             draws = np.maximum(1, np.rint(rng.lognormal(np.log(BATCH_MEDIAN_WINDOWS), BATCH_SIGMA, 64 + windows // 8)))
             ends = np.cumsum(draws)
@@ -185,7 +199,8 @@ def _shard(
                 first.append(int(s))
                 length.append(int(min(d, windows - s)))
                 service.append(False)
-                workflows.append(global_slot % WORKFLOW_NAMES)  # a batch slot runs one workflow again and again
+                workflows.append(global_slot % WORKFLOW_NAMES)
+                first_task.append(True)  # a batch slot runs one workflow again and again
     n = len(collection)
     coll, idx, mach = np.array(collection, np.int64), np.array(index, np.int64), np.array(machine, np.int64)
     start, dur, is_service = np.array(first, np.int64), np.array(length, np.int64), np.array(service)
@@ -248,8 +263,8 @@ def _shard(
             ),
         }
     )
-    # Collections: a batch job per batch instance; a service job once, with its first task.
-    owner = ~is_service | (idx == 0)
+    # Collections: a batch job per batch instance; a service job once, with its first service task.
+    owner = np.array(first_task)
     job_events = (event_instance, event_type, event_time)
     chosen = owner[job_events[0]]
     job_instance = job_events[0][chosen]
