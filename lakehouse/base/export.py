@@ -41,10 +41,16 @@ class Processors(enum.StrEnum):
 
 
 def _swf_body(frame: pl.DataFrame) -> str:
-    """The job lines: 18 fields separated by spaces, unknown (NULL) as -1; field 6 keeps its decimals
-    (Polars writes the shortest text that reads back as the same number)."""
+    """The job lines: 18 fields separated by spaces, unknown (NULL, or a field the frame lacks) as -1;
+    field 6 keeps its decimals (Polars writes the shortest text that reads back as the same number)."""
     fields = frame.select(
-        [pl.col(f.name).cast(pl.Float64 if f.fractional else pl.Int64).fill_null(-1).alias(f.name) for f in FIELDS]
+        [
+            (pl.col(f.name) if f.name in frame.columns else pl.lit(None))
+            .cast(pl.Float64 if f.fractional else pl.Int64)
+            .fill_null(-1)
+            .alias(f.name)
+            for f in FIELDS
+        ]
     )
     fractional = [f.name for f in FIELDS if f.fractional]
     fields = fields.with_columns(
@@ -215,19 +221,11 @@ def cluster_units(trace: str, cores_per_machine: int) -> tuple[int, int]:
     return offset, cores_per_machine if unit == "machine" else 1
 
 
-def cluster_swf(
-    lake: Lake,
-    trace: str,
-    path: Path,
-    cell: str | None = None,
-    processors: Processors = Processors.tasks,
-    cores_per_machine: int = 1,
-) -> int:
-    """Write a cloud trace's jobs (from cluster.*) as an SWF file, by CLUSTER_RULES; returns the jobs."""
-    found = cluster_jobs(lake, trace, cell, processors, cores_per_machine)
+def cluster_swf(found: ClusterJobs, path: Path) -> int:
+    """Write a cloud trace's jobs (`cluster_jobs`) as an SWF file; returns the jobs written."""
     header = [
         "Version: 2.2",
-        f"Computer: {trace}" + (f", cell {cell}" if cell else ""),
+        f"Computer: {found.trace}" + (f", cell {found.cell}" if found.cell else ""),
         f"MaxJobs: {found.jobs.height}",
         f"MaxRecords: {found.jobs.height}",
         *([f"MaxProcs: {found.cores}", f"MaxNodes: {found.machines}"] if found.machines else []),
@@ -328,23 +326,22 @@ def batsim_workload(
 
 
 def cluster_batsim_workload(
-    lake: Lake,
-    trace: str,
-    cell: str | None = None,
-    processors: Processors = Processors.tasks,
-    cores_per_machine: int = 1,
-    profile_type: DelayProfileType = DelayProfileType.delay,
+    found: ClusterJobs, profile_type: DelayProfileType = DelayProfileType.delay
 ) -> dict[str, object]:
-    """A cloud trace's jobs (CLUSTER_RULES) as a Batsim workload: those that ended inside the trace (a
+    """A cloud trace's jobs (`cluster_jobs`) as a Batsim workload: those that ended inside the trace (a
     delay profile needs a run time), without a walltime (the trace gives none); nb_res the machines'
     cores."""
-    found = cluster_jobs(lake, trace, cell, processors, cores_per_machine)
     ended = found.jobs.filter(pl.col("run_time") >= 0).select(
         "job_id", "submit_time", "run_time", pl.lit(None).alias("req_time"), pl.col("req_procs").alias("procs")
     )
     if ended.is_empty():
-        raise TooLittleDataError(f"no job of {trace} ended inside the trace: a Batsim job needs a run time")
-    description = f"{trace}" + (f", cell {cell}" if cell else "") + ", written by lakehouse: " + " ".join(found.notes)
+        raise TooLittleDataError(f"no job of {found.trace} ended inside the trace: a Batsim job needs a run time")
+    description = (
+        found.trace
+        + (f", cell {found.cell}" if found.cell else "")
+        + ", written by lakehouse: "
+        + " ".join(found.notes)
+    )
     return _batsim(ended, found.cores, description, profile_type)
 
 

@@ -102,13 +102,13 @@ def export_swf_command(
     cores_per_machine: CoresOption = 1,
     lake: LakeOption = None,
 ) -> None:
-    from lakehouse.base.export import cluster_swf, export_swf
+    from lakehouse.base.export import cluster_jobs, cluster_swf, export_swf
 
     _log_or_trace(log, trace)
     if trace is None:
         jobs = export_swf(Lake(lake), log, view, output)  # type: ignore[arg-type]
     else:
-        jobs = cluster_swf(Lake(lake), trace, output, cell, processors, cores_per_machine)
+        jobs = cluster_swf(cluster_jobs(Lake(lake), trace, cell, processors, cores_per_machine), output)
     stderr.print(f"{jobs:,} jobs -> {output}")
 
 
@@ -190,13 +190,14 @@ def export_batsim_command(
 
     Example: `lakehouse export batsim KTH --view jobs_strong -o kth-workload.json`
     """
-    from lakehouse.base.export import batsim_workload, cluster_batsim_workload, export_batsim_workload
+    from lakehouse.base.export import batsim_workload, cluster_batsim_workload, cluster_jobs, export_batsim_workload
 
     _log_or_trace(log, trace)
     if trace is None:
         workload = batsim_workload(Lake(lake), log, view, where, profile_type)  # type: ignore[arg-type]
     else:
-        workload = cluster_batsim_workload(Lake(lake), trace, cell, processors, cores_per_machine, profile_type)
+        found = cluster_jobs(Lake(lake), trace, cell, processors, cores_per_machine)
+        workload = cluster_batsim_workload(found, profile_type)
     jobs = export_batsim_workload(output, workload)
     stderr.print(f"{jobs:,} jobs -> {output}")
 

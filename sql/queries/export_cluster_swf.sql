@@ -1,4 +1,4 @@
--- query: a cloud trace's jobs as SWF fields, through cluster.* ($1: the trace, $2: its cell or NULL for all, $3: 'tasks' or 'cpu' processors, $4: cores per unit of the trace's CPU, $5: seconds of the trace's clock before its start); one row per job; rules in `lakehouse export swf --help`
+-- query: a cloud trace's jobs as SWF fields, through cluster.* ($1: the trace, $2: its cell or NULL for all, $3: 'tasks' or 'cpu' processors, $4: cores per unit of the trace's CPU, $5: seconds of the trace's clock before its start); one row per job (the SWF fields it knows: the others are written -1); rules in `lakehouse export swf --help`
 WITH
 per_job AS (
     -- A task of n instances (Alibaba's instance_num) counts n times.
@@ -23,19 +23,8 @@ SELECT
     coalesce(round(first_start - submit)::BIGINT, -1) AS wait_time,
     CASE WHEN finish >= first_start THEN round(finish - first_start)::BIGINT ELSE -1 END AS run_time,
     coalesce(procs, -1) AS alloc_procs,
-    -1.0 AS avg_cpu_time,
-    -1 AS used_memory,
     coalesce(procs, -1) AS req_procs,
-    -1 AS req_time,
-    -1 AS req_memory,
-    -1 AS status,
     coalesce(dense_rank() OVER (ORDER BY "user"), -1) AS user_id,
-    -1 AS group_id,
-    -1 AS executable_id,
-    -1 AS queue_id,
-    -1 AS partition_id,
-    -1 AS preceding_job_id,
-    -1 AS think_time,
     cell AS trace_cell,
     job_id AS trace_job_id
 FROM rows

@@ -1,4 +1,4 @@
--- query: the Google lake's jobs as SWF fields ($1: 'tasks' or 'cpu' processors, $2: cores per machine), one row per job; rules in `lakehouse export google-swf --help`
+-- query: the Google lake's jobs as SWF fields ($1: 'tasks' or 'cpu' processors, $2: cores per machine), one row per job (the SWF fields it knows: the others are written -1); rules in `lakehouse export google-swf --help`
 WITH
 job AS (
     -- Times in seconds of the trace clock, whose 600 s is the trace's start; 0 ("before the trace") is the start.
@@ -39,20 +39,12 @@ SELECT
     CASE WHEN final_event IS NOT NULL AND first_schedule IS NOT NULL AND last_task_end >= first_schedule
          THEN round(last_task_end - first_schedule)::BIGINT ELSE -1 END AS run_time,
     coalesce(procs, -1) AS alloc_procs,
-    -1.0 AS avg_cpu_time,
-    -1 AS used_memory,
     coalesce(procs, -1) AS req_procs,
-    -1 AS req_time,
-    -1 AS req_memory,
     CASE final_event WHEN 'FINISH' THEN 1 WHEN 'KILL' THEN 5 WHEN 'FAIL' THEN 0 WHEN 'LOST' THEN 0
                      WHEN 'EVICT' THEN 0 ELSE -1 END AS status,
     coalesce(dense_rank() OVER (ORDER BY user), -1) AS user_id,
-    -1 AS group_id,
     coalesce(dense_rank() OVER (ORDER BY logical_job_name), -1) AS executable_id,
     coalesce(scheduling_class, -1) AS queue_id,
-    -1 AS partition_id,
-    -1 AS preceding_job_id,
-    -1 AS think_time,
     job_id AS google_job_id
 FROM rows
 ORDER BY submit_time, google_job_id
