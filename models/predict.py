@@ -38,6 +38,7 @@ from lakehouse.base.lake import Lake, count, one_row, pending_path
 from lakehouse.base.log_names import LogNameError, log_named
 from lakehouse.base.results import store
 from lakehouse.base.schemas import PREDICTION_JOBS_SCHEMA, PREDICTION_SCORES_SCHEMA
+from lakehouse.base.traces import TRACES, refuse_unfed
 
 ALL = 1_000_000_000  # a window larger than any log: the whole history
 # The candidate windows, up to the whole history (which users of a stable workflow choose).
@@ -642,6 +643,8 @@ def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tup
             chosen += cells
             continue
         google = name == "google" or name.startswith(GOOGLE_2019)
+        if name in TRACES and not google:
+            refuse_unfed("predictions", name)
         full = name if name in known or google else _log_or_itself(name, logs)
         if full not in known:
             have = ", ".join(known) or "no source with requests"

@@ -24,6 +24,7 @@ from lakehouse.base.job_views import View, log_jobs, log_machine_size, resolve_l
 from lakehouse.base.lake import Lake
 from lakehouse.base.outputs import check_file, written_aside
 from lakehouse.base.swf_format import FIELDS, comment_line
+from lakehouse.base.traces import CLUSTER_TRACES, MEMORY_UNITS_PER_MACHINE
 
 #: The trace clock's start (its 600 s): 19:00 EDT on Sunday 1 May 2011, as a Unix time.
 GOOGLE_TRACE_START = 1_304_290_800
@@ -155,13 +156,6 @@ def export_google_swf(
     _write(path, _header(header) + _swf_body(jobs))
     return jobs.height
 
-
-#: The cloud traces `export swf|batsim|opendc --trace` convert (through the common views, cluster.*): the
-#: seconds their clock runs before the trace starts, and whether a unit of their CPU is a whole (largest)
-#: machine, which --cores-per-machine turns into cores, or already a core.
-CLUSTER_TRACES = {"google-2011": (600, "machine"), "google-2019": (600, "machine"), "alibaba-2018": (0, "core")}
-#: Units of each trace's memory in a whole machine (Google: the largest machine is 1; Alibaba: 0-100).
-MEMORY_UNITS_PER_MACHINE = {"google-2011": 1, "google-2019": 1, "alibaba-2018": 100}
 
 CLUSTER_RULES = [
     "converted by lakehouse export swf --trace {trace} from the common views cluster.jobs and cluster.tasks:",

@@ -22,6 +22,7 @@ import polars as pl
 
 from lakehouse.base.google2019_format import CELL_TIME_ZONES
 from lakehouse.base.lake import Lake
+from lakehouse.base.traces import TRACES
 
 if TYPE_CHECKING:  # the campaigns load when a report's campaign runs
     from lakehouse.campaigns.grid import Grid
@@ -100,14 +101,12 @@ def view_option(default: str) -> Option:
     return Option("view", default, "Cleaned jobs to replay: jobs_clean or jobs_strong.")
 
 
-#: The Google traces a report may read, and their options: `--trace` and, on 2019, `--cell`.
-TRACES = ("google-2011", "google-2019")
 TRACE_OPTIONS = (
     Option(
         "trace",
         "google-2011",
         "The trace: google-2011 (clusterdata-2011-2, the published studies' trace) or google-2019 (clusterdata-2019, "
-        "every ingested cell).",
+        "every ingested cell); alibaba-2018 is refused with the reason.",
         choices=lambda: TRACES,
     ),
     Option(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lakehouse.base.lake import Lake
+from lakehouse.base.traces import refuse_unfed
 from lakehouse.reports.base import Report, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
@@ -26,6 +27,7 @@ class PackRequest:
 def _pack(lake: Lake, request: PackRequest) -> Packed:
     from lakehouse.models.packing import DEFAULT_PACK_QUERY, cell_to_pack, pack_lake, periodic_jobs_2019
 
+    refuse_unfed("pack", request.trace)
     if request.trace == "google-2019":
         cell = cell_to_pack(lake, request.cell)
         query = request.query or periodic_jobs_2019(cell)

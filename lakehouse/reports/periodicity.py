@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.base.lake import Lake
+from lakehouse.base.traces import refuse_unfed
 from lakehouse.reports.base import TRACE_OPTIONS, Call, Option, Report, Tables
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
@@ -62,6 +63,7 @@ def _runs(lake: Lake, call: Call) -> tuple[list[PeriodicitySettings], list[str]]
 
 
 def _periodicity(lake: Lake, settings: PeriodicitySettings) -> Periodicity | Periodicity2019:
+    refuse_unfed("periodicity", settings.trace)
     if settings.trace == "google-2019":
         from lakehouse.models.periodicity_2019 import periodicity_2019
 

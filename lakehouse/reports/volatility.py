@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from lakehouse.base.lake import Lake
+from lakehouse.base.traces import refuse_unfed
 from lakehouse.reports.base import TRACE_OPTIONS, Report, Tables
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
@@ -30,6 +31,8 @@ class Volatility2019:
 
 
 def _volatility(lake: Lake, settings: VolatilitySettings | None) -> Volatility | Volatility2019:
+    if settings is not None:
+        refuse_unfed("volatility", settings.trace)
     if settings is not None and settings.trace == "google-2019":
         from lakehouse.base.errors import TooLittleDataError
         from lakehouse.models.volatility_2019 import compare
