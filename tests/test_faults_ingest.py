@@ -79,7 +79,7 @@ def swf_logs(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def trace(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("faults-trace")
-    generate(root, Settings(machines=20, days=2, seed=5, services=8, batch_jobs_per_hour=6, parts=8))
+    generate(root, Settings(machines=10, days=1, seed=5, services=6, batch_jobs_per_hour=6, parts=4))
     return root / "trace"
 
 
