@@ -16,9 +16,8 @@ from pathlib import Path
 
 import polars as pl
 import pyarrow as pa
-import pyarrow.parquet as pq
 
-from lakehouse.base.catalog import named_query, sql_literal
+from lakehouse.base.catalog import named_query, path_literal, sql_literal
 from lakehouse.base.errors import LakehouseError, TooLittleDataError
 from lakehouse.base.job_views import View, log_jobs, log_machine_size, resolve_log
 from lakehouse.base.lake import Lake
@@ -276,21 +275,40 @@ def export_opendc(
     start = lake.query("SELECT epoch_ms(start_at) AS ms FROM cluster.traces WHERE trace = $1", [trace])["ms"]
     start_ms = int(start[0]) if len(start) and start[0] is not None else 0
     memory_mb = memory_mb_per_machine / MEMORY_UNITS_PER_MACHINE[trace]
-    rows = lake.query(named_query("export_opendc"), [trace, cell, per_unit, mhz_per_core, memory_mb, offset, start_ms])
-    if rows.is_empty():
-        where = f"cell {cell} of {trace}" if cell else trace
-        raise TooLittleDataError(f"no task of {where} started and ended inside the trace in {lake.root}")
-    tasks = rows.unique("id", keep="first", maintain_order=True).select(
-        "id", "submission_time", pl.col("task_duration").alias("duration"), "cpu_count", "cpu_capacity", "mem_capacity"
-    )
-    fragments = rows.select("id", pl.col("fragment_duration").alias("duration"), "cpu_count", "cpu_usage")
+    params = [trace, cell, per_unit, mhz_per_core, memory_mb, offset, start_ms]
+    fragments = f"({named_query('export_opendc')})"
+    files = {  # each written by DuckDB as it reads, so memory does not grow with the trace
+        "tasks": (
+            f"SELECT DISTINCT ON (id) id, submission_time, task_duration AS duration, cpu_count, cpu_capacity, "
+            f"mem_capacity FROM {fragments} ORDER BY id",
+            OPENDC_TASKS,
+        ),
+        "fragments": (
+            f"SELECT id, fragment_duration AS duration, cpu_count, cpu_usage FROM {fragments} "
+            "ORDER BY id, fragment_start",
+            OPENDC_FRAGMENTS,
+        ),
+    }
     folder.mkdir(parents=True, exist_ok=True)
-    for name, frame, schema in (("tasks", tasks, OPENDC_TASKS), ("fragments", fragments, OPENDC_FRAGMENTS)):
+    written = {}
+    for name, (query, schema) in files.items():
         path = folder / f"{name}.parquet"
         check_file(path)
-        with written_aside(path) as tmp:
-            pq.write_table(frame.to_arrow().cast(schema), tmp)
-    return tasks.height, fragments.height
+        columns = ", ".join(f"{f.name}::{_DUCKDB_TYPES[f.type]} AS {f.name}" for f in schema)
+        with written_aside(path) as tmp, lake.query_errors(), lake.connect() as con:
+            copied = con.execute(
+                f"COPY (SELECT {columns} FROM ({query})) TO {path_literal(tmp)} (FORMAT parquet)", params
+            )
+            written[name] = int(copied.fetchone()[0])  # type: ignore[index]
+    if not written["tasks"]:
+        for name in files:
+            (folder / f"{name}.parquet").unlink()
+        where = f"cell {cell} of {trace}" if cell else trace
+        raise TooLittleDataError(f"no task of {where} started and ended inside the trace in {lake.root}")
+    return written["tasks"], written["fragments"]
+
+
+_DUCKDB_TYPES = {pa.string(): "VARCHAR", pa.int64(): "BIGINT", pa.int32(): "INTEGER", pa.float64(): "DOUBLE"}
 
 
 class DelayProfileType(enum.StrEnum):
