@@ -427,6 +427,14 @@ class Lake:
             with self.connect() as con:
                 return fetch(con.sql(sql, params=params))
 
+    def copy(self, sql: str, params: list[object] | None = None) -> int:
+        """Run a `COPY (query) TO file` statement (on the block's connection in `reading`); the rows written."""
+        with self.query_errors():
+            if self._session is not None:
+                return int(self._session.execute(sql, params).fetchone()[0])  # type: ignore[index]
+            with self.connect() as con:
+                return int(con.execute(sql, params).fetchone()[0])  # type: ignore[index]
+
     def log_names(self) -> list[str]:
         """The SWF logs in the lake, by name."""
         return [str(log) for (log,) in self.rows(named_query("log_names"))]

@@ -231,10 +231,12 @@ def export_opendc_command(
         int, typer.Option(min=1, help="MB of memory of a whole machine (the traces normalise memory).")
     ] = 65536,
     lake: LakeOption = None,
+    memory_limit: MemoryLimitOption = None,
+    threads: ThreadsOption = None,
 ) -> None:
     from lakehouse.base.export import export_opendc
 
     tasks, fragments = export_opendc(
-        Lake(lake), trace, output, cell, cores_per_machine, mhz_per_core, memory_mb_per_machine
+        Lake(lake, memory_limit, threads), trace, output, cell, cores_per_machine, mhz_per_core, memory_mb_per_machine
     )
     stderr.print(f"{tasks:,} tasks, {fragments:,} fragments -> {output}")

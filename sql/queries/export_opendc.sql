@@ -21,8 +21,8 @@ measured AS (
 fragment AS (
     SELECT t.id, coalesce(m.start_s, t.start_s) AS start_s, coalesce(m.end_s, t.end_s) AS end_s,
            coalesce(m.cpu_mean, t.cpu_request) AS cpu
-    FROM task AS t
-    LEFT JOIN measured AS m ON m.cell IS NOT DISTINCT FROM t.cell AND m.job_id = t.job_id AND m.task_id = t.task_id
+    FROM measured AS m  -- (the windows stream past the tasks: each join holds its right side)
+    RIGHT JOIN task AS t ON m.cell IS NOT DISTINCT FROM t.cell AND m.job_id = t.job_id AND m.task_id = t.task_id
 )
 SELECT
     t.id,
@@ -34,7 +34,7 @@ SELECT
     round((f.end_s - f.start_s) * 1000)::BIGINT AS fragment_duration,
     f.cpu * $3 * $4 AS cpu_usage,
     f.start_s AS fragment_start
-FROM task AS t
-JOIN fragment AS f USING (id)
+FROM fragment AS f
+JOIN task AS t USING (id)
 WHERE f.end_s > f.start_s
 ORDER BY t.id, f.start_s
