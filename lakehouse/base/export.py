@@ -275,7 +275,7 @@ def export_opendc(
     start = lake.query("SELECT epoch_ms(start_at) AS ms FROM cluster.traces WHERE trace = $1", [trace])["ms"]
     start_ms = int(start[0]) if len(start) and start[0] is not None else 0
     memory_mb = memory_mb_per_machine / MEMORY_UNITS_PER_MACHINE[trace]
-    params = [trace, cell, per_unit, mhz_per_core, memory_mb, offset, start_ms]
+    params: list[object] = [trace, cell, per_unit, mhz_per_core, memory_mb, offset, start_ms]
     fragments = f"({named_query('export_opendc')})"
     files = {  # each written by DuckDB as it reads, so memory does not grow with the trace
         "tasks": (
