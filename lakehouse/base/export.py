@@ -277,7 +277,7 @@ def export_opendc(
     memory_mb = memory_mb_per_machine / MEMORY_UNITS_PER_MACHINE[trace]
     params: list[object] = [trace, cell, per_unit, mhz_per_core, memory_mb, offset, start_ms]
     fragments = f"({named_query('export_opendc')})"
-    files = {  # each written by DuckDB as it reads, so memory does not grow with the trace
+    files = {  # each written by DuckDB as it reads: no row passes through Python
         "tasks": (
             f"SELECT DISTINCT ON (id) id, submission_time, task_duration AS duration, cpu_count, cpu_capacity, "
             f"mem_capacity FROM {fragments} ORDER BY id",
