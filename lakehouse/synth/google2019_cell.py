@@ -115,6 +115,12 @@ def _local_hour(seconds_of_trace: np.ndarray, cell: str) -> np.ndarray:
     return (START_UTC_HOUR + _utc_offset_hours(cell) + seconds_of_trace / 3600) % 24
 
 
+def daily_cycle(seconds_of_trace: np.ndarray, cell: str) -> np.ndarray:
+    """The planted daily factor at each second of the trace: 1 + DAILY_AMPLITUDE x a cosine peaking at
+    PEAK_LOCAL_HOUR in the cell's local time (both generators' services follow it)."""
+    return 1 + DAILY_AMPLITUDE * np.cos(2 * np.pi * (_local_hour(seconds_of_trace, cell) - PEAK_LOCAL_HOUR) / 24)
+
+
 def generate_cell(out: Path, settings: CellSettings) -> dict[str, object]:
     """Write the cell's shards under OUT/cell_<c>/ and the planted truth to OUT/truth.json."""
     rng = np.random.default_rng(settings.seed)
@@ -142,7 +148,7 @@ def generate_cell(out: Path, settings: CellSettings) -> dict[str, object]:
 
     # Per second of each window: level x daily cycle (local time) x Gamma(mean 1, CV noise).
     seconds = np.arange(windows * 300, dtype=np.float64)
-    cycle = 1 + DAILY_AMPLITUDE * np.cos(2 * np.pi * (_local_hour(seconds, settings.cell) - PEAK_LOCAL_HOUR) / 24)
+    cycle = daily_cycle(seconds, settings.cell)
     per_second: dict[tuple[int, int], np.ndarray] = {}
     planted: dict[tuple[int, int], tuple[float, float]] = {}
     for collection, index, _, _, _ in instances:

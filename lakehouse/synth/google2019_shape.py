@@ -36,13 +36,12 @@ from scipy.stats import gamma
 
 from lakehouse.base.google2019_format import CPU_PERCENTILES, TAIL_CPU_PERCENTILES, parquet_export_schema
 from lakehouse.synth.google2019_cell import (
-    DAILY_AMPLITUDE,
     NOISE_LEVELS,
     PEAK_LOCAL_HOUR,
     TIER_PRIORITIES,
     TRACE_START_US,
     WINDOW_US,
-    _local_hour,
+    daily_cycle,
 )
 
 CELL_MACHINES = 10_001  # cell a's machine_events
@@ -95,7 +94,7 @@ def generate_shape_cell(
     folder.mkdir(parents=True, exist_ok=True)
     windows = shape.windows
     seconds = np.arange(windows, dtype=np.float64) * 300 + 150
-    cycle = 1 + DAILY_AMPLITUDE * np.cos(2 * np.pi * (_local_hour(seconds, shape.cell) - PEAK_LOCAL_HOUR) / 24)
+    cycle = daily_cycle(seconds, shape.cell)
     shards = -(-shape.machines // SHARD_MACHINES)
     counts = {"usage_rows": 0, "instance_events": 0, "collection_events": 0, "instances": 0, "cpu_sum": 0.0}
     for number in range(shards):
