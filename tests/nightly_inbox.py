@@ -12,9 +12,11 @@ from lakehouse.base.testing import swf_job, write_swf
 from lakehouse.nightly.config import Config
 
 #: Replays in the test process (a pool's start-up would dominate logs this small); no noise trials.
-FAST = Config(workers=1, options={"periodicity": {"noise_trials": 0}})
+FAST = Config(workers=1, figures=False, options={"periodicity": {"noise_trials": 0}})
+#: FAST with the figures drawn, for the tests of the page's figures.
+DRAWN = Config(workers=1, options={"periodicity": {"noise_trials": 0}})
 #: For the tests of the inbox alone (names, sources, failures): the cheapest report, not every one.
-INBOX = Config(reports=("logs",), workers=1, options={"periodicity": {"noise_trials": 0}})
+INBOX = Config(reports=("logs",), workers=1, figures=False, options={"periodicity": {"noise_trials": 0}})
 HEADER = {"Version": 2.2, "MaxProcs": 64, "UnixStartTime": 0, "TimeZoneString": "UTC"}
 
 

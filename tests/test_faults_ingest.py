@@ -4,7 +4,7 @@ started together, readers during an ingest.  After each trial the lake opens rea
 answers, a re-run completes, and the rows equal a clean ingest's.
 
 `make test` runs one trial of each (kill -9 and Ctrl-C, on each kind of ingest; two writers; readers)
-on the ten smallest shared logs; `make faults` runs 20
+on the four smallest shared logs; `make faults` runs 20
 (LAKEHOUSE_FAULT_TRIALS) on every shared log and prints the table: trials, hangs, tracebacks,
 inconsistent lakes, lost or duplicated rows, all zero."""
 
@@ -31,7 +31,7 @@ from conftest import SWF_DIR, shared_or_skip
 TRIALS = int(os.environ.get("LAKEHOUSE_FAULT_TRIALS", "1"))
 #: Logs ingested under faults: every shared log in `make faults`, the smallest in `make test` (a clean
 #: ingest of all of them takes half a minute, and every trial ingests again).
-SMALLEST_LOGS = None if "LAKEHOUSE_FAULT_TRIALS" in os.environ else 6
+SMALLEST_LOGS = None if "LAKEHOUSE_FAULT_TRIALS" in os.environ else 4
 pytestmark = [pytest.mark.faults, pytest.mark.slow]
 #: Per kind of trial: what went wrong how often (printed at the end of the module).
 TALLY: dict[str, Counter] = {}

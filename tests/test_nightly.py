@@ -26,7 +26,7 @@ from lakehouse.nightly.run import EXIT_BUSY, NIGHTLY_LOCK, plan, run
 from lakehouse.sim import simulate
 
 from conftest import rewrite_stored_runs
-from nightly_inbox import FAST, INBOX, jobs, put_broken, put_log
+from nightly_inbox import DRAWN, FAST, INBOX, jobs, put_broken, put_log
 
 runner = CliRunner()
 
@@ -193,6 +193,21 @@ def test_config_selects_reports_and_names_a_bad_key(tmp_path, inbox):
     config.write_text("[replays]\nveiw = 'jobs_strong'\n")
     result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", config, code=1)
     assert "nightly.toml:replays.veiw:unknownkey;expectedoneof:campaign,view" in result.err
+    config.write_text('figures = "no"\n')
+    result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", config, code=1)
+    assert "nightly.toml:figures:expectedtrueorfalse,got'no'" in result.err
+
+
+def test_a_night_without_figures_shows_the_same_tables_and_draws_nothing(tmp_path, inbox):
+    put_log(inbox, "alpha", 120)
+    config = tmp_path / "nightly.toml"
+    config.write_text("figures = false\nworkers = 1\n[periodicity]\nnoise_trials = 0\n")
+    assert load(config) == FAST
+    outcome = run(Lake(tmp_path / "lake"), inbox, FAST)
+    drawn = run(Lake(tmp_path / "drawn"), inbox, DRAWN)
+    assert all(not s.figures for s in outcome.sections) and any(s.figures for s in drawn.sections)
+    assert [[c for c, _ in s.tables] for s in outcome.sections] == [[c for c, _ in s.tables] for s in drawn.sections]
+    assert "<img" not in outcome.page.read_text() and "<img" in drawn.page.read_text()
 
 
 def test_print_systemd_fills_in_the_run(tmp_path, inbox):
@@ -254,7 +269,7 @@ def test_google_trace_arrives_and_its_reports_run(tmp_path, inbox):
 
     shutil.copytree(sample_google_trace(), inbox / "trace")
     lake = Lake(tmp_path / "lake")
-    outcome = run(lake, inbox, FAST)
+    outcome = run(lake, inbox, DRAWN)
     assert outcome.record.files_ingested == 3
     assert outcome.record.reports_run == ["volatility", "periodicity", "pack"]
     # The slice has no long-running job: the periodicity and packing say so, which is not a failure.

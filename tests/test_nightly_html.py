@@ -17,7 +17,7 @@ from lakehouse.data import sample_google_trace
 from lakehouse.nightly.run import run
 
 from browser import chromium, dump_dom, not_blank, screenshot
-from nightly_inbox import FAST, put_broken, put_log
+from nightly_inbox import DRAWN, put_broken, put_log
 
 #: Put first in a copy of the page: it records every failed load and, once the page has loaded, what
 #: became of each image, in an attribute the dumped DOM shows (the page itself has no script).
@@ -41,10 +41,10 @@ def nights(tmp_path_factory) -> tuple[Path, Path]:
     lake = Lake(root / "lake")
     put_log(inbox, "alpha", 200)
     shutil.copytree(sample_google_trace(), inbox / "trace")
-    first = run(lake, inbox, FAST)
+    first = run(lake, inbox, DRAWN)
     put_log(inbox, "alpha", 400)
     put_broken(inbox)
-    outcome = run(lake, inbox, FAST)
+    outcome = run(lake, inbox, DRAWN)
     assert outcome.record.status == "partial"
     return first.page, outcome.page
 

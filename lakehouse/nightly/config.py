@@ -51,6 +51,9 @@ class Config:
     machine_size: dict[str, int] = field(default_factory=dict)
     view: str = View.jobs_clean.value
     campaign: str = "nightly"
+    #: Whether the page shows each report's figures (False: tables only; the figures take about half of
+    #: a small night's time).
+    figures: bool = True
     #: The options given to reports of the registry, by report (lakehouse.reports.base.Option).
     options: dict[str, dict[str, object]] = field(default_factory=dict)
 
@@ -72,7 +75,7 @@ class Config:
 _OPTIONS = {
     name: {o.name: o for o in report.options} for name, report in REGISTRY.items() if report.options and report.follows
 }
-_TOP = {"reports", "workers", "machine_size", "replays", *_OPTIONS}
+_TOP = {"reports", "workers", "figures", "machine_size", "replays", *_OPTIONS}
 _TABLES = {"replays": {"view", "campaign"}, **{name: set(options) for name, options in _OPTIONS.items()}}
 
 
@@ -102,6 +105,9 @@ def load(path: Path | None) -> Config:
     workers = data.get("workers")
     if workers is not None and (problem := workers_problem(workers)):
         raise fail("workers", problem)
+    figures = data.get("figures", True)
+    if not isinstance(figures, bool):
+        raise fail("figures", f"expected true or false, got {figures!r}")
     sizes = data.get("machine_size", {})
     if not isinstance(sizes, dict):
         raise fail("machine_size", 'expected a table of log = processors, e.g. "RICC-*" = 8192')
@@ -122,4 +128,4 @@ def load(path: Path | None) -> Config:
                 raise fail(f"{report}.{key}", problem)
             options.setdefault(report, {})[key] = value
     ordered = tuple(r for r in REPORTS if r in reports)
-    return Config(ordered, workers, dict(sizes), view, campaign, options)
+    return Config(ordered, workers, dict(sizes), view, campaign, figures, options)

@@ -84,7 +84,7 @@ def replays_section(
     failed = rows.filter(pl.col("status") != "ok")
     if outcome.failed or failed.height:
         section.error = "; ".join(f"{r['log']} {r['scheduler']}: {r['error']}" for r in failed.iter_rows(named=True))
-    if rows.filter(pl.col("status") == "ok")["log"].n_unique() >= 1:
+    if config.figures and rows.filter(pl.col("status") == "ok")["log"].n_unique() >= 1:
         section.figures += campaign_plots(rows.filter(pl.col("status") == "ok"), Metric.mean_bounded_slowdown, figures)
 
 
@@ -163,7 +163,7 @@ def registry_section(
             continue
         section.tables += report.show(result)
         section.notes += report.notes_of(result)
-        if report.plot is not None:
+        if report.plot is not None and config.figures:
             section.figures += report.plot(lake, result, figures)
     section.error = "; ".join(errors) or None
 
