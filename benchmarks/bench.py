@@ -220,7 +220,7 @@ def _in_fresh_process(function, *args):
 
 
 def _time_predictions(root: Path, log: str) -> dict[str, object]:
-    from lakehouse.models.predict import report
+    from lakehouse.models.predictions.model import report
 
     lake = Lake(root)
     started = time.perf_counter()
@@ -263,8 +263,8 @@ def bench_predictions(folder: Path) -> bool:
 def bench_packing() -> bool:
     import polars as pl
 
-    from lakehouse.models.packing import check_jobs, expand, lower_bound, smallest_mm
-    from lakehouse.models.packing_campaign import campaign
+    from lakehouse.models.packing.campaign import campaign
+    from lakehouse.models.packing.model import check_jobs, expand, lower_bound, smallest_mm
 
     started = time.perf_counter()
     table = campaign(10)

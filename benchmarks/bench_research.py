@@ -52,7 +52,7 @@ def _plain_mutual_information(s: np.ndarray, r: np.ndarray) -> float:
 
 
 def bench_locality(folder: Path) -> bool:
-    from lakehouse.models import locality
+    from lakehouse.models.locality import model as locality
 
     log = "SDSC-BLUE-2000-4.2-cln"
     with one_log_lake(folder, log) as lake:
@@ -82,7 +82,8 @@ def bench_locality(folder: Path) -> bool:
 def bench_hmm(folder: Path) -> bool:
     import logging
 
-    from lakehouse.models import hmm, locality
+    from lakehouse.models.hmm import model as hmm
+    from lakehouse.models.locality import model as locality
 
     log = "SDSC-SP2-1998-4.2-cln"
     with one_log_lake(folder, log) as lake:

@@ -16,7 +16,7 @@ from lakehouse.campaigns.grid import Settings as RunSettings
 from lakehouse.data import sample_google_trace, sample_swf_paths
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.swf import FileResult, ingest_swf
-from lakehouse.models.job_sinusoids import summary
+from lakehouse.models.periodicity.job_sinusoids import summary
 from lakehouse.nightly import history
 from lakehouse.nightly.run import run as nightly_run
 from lakehouse.reports import PERIODICITY, PeriodicitySettings

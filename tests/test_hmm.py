@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from lakehouse.base.testing import planted_regimes
 from lakehouse.cli import app
-from lakehouse.models import hmm
+from lakehouse.models.hmm import model as hmm
 
 # hmmlearn logs a notice about its MultinomialHMM's history at every construction.
 logging.getLogger("hmmlearn").setLevel(logging.ERROR)
@@ -241,7 +241,7 @@ def test_the_stored_tables_have_the_schema_the_views_promise(kth_lake):
 def test_submit_bins_beyond_the_bound_are_refused_before_any_array_is_made():
     """A 1-second bin over four months is 10 million rows of every forward-backward array: refused, with
     the smallest bin that fits."""
-    from lakehouse.models.hmm import MAX_BINS, HmmError, observations
+    from lakehouse.models.hmm.model import MAX_BINS, HmmError, observations
 
     submit, runtime = np.array([0.0, 1e7]), np.array([60.0, 600.0])
     with pytest.raises(HmmError, match=r"10,000,001 submit bins of 1 s .* at least 11 s"):

@@ -10,12 +10,12 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from lakehouse.base import schemas
 from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
-from lakehouse.models import spectral
-from lakehouse.models.job_sinusoids import fit_long_running_jobs, summary
+from lakehouse.models import periodicity
+from lakehouse.models.periodicity import spectral
+from lakehouse.models.periodicity.job_sinusoids import fit_long_running_jobs, summary
 from lakehouse.reports import PERIODICITY, PeriodicitySettings
 from lakehouse.synth.google_trace import Settings, generate, generate_lake
 
@@ -55,7 +55,7 @@ def test_summary_reports_every_component(fitted):
 
 
 def test_schema_names_the_fitted_periods():
-    assert list(schemas.PERIOD_NAMES) == list(spectral.PERIODS)
+    assert list(periodicity.PERIOD_NAMES) == list(spectral.PERIODS)
 
 
 def test_report_prints_spread_and_false_positives_and_writes_the_plots(fitted, tmp_path):

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.ingest.swf import ingest_swf
-from lakehouse.models import locality
+from lakehouse.models.locality import model as locality
 
 from conftest import SWF_DIR, shared_or_skip
 
@@ -187,7 +187,7 @@ def test_a_log_without_run_times_is_a_clear_error(no_runtime_lake):
 def test_a_second_run_replaces_only_the_cells_it_computed(no_runtime_lake, tmp_path):
     """`report locality --variant user` after a full run keeps the time cells; a cell computed again
     replaces its earlier value, and `best` is marked over everything stored."""
-    from lakehouse.models.locality import Settings, Variant, grid, write_locality
+    from lakehouse.models.locality.model import Settings, Variant, grid, write_locality
 
     rng = np.random.default_rng(3)
     jobs = pl.DataFrame(
@@ -214,7 +214,7 @@ def test_a_second_run_replaces_only_the_cells_it_computed(no_runtime_lake, tmp_p
 
 
 def test_kmeans_bins_find_the_planted_groups_in_order_of_run_time():
-    from lakehouse.models.locality import kmeans_runtime_bins
+    from lakehouse.models.locality.model import kmeans_runtime_bins
 
     # Three groups of run times a decade or more apart, shuffled: the bins are the groups, numbered by
     # increasing run time; below 1.5 s counts as 1 s.
@@ -225,7 +225,7 @@ def test_kmeans_bins_find_the_planted_groups_in_order_of_run_time():
 
 
 def test_kmeans_bins_follow_the_thesis_algorithm_by_hand():
-    from lakehouse.models.locality import kmeans_runtime_bins
+    from lakehouse.models.locality.model import kmeans_runtime_bins
 
     # The thesis' example: 2, 10, 100 and 200 s in two bins; the widest gap (10 -> 100) cuts, and the
     # bound half-way between the geometric averages (4.5 s and 141 s, so 25 s) keeps the cut.

@@ -426,7 +426,7 @@ def test_an_interrupted_query_in_a_report_stops_the_run_as_an_interrupt(tmp_path
         title, _ = reports.SECTIONS["predictions"]
         monkeypatch.setitem(reports.SECTIONS, "predictions", (title, interrupted))
     else:  # per log, where the other logs' reports go on after a failure
-        monkeypatch.setattr("lakehouse.models.predict.report", interrupted)
+        monkeypatch.setattr("lakehouse.models.predictions.model.report", interrupted)
     put_log(inbox, "alpha", 120)
     lake = Lake(tmp_path / "lake")
     with pytest.raises(KeyboardInterrupt):  # not a failed report the run goes on from

@@ -209,6 +209,8 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
 
     rng = np.random.default_rng(20261124)
     killed_points: list[float] = []
+    # (The clean run's time ends with the interpreter's exit: a draw in its last tenth mostly missed.)
+    latest = 0.9 * duration
     for trial in range(3 * KILL_TRIALS):  # a draw after the run ended is drawn again
         if len(killed_points) == KILL_TRIALS:
             break
@@ -220,12 +222,13 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
         # kill -9, or systemd's SIGTERM (which the run takes as a Ctrl-C)
         stop = signal.SIGKILL if trial % 3 else signal.SIGTERM
         victim = _nightly(inbox, root, config)
-        # (The clean run's time ends with the interpreter's exit: a draw in its last tenth mostly missed.)
-        delay = float(rng.uniform(0.3, 0.9 * duration))
+        delay = float(rng.uniform(0.3, max(latest, 0.4)))
         time.sleep(delay)
         victim.send_signal(stop)
         if _finish(victim) == ended:  # it had ended: the signal tested nothing
             shutil.rmtree(root)
+            # This run was quicker than the clean one (the machine is shared with other tests): draw earlier.
+            latest = min(latest, delay) * 0.8
             continue
         killed_points.append(round(delay, 2))
         lake = Lake(root)

@@ -9,7 +9,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from lakehouse.models.packing import (
+from lakehouse.models.packing.model import (
     PackingInputError,
     bfd,
     by_peak,
@@ -120,7 +120,7 @@ def test_clip_offers_a_way_out_for_amplitudes_above_the_level():
 
 @pytest.mark.parametrize("seed", range(5))
 def test_the_exact_optimum_lies_between_the_bound_and_every_heuristic(seed):
-    from lakehouse.models.packing import exact
+    from lakehouse.models.packing.model import exact
 
     rng = np.random.default_rng(200 + seed)
     jobs = random_jobs(rng, 5, big=True, tasks=2)

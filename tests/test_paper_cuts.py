@@ -222,8 +222,8 @@ def test_ad_hoc_sql_over_a_job_view_keys_each_block_by_the_job(kth_lake):
 
 
 def test_reproduce_shows_the_paper_ours_and_the_difference_in_the_first_block():
-    from lakehouse.base.schemas import REPRODUCTIONS_SCHEMA
     from lakehouse.cli.reproduce import TABLE_KEYS, table_view
+    from lakehouse.models.reproductions import REPRODUCTIONS_SCHEMA
 
     row = {
         "study": "locality", "source": "Table 2.3", "trace": "SDSC Paragon '96", "log": "SDSC-Par-1996-3.1-cln",

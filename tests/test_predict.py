@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from lakehouse.models.predict import ALL, WINDOWS, Settings, run
+from lakehouse.models.predictions.model import ALL, WINDOWS, Settings, run
 
 from conftest import examples
 
@@ -208,7 +208,7 @@ def test_every_predictor_equals_numpy_over_the_last_k_completions(k):
 def test_keys_as_dense_ranks_give_the_same_report_as_hashes(monkeypatch):
     # Workflow keys become hashes unless two values of a source share one; then dense ranks.  Both
     # codings must give the same report (here forced, as no real collision is at hand).
-    import lakehouse.models.predict as predict
+    import lakehouse.models.predictions.model as predict
 
     by_hash = run(connection(HAND), "swf", "hand", Settings())
     monkeypatch.setattr(predict, "_hashes_collide", lambda distinct, hashes: True)
@@ -222,7 +222,7 @@ def test_keys_as_dense_ranks_give_the_same_report_as_hashes(monkeypatch):
 def test_groupings_with_the_same_workflows_share_their_history(monkeypatch):
     # In HAND every user is in one group: user and user+group make the same workflows, whose maxima are
     # computed once.  Computing each grouping on its own must give the same report.
-    import lakehouse.models.predict as predict
+    import lakehouse.models.predictions.model as predict
 
     con = connection(HAND)
     con.execute("CREATE TEMP TABLE targets AS SELECT * FROM predict.swf_targets")
@@ -349,7 +349,7 @@ def test_with_windows_chosen_per_user_later_outcomes_never_reach_an_evaluation_j
 
 
 def test_the_page_glance_has_one_row_per_scenario_with_each_resources_loss():
-    from lakehouse.models.predict import TABLE_COLUMNS, glance
+    from lakehouse.models.predictions.model import TABLE_COLUMNS, glance
 
     def row(scenario, resource, loss_vs_requests, accuracy):
         return ("log", scenario, resource, 10, None, loss_vs_requests, accuracy, 0.1, 0.2)

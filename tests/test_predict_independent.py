@@ -10,7 +10,7 @@ from collections import defaultdict
 
 import pytest
 
-from lakehouse.models.predict import ALL, TRAIN_SHARE, WINDOWS, Settings, report
+from lakehouse.models.predictions.model import ALL, TRAIN_SHARE, WINDOWS, Settings, report
 
 KTH = "KTH-SP2-1996-2.1-cln"
 # The workflow keys as documented for predict.swf_targets, from the log's raw fields.

@@ -14,7 +14,7 @@ from lakehouse.base.job_views import log_jobs
 from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
-from lakehouse.models.predict import report
+from lakehouse.models.predictions.model import report
 
 from conftest import SHARED, shared_or_skip
 
@@ -103,7 +103,7 @@ def test_a_ctrl_c_inside_the_reports_own_queries_ends_as_an_interrupt(kth_lake, 
     def interrupted(*args, **kwargs):
         raise RuntimeError("Query interrupted")  # DuckDB's word when the signal was pending as a query began
 
-    monkeypatch.setattr("lakehouse.models.predict.report", interrupted)
+    monkeypatch.setattr("lakehouse.models.predictions.model.report", interrupted)
     run = CliRunner().invoke(app, ["report", "predictions", KTH, "--lake", str(kth_lake.root)])
     assert run.exit_code == 130 and "Traceback" not in run.stderr
     assert "interrupted: what was done is kept" in run.stderr
@@ -113,7 +113,7 @@ def test_a_lakes_per_job_predictions_go_to_a_file_not_to_memory_and_are_stored_w
     """From a lake the per-job table is written by DuckDB beside its place (its memory is DuckDB's, within
     the budget), then renamed in when stored: the same rows, types and order as the table made in
     memory on a connection of its own."""
-    from lakehouse.models.predict import run, write_report
+    from lakehouse.models.predictions.model import run, write_report
 
     result = report(kth_lake, "swf", KTH)
     assert result.frame is None and result.pending is not None and result.pending.exists()

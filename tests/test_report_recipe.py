@@ -1,7 +1,8 @@
 """The recipe of docs/contributing.md, followed by a test: a toy report is one new module in
-`lakehouse/reports/` (in a copy of the package's layout), and without any other edit it is a command
-(`lakehouse report toy`, with its option), a report the nightly configuration accepts (with its
-option's range) and a section of the nightly page.  A second toy declares what a command may need
+`lakehouse/reports/` and its topic's folder `models/toy/` declaring the table it stores (in a copy of
+the package's layout), and without any other edit it is a command (`lakehouse report toy`, with its
+option), a table the lake stores and a view with its description, a report the nightly configuration
+accepts (with its option's range) and a section of the nightly page.  A second toy declares what a command may need
 beyond options (logs as its argument, one run per log, a table written beside --output), still in
 its module alone."""
 
@@ -26,6 +27,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from lakehouse.base.lake import Lake
+from lakehouse.base.results import store
+from lakehouse.models.toy import TOY
 from lakehouse.reports.base import Option, Report
 
 
@@ -42,15 +45,34 @@ def _compute(lake: Lake, settings: ToySettings) -> pl.DataFrame:
 REPORT = Report(
     "toy",
     "Jobs times a factor (lakehouse report toy)",
-    (),
+    (TOY,),
     _compute,
-    lambda lake, result: None,
+    lambda lake, result: store(lake, TOY, result),
     lambda result: [("each log's jobs, scaled", result)],
     follows="swf",
     options=(Option("factor", 2, "What each log's jobs are multiplied by.", minimum=1, maximum=10),),
     make=ToySettings,
     summary="Each log's jobs, multiplied by --factor: a toy.",
 )
+'''
+
+#: The toy's topic folder, models/toy/: the table it stores, declared once.
+TOY_TOPIC = '''"""A toy topic: the table its report stores."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from lakehouse.base.tables import StoredTable, fields
+
+TOY = StoredTable(
+    "toy",
+    pa.schema([pa.field("log", pa.string()), *fields(pa.int64(), "jobs", "scaled")]),
+    grain="one row per SWF log, as `lakehouse report toy` last scaled it",
+    description="Each log's jobs times the factor: a toy report's table, declared in its topic's folder alone.",
+)
+
+TABLES = (TOY,)
 '''
 
 TOY_LOGS = '''"""A toy report with an argument: the longest job of each log named."""
@@ -106,6 +128,13 @@ def tree(tmp_path_factory) -> Path:
         if entry.suffix == ".py":
             (package / "reports" / entry.name).symlink_to(entry)
     (package / "reports" / "toy.py").write_text(TOY)
+    (package / "models").unlink()
+    (package / "models").mkdir()
+    for entry in (REPO / "models").iterdir():
+        if entry.name != "__pycache__":
+            (package / "models" / entry.name).symlink_to(entry)
+    (package / "models" / "toy").mkdir()
+    (package / "models" / "toy" / "__init__.py").write_text(TOY_TOPIC)
     (package / "reports" / "toy_logs.py").write_text(TOY_LOGS)
     return folder
 
@@ -131,6 +160,12 @@ def test_a_toy_report_is_a_command_with_its_option(tree, tmp_path):
     assert ran.stdout.splitlines() == ["log,jobs,scaled", "alpha,30,90"]
     refused = lakehouse(tree, "report", "toy", "--lake", tmp_path / "lake", "--factor", "11")
     assert refused.returncode == 2 and "11" in refused.stderr
+    # Its table: stored where its view reads it, the view described as declared.
+    stored = lakehouse(tree, "sql", "SELECT * FROM analysis.toy", "--lake", tmp_path / "lake", "-f", "csv")
+    assert stored.returncode == 0, stored.stderr
+    assert stored.stdout.splitlines() == ["log,jobs,scaled", "alpha,30,90"]
+    views = lakehouse(tree, "views", "--lake", tmp_path / "lake", "-f", "csv")
+    assert "analysis.toy" in views.stdout and "declared in its topic's folder alone" in views.stdout
 
 
 def test_a_toy_report_is_in_the_nightly_configuration_and_page(tree, tmp_path):

@@ -23,7 +23,7 @@ def test_every_report_names_views_the_catalog_has():
     views = {v.name for v in view_files()}
     for report in REGISTRY.values():
         assert report.tables, report.name
-        missing = set(report.tables) - views
+        missing = {t.view for t in report.tables} - views
         assert not missing, f"{report.name} stores tables no view reads: {missing}"
 
 
@@ -74,7 +74,7 @@ def test_a_report_is_stored_only_through_the_registry_lock():
 
 def test_a_table_stored_outside_the_writer_is_refused(tmp_path):
     from lakehouse.base.results import store
-    from lakehouse.base.schemas import REPRODUCTIONS_SCHEMA
+    from lakehouse.models.reproductions import REPRODUCTIONS_SCHEMA
 
     lake = Lake(tmp_path / "lake").init()
     with pytest.raises(LakehouseError, match="writer lock"):

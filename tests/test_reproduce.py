@@ -91,8 +91,8 @@ def test_locality_rows_are_what_report_locality_gives_at_the_papers_cells(pwa_la
     # A log the lake lacks, and a table we do not compute, say so.
     paragon95 = rows.filter(pl.col("trace") == "SDSC Paragon '95")
     assert paragon95["ours"].is_null().all() and paragon95["note"].str.contains("no SDSC-Par-1995 log").all()
-    # Table 2.1: k-means run-time bins, as lakehouse.models.locality.kmeans_cell gives them.
-    from lakehouse.models.locality import kmeans_cell, log_jobs
+    # Table 2.1: k-means run-time bins, as lakehouse.models.locality.model.kmeans_cell gives them.
+    from lakehouse.models.locality.model import kmeans_cell, log_jobs
 
     kmeans = rows.filter(pl.col("source") == "Table 2.1", pl.col("log").is_not_null())
     assert kmeans.height == 5 and (kmeans["note"] == "measured").all()
@@ -273,8 +273,8 @@ def test_hmm_rows_say_the_log_is_missing_then_are_the_whole_trace_fit_once_it_is
     from lakehouse.base.lake import Lake
     from lakehouse.base.testing import planted_regimes, swf_job, write_swf
     from lakehouse.ingest.swf import ingest_swf
-    from lakehouse.models import hmm
-    from lakehouse.models.locality import log_jobs
+    from lakehouse.models.hmm import model as hmm
+    from lakehouse.models.locality.model import log_jobs
 
     missing = _reproduce(kth_lake, "hmm")
     assert missing.height == 48 and missing["ours"].is_null().all()

@@ -7,7 +7,7 @@ import math
 import polars as pl
 import pytest
 
-from lakehouse.base.schemas import DISTRIBUTION_METRICS
+from lakehouse.models.campaigns import DISTRIBUTION_METRICS
 from lakehouse.sim.metrics import summary
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lakehouse.models.spectral import (
+from lakehouse.models.periodicity.spectral import (
     DAY_S,
     HOUR_S,
     WEEK_S,
@@ -116,7 +116,7 @@ def test_the_fit_equals_statsmodels_ols_with_hac():
     import statsmodels.api as sm
     from scipy import stats
 
-    from lakehouse.models.spectral import HAC_LAGS, PERIODS
+    from lakehouse.models.periodicity.spectral import HAC_LAGS, PERIODS
 
     rng = np.random.default_rng(8)
     t, y = planted_series(rng, 2.0, [(DAY_S, 0.2, 0.7), (WEEK_S, 0.1, -1.0)])

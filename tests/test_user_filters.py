@@ -59,7 +59,7 @@ def test_conditions_users_write_still_work(mini):
     ],
 )
 def test_a_pack_query_is_one_select_that_only_reads(mini, tmp_path, query):
-    from lakehouse.models.packing import pack_lake
+    from lakehouse.models.packing.model import pack_lake
 
     with pytest.raises(LakehouseError):
         pack_lake(mini, query.format(tmp=tmp_path.as_posix()), capacity=10)

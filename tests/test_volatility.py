@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
-from lakehouse.models.volatility import D_QUANTILES
+from lakehouse.models.volatility.model import D_QUANTILES
 from lakehouse.reports import VOLATILITY
 from lakehouse.synth.google_trace import Settings, generate
 

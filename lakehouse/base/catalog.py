@@ -26,6 +26,7 @@ import duckdb
 
 from lakehouse.base.datasets import DATASETS, SCHEMA_FILE, ingest_outputs
 from lakehouse.base.errors import CatalogError
+from lakehouse.base.tables import stored_tables
 
 _HEADER = re.compile(r"^--\s*(name|grain|description|setup|audit|query)\s*:\s*(.*)$")
 
@@ -193,6 +194,7 @@ def view_files() -> list[ViewFile]:
     binds a view when it is made), else by its file's path.  So a view's file may sit in any folder of a
     topic and needs no number; one that reads itself round a cycle is refused, naming the cycle."""
     views = [parse_view_file(name, text) for name, text in _sql_files() if "setup" not in parse_header(name, text)[0]]
+    views += declared_views()
     by_name = {v.name: v for v in views}
     reads = {v.name: sorted({r for r in _REFERENCE.findall(v.body) if r in by_name and r != v.name}) for v in views}
     ordered: list[ViewFile] = []
@@ -213,6 +215,16 @@ def view_files() -> list[ViewFile]:
     for view in views:
         visit(view, ())
     return ordered
+
+
+def declared_views() -> list[ViewFile]:
+    """The one-line view of each stored table declared with its grain and description: every file of it,
+    as stored (lakehouse.base.tables).  Its `file_name` says where it is declared, for the messages."""
+    return [
+        ViewFile(f"({table.view}: a StoredTable)", table.view, table.grain, table.description, table.select)
+        for table in stored_tables()
+        if table.grain
+    ]
 
 
 @functools.cache

@@ -13,30 +13,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from lakehouse.base import alibaba2018_format, google2019_format, google_format
-from lakehouse.base.schemas import (
-    CAMPAIGN_PLANS_SCHEMA,
-    CAMPAIGN_RUNS_SCHEMA,
-    HMM_FITS_SCHEMA,
-    HMM_STATES_SCHEMA,
-    IMPORTED_PREDICTIONS_SCHEMA,
-    JOB_SINUSOIDS_SCHEMA,
-    LOCALITY_SCHEMA,
-    PACKING_SCHEMA,
-    PERIODICITY_2019_SCHEMA,
-    PREDICTION_JOBS_SCHEMA,
-    PREDICTION_SCORES_SCHEMA,
-    REPRODUCTIONS_SCHEMA,
-    SELECTION_CURVES_SCHEMA,
-    SELECTION_RUNS_SCHEMA,
-    TASK_VOLATILITY_SCHEMA,
-    TRIPLES_LOO_SCHEMA,
-    TRIPLES_SCHEMA,
-    VOLATILITY_2019_SCHEMA,
-    VOLATILITY_D_HISTOGRAM_SCHEMA,
-    VOLATILITY_RATE_HISTOGRAM_SCHEMA,
-    VOLATILITY_SUMMARY_SCHEMA,
-)
 from lakehouse.base.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
+from lakehouse.base.tables import stored_tables
 
 # A zero-row file with the dataset's schema sits in every folder, so views bind (and keep their types)
 # before anything is ingested.  Its name starts with an underscore, which log names may not.
@@ -61,30 +39,6 @@ class Dataset:
     def glob(self, root: Path) -> str:
         return (self.directory(root) / "*.parquet").as_posix()
 
-
-ANALYSIS_TABLES = {
-    "campaign_plans": CAMPAIGN_PLANS_SCHEMA,
-    "campaign_runs": CAMPAIGN_RUNS_SCHEMA,
-    "hmm_fits": HMM_FITS_SCHEMA,
-    "hmm_states": HMM_STATES_SCHEMA,
-    "imported_predictions": IMPORTED_PREDICTIONS_SCHEMA,
-    "job_sinusoids": JOB_SINUSOIDS_SCHEMA,
-    "locality": LOCALITY_SCHEMA,
-    "packing": PACKING_SCHEMA,
-    "periodicity_2019": PERIODICITY_2019_SCHEMA,
-    "predictions_scores": PREDICTION_SCORES_SCHEMA,
-    "predictions_jobs": PREDICTION_JOBS_SCHEMA,
-    "reproductions": REPRODUCTIONS_SCHEMA,
-    "triples": TRIPLES_SCHEMA,
-    "triples_loo": TRIPLES_LOO_SCHEMA,
-    "selection_runs": SELECTION_RUNS_SCHEMA,
-    "selection_curves": SELECTION_CURVES_SCHEMA,
-    "task_volatility": TASK_VOLATILITY_SCHEMA,
-    "volatility_summary": VOLATILITY_SUMMARY_SCHEMA,
-    "volatility_2019": VOLATILITY_2019_SCHEMA,
-    "volatility_d_histogram": VOLATILITY_D_HISTOGRAM_SCHEMA,
-    "volatility_rate_histogram": VOLATILITY_RATE_HISTOGRAM_SCHEMA,
-}
 
 DATASETS: dict[str, Dataset] = {
     d.key: d
@@ -112,8 +66,9 @@ DATASETS: dict[str, Dataset] = {
         ),
         Dataset("alibaba2018_quarantine", "quarantine/alibaba2018", google_format.QUARANTINE_SCHEMA),
         # Results of the models (each rewritten whole by its report) and of campaigns (many files per
-        # campaign, one per flush of finished runs): analysis/<table>, read by the view analysis.<table>.
-        *(Dataset(f"analysis_{table}", f"analysis/{table}", schema) for table, schema in ANALYSIS_TABLES.items()),
+        # campaign, one per flush of finished runs): analysis/<table>, read by the view analysis.<table>,
+        # each declared in its topic's folder (lakehouse.base.tables).
+        *(Dataset(table.key, table.folder, table.schema) for table in stored_tables()),
     )
 }
 

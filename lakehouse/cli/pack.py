@@ -19,7 +19,7 @@ from lakehouse.cli.common import (
     writable_file,
 )
 from lakehouse.cli.root import app
-from lakehouse.models.packing import DEFAULT_PACK_QUERY, TaskOrder
+from lakehouse.models.packing.model import DEFAULT_PACK_QUERY, TaskOrder
 
 
 @app.command()
@@ -78,8 +78,8 @@ def pack(
     Example: `lakehouse pack --query "select job, tasks, c, rho, phi from read_csv('services.csv')" --capacity 20`
     """
     if synthetic:
-        from lakehouse.models.packing_campaign import campaign
-        from lakehouse.models.packing_campaign import plot as plot_campaign
+        from lakehouse.models.packing.campaign import campaign
+        from lakehouse.models.packing.campaign import plot as plot_campaign
 
         with stderr.status("packing the synthetic campaign..."):
             table = campaign(seeds)

@@ -186,7 +186,7 @@ def generated_command(report: Report[Any, Any]) -> Callable[..., None]:
         ]
     arguments = [_argument_parameter(report.argument)] if report.argument is not None else []
     command.__signature__ = inspect.Signature([*arguments, *map(_option_parameter, report.options), *parameters])  # type: ignore[attr-defined]
-    command.__doc__ = report.summary or f"{report.title}\n\nStores {', '.join(report.tables)}."
+    command.__doc__ = report.summary or f"{report.title}\n\nStores {', '.join(t.view for t in report.tables)}."
     command.__name__ = f"report_{report.name.replace('-', '_')}"
     return clear_errors(command)
 

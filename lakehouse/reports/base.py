@@ -22,6 +22,7 @@ import polars as pl
 
 from lakehouse.base.google2019_format import CELL_TIME_ZONES
 from lakehouse.base.lake import Lake
+from lakehouse.base.tables import StoredTable
 from lakehouse.base.traces import TRACES
 
 if TYPE_CHECKING:  # the campaigns load when a report's campaign runs
@@ -167,7 +168,7 @@ Nightly = Callable[[Lake, Sequence[str], Mapping[str, Any]], tuple[list[Any], li
 class Report(Generic[S, R]):
     name: str  # as in `lakehouse report NAME` and the nightly config's `reports`
     title: str  # its section's title in the nightly page
-    tables: tuple[str, ...]  # the analysis.* views that read what it stores
+    tables: tuple[StoredTable, ...]  # what it stores (each read by its analysis.* view), as its topic declares
     compute: Callable[[Lake, S], R]  # reads the lake; TooLittleDataError when it has nothing to work on
     store: Callable[[Lake, R], None] | None  # writes the tables (under the writer lock); None: its campaign did
     show: Callable[[R], Tables]  # the tables a page shows
@@ -213,7 +214,7 @@ class Report(Generic[S, R]):
     @property
     def stored(self) -> str:
         """What a command says after storing: `-> analysis.x, analysis.y`."""
-        return "-> " + ", ".join(self.tables)
+        return "-> " + ", ".join(table.view for table in self.tables)
 
     def option(self, name: str) -> Option:
         return next(o for o in self.options if o.name == name)

@@ -1,4 +1,4 @@
-"""`lakehouse report hmm`: the workload of one SWF log as a hidden Markov model (lakehouse.models.hmm)."""
+"""`lakehouse report hmm`: the workload of one SWF log as a hidden Markov model (lakehouse.models.hmm.model)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import SettingsError
 from lakehouse.base.lake import Lake
 from lakehouse.base.units import parse_duration
+from lakehouse.models import hmm as hmm_topic
 from lakehouse.reports.base import Argument, Call, Option, Report, Shown, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
-    from lakehouse.models.hmm import LogModels
-    from lakehouse.models.hmm import Settings as HmmSettings
+    from lakehouse.models.hmm.model import LogModels
+    from lakehouse.models.hmm.model import Settings as HmmSettings
 
 SUMMARY = """Model the workload as a hidden Markov model over submit-time bins and measure what it predicts
 about run times on jobs it has not seen.
@@ -62,7 +63,7 @@ def _runs(lake: Lake, call: Call) -> tuple[list[tuple[str, list[HmmSettings]]], 
     """One run: the log named, with one model per number of states (every setting checked before any
     work)."""
     from lakehouse.base.job_views import resolve_log
-    from lakehouse.models.hmm import Init, Settings, Stop
+    from lakehouse.models.hmm.model import Init, Settings, Stop
 
     o = call.options
     try:
@@ -85,7 +86,7 @@ def _runs(lake: Lake, call: Call) -> tuple[list[tuple[str, list[HmmSettings]]], 
 
 
 def _hmm(lake: Lake, settings: tuple[str, Sequence[HmmSettings]]) -> LogModels:
-    from lakehouse.models.hmm import model_log
+    from lakehouse.models.hmm.model import model_log
 
     return model_log(lake, *settings)
 
@@ -117,7 +118,7 @@ def _present(results: list[LogModels], terminal: bool) -> list[Shown]:
 
 
 def _plot_hmm(lake: Lake, result: LogModels, folder: Path) -> list[Path]:
-    from lakehouse.models.hmm_plots import plot_hmm
+    from lakehouse.models.hmm.plots import plot_hmm
 
     return plot_hmm(result.log, result.studies, folder)
 
@@ -125,9 +126,9 @@ def _plot_hmm(lake: Lake, result: LogModels, folder: Path) -> list[Path]:
 REPORT: Report[tuple[str, Sequence[HmmSettings]], LogModels] = Report(
     "hmm",
     "The workload as a hidden Markov model (lakehouse report hmm)",
-    ("analysis.hmm_fits", "analysis.hmm_states"),
+    hmm_topic.TABLES,
     _hmm,
-    lazy("lakehouse.models.hmm:store_models"),
+    lazy("lakehouse.models.hmm.model:store_models"),
     lambda result: [(f"{result.log}: workload HMM", result.fits)],
     _plot_hmm,
     options=OPTIONS,

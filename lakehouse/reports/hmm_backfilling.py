@@ -12,6 +12,7 @@ import polars as pl
 from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import TooLittleDataError
 from lakehouse.base.lake import Lake
+from lakehouse.models.campaigns import CAMPAIGN_RUNS
 from lakehouse.reports.base import Argument, Call, Option, Report, Tables, view_option
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
@@ -109,7 +110,7 @@ def _plot(lake: Lake, result: Replayed, folder: Path) -> list[Path]:
 REPORT: Report[tuple[Grid, list[str]], Replayed] = Report(
     "hmm-backfilling",
     "EASY against EASY with the workload HMM's run-time distributions (lakehouse report hmm-backfilling)",
-    ("analysis.campaign_runs",),
+    (CAMPAIGN_RUNS,),
     _replayed,
     None,  # the campaign stored its runs as each ended
     _show,

@@ -1,5 +1,5 @@
 """`lakehouse report locality`: the runtime locality of submit times and users, one SWF log at a time
-(lakehouse.models.locality)."""
+(lakehouse.models.locality.model)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,12 @@ from lakehouse.base.errors import SettingsError, TooLittleDataError
 from lakehouse.base.lake import Lake
 from lakehouse.base.log_names import select_logs
 from lakehouse.base.units import parse_duration
+from lakehouse.models import locality as locality_topic
 from lakehouse.reports.base import Argument, Call, Option, Report, Shown, Tables, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
-    from lakehouse.models.locality import Measured
-    from lakehouse.models.locality import Settings as LocalitySettings
+    from lakehouse.models.locality.model import Measured
+    from lakehouse.models.locality.model import Settings as LocalitySettings
 
 SUMMARY = """How much a job's submit time (or its user) tells about its run time: the runtime locality
 f = I(S; R) - mean over shuffles of I(S; R shuffled), in bits.
@@ -64,7 +65,7 @@ OPTIONS = (
 
 def _runs(lake: Lake, call: Call) -> tuple[list[tuple[str, LocalitySettings]], list[str]]:
     """One run per log named (every log of the lake when none is), with the same settings."""
-    from lakehouse.models.locality import RUNTIME_RATIOS, SUBMIT_BINS, Settings, Variant
+    from lakehouse.models.locality.model import RUNTIME_RATIOS, SUBMIT_BINS, Settings, Variant
 
     o = call.options
     try:
@@ -90,7 +91,7 @@ def _runs(lake: Lake, call: Call) -> tuple[list[tuple[str, LocalitySettings]], l
 
 
 def _locality(lake: Lake, settings: tuple[str, LocalitySettings]) -> Measured:
-    from lakehouse.models.locality import measure
+    from lakehouse.models.locality.model import measure
 
     return measure(lake, *settings)
 
@@ -108,7 +109,7 @@ def _notes(result: Measured) -> list[str]:
 
 
 def _show_locality(result: Measured) -> Tables:
-    from lakehouse.models.locality import best_cells
+    from lakehouse.models.locality.model import best_cells
 
     return [(f"{result.jobs.log}: best cell of each variant", best_cells(result.grid))]
 
@@ -116,7 +117,7 @@ def _show_locality(result: Measured) -> Tables:
 def _present(results: list[Measured], terminal: bool) -> list[Shown]:
     """On a terminal: f by t_s and t_r of each log (time variant), then each log's and variant's best
     cell; in a file: every cell."""
-    from lakehouse.models.locality import Variant, best_cells, pivot
+    from lakehouse.models.locality.model import Variant, best_cells, pivot
 
     frame = pl.concat([r.grid for r in results])
     if not terminal:
@@ -130,7 +131,7 @@ def _present(results: list[Measured], terminal: bool) -> list[Shown]:
 
 
 def _plot_locality(lake: Lake, result: Measured, folder: Path) -> list[Path]:
-    from lakehouse.models.locality_plots import plot_locality
+    from lakehouse.models.locality.plots import plot_locality
 
     return plot_locality(result.grid, folder)
 
@@ -138,9 +139,9 @@ def _plot_locality(lake: Lake, result: Measured, folder: Path) -> list[Path]:
 REPORT: Report[tuple[str, LocalitySettings], Measured] = Report(
     "locality",
     "Runtime locality of submit times and users (lakehouse report locality)",
-    ("analysis.locality",),
+    locality_topic.TABLES,
     _locality,
-    lazy("lakehouse.models.locality:store_measured"),
+    lazy("lakehouse.models.locality.model:store_measured"),
     _show_locality,
     _plot_locality,
     options=OPTIONS,

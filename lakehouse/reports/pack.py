@@ -1,5 +1,5 @@
 """`lakehouse pack`: the periodic services of the Google trace packed onto machines
-(lakehouse.models.packing); after `report periodicity`, whose fits it packs."""
+(lakehouse.models.packing.model); after `report periodicity`, whose fits it packs."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 from lakehouse.base.lake import Lake
 from lakehouse.base.traces import refuse_unfed
+from lakehouse.models import packing as packing_topic
 from lakehouse.reports.base import Report, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
-    from lakehouse.models.packing import Packed
+    from lakehouse.models.packing.model import Packed
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class PackRequest:
 
 
 def _pack(lake: Lake, request: PackRequest) -> Packed:
-    from lakehouse.models.packing import DEFAULT_PACK_QUERY, cell_to_pack, pack_lake, periodic_jobs_2019
+    from lakehouse.models.packing.model import DEFAULT_PACK_QUERY, cell_to_pack, pack_lake, periodic_jobs_2019
 
     refuse_unfed("pack", request.trace)
     if request.trace == "google-2019":
@@ -39,9 +40,9 @@ def _pack(lake: Lake, request: PackRequest) -> Packed:
 REPORT: Report[PackRequest, Packed] = Report(
     "pack",
     "Packing the periodic services onto machines (lakehouse pack)",
-    ("analysis.packing",),
+    packing_topic.TABLES,
     _pack,
-    lazy("lakehouse.models.packing:store_packing"),
+    lazy("lakehouse.models.packing.model:store_packing"),
     lambda p: [(f"{p.tasks:,} tasks of {p.jobs:,} jobs, machine capacity {p.capacity:g}", p.table)],
     follows="google",
     make=PackRequest,

@@ -1,5 +1,5 @@
 """`lakehouse report periodicity`: hourly, daily and weekly cycles of the Google trace's long-running
-jobs (lakehouse.models.job_sinusoids)."""
+jobs (lakehouse.models.periodicity.job_sinusoids)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING
 
 from lakehouse.base.lake import Lake
 from lakehouse.base.traces import refuse_unfed
+from lakehouse.models import periodicity as periodicity_topic
 from lakehouse.reports.base import TRACE_OPTIONS, Call, Option, Report, Tables
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
-    from lakehouse.models.job_sinusoids import Periodicity
-    from lakehouse.models.periodicity_2019 import Periodicity2019
+    from lakehouse.models.periodicity.cells_2019 import Periodicity2019
+    from lakehouse.models.periodicity.job_sinusoids import Periodicity
 
 #: The most pure-noise series a periodicity run fits: 10,000 take minutes; more holds a nightly run's lock
 #: for hours.
@@ -65,17 +66,17 @@ def _runs(lake: Lake, call: Call) -> tuple[list[PeriodicitySettings], list[str]]
 def _periodicity(lake: Lake, settings: PeriodicitySettings) -> Periodicity | Periodicity2019:
     refuse_unfed("periodicity", settings.trace)
     if settings.trace == "google-2019":
-        from lakehouse.models.periodicity_2019 import periodicity_2019
+        from lakehouse.models.periodicity.cells_2019 import periodicity_2019
 
         return periodicity_2019(lake, settings.cell)
-    from lakehouse.models.job_sinusoids import periodicity
+    from lakehouse.models.periodicity.job_sinusoids import periodicity
 
     return periodicity(lake, settings.noise_trials, settings.overlays)
 
 
 def _store(lake: Lake, result: Periodicity | Periodicity2019) -> None:
-    from lakehouse.models.job_sinusoids import Periodicity, store_periodicity
-    from lakehouse.models.periodicity_2019 import store_periodicity_2019
+    from lakehouse.models.periodicity.cells_2019 import store_periodicity_2019
+    from lakehouse.models.periodicity.job_sinusoids import Periodicity, store_periodicity
 
     if isinstance(result, Periodicity):
         store_periodicity(lake, result)
@@ -84,7 +85,7 @@ def _store(lake: Lake, result: Periodicity | Periodicity2019) -> None:
 
 
 def _show_periodicity(result: Periodicity | Periodicity2019) -> Tables:
-    from lakehouse.models.job_sinusoids import Periodicity, summary
+    from lakehouse.models.periodicity.job_sinusoids import Periodicity, summary
 
     if not isinstance(result, Periodicity):
         caption = f"{result.fits.height:,} long-running jobs of Google's 2019 trace fitted in their cells' local time"
@@ -94,8 +95,8 @@ def _show_periodicity(result: Periodicity | Periodicity2019) -> Tables:
 
 
 def _plot_periodicity(lake: Lake, result: Periodicity | Periodicity2019, folder: Path) -> list[Path]:
-    from lakehouse.models.job_sinusoids import Periodicity
-    from lakehouse.models.periodicity_plots import plot_periodicity, plot_periodicity_2019
+    from lakehouse.models.periodicity.job_sinusoids import Periodicity
+    from lakehouse.models.periodicity.plots import plot_periodicity, plot_periodicity_2019
 
     if not isinstance(result, Periodicity):
         return plot_periodicity_2019(result.fits, folder)
@@ -104,7 +105,7 @@ def _plot_periodicity(lake: Lake, result: Periodicity | Periodicity2019, folder:
 
 def run_2011(lake: Lake, settings: PeriodicitySettings) -> Periodicity:
     """The report on the 2011 trace, computed and stored (the demo's and `reproduce packing`'s run)."""
-    from lakehouse.models.job_sinusoids import Periodicity
+    from lakehouse.models.periodicity.job_sinusoids import Periodicity
 
     result = REPORT.run(lake, settings)
     assert isinstance(result, Periodicity)  # (the 2011 trace gives a Periodicity)
@@ -114,7 +115,7 @@ def run_2011(lake: Lake, settings: PeriodicitySettings) -> Periodicity:
 REPORT: Report[PeriodicitySettings, Periodicity | Periodicity2019] = Report(
     "periodicity",
     "Hourly, daily and weekly cycles (lakehouse report periodicity)",
-    ("analysis.job_sinusoids", "analysis.periodicity_2019"),
+    periodicity_topic.TABLES,
     _periodicity,
     _store,
     _show_periodicity,

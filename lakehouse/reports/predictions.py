@@ -1,5 +1,5 @@
 """`lakehouse report predictions`: sliding-window predictions of walltime, memory and processors, per
-SWF log or for the Google trace (lakehouse.models.predict)."""
+SWF log or for the Google trace (lakehouse.models.predictions.model)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from lakehouse.base.lake import Lake
+from lakehouse.models.predictions import PREDICTIONS_JOBS, PREDICTIONS_SCORES
 from lakehouse.reports.base import Argument, Call, Option, Report, Shown, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
-    from lakehouse.models.predict import Report as Predictions
-    from lakehouse.models.predict import Settings as PredictionSettings
+    from lakehouse.models.predictions.model import Report as Predictions
+    from lakehouse.models.predictions.model import Settings as PredictionSettings
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ OPTIONS = (
         "signature; Google: job, user, logical name, request signature) [default: the one with the least loss "
         "among the 'max of all history' rows].",
         holds=str,
-        choices=lazy("lakehouse.models.predict:grouping_names"),
+        choices=lazy("lakehouse.models.predictions.model:grouping_names"),
     ),
     Option(
         "window",
@@ -71,14 +72,14 @@ OPTIONS = (
 
 
 def _settings(options: Mapping[str, Any]) -> PredictionSettings:
-    from lakehouse.models.predict import Settings
+    from lakehouse.models.predictions.model import Settings
 
     return Settings(**{o.name: options[o.name] for o in OPTIONS})
 
 
 def _runs(lake: Lake, call: Call) -> tuple[list[Source], list[str]]:
     """One run per source named (every one with targets when none is), and the logs left out."""
-    from lakehouse.models.predict import choose_sources
+    from lakehouse.models.predictions.model import choose_sources
 
     settings = _settings(call.options)  # checked before the lake is read
     found, skipped = choose_sources(lake, call.argument)
@@ -86,26 +87,26 @@ def _runs(lake: Lake, call: Call) -> tuple[list[Source], list[str]]:
 
 
 def _predictions(lake: Lake, source: Source) -> Predictions:
-    from lakehouse.models.predict import Settings, report
+    from lakehouse.models.predictions.model import Settings, report
 
     return report(lake, source.family, source.name, source.settings or Settings())
 
 
 def _plot_predictions(lake: Lake, result: Predictions, folder: Path) -> list[Path]:
-    from lakehouse.models.predictions_plots import plot_predictions
+    from lakehouse.models.predictions.plots import plot_predictions
 
     return plot_predictions(result.jobs_where(~pl.col("train")), str(result.table["source"][0]), folder)
 
 
 def _glance(result: Predictions) -> pl.DataFrame:
-    from lakehouse.models.predict import glance
+    from lakehouse.models.predictions.model import glance
 
     return glance(result.table)
 
 
 def _nightly(lake: Lake, logs: Sequence[str], options: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
     """Each changed SWF log that has targets to predict; a note for each that has none."""
-    from lakehouse.models.predict import no_targets, sources
+    from lakehouse.models.predictions.model import no_targets, sources
 
     with_targets = {name for family, name in sources(lake) if family == "swf"}
     notes = [f"skipped {no_targets(log)}" for log in logs if log not in with_targets]
@@ -120,9 +121,9 @@ def _present(results: list[Predictions], terminal: bool) -> list[Shown]:
 REPORT: Report[Source, Predictions] = Report(
     "predictions",
     "Walltime, memory and processor predictions (lakehouse report predictions)",
-    ("analysis.predictions_scores", "analysis.predictions_jobs"),
+    (PREDICTIONS_SCORES, PREDICTIONS_JOBS),
     _predictions,
-    lazy("lakehouse.models.predict:write_report"),
+    lazy("lakehouse.models.predictions.model:write_report"),
     lambda r: [(f"{r.table['source'][0]}: sliding windows over the {r.grouping!r} grouping", _glance(r))],
     _plot_predictions,
     follows="swf",

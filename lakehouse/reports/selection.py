@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
+from lakehouse.models import selection as selection_topic
 from lakehouse.reports.base import Argument, Call, Option, Report, Shown, lazy, view_option
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
@@ -141,7 +142,7 @@ def _present(results: list[SelectionTables], terminal: bool) -> list[Shown]:
 REPORT: Report[str, SelectionTables] = Report(
     "selection",
     "Online policy selection (lakehouse report selection)",
-    ("analysis.selection_runs", "analysis.selection_curves"),
+    selection_topic.TABLES,
     lazy("lakehouse.studies.selection:selection_tables"),
     lazy("lakehouse.studies.selection:store_tables"),
     lambda result: [("average wait / EASY-FCFS's, over resamples", result.table)],

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.base.lake import Lake
+from lakehouse.models import triples as triples_topic
 from lakehouse.reports.base import Argument, Call, Report, Shown, lazy
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
@@ -61,7 +62,7 @@ def _plot_triples(lake: Lake, result: TripleTables, folder: Path) -> list[Path]:
 REPORT: Report[str, TripleTables] = Report(
     "triples",
     "Heuristic triples of a campaign (lakehouse report triples)",
-    ("analysis.triples", "analysis.triples_loo"),
+    triples_topic.TABLES,
     lazy("lakehouse.studies.triples:triple_tables"),
     lazy("lakehouse.studies.triples:store_tables"),
     lambda result: [("mean bounded slowdown per log", result.per_log), ("leave-one-out selection", result.loo)],

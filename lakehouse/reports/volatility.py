@@ -1,5 +1,5 @@
 """`lakehouse report volatility`: 1-second CPU samples against the 5-minute means of the Google trace
-(lakehouse.models.volatility)."""
+(lakehouse.models.volatility.model)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ import polars as pl
 
 from lakehouse.base.lake import Lake
 from lakehouse.base.traces import refuse_unfed
+from lakehouse.models import volatility as volatility_topic
 from lakehouse.reports.base import TRACE_OPTIONS, Report, Tables
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
-    from lakehouse.models.volatility import Volatility
+    from lakehouse.models.volatility.model import Volatility
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class VolatilitySettings:
 
 @dataclass(frozen=True)
 class Volatility2019:
-    """The 2011 method against the 2019 percentiles (lakehouse.models.volatility_2019.compare)."""
+    """The 2011 method against the 2019 percentiles (lakehouse.models.volatility.cells_2019.compare)."""
 
     comparison: pl.DataFrame
 
@@ -35,7 +36,7 @@ def _volatility(lake: Lake, settings: VolatilitySettings | None) -> Volatility |
         refuse_unfed("volatility", settings.trace)
     if settings is not None and settings.trace == "google-2019":
         from lakehouse.base.errors import TooLittleDataError
-        from lakehouse.models.volatility_2019 import compare
+        from lakehouse.models.volatility.cells_2019 import compare
 
         comparison = compare(lake, settings.cell)
         if comparison.is_empty():
@@ -45,7 +46,7 @@ def _volatility(lake: Lake, settings: VolatilitySettings | None) -> Volatility |
                 "shards: lakehouse ingest google-2019)"
             )
         return Volatility2019(comparison)
-    from lakehouse.models.volatility import compute_volatility
+    from lakehouse.models.volatility.model import compute_volatility
 
     return compute_volatility(lake)
 
@@ -53,11 +54,11 @@ def _volatility(lake: Lake, settings: VolatilitySettings | None) -> Volatility |
 def _store(lake: Lake, result: Volatility | Volatility2019) -> None:
     if isinstance(result, Volatility2019):
         from lakehouse.base.results import store
-        from lakehouse.base.schemas import VOLATILITY_2019_SCHEMA
+        from lakehouse.models.volatility import VOLATILITY_2019
 
-        store(lake, "analysis_volatility_2019", result.comparison, VOLATILITY_2019_SCHEMA)
+        store(lake, VOLATILITY_2019, result.comparison)
         return
-    from lakehouse.models.volatility import store_volatility
+    from lakehouse.models.volatility.model import store_volatility
 
     store_volatility(lake, result)
 
@@ -74,7 +75,7 @@ def _show(result: Volatility | Volatility2019) -> Tables:
 def _blanks(result: Volatility | Volatility2019) -> list[str]:
     if isinstance(result, Volatility2019):
         return []
-    from lakehouse.models.volatility import blank_reasons
+    from lakehouse.models.volatility.model import blank_reasons
 
     return [f"—: {reason}" for reason in blank_reasons(result.summary)]
 
@@ -106,10 +107,10 @@ volatility --trace google-2019 --cell a`"""
 
 def _plot_volatility(lake: Lake, result: Volatility | Volatility2019, folder: Path) -> list[Path]:
     if isinstance(result, Volatility2019):
-        from lakehouse.models.volatility_plots import plot_volatility_2019
+        from lakehouse.models.volatility.plots import plot_volatility_2019
 
         return plot_volatility_2019(lake, folder)
-    from lakehouse.models.volatility_plots import plot_volatility
+    from lakehouse.models.volatility.plots import plot_volatility
 
     return plot_volatility(result, folder)
 
@@ -124,13 +125,7 @@ def run_2011(lake: Lake) -> Volatility:
 REPORT: Report[VolatilitySettings | None, Volatility | Volatility2019] = Report(
     "volatility",
     "CPU volatility, 1 s samples vs 5 min means (lakehouse report volatility)",
-    (
-        "analysis.task_volatility",
-        "analysis.volatility_summary",
-        "analysis.volatility_d_histogram",
-        "analysis.volatility_rate_histogram",
-        "analysis.volatility_2019",
-    ),
+    volatility_topic.TABLES,
     _volatility,
     _store,
     _show,

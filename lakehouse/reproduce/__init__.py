@@ -23,7 +23,7 @@ import polars as pl
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
 from lakehouse.base.published import PAPERS, Status, explanations, published, within_tolerance
-from lakehouse.base.schemas import REPRODUCTIONS_SCHEMA
+from lakehouse.models.reproductions import REPRODUCTIONS, REPRODUCTIONS_SCHEMA
 from lakehouse.reports import Report
 from lakehouse.reproduce.study import COLUMNS, Request, Study
 
@@ -109,11 +109,11 @@ def cite(study: str) -> str:
 def _store(lake: Lake, result: Reproduction) -> None:
     from lakehouse.base.results import store
 
-    store(lake, "analysis_reproductions", result.table, REPRODUCTIONS_SCHEMA, name=result.study)
+    store(lake, REPRODUCTIONS, result.table, name=result.study)
 
 
 def _plot(lake: Lake, result: Reproduction, folder: Path) -> list[Path]:
-    from lakehouse.models.reproduction_plots import plot_reproduction
+    from lakehouse.models.reproductions.plots import plot_reproduction
 
     return plot_reproduction(result.table, result.study, folder)
 
@@ -123,7 +123,7 @@ def _plot(lake: Lake, result: Reproduction, folder: Path) -> list[Path]:
 REPRODUCE: Report[Request, Reproduction] = Report(
     "reproduce",
     "The published studies beside our runs (lakehouse reproduce)",
-    ("analysis.reproductions",),
+    (REPRODUCTIONS,),
     reproduce,
     _store,
     lambda result: [(f"{result.study}: published and ours", result.table)],

@@ -22,9 +22,9 @@ def _hmm(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, 
     into stays, and each state's stays against their geometric law (`models.hmm.stay_divergences`).
     States are numbered as the static initial values number them: state i starts on the i-th band of
     run-time bins, shortest first (the thesis' Algorithm 3)."""
-    from lakehouse.models.hmm import Init, Stop, whole_trace
-    from lakehouse.models.hmm import Settings as HmmSettings
-    from lakehouse.models.locality import log_jobs
+    from lakehouse.models.hmm.model import Init, Stop, whole_trace
+    from lakehouse.models.hmm.model import Settings as HmmSettings
+    from lakehouse.models.locality.model import log_jobs
 
     out: list[dict[str, object]] = []
     for log, mine in by_log(rows, lake.log_names()):

@@ -20,7 +20,7 @@ from lakehouse.reproduce.study import (
 
 
 def _locality(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
-    from lakehouse.models.locality import Settings, Variant, kmeans_cell, runtime_bins
+    from lakehouse.models.locality.model import Settings, Variant, kmeans_cell, runtime_bins
     from lakehouse.reports import LOCALITY
 
     found: dict[int, dict[str, object]] = {}  # the row of each published number, by its place
@@ -47,7 +47,7 @@ def _locality(lake: Lake, rows: list[Published], request: Request) -> list[dict[
                 users = p.quantity.endswith("f(u;r)") or "(s;u)" in p.quantity
                 longest = (jobs.drop_nulls("user_id") if users else jobs)["run_time"].max()
                 value = float(runtime_bins(np.array([longest]), float(s["n_ratio"]))[0] + 1)
-            elif "bins" in s:  # Table 2.1: k-means run-time bins (lakehouse.models.locality.kmeans_cell)
+            elif "bins" in s:  # Table 2.1: k-means run-time bins (lakehouse.models.locality.model.kmeans_cell)
                 value = kmeans_cell(jobs, float(s["t_s"]), int(s["bins"])).locality
             elif "t_r" in s:
                 value = _cell(grid, p)

@@ -39,7 +39,7 @@ def task_usage_parts(lake: Lake) -> int:
 def _whole_trace(lake: Lake, rows: list[Published]) -> dict[tuple[str, str], float]:
     """Table 1 (`report periodicity`'s summary) and Table 2 (`lakehouse pack` on its fits), run as those
     commands run, on a lake holding the whole trace: (quantity, setting) -> ours."""
-    from lakehouse.models.job_sinusoids import summary
+    from lakehouse.models.periodicity.job_sinusoids import summary
     from lakehouse.reports import PACK, PackRequest, PeriodicitySettings
     from lakehouse.reports.periodicity import run_2011
 
@@ -63,7 +63,7 @@ def _whole_trace(lake: Lake, rows: list[Published]) -> dict[tuple[str, str], flo
 def _packing(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
     """Section 6's synthetic campaign (`lakehouse pack --synthetic`), and, on a lake holding the whole
     Google trace, Table 1 and Table 2."""
-    from lakehouse.models.packing_campaign import campaign
+    from lakehouse.models.packing.campaign import campaign
 
     synthetic = campaign()  # as `lakehouse pack --synthetic` runs it, with its instances per family
     trace = [p for p in rows if p.trace.startswith("Google")]

@@ -37,22 +37,24 @@ from lakehouse.base.errors import LakeBusyError, LakehouseError, SettingsError, 
 from lakehouse.base.job_views import View, log_jobs, log_machine_size, order_problem_columns
 from lakehouse.base.lake import Lake, pending_path, process_lock, replace_atomically
 from lakehouse.base.log_names import is_glob, select_logs
-from lakehouse.base.schemas import (
+from lakehouse.campaigns.grid import Grid, GridError, Settings, run_key
+from lakehouse.campaigns.resample import resample_weeks
+from lakehouse.models.campaigns import (
     CAMPAIGN_METRICS,
+    CAMPAIGN_PLANS,
     CAMPAIGN_PLANS_SCHEMA,
+    CAMPAIGN_RUNS,
     CAMPAIGN_RUNS_SCHEMA,
     CAMPAIGN_RUNS_VERSION,
     DISTRIBUTION_METRICS,
 )
-from lakehouse.campaigns.grid import Grid, GridError, Settings, run_key
-from lakehouse.campaigns.resample import resample_weeks
 from lakehouse.sim.engine import refuse_empty_order_columns, replay
 from lakehouse.sim.metrics import prediction_errors
 from lakehouse.sim.options import WEEK, Compat, check_order_columns, order_columns, parse_predictor
 from lakehouse.sim.workload import input_columns
 
-RUNS = DATASETS["analysis_campaign_runs"]
-PLANS = DATASETS["analysis_campaign_plans"]
+RUNS = DATASETS[CAMPAIGN_RUNS.key]
+PLANS = DATASETS[CAMPAIGN_PLANS.key]
 #: Per-job schedules of a campaign (`--jobs-out`): <lake>/analysis/campaign_jobs/<campaign>/<run_key>.parquet
 JOBS_FOLDER = "analysis/campaign_jobs"
 #: Finished runs are written at least this often (seconds), so a kill -9 loses little (Ctrl-C loses

@@ -16,7 +16,7 @@ from typing import cast
 import polars as pl
 
 from lakehouse import _native
-from lakehouse.base.schemas import DISTRIBUTION_METRICS, PERCENTILES
+from lakehouse.models.campaigns import DISTRIBUTION_METRICS, PERCENTILES
 from lakehouse.sim.options import JobClass
 
 #: Waits below this count as this in the geometric mean.

@@ -22,10 +22,10 @@ from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
 from lakehouse.base.machine import CEA_CURIE_PARTITION
 from lakehouse.base.results import store
-from lakehouse.base.schemas import SELECTION_CURVES_SCHEMA, SELECTION_RUNS_SCHEMA
 from lakehouse.campaigns.grid import Settings
 from lakehouse.campaigns.report import latest
 from lakehouse.campaigns.runner import campaign_rows
+from lakehouse.models.selection import SELECTION_CURVES, SELECTION_RUNS
 from lakehouse.sim.options import DAY, WEEK, Policy, Selector
 
 BASELINE = "easy-fcfs"
@@ -217,8 +217,5 @@ def selection_tables(lake: Lake, campaign: str) -> SelectionTables:
 
 def store_tables(lake: Lake, tables: SelectionTables) -> None:
     campaign, table, curves = tables.campaign, tables.table, tables.curves
-    for dataset, frame, schema in (
-        ("analysis_selection_runs", table, SELECTION_RUNS_SCHEMA),
-        ("analysis_selection_curves", curves, SELECTION_CURVES_SCHEMA),
-    ):
-        store(lake, dataset, frame.with_columns(campaign=pl.lit(campaign)).select(schema.names), schema, campaign)
+    for stored, frame in ((SELECTION_RUNS, table), (SELECTION_CURVES, curves)):
+        store(lake, stored, frame.with_columns(campaign=pl.lit(campaign)).select(stored.schema.names), campaign)

@@ -23,10 +23,10 @@ from lakehouse import _native
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
 from lakehouse.base.results import store
-from lakehouse.base.schemas import TRIPLES_LOO_SCHEMA, TRIPLES_SCHEMA
 from lakehouse.campaigns.grid import Settings
 from lakehouse.campaigns.report import latest
 from lakehouse.campaigns.runner import campaign_rows
+from lakehouse.models.triples import TRIPLES, TRIPLES_LOO
 
 CURVES = ("linear", "squared")
 WEIGHTS = ("one", "log-procs-run", "log-run-procs", "log-inverse-area", "log-area")
@@ -194,12 +194,9 @@ def store_tables(lake: Lake, tables: TripleTables) -> None:
     """Keep both tables in the lake as analysis.triples and analysis.triples_loo (one file per
     campaign, replaced whole)."""
     campaign = tables.campaign
-    for dataset, frame, schema in (
-        ("analysis_triples", tables.per_log, TRIPLES_SCHEMA),
-        ("analysis_triples_loo", tables.loo, TRIPLES_LOO_SCHEMA),
-    ):
+    for stored, frame in ((TRIPLES, tables.per_log), (TRIPLES_LOO, tables.loo)):
         if frame.is_empty():  # e.g. no leave-one-out with one log: an empty file replaces the old one
-            framed = cast(pl.DataFrame, pl.from_arrow(schema.empty_table()))
+            framed = cast(pl.DataFrame, pl.from_arrow(stored.schema.empty_table()))
         else:
-            framed = frame.with_columns(campaign=pl.lit(campaign)).select(schema.names)
-        store(lake, dataset, framed, schema, name=campaign)
+            framed = frame.with_columns(campaign=pl.lit(campaign)).select(stored.schema.names)
+        store(lake, stored, framed, name=campaign)

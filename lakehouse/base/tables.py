@@ -1,0 +1,78 @@
+"""The tables the analyses store (each read by its view analysis.NAME), declared once, in their topic's
+folder: `TABLES` in the `__init__.py` of each topic package of `lakehouse.models`
+(models/locality/__init__.py declares analysis.locality).  The lake's datasets, the catalog's views and
+`store` take every table from `stored_tables()`, so the ground floor names no topic, and a new table is
+one declaration beside its topic's model.
+
+A topic's `__init__.py` imports no model (pyarrow and this module only): every command lists the
+tables when it opens a lake and must not pay for numpy, statsmodels or cvxpy.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import pkgutil
+from dataclasses import dataclass
+
+import pyarrow as pa
+
+#: The package whose topic folders declare the stored tables (found by name: the ground floor imports
+#: no layer above it; a topic's declarations import only this module and pyarrow).
+TOPICS_PACKAGE = "lakehouse.models"
+
+
+def fields(kind: pa.DataType, *names: str) -> list[pa.Field]:
+    """Columns of one type, for a schema."""
+    return [pa.field(name, kind) for name in names]
+
+
+@dataclass(frozen=True)
+class StoredTable:
+    """One table an analysis stores: its files in the lake's `analysis/NAME/` (one per source, or
+    `latest`), its Parquet schema, and what its view analysis.NAME holds."""
+
+    name: str  # the view is analysis.NAME; the dataset's key analysis_NAME
+    schema: pa.Schema
+    #: The view's grain and description (COMMENT ON VIEW and docs/views.md).  Given, the view is made from
+    #: this declaration: every file, as stored.  Empty: a view file of sql/ reads the files (one that keeps
+    #: each run's newest row, say) and says both.
+    grain: str = ""
+    description: str = ""
+    #: Its files were written by versions that lacked later columns: read by column name, NULL where missing.
+    evolves: bool = False
+
+    @property
+    def key(self) -> str:
+        return f"analysis_{self.name}"
+
+    @property
+    def view(self) -> str:
+        return f"analysis.{self.name}"
+
+    @property
+    def folder(self) -> str:
+        return f"analysis/{self.name}"
+
+    @property
+    def select(self) -> str:
+        """The SELECT of its one-line view, with its dataset's placeholder (`lakehouse.base.catalog`)."""
+        by_name = ", union_by_name = true" if self.evolves else ""
+        return f"SELECT * FROM read_parquet({{{self.key}}}{by_name})"
+
+
+@functools.cache
+def stored_tables() -> tuple[StoredTable, ...]:
+    """Every stored table of every topic, by topic folder then as declared; two topics declaring one
+    name is an error naming both."""
+    package = importlib.import_module(TOPICS_PACKAGE)
+    found: dict[str, tuple[str, StoredTable]] = {}
+    for topic in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
+        if not topic.ispkg:
+            continue
+        declared = getattr(importlib.import_module(f"{TOPICS_PACKAGE}.{topic.name}"), "TABLES", ())
+        for table in declared:
+            if table.name in found:
+                raise ValueError(f"analysis.{table.name} is declared by {found[table.name][0]} and by {topic.name}")
+            found[table.name] = (topic.name, table)
+    return tuple(table for _, table in found.values())

@@ -1,0 +1,207 @@
+"""Per-job periodic fits of the long-running jobs of a Google lake -> analysis.job_sinusoids.
+
+Each long-running job's demand per measured task (google.job_demand_5min: the job's demand over each
+5-minute bucket divided by how many tasks were measured in it, so a task's missing window is a gap,
+not a dip) is fitted by
+`spectral.fit_periodic` on the trace-start time origin.  The daily component gives the packing model
+W(t) = C + rho sin(2 pi t / 1 day + phi) per task.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Collection, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from threadpoolctl import threadpool_limits
+
+from lakehouse.base.catalog import named_query
+from lakehouse.base.errors import TooLittleDataError
+from lakehouse.base.lake import Lake
+from lakehouse.base.results import store
+from lakehouse.models.periodicity import JOB_SINUSOIDS, JOB_SINUSOIDS_SCHEMA
+from lakehouse.models.periodicity.spectral import ALPHA, PERIODS, false_positive_rates, fit_periodic, phase_spread
+
+TRACE_START_S = 600  # the trace clock's 600 s is the trace start (ClusterData2011_2.md)
+MIN_WINDOWS = 288  # one day of 5-minute windows: less cannot separate a daily cycle from a trend
+STREAM_ROWS = 1 << 18  # demand rows fetched from DuckDB at a time
+OVERLAID_JOBS = 3
+
+
+@dataclass(frozen=True)
+class DemandSeries:
+    job_id: int
+    tasks: int
+    t: np.ndarray  # seconds since the trace start, observed windows only
+    per_task: np.ndarray  # CPU demand per reporting task
+
+
+def demand_series(lake: Lake, jobs: Collection[int] | None = None) -> Iterator[DemandSeries]:
+    """The long-running jobs' demand series with at least MIN_WINDOWS windows (of `jobs` only, if given),
+    in job order, streamed from DuckDB: one job's series is in memory at a time."""
+    tasks: dict[int, int] = dict(lake.rows(named_query("long_running_jobs")))
+    wanted = sorted(int(j) for j in tasks if jobs is None or j in jobs)
+    if not wanted:
+        return
+    # The job ids as a literal list: DuckDB pushes a constant IN filter into the Parquet scan, below
+    # the aggregation of the demand view, where a join with the long-running tasks would come after it.
+    query = (
+        "SELECT job_id, bucket_s, cpu_rate / tasks AS per_task FROM google.job_demand_5min "
+        f"WHERE job_id IN ({', '.join(map(str, wanted))}) ORDER BY job_id, bucket_s"
+    )
+    with lake.connect() as con, lake.query_errors():
+        carry: pa.Table | None = None  # the rows of the last job seen, which the next batch may continue
+        for batch in con.execute(query).to_arrow_reader(STREAM_ROWS):
+            rows = pa.Table.from_batches([batch]) if carry is None else pa.concat_tables([carry, pa.table(batch)])
+            ids = rows.column("job_id").to_numpy()
+            last = int(np.searchsorted(ids, ids[-1]))  # rows are in job order
+            yield from _by_job(rows.slice(0, last), tasks)
+            carry = rows.slice(last)
+        if carry is not None:
+            yield from _by_job(carry, tasks)
+
+
+def _by_job(rows: pa.Table, tasks: dict[int, int]) -> Iterator[DemandSeries]:
+    """The series of the whole jobs in `rows` (in job, then time order) with at least MIN_WINDOWS windows."""
+    ids = rows.column("job_id").to_numpy()
+    if not ids.size:
+        return
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    buckets, per_task = rows.column("bucket_s").to_numpy(), rows.column("per_task").to_numpy()
+    for start, end in zip(starts, [*starts[1:], ids.size], strict=True):
+        if end - start >= MIN_WINDOWS:
+            job_id = int(ids[start])
+            t = buckets[start:end].astype(float) - TRACE_START_S
+            yield DemandSeries(job_id, int(tasks[job_id]), t, per_task[start:end])
+
+
+def fit_long_running_jobs(lake: Lake, series: Iterable[DemandSeries] | None = None) -> pl.DataFrame:
+    """One row per long-running job with at least a day of demand windows.  BLAS is kept to one
+    thread: on these small matrices its threads only add overhead (~30 % of a fit's time); the jobs are
+    fitted by one thread per core instead (numpy releases the GIL in its loops: ~1.3x on two cores),
+    a few at a time, as they stream in."""
+    jobs = demand_series(lake) if series is None else series
+    rows: list[dict[str, object]] = []
+    workers = os.cpu_count() or 1
+    with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+        iterator = iter(jobs)
+        while chunk := list(itertools.islice(iterator, 8 * workers)):
+            rows += pool.map(_fit_row, chunk)
+    return pl.DataFrame(rows, schema=pl.Schema(JOB_SINUSOIDS_SCHEMA))
+
+
+def _fit_row(one: DemandSeries) -> dict[str, object]:
+    fit = fit_periodic(one.t, one.per_task)
+    daily = fit.components["daily"]
+    row: dict[str, object] = {
+        "job_id": one.job_id,
+        "tasks": one.tasks,
+        "windows": fit.windows,
+        "c": fit.level,
+        "rho": daily.ratio * fit.level,
+        "phi": daily.phase,
+        "trend_ratio": fit.trend_ratio,
+        "noise_ratio": fit.noise_ratio,
+    }
+    for name, component in fit.components.items():
+        row |= {f"{name}_ratio": component.ratio, f"{name}_phase": component.phase, f"{name}_p": component.p_value}
+    return row
+
+
+@dataclass(frozen=True)
+class Periodicity:
+    fits: pl.DataFrame  # as stored in analysis.job_sinusoids
+    series: list[DemandSeries]  # the series of the jobs the plots overlay with their fits (`overlaid_jobs`)
+    false_positive: dict[str, float] | None  # the test's level measured on pure noise, per component
+
+
+def periodicity(lake: Lake, noise_trials: int = 200, overlays: bool = True) -> Periodicity:
+    """What `lakehouse report periodicity` computes: every long-running job fitted (`store_periodicity`
+    keeps the fits), and the false-positive rate of the test on `noise_trials` pure-noise series with
+    the jobs' own gaps (those of the first `noise_trials` jobs, in turn).  With `overlays`, the series
+    of the jobs the plots draw."""
+    grids: list[np.ndarray] = []
+
+    def keeping_grids(series: Iterator[DemandSeries]) -> Iterator[DemandSeries]:
+        for one in series:
+            if len(grids) < noise_trials:
+                grids.append(one.t)
+            yield one
+
+    fits = fit_long_running_jobs(lake, keeping_grids(demand_series(lake)))
+    if fits.is_empty():
+        raise TooLittleDataError(f"nothing to fit: {_what_the_trace_covers(lake)}")
+    rates = false_positive_rates(grids, noise_trials) if noise_trials > 0 and grids else None
+    shown = list(demand_series(lake, overlaid_jobs(fits))) if overlays else []
+    return Periodicity(fits, shown, rates)
+
+
+def store_periodicity(lake: Lake, result: Periodicity) -> None:
+    store(lake, JOB_SINUSOIDS, result.fits)
+
+
+def overlaid_jobs(fits: pl.DataFrame) -> list[int]:
+    """The jobs the plots overlay with their fits: the largest, the median and the smallest daily ratio."""
+    by_ratio = fits.sort("daily_ratio", descending=True)["job_id"].to_list()
+    return list(dict.fromkeys([by_ratio[0], by_ratio[len(by_ratio) // 2], by_ratio[-1]]))[:OVERLAID_JOBS]
+
+
+def _what_the_trace_covers(lake: Lake) -> str:
+    """Why no job could be fitted, in terms of what was ingested and what to ingest."""
+    row = lake.query(named_query("trace_coverage")).row(0, named=True)
+    hours = row["usage_hours"] or 0.0
+    if not row["long_running"]:
+        return (
+            "no long-running task in google.tasks_long_running (ingest the trace's task_events, from its first part on)"
+        )
+    return (
+        f"{row['long_running']:,} long-running tasks, but task_usage covers {hours:,.1f} hours and a fit needs a "
+        "day of 5-minute windows (ingest more task_usage parts)"
+    )
+
+
+def summary(fits: pl.DataFrame, alpha: float = ALPHA, false_positive: dict[str, float] | None = None) -> pl.DataFrame:
+    """Per component: the distribution of amplitude ratios over jobs, the share significant at alpha
+    (beside the test's false-positive rate on pure noise, when measured), and for the periodic
+    components the spread of the peaks among the significant jobs (mean resultant length, and the
+    circular standard deviation in hours)."""
+    rows = []
+    for name in (*PERIODS, "trend", "noise"):
+        column = fits[f"{name}_ratio"].abs() if name == "trend" else fits[f"{name}_ratio"]
+        values = column.drop_nans().to_numpy()
+        row: dict[str, object] = {"component": name, "jobs": len(values)}
+        for statistic, value in (
+            ("mean", np.mean),
+            ("std", lambda v: np.std(v, ddof=1) if len(v) > 1 else None),
+            ("min", np.min),
+            ("q1", lambda v: np.quantile(v, 0.25)),
+            ("median", np.median),
+            ("q3", lambda v: np.quantile(v, 0.75)),
+            ("max", np.max),
+        ):
+            result = value(values) if len(values) else None
+            row[statistic] = None if result is None else float(result)
+        row |= {"significant_share": None, "false_positive_rate": None, "peak_resultant": None, "peak_spread_h": None}
+        if name in PERIODS:
+            significant = fits.filter(pl.col(f"{name}_p") < alpha)
+            row["significant_share"] = significant.height / fits.height if fits.height else None
+            row["false_positive_rate"] = (false_positive or {}).get(name)
+            if significant.height:
+                resultant, spread = phase_spread(significant[f"{name}_phase"].to_numpy(), PERIODS[name])
+                row["peak_resultant"], row["peak_spread_h"] = resultant, spread
+        rows.append(row)
+    return pl.DataFrame(rows, schema=SUMMARY_SCHEMA)
+
+
+SUMMARY_SCHEMA = {"component": pl.String, "jobs": pl.Int64} | dict.fromkeys(
+    (
+        "mean", "std", "min", "q1", "median", "q3", "max",
+        "significant_share", "false_positive_rate", "peak_resultant", "peak_spread_h",
+    ),
+    pl.Float64,
+)  # fmt: skip

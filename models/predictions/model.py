@@ -1,0 +1,667 @@
+"""Sliding-window resource predictions: estimates of each job's usage from the jobs of its workflow that
+had completed before it was submitted, scored against the users' own requests.
+
+Everything runs in DuckDB over predict.swf_targets / predict.google_targets / predict.google2019_targets
+(one row per job and resource: submit, done, walltime, used, requested, workflow keys), as window
+functions and ASOF joins:
+
+- history: the completions of each workflow in order of completion time, with window aggregates over
+  the last k of them (max, mean, median, 90 % quantile; and the mean of the last two).  A job's
+  prediction is the aggregate at the last completion strictly before its submit time (ASOF join), so
+  nothing that happened after its submission can reach it;
+- cold start: a job whose workflow has no completed job yet falls back to its user's profile (the
+  used/requested ratio of the user's completed jobs, sum(used) / sum(requested), times the job's
+  request), then to the global profile (the same ratio over every user), then to the request itself;
+  each layer can be switched off;
+- predictions never exceed the request: a job is killed at its request, so predicting more gains nothing;
+- the SQL is built here, not kept in sql/queries/: its columns, windows and losses come from the
+  settings a user gives (grouping, window, the --under/--over weights);
+- window size: chosen per user and resource among WINDOWS (1 job to all), the one with the least loss on the first
+  80 % of that user's jobs (by submit time); every score is measured on the remaining 20 %, which the
+  choice never sees.  Or fixed by the caller.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import cast
+
+import duckdb
+import polars as pl
+
+from lakehouse.base.catalog import named_query, sql_literal
+from lakehouse.base.datasets import DATASETS
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.lake import Lake, count, one_row, pending_path
+from lakehouse.base.log_names import LogNameError, log_named
+from lakehouse.base.results import store
+from lakehouse.base.traces import TRACES, refuse_unfed
+from lakehouse.models.predictions import (
+    PREDICTIONS_JOBS,
+    PREDICTIONS_SCORES,
+)
+
+ALL = 1_000_000_000  # a window larger than any log: the whole history
+# The candidate windows, up to the whole history (which users of a stable workflow choose).
+WINDOWS = (1, 2, 5, 10, 20, 50, 100, ALL)
+TRAIN_SHARE = 0.8
+# The predictors over the workflow's last k completions (history_sql computes each, p_<name>_<k>).
+AGGREGATES = ("max", "mean", "median", "q90")
+LAST_TWO = "last2"  # the mean of the last two completions, whatever k
+PREDICTORS = (*AGGREGATES, LAST_TWO)
+
+# Workflow groupings by target family; the SQL column holding each one's key.
+GROUPINGS = {
+    "swf": {
+        "user": "wf_user",
+        "user+group": "wf_user_group",
+        "application": "wf_application",
+        "queue": "wf_queue",
+        "request signature": "wf_signature",
+    },
+    "google": {"job": "wf_job", "user": "wf_user", "logical name": "wf_name", "request signature": "wf_signature"},
+}
+GROUPINGS["google2019"] = GROUPINGS["google"]  # the 2019 targets have the 2011 trace's keys
+
+#: The name that takes every cell of Google's 2019 trace; one cell's source is GOOGLE_2019 + '-' + cell.
+GOOGLE_2019 = "google-2019"
+
+
+def grouping_names() -> list[str]:
+    """Every grouping a user may name, of either family (the report refuses one its source lacks)."""
+    return list(dict.fromkeys(name for family in GROUPINGS.values() for name in family))
+
+
+# The columns every target view has besides its workflow keys (what the later steps carry along).
+# (Neither the source, the same on every row, nor the user's text, kept once per user in TEMP `user_names`:
+# at the trace's shape they were a sixth of every table's width.)
+BASE_COLUMNS: tuple[str, ...] = ("job", "user_key", "submit", "done", "walltime", "resource", "used", "requested")
+BASE_COLUMNS += ("freed_weight", "train")
+
+
+class PredictionError(LakehouseError, ValueError):
+    """Settings or data the predictions cannot work with; the message says which."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the caller can change: the loss's weights (under- and over-estimates), the window (None: chosen
+    per user), the cold-start layers, and the workflow grouping (None: the best by loss)."""
+
+    under: float = 1.0
+    over: float = 0.5
+    window: int | None = None
+    local_profile: bool = True
+    global_profile: bool = True
+    grouping: str | None = None
+
+    def __post_init__(self) -> None:
+        # (The weights go into the scoring SQL as numbers: a NaN would read as a column's name.)
+        for name in ("under", "over"):
+            weight = getattr(self, name)
+            if not (isinstance(weight, int | float) and math.isfinite(weight) and weight >= 0):
+                raise PredictionError(f"--{name}: a loss weight is a finite number >= 0, not {weight!r}")
+        if self.under == self.over == 0:
+            raise PredictionError("--under and --over are both 0: every prediction would score the same")
+
+
+def load_targets(con: duckdb.DuckDBPyConnection, family: str, source: str) -> int:
+    """One source's rows into TEMP `targets`, with the train/evaluation split; returns the row count.
+
+    Every later step partitions, sorts and joins on the resource, the user and a workflow key: those are
+    made integers here (resource an ENUM, the others a 64-bit hash of the text, checked one to one on this
+    source, else a dense rank), which makes those steps about a sixth faster than on text, and their tables
+    narrower.  The user's text goes to TEMP `user_names` (user_key, user_name), for the per-job output."""
+    if family not in GROUPINGS:
+        raise PredictionError(f"unknown target family {family!r} ({', '.join(GROUPINGS)})")
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE raw_targets AS SELECT * EXCLUDE (source) FROM predict.{family}_targets "
+        "WHERE source = $source",
+        {"source": source},
+    )
+    keys = ("user_key", *GROUPINGS[family].values())
+    code = {key: _key_code(con, key) for key in keys}
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE user_names AS
+        SELECT DISTINCT {code["user_key"]} AS user_key, user_key AS user_name FROM raw_targets"""
+    )
+    codes = ", ".join(f"{code[key]} AS {key}" for key in keys)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE targets AS
+        SELECT *, row_number() OVER (PARTITION BY resource, user_key ORDER BY submit, job)
+            <= floor({TRAIN_SHARE} * count(*) OVER (PARTITION BY resource, user_key)) AS train
+        FROM (SELECT * REPLACE (resource::{RESOURCE_TYPE} AS resource, {codes}) FROM raw_targets)"""
+    )
+    con.execute("DROP TABLE raw_targets")
+    return count(con, "SELECT count(*) FROM targets")
+
+
+# Every resource of both target families (a value outside it fails the cast loudly).
+RESOURCES = ("walltime", "memory", "processors", "cpu", "cpu_peak", "memory_peak")
+RESOURCE_TYPE = "ENUM(" + ", ".join(f"'{r}'" for r in RESOURCES) + ")"
+
+
+def _key_code(con: duckdb.DuckDBPyConnection, key: str) -> str:
+    """An integer standing for raw_targets' text column `key`, NULL where it is NULL: its hash when no two
+    values of this source share one, else (never seen, but then no workflows merge) its dense rank."""
+    distinct, hashes = one_row(
+        con, f"SELECT count(DISTINCT {key}), count(DISTINCT hash({key})) FILTER ({key} IS NOT NULL) FROM raw_targets"
+    )
+    if _hashes_collide(distinct, hashes):
+        return f"CASE WHEN {key} IS NOT NULL THEN dense_rank() OVER (ORDER BY {key}) END::UBIGINT"
+    return f"CASE WHEN {key} IS NOT NULL THEN hash({key}) END"
+
+
+def _hashes_collide(distinct: int, hashes: int) -> bool:
+    return hashes != distinct
+
+
+def available_groupings(con: duckdb.DuckDBPyConnection, family: str) -> list[str]:
+    """The groupings whose key the source carries (some logs lack groups, applications or queues)."""
+    columns = GROUPINGS[family]
+    counts = one_row(con, "SELECT " + ", ".join(f"count({c})" for c in columns.values()) + " FROM targets")
+    return [name for (name, _), n in zip(columns.items(), counts, strict=True) if n]
+
+
+def _last_per_instant(over: str) -> str:
+    # Completions at the same instant: the last one (by job) carries the aggregates of all of them, so
+    # an ASOF join on the completion time finds exactly one row.  (lead over the aggregates' own order
+    # shares their sort.)
+    return f"QUALIFY lead(done) OVER ({over}) IS DISTINCT FROM done"
+
+
+def _frame(k: int) -> str:
+    # Constant frame bounds: DuckDB then uses its segment and merge-sort trees (a bound read from a
+    # column is evaluated row by row).
+    return "ROWS UNBOUNDED PRECEDING" if k >= ALL else f"ROWS BETWEEN {k - 1} PRECEDING AND CURRENT ROW"
+
+
+def _k_name(k: int) -> str:
+    return "all" if k >= ALL else str(k)
+
+
+# The maximum over a frame from the partition's start: arg_max(x, x) is max(x), and DuckDB 1.5 computes it
+# on such frames twice as fast as max (measured on HPC2N; on bounded frames max is the faster).
+RUNNING_MAX = "arg_max({0}, {0})"
+LIST_WINDOWS_UP_TO = 10  # statistics of so few values: cheaper from one list than from DuckDB's trees
+
+
+def history_sql(column: str, windows: list[int], whole_max: bool = True) -> str:
+    """Window aggregates of each workflow's completions, one row per workflow and completion instant:
+    `last` and `before` (the last two completions' values, from which `predictor` makes every predictor
+    of k = 1 and 2, and p_last2) and a column per predictor and larger window size (p_<predictor>_<k>).
+    A single sort serves them all, and the fewest window functions (DuckDB builds a tree per function and
+    frame):
+    - 2 < k <= 10: slices of one list of the last completions;
+    - larger k: max, mean, and one quantile tree for both the median and the 90 % quantile (over the
+      whole history two trees, one each, measured faster); without whole_max, no maximum over the whole
+      history (the caller has it from grouping_predictions)."""
+    over = "PARTITION BY resource, wf ORDER BY done, job"
+    inner = [f"used AS last, coalesce(lag(used) OVER ({over}), used) AS before"]
+    listed = [k for k in windows if 2 < k <= LIST_WINDOWS_UP_TO]
+    if listed:
+        inner.append(f"list(used) OVER ({over} {_frame(max(listed))}) AS l")
+    outer = ["last", "before"]
+    for k in windows:
+        name = _k_name(k)
+        if k <= 2:
+            continue
+        if k in listed:
+            values = f"l[-{k}:]"
+            inner.append(f"list_max({values}) AS p_max_{name}, list_avg({values}) AS p_mean_{name}")
+            inner.append(f"list_aggregate({values}, 'quantile_cont', [0.5, 0.9]) AS q_{name}")
+        else:
+            frame = f"OVER ({over} {_frame(k)})"
+            if k < ALL or whole_max:
+                inner.append(f"{RUNNING_MAX.format('used') if k >= ALL else 'max(used)'} {frame} AS p_max_{name}")
+            inner.append(f"avg(used) {frame} AS p_mean_{name}")
+            if k >= ALL:  # over the whole history two quantile trees measured faster than one for both
+                inner.append(f"[median(used) {frame}, quantile_cont(used, 0.9) {frame}] AS q_{name}")
+            else:
+                inner.append(f"quantile_cont(used, [0.5, 0.9]) {frame} AS q_{name}")
+        outer += [f"p_max_{name}"] if k < ALL or whole_max else []
+        outer += [f"p_mean_{name}", f"q_{name}[1] AS p_median_{name}", f"q_{name}[2] AS p_q90_{name}"]
+    return (
+        f"SELECT resource, wf, done, {', '.join(outer)} FROM ("
+        f"SELECT resource, wf, done, {', '.join(inner)} "
+        f"FROM (SELECT *, {column} AS wf FROM targets WHERE {column} IS NOT NULL) "
+        f"{_last_per_instant(over)})"
+    )
+
+
+def predictor(name: str, k: int, table: str) -> str:
+    """The SQL of predictor `name` over the last k completions, from a row of history_sql's `table`.  Of
+    one or two values (`last`, `before`: computed here, not stored, which keeps the history narrower):
+    the median of two is their mean, and their 90 % quantile by linear interpolation a + 0.9 (b - a) =
+    0.2 mean + 0.8 max."""
+    last, before = f"{table}.last", f"{table}.before"
+    if name == LAST_TWO:
+        return f"({last} + {before}) / 2"
+    if k > 2:
+        return f"{table}.p_{name}_{_k_name(k)}"
+    top, mean = (last, last) if k == 1 else (f"greatest({last}, {before})", f"({last} + {before}) / 2")
+    return {"max": top, "mean": mean, "median": mean, "q90": f"0.2 * {mean} + 0.8 * {top}"}[name]
+
+
+# The profiles: used / requested over the user's (everyone's) completed jobs, as sum(used) / sum(requested):
+# running sums over completion instants (all jobs completing at an instant count together).
+PROFILES_SQL = """
+    CREATE OR REPLACE TEMP TABLE profiles AS
+    SELECT resource, user_key, done, sum(u) OVER wl / sum(r) OVER wl AS local_ratio
+    FROM (SELECT resource, user_key, done, sum(used) AS u, sum(requested) AS r FROM targets GROUP BY ALL)
+    WINDOW wl AS (PARTITION BY resource, user_key ORDER BY done ROWS UNBOUNDED PRECEDING);
+    CREATE OR REPLACE TEMP TABLE global_profile AS
+    SELECT resource, done, sum(u) OVER wg / sum(r) OVER wg AS global_ratio
+    FROM (SELECT resource, done, sum(used) AS u, sum(requested) AS r FROM targets GROUP BY ALL)
+    WINDOW wg AS (PARTITION BY resource ORDER BY done ROWS UNBOUNDED PRECEDING)
+    """
+# The profiles of each target row, as of its submission (joined where they are used).
+PROFILE_COLUMNS = "lp.local_ratio * t.requested AS local_profile, gp.global_ratio * t.requested AS global_profile"
+PROFILE_JOINS = """
+    ASOF LEFT JOIN profiles AS lp ON lp.resource = t.resource AND lp.user_key = t.user_key AND t.submit > lp.done
+    ASOF LEFT JOIN global_profile AS gp ON gp.resource = t.resource AND t.submit > gp.done"""
+
+
+def _loss(predicted: str, settings: Settings) -> str:
+    """The loss of one job: w * |predicted - used| * walltime, w by the sign of the error."""
+    return (
+        f"CASE WHEN {predicted} < used THEN {settings.under} ELSE {settings.over} END"
+        f" * abs({predicted} - used) * walltime"
+    )
+
+
+def _predicted(history: str, settings: Settings, profiles: bool) -> str:
+    layers = [history]
+    if profiles and settings.local_profile:
+        layers.append("local_profile")
+    if profiles and settings.global_profile:
+        layers.append("global_profile")
+    return f"least(coalesce({', '.join(layers)}, requested), requested)"
+
+
+def _layer(history: str, settings: Settings) -> str:
+    return (
+        f"CASE WHEN {history} IS NOT NULL THEN 'workflow' "
+        f"WHEN {'local_profile' if settings.local_profile else 'NULL'} IS NOT NULL THEN 'user profile' "
+        f"WHEN {'global_profile' if settings.global_profile else 'NULL'} IS NOT NULL THEN 'global profile' "
+        "ELSE 'request' END"
+    )
+
+
+def grouping_predictions(
+    con: duckdb.DuckDBPyConnection, family: str, groupings: list[str]
+) -> dict[str, tuple[str, str]]:
+    """TEMP `by_grouping`: for each grouping, the maximum of the workflow's whole history (p_<grouping>),
+    on the evaluation jobs (the only ones these scenarios are scored on).  Returns, per grouping, its
+    table of running maxima (resource, wf, done, p: one row per workflow and completion instant) and the
+    key column wf holds, which the window predictions reuse as their whole-history maximum."""
+    columns = GROUPINGS[family]
+    twins = _twins(con, [columns[g] for g in groupings])
+    computed: dict[str, str] = {}  # key column -> its table
+    joins, picks = [], []
+    for i, name in enumerate(groupings):
+        column = twins[columns[name]]  # the same workflows as an earlier grouping: the same maxima
+        if column not in computed:
+            table = computed[column] = f"max_history_{i}"
+            # Per workflow and completion instant (every job completing then counts), the running maximum.
+            con.execute(
+                f"""CREATE OR REPLACE TEMP TABLE {table} AS
+                SELECT resource, wf, done, {RUNNING_MAX.format("used_max")} OVER (PARTITION BY resource, wf
+                    ORDER BY done ROWS UNBOUNDED PRECEDING) AS p
+                FROM (SELECT resource, {column} AS wf, done, max(used) AS used_max FROM targets
+                    WHERE {column} IS NOT NULL GROUP BY ALL)"""
+            )
+            joins.append(
+                f"ASOF LEFT JOIN {table} AS {table} "
+                f"ON {table}.resource = t.resource AND {table}.wf = t.{column} AND t.submit > {table}.done"
+            )
+        picks.append(f'{computed[column]}.p AS "p_{name}"')
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE by_grouping AS SELECT {', '.join(f't.{c}' for c in SCORED_COLUMNS)}, "
+        f"{', '.join(picks)} "
+        f"FROM (SELECT * FROM targets WHERE NOT train) AS t {' '.join(joins)}"
+    )
+    return {name: (computed[twins[columns[name]]], twins[columns[name]]) for name in groupings}
+
+
+def _twins(con: duckdb.DuckDBPyConnection, keys: list[str]) -> dict[str, str]:
+    """For each key column, the first of `keys` that splits the targets into the same workflows (itself if
+    none before it does; e.g. user and user+group when every user is in one group): same workflows, same
+    histories, computed once.  Two keys split alike when they are NULL on the same rows and, elsewhere,
+    map one to one (as many distinct values of each as of the pair)."""
+    pairs = [(a, b) for i, b in enumerate(keys) for a in keys[:i]]
+    if not pairs:
+        return {key: key for key in keys}
+    tests = ", ".join(
+        f"""count(*) FILTER (({a} IS NULL) != ({b} IS NULL)) = 0 AND count(DISTINCT {a}) = count(DISTINCT {b})
+            AND count(DISTINCT {a}) = count(DISTINCT ({a}, {b})) FILTER ({a} IS NOT NULL)"""
+        for a, b in pairs
+    )
+    # Over the distinct key combinations, far fewer than the targets.
+    same = one_row(con, f"SELECT {tests} FROM (SELECT DISTINCT {', '.join(keys)} FROM targets)")
+    twins = {key: key for key in keys}
+    for (a, b), alike in zip(pairs, same, strict=True):
+        if alike and twins[b] == b:
+            twins[b] = twins[a]
+    return twins
+
+
+def window_predictions(
+    con: duckdb.DuckDBPyConnection, family: str, grouping: str, settings: Settings, maxima: tuple[str, str]
+) -> None:
+    """TEMP `by_window`: the targets with their profiles, window_jobs (the k used: fixed, or chosen per
+    user and resource by the max predictor, with the profiles, on the training jobs) and p_<predictor>
+    for every predictor over that window of the grouping's history (NULL without history).  `maxima`:
+    the grouping's running maxima and their key column, from grouping_predictions."""
+    column = GROUPINGS[family][grouping]
+    windows = [settings.window] if settings.window is not None else list(WINDOWS)
+    # Every predictor for every window in one pass (one sort), but the maximum over the whole history,
+    # which grouping_predictions has computed.  The window choice needs only the max predictor: it is
+    # joined narrow first, the rest, for the chosen window only, by a second ASOF join (carrying every
+    # column through the profiles' joins measured a third slower; a hash join on the history row found
+    # the first time ran out of 1 GB at a fifth of the Google trace, where the ASOF join's sorts spill).
+    table, key = maxima
+    if ALL in windows and key == column:  # the same rows, one per workflow and completion instant
+        con.execute(
+            f"""CREATE OR REPLACE TEMP TABLE history AS SELECT h.*, m.p AS p_max_{_k_name(ALL)}
+            FROM ({history_sql(column, windows, whole_max=False)}) AS h JOIN {table} AS m USING (resource, wf, done)"""
+        )
+    else:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE history AS {history_sql(column, windows)}")
+    maxima_columns = [f"p_max_{_k_name(k)}" for k in windows]
+    max_columns = ", ".join(f"{predictor('max', k, 'h')} AS p_max_{_k_name(k)}" for k in windows)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE joined AS SELECT {", ".join(f"t.{c}" for c in (*BASE_COLUMNS, column))},
+            {PROFILE_COLUMNS}, {max_columns}
+        FROM targets AS t
+        ASOF LEFT JOIN history AS h ON h.resource = t.resource AND h.wf = t.{column} AND t.submit > h.done
+        {PROFILE_JOINS}"""
+    )
+    if settings.window is None:
+        # Per user and resource, the window with the least training loss (ties: the smaller k); a user
+        # without training jobs gets the largest.
+        losses = ", ".join(
+            f"sum({_loss(_predicted(f'p_max_{_k_name(k)}', settings, True), settings)}) AS loss_{_k_name(k)}"
+            for k in windows
+        )
+        pairs = ", ".join(f"({k}, loss_{_k_name(k)})" for k in windows)
+        chosen = f"""(SELECT resource, user_key, arg_min(k, (loss, k)) AS k
+            FROM (SELECT resource, user_key, {losses} FROM joined WHERE train GROUP BY ALL),
+                LATERAL (VALUES {pairs}) AS l(k, loss)
+            GROUP BY ALL)"""
+        window = f"coalesce(c.k, {max(windows)})"
+    else:
+        chosen = "(SELECT resource, user_key, NULL::BIGINT AS k FROM joined WHERE false)"
+        window = str(settings.window)
+    picked = ", ".join(f"{_pick(p, windows)} AS p_{p}" for p in AGGREGATES)
+    con.execute(
+        f"""CREATE OR REPLACE TEMP TABLE by_window AS
+        SELECT j.* EXCLUDE ({", ".join(maxima_columns)}), {picked},
+            {predictor(LAST_TWO, 2, "h")} AS p_{LAST_TWO}
+        FROM (SELECT j.*, {window} AS window_jobs FROM joined AS j
+            LEFT JOIN {chosen} AS c USING (resource, user_key)) AS j
+        ASOF LEFT JOIN history AS h ON h.resource = j.resource AND h.wf = j.{column} AND j.submit > h.done"""
+    )
+    con.execute("DROP TABLE history; DROP TABLE joined")
+
+
+def _pick(name: str, windows: list[int]) -> str:
+    """Predictor `name` for the row's own window: the maximum from joined (j), the others from history (h)."""
+    cases = " ".join(
+        f"WHEN {k} THEN {f'j.p_max_{_k_name(k)}' if name == 'max' else predictor(name, k, 'h')}" for k in windows
+    )
+    return f"CASE window_jobs {cases} END"
+
+
+# The columns `score` reads, with the job (what a row is).
+SCORED_COLUMNS = ("job", "resource", "used", "requested", "walltime", "freed_weight", "train")
+
+
+def score(con: duckdb.DuckDBPyConnection, table: str, predicted: str, settings: Settings) -> pl.DataFrame:
+    """Per resource, on the evaluation jobs: jobs, loss (resource units x hours), mean accuracy
+    min(p, u) / max(p, u), share under-estimated, and the share of reserved resource-time freed against
+    the users' requests: sum((requested - p) * freed_weight) / sum(requested * freed_weight)."""
+    return con.execute(
+        f"""SELECT resource::VARCHAR AS resource, count(*) AS jobs, sum({_loss("p", settings)}) / 3600 AS loss,
+            avg(least(p, used) / greatest(p, used)) AS accuracy, avg((p < used)::DOUBLE) AS under_share,
+            sum((requested - p) * freed_weight) / sum(requested * freed_weight) AS freed_share
+        FROM (SELECT *, {predicted} AS p FROM {table} WHERE NOT train) GROUP BY ALL ORDER BY 1"""
+    ).pl()
+
+
+@dataclass(frozen=True)
+class Report:
+    """One source's scores, and its per-job predictions: in memory, or (from a lake) in a Parquet file
+    written as DuckDB streams them, waiting beside its place until `write_report` renames it in."""
+
+    table: pl.DataFrame  # scenario x resource scores, plus 'overall' per scenario
+    grouping: str  # the workflow grouping of the sliding-window scenarios
+    frame: pl.DataFrame | None = None  # per job and resource: the full method's prediction
+    pending: Path | None = None  # that table written outside the writer lock, until it is stored
+    final: Path | None = None  # where it is stored
+    written: int = 0  # the rows of `pending`
+
+    @property
+    def jobs(self) -> pl.DataFrame:
+        """Per job and resource: the full method's prediction (read from its file when it has one)."""
+        return self.jobs_where(pl.lit(True))
+
+    def jobs_where(self, condition: pl.Expr) -> pl.DataFrame:
+        """The rows of `jobs` that meet `condition`, the others never read into memory."""
+        if self.frame is not None:
+            return self.frame.filter(condition)
+        assert self.pending is not None and self.final is not None
+        return pl.scan_parquet(self.pending if self.pending.exists() else self.final).filter(condition).collect()
+
+
+def report(lake: Lake, family: str, source: str, settings: Settings = Settings()) -> Report:
+    """The scenario table of one source (an SWF log, or 'google') of the lake.  The per-job table goes
+    straight from DuckDB to a file beside its place, so that the memory it takes is DuckDB's, within the
+    lake's budget, however many jobs the source holds (the Google trace's 25 M tasks)."""
+    final = DATASETS[PREDICTIONS_JOBS.key].file(lake.root, source)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    pending = pending_path(final)
+    try:
+        # query_errors: DuckDB's errors as ours (one line: out of memory names the limit to raise).
+        with lake.connect() as con, lake.query_errors():
+            return replace(run(con, family, source, settings, jobs_to=pending), final=final)
+    except BaseException:
+        pending.unlink(missing_ok=True)
+        raise
+
+
+def run(
+    con: duckdb.DuckDBPyConnection,
+    family: str,
+    source: str,
+    settings: Settings = Settings(),
+    jobs_to: Path | None = None,
+) -> Report:
+    """The scenario table of one source, on any connection where predict.<family>_targets exists; the
+    per-job table in memory, or written to the Parquet file `jobs_to`."""
+    con.execute("SET preserve_insertion_order = false")  # every table here is ordered where it is read
+    if not load_targets(con, family, source):
+        raise PredictionError(f"{source}: no job with both a positive request and usage of any resource")
+    groupings = available_groupings(con, family)
+    if settings.grouping is not None and settings.grouping not in groupings:
+        raise PredictionError(f"{source} has no workflow grouping {settings.grouping!r}; it has {', '.join(groupings)}")
+    if settings.window is not None and settings.window < 1:
+        raise PredictionError(f"the window must hold at least one job, not {settings.window}")
+    rows = [("users' requests", score(con, "targets", "requested", settings))]
+    maxima = grouping_predictions(con, family, groupings)
+    for name in groupings:
+        rows.append(
+            (
+                f"{name}: max of all history",
+                score(con, "by_grouping", _predicted(f'"p_{name}"', settings, False), settings),
+            )
+        )
+    chosen = settings.grouping or min(
+        groupings, key=lambda g: (_relative_loss(rows[1 + groupings.index(g)][1], rows[0][1]), groupings.index(g))
+    )
+    con.execute(PROFILES_SQL)
+    window_predictions(con, family, chosen, settings, maxima[chosen])
+    # What is left to read is in by_window (and by_grouping, for a caller to look at): the rest goes,
+    # to leave DuckDB's memory and spill folder to the scores and the per-job table.
+    for table in ["targets", "profiles", "global_profile", *sorted({table for table, _ in maxima.values()})]:
+        con.execute(f"DROP TABLE {table}")
+    k = "per user" if settings.window is None else f"k = {settings.window}"
+    rows.append(
+        (
+            f"{chosen}: sliding window ({k}), max",
+            score(con, "by_window", _predicted("p_max", settings, False), settings),
+        )
+    )
+    full = _predicted("p_max", settings, True)
+    rows.append((f"{chosen}: sliding window + profiles, max", score(con, "by_window", full, settings)))
+    for predictor in PREDICTORS[1:]:
+        label = f"{chosen}: sliding window + profiles, {predictor}"
+        rows.append((label, score(con, "by_window", _predicted(f"p_{predictor}", settings, True), settings)))
+    column = GROUPINGS[family][chosen]
+    # The columns and types of analysis.predictions_jobs (PREDICTION_JOBS_SCHEMA), in its order.
+    jobs = f"""SELECT {sql_literal(source)}::VARCHAR AS source, job::BIGINT AS job, resource::VARCHAR AS resource,
+            user_name::VARCHAR AS user_key, submit::DOUBLE AS submit, used::DOUBLE AS used,
+            requested::DOUBLE AS requested, window_jobs::BIGINT AS window_jobs,
+            count(*) OVER (PARTITION BY resource, {column})::BIGINT AS workflow_jobs,
+            ({_layer("p_max", settings)})::VARCHAR AS layer, ({full})::DOUBLE AS predicted, train::BOOLEAN AS train
+        FROM by_window LEFT JOIN user_names USING (user_key) ORDER BY resource::VARCHAR, submit, job"""
+    if jobs_to is None:
+        return Report(_table(source, rows), chosen, frame=con.execute(jobs).pl())
+    copied = con.execute(f"COPY ({jobs}) TO {sql_literal(jobs_to.as_posix())} (FORMAT parquet, COMPRESSION zstd)")
+    [(written,)] = copied.fetchall()  # DuckDB answers a COPY with the rows it wrote
+    return Report(_table(source, rows), chosen, pending=jobs_to, written=written)
+
+
+def _relative_loss(scored: pl.DataFrame, requests: pl.DataFrame) -> float:
+    joined = scored.join(requests, on="resource", suffix="_request")
+    return float(cast(float, (joined["loss"] / joined["loss_request"]).mean()))
+
+
+TABLE_COLUMNS = [
+    "source",
+    "scenario",
+    "resource",
+    "jobs",
+    "loss",
+    "loss_vs_requests",
+    "accuracy",
+    "under_share",
+    "freed_share",
+]
+
+
+def _table(source: str, rows: list[tuple[str, pl.DataFrame]]) -> pl.DataFrame:
+    """One row per scenario and resource, then an 'overall' row per scenario: the mean over resources of
+    the loss relative to the users' requests, the accuracy, the under-estimated and the freed shares."""
+    requests = rows[0][1].select("resource", pl.col("loss").alias("request_loss"))
+    frames = []
+    for scenario, scored in rows:
+        per_resource = scored.join(requests, on="resource", maintain_order="left").select(
+            pl.lit(source).alias("source"),
+            pl.lit(scenario).alias("scenario"),
+            "resource",
+            "jobs",
+            "loss",
+            # Undefined (NULL) where the requests lose nothing (e.g. processors always exactly requested).
+            pl.when(pl.col("request_loss") > 0).then(pl.col("loss") / pl.col("request_loss")).alias("loss_vs_requests"),
+            "accuracy",
+            "under_share",
+            "freed_share",
+        )
+        overall = per_resource.select(
+            pl.lit(source).alias("source"),
+            pl.lit(scenario).alias("scenario"),
+            pl.lit("overall").alias("resource"),
+            pl.col("jobs").max(),
+            pl.lit(None, pl.Float64).alias("loss"),
+            *[pl.col(c).mean() for c in ("loss_vs_requests", "accuracy", "under_share", "freed_share")],
+        )
+        frames += [per_resource, overall]
+    return pl.concat(frames).select(TABLE_COLUMNS)
+
+
+def glance(table: pl.DataFrame) -> pl.DataFrame:
+    """`_table` as a page shows it at a glance: one row per scenario (it has one per scenario and
+    resource), with its overall accuracy and shares and each resource's loss against the users'
+    requests (below 1: better than the requests).  The lake keeps the whole table."""
+    losses = table.filter(pl.col("resource") != "overall").pivot(
+        on="resource", index="scenario", values="loss_vs_requests", maintain_order=True
+    )
+    losses = losses.rename({c: f"{c} loss vs requests" for c in losses.columns if c != "scenario"})
+    overall = table.filter(pl.col("resource") == "overall").select(
+        "scenario", "jobs", "accuracy", "under_share", "freed_share"
+    )
+    return overall.join(losses, on="scenario", how="left", maintain_order="left")
+
+
+def write_report(lake: Lake, result: Report) -> None:
+    """Store one source's table and per-job predictions where analysis.predictions_* read them."""
+    source = str(result.table["source"][0])
+    store(lake, PREDICTIONS_SCORES, result.table, name=source)
+    if result.frame is not None:
+        store(lake, PREDICTIONS_JOBS, result.frame, name=source)
+    else:
+        assert result.pending is not None
+        lake.committing.place(PREDICTIONS_JOBS.key, result.pending, source, result.written)
+
+
+def sources(lake: Lake) -> list[tuple[str, str]]:
+    """(family, source) of everything in the lake with targets: every SWF log, then 'google', then each
+    cell of the 2019 trace ('google-2019-a', ...)."""
+    found = lake.query(named_query("prediction_sources"))["source"].to_list()
+    pairs = [("swf", name) for name in found]
+    if lake.query(named_query("google_prediction_targets"))["n"][0]:
+        pairs.append(("google", "google"))
+    cells = lake.query(named_query("google2019_prediction_sources"))["source"].to_list()
+    return pairs + [("google2019", name) for name in cells]
+
+
+def no_targets(log: str) -> str:
+    """Why an SWF log is left out of the predictions."""
+    return f"{log}: no job with a positive run time and both a request and a usage of walltime, memory or processors"
+
+
+def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tuple[str, str]], list[str]]:
+    """(family, source) pairs to predict, and one line per SWF log left out with the reason.
+
+    `names`: SWF log names (or unique prefixes), `google`, `google-2019` (every cell of it) or one cell
+    (`google-2019-a`); None means everything that has targets.  A named source without targets is an
+    error naming what the lake has."""
+    found = sources(lake)
+    known = {name: family for family, name in found}
+    logs = lake.log_names()
+    skipped = [no_targets(log) for log in logs if log not in known]
+    if not names:
+        if not found:
+            raise PredictionError(
+                "no job with both a request and a usage in the lake (ingest SWF logs or a Google trace)"
+            )
+        return found, skipped
+    chosen = []
+    cells = [(family, cell) for family, cell in found if family == "google2019"]
+    for name in names:
+        if name == GOOGLE_2019 and cells:
+            chosen += cells
+            continue
+        google = name == "google" or name.startswith(GOOGLE_2019)
+        if name in TRACES and not google:
+            refuse_unfed("predictions", name)
+        full = name if name in known or google else _log_or_itself(name, logs)
+        if full not in known:
+            have = ", ".join(known) or "no source with requests"
+            raise PredictionError(f"nothing to predict for {name}: the lake has {have}")
+        chosen.append((known[full], full))
+    return chosen, []
+
+
+def _log_or_itself(name: str, logs: list[str]) -> str:
+    """The log `name` names by lakehouse.base.log_names' rule; `name` itself where it names no log (then
+    refused with what the lake has to predict)."""
+    try:
+        return log_named(name, logs)
+    except LogNameError:
+        if any(log.startswith(name) for log in logs):  # several: the rule's own message says which
+            raise
+        return name
