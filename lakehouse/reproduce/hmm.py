@@ -24,7 +24,7 @@ def _hmm(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, 
     run-time bins, shortest first (the thesis' Algorithm 3)."""
     from lakehouse.models.hmm.model import Init, Stop, whole_trace
     from lakehouse.models.hmm.model import Settings as HmmSettings
-    from lakehouse.models.locality.model import log_jobs
+    from lakehouse.models.job_bins import log_jobs
 
     out: list[dict[str, object]] = []
     for log, mine in by_log(rows, lake.log_names()):

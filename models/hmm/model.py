@@ -39,7 +39,7 @@ from lakehouse.base.errors import LakehouseError, TooLittleDataError
 from lakehouse.base.lake import Lake
 from lakehouse.base.results import store
 from lakehouse.models.hmm import HMM_FITS, HMM_STATES
-from lakehouse.models.locality.model import check_bins, log_jobs, runtime_bins
+from lakehouse.models.job_bins import check_bins, log_jobs, runtime_bins
 
 SUBMIT_BIN = 900.0
 RUNTIME_RATIO = 1.8

@@ -29,12 +29,12 @@ from typing import NamedTuple
 import numpy as np
 import polars as pl
 
-from lakehouse.base.catalog import named_query
 from lakehouse.base.datasets import DATASETS
-from lakehouse.base.errors import LakehouseError, TooLittleDataError
+from lakehouse.base.errors import TooLittleDataError
 from lakehouse.base.lake import Lake
 from lakehouse.base.results import store
 from lakehouse.base.units import format_duration
+from lakehouse.models.job_bins import LocalityError, LogJobs, check_bins, log_jobs, log_runtimes, runtime_bins
 from lakehouse.models.locality import LOCALITY
 
 #: The published grid: submit bins from 10 minutes to a day, run-time bin ratios from 1.1 to 2.5.
@@ -53,31 +53,6 @@ class Variant(enum.StrEnum):
     time = "time"
     user = "user"
     pair = "time+user"
-
-
-class LocalityError(LakehouseError):
-    """Bin widths or inputs the metric cannot use."""
-
-
-def check_bins(submit_bins: Sequence[float], runtime_ratios: Sequence[float]) -> None:
-    for t_s in submit_bins:
-        if not (math.isfinite(t_s) and t_s > 0):
-            raise LocalityError(f"a submit bin must be a positive number of seconds, not {t_s}")
-    for t_r in runtime_ratios:
-        if not (math.isfinite(t_r) and t_r > 1):
-            raise LocalityError(f"a run-time bin ratio must be a number above 1, not {t_r}")
-
-
-def log_runtimes(runtime: np.ndarray) -> np.ndarray:
-    """ln of the run times, those below 1.5 s counted as 1 s: the thesis bins them together as "very
-    short jobs" (a run time of 0 has no logarithm, and the logs round to whole seconds)."""
-    return np.log(np.where(np.asarray(runtime, dtype=np.float64) < 1.5, 1.0, runtime).astype(np.float64))
-
-
-def runtime_bins(runtime: np.ndarray, t_r: float) -> np.ndarray:
-    """R = floor(ln(max(runtime, 1)) / ln(t_r)); run times below 1.5 s count as 1 s (bin 0)."""
-    # The small nudge keeps exact powers of t_r (t_r ** k) in bin k despite rounding in the logarithms.
-    return np.floor(log_runtimes(runtime) / math.log(t_r) + 1e-9).astype(np.int64)
 
 
 def kmeans_runtime_bins(runtime: np.ndarray, n: int) -> np.ndarray:
@@ -291,39 +266,6 @@ def kmeans_cell(jobs: pl.DataFrame, t_s: float, bins: int, settings: Settings = 
 
 
 # -- the lake -------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class LogJobs:
-    """A log's jobs usable for locality, and how many of its jobs each rule left out."""
-
-    log: str
-    jobs: pl.DataFrame  # submit_time, run_time, user_id (null when unknown)
-    counts: dict[str, int]
-
-
-def log_jobs(lake: Lake, log: str) -> LogJobs:
-    """Jobs of swf.jobs (not a cleaned view: the metric has its own rules) with a known submit time, a
-    known run time and at least one known processor count, allocated or requested.  Jobs of unknown user
-    stay for the time variant; the user variants leave them out."""
-    every = lake.query(named_query("locality_jobs"), {"log": log})
-    rules = {
-        "no_submit_time": pl.col("submit_time").is_null(),
-        "no_run_time": pl.col("run_time").is_null(),
-        "no_processors": pl.col("procs").is_null(),
-    }
-    counts = {"in_log": every.height}
-    kept = every
-    for name, dropped in rules.items():
-        counts[name] = kept.filter(dropped).height
-        kept = kept.filter(~dropped)
-    counts["kept"] = kept.height
-    counts["unknown_user"] = kept["user_id"].null_count()
-    if kept.is_empty():
-        raise TooLittleDataError(
-            f"{log}: no job has a known submit time, run time and processor count; locality needs all three"
-        )
-    return LogJobs(log, kept.select("submit_time", "run_time", "user_id"), counts)
 
 
 class Measured(NamedTuple):
