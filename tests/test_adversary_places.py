@@ -228,7 +228,7 @@ def test_hostile_header_lines_are_text_in_linear_time(tmp_path):
 
 def test_a_lake_whose_lock_cannot_be_taken_is_one_line_for_every_writer(mini_lake, tmp_path):
     # (A read-only mount gives EROFS; a folder where the lock file goes fails the same open, as root too.)
-    from lakehouse.base.lake import LOCK_FILE
+    from lakehouse.base.writer import LOCK_FILE
 
     lock = mini_lake / LOCK_FILE
     lock.unlink(missing_ok=True)

@@ -14,8 +14,9 @@ import pytest
 
 from lakehouse.base.audit import run_audits
 from lakehouse.base.errors import LakeBusyError
-from lakehouse.base.lake import Lake, pending_path
+from lakehouse.base.lake import Lake
 from lakehouse.base.testing import small_log, swf_job, write_swf
+from lakehouse.base.writer import pending_path
 from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.swf import ingest_swf
 
@@ -258,7 +259,7 @@ def test_each_writer_session_connects_to_a_catalog_copy_of_its_own(lake):
 
 
 def test_sigterm_inside_a_deferred_block_waits_for_its_end_where_it_is_an_interrupt():
-    from lakehouse.base.lake import interrupts_deferred
+    from lakehouse.base.interrupts import interrupts_deferred
 
     def stop(signum, frame):
         raise KeyboardInterrupt

@@ -459,7 +459,7 @@ def test_print_systemd_escapes_what_systemd_and_cron_would_take_for_their_own(tm
 
 def _hold_writers_lock(root: Path, seconds: float) -> threading.Thread:
     """Another writer (as a user's `ingest` would) holding the lake's writer lock for `seconds`."""
-    from lakehouse.base.lake import LOCK_FILE
+    from lakehouse.base.writer import LOCK_FILE
 
     held = open(root / LOCK_FILE, "a+")  # noqa: SIM115 (closed by the thread)
     fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -1,4 +1,5 @@
-"""A lake on disk: its location, its folders, read-only queries and the single-writer session.
+"""A lake on disk: its location, its folders, read-only queries and the single-writer session (whose
+lock and catalog copy are lakehouse.base.writer).
 
 Layout under the root::
 
@@ -16,14 +17,8 @@ commit.  Readers keep the file they opened; the next reader sees the new one.
 
 from __future__ import annotations
 
-import fcntl
-import hashlib
 import itertools
 import os
-import re
-import shutil
-import signal
-import sys
 import tempfile
 import threading
 import time
@@ -31,23 +26,23 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import duckdb
 
 from lakehouse.base.budget import SMALLEST, SPILL, SPILL_FOLDER, Budget
 from lakehouse.base.catalog import (
     META_FOLDER,
-    apply_catalog,
     meta_problem,
     named_query,
-    refresh_views,
-    save_meta,
     sql_literal,
 )
 from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.base.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
+from lakehouse.base.interrupts import stopped_by_interrupt
 from lakehouse.base.outputs import protect
+from lakehouse.base.read_only import statement_writes
+from lakehouse.base.writer import CATALOG_FILE, LOCK_FILE, CatalogWriter, process_lock
 
 if TYPE_CHECKING:  # Polars takes ~70 ms to import: `simulate` loads it while the replay runs
     import numpy as np
@@ -56,42 +51,9 @@ if TYPE_CHECKING:  # Polars takes ~70 ms to import: `simulate` loads it while th
 
 T = TypeVar("T")
 
-CATALOG_FILE = "lake.duckdb"
-LOCK_FILE = ".writer.lock"
 #: Where only the ingests (holding the writer lock) write.
 ENV_VAR = "LAKEHOUSE_LAKE"
-WRITER_SPILL = "catalog-writer"  # the spill folder of the writer's catalog copy
 _SCRATCH_NUMBERS = itertools.count()  # each in-memory database spills into a folder of its own
-
-
-@contextmanager
-def interrupts_deferred() -> Iterator[None]:
-    """Steps that must happen together (outputs renamed into place and their manifest row; the
-    catalog's swap): a Ctrl-C that arrives inside the block takes effect when it ends."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signals reach the main thread only
-        return
-    received: list[int] = []
-    # SIGTERM too where a handler makes it an interrupt (the nightly run's, for systemd's stop): raised
-    # mid-block, it left a catalog connection half made, and the next one to the same file waited forever.
-    numbers = [signal.SIGINT] + [signal.SIGTERM] * callable(signal.getsignal(signal.SIGTERM))
-    previous = {number: signal.signal(number, lambda got, _frame: received.append(got)) for number in numbers}
-    try:
-        yield
-    finally:
-        for number, handler in previous.items():
-            signal.signal(number, handler)
-    if received:
-        raise KeyboardInterrupt
-
-
-def stopped_by_interrupt(exc: BaseException) -> bool:
-    """Whether DuckDB stopped a query for a Ctrl-C (or a SIGTERM taken as one): it says so with an
-    InterruptException, or with a RuntimeError when the signal was pending as the query began.  Code
-    that turns errors into messages (a report's section, a command's one line) must let these stop."""
-    return isinstance(exc, duckdb.InterruptException) or (
-        isinstance(exc, RuntimeError) and str(exc) == "Query interrupted"
-    )
 
 
 def one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> tuple[Any, ...]:
@@ -114,46 +76,6 @@ def default_root() -> Path:
 #: What DuckDB's readers take for a glob in a path (braces too): a lake's path must hold none.  (Log
 #: names have their own, fewer: lakehouse.base.log_names.GLOB_CHARACTERS.)
 PATH_GLOB_CHARACTERS = ("*", "?", "[", "]", "{", "}")
-
-#: Statement kinds that read only (SET and PRAGMA change settings of the session alone).
-#: (Not PREPARE: a prepared statement may be a COPY.)
-#: What `lakehouse sql` runs without --allow-writes (CALL is left out: `CALL enable_logging(...)` writes
-#: files; `SELECT * FROM f()` reads the same table functions).
-READ_ONLY_STATEMENTS = {"SELECT", "EXPLAIN", "SET", "VARIABLE_SET", "PRAGMA", "TRANSACTION", "PREPARE", "EXECUTE"}
-#: The statements that hold another one, and how their text begins before it (checked in its turn).
-_WRAPPERS = {
-    "EXPLAIN": re.compile(r"EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^()]*\)\s*)?", re.IGNORECASE),
-    "PREPARE": re.compile(r"PREPARE\s+\w+\s+AS\s+", re.IGNORECASE),
-}
-#: Table functions that write files although a SELECT calls them (DuckDB's log writer), refused by name.
-_WRITING_FUNCTIONS = re.compile(r"\benable_logging\b", re.IGNORECASE)
-_LEADING_COMMENTS = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.DOTALL)
-
-
-def _writes(con: duckdb.DuckDBPyConnection, statement: duckdb.Statement) -> str | None:
-    """The kind of a statement that could write, if it is one (what EXPLAIN or PREPARE holds included);
-    None for a statement that only reads."""
-    kind = statement.type.name
-    if kind not in READ_ONLY_STATEMENTS:
-        return kind
-    if found := _WRITING_FUNCTIONS.search(statement.query):
-        return found.group(0)
-    if kind not in _WRAPPERS:
-        return None
-    text = statement.query
-    text = text[_LEADING_COMMENTS.match(text).end() :]  # type: ignore[union-attr]  # matches always
-    head = _WRAPPERS[kind].match(text)
-    if head is None:
-        return kind  # a form not understood: refused rather than guessed
-    try:
-        inner = con.extract_statements(text[head.end() :])
-    except duckdb.Error:
-        return kind
-    if len(inner) != 1:
-        return kind
-    problem = _writes(con, inner[0])
-    return None if problem is None else f"{kind} {problem}"
-
 
 #: Rows per batch of a result streamed to a file (`Lake.user_sql`'s `stream`).
 STREAMED_ROWS = 1_000_000
@@ -465,7 +387,7 @@ class Lake:
                             "a PIVOT needs its values listed in lakehouse sql, `PIVOT t ON col IN ('a', 'b') "
                             "USING ...`: without them DuckDB first creates a type, and the connection only reads"
                         )
-                    if problem := _writes(con, statement):
+                    if problem := statement_writes(con, statement):
                         raise LakehouseError(
                             f"refusing {problem}: lakehouse sql only reads (it could write files, even into "
                             "the lake's folders); pass --allow-writes if you mean it"
@@ -488,7 +410,7 @@ class Lake:
             if len(statements) != 1 or statements[0].type.name != "SELECT":
                 kinds = ", ".join(s.type.name for s in statements) or "nothing"
                 raise LakehouseError(f"the query must be one SELECT statement, not {kinds}")
-            if problem := _writes(con, statements[0]):
+            if problem := statement_writes(con, statements[0]):
                 raise LakehouseError(f"refusing {problem}: the query only reads")
             return con.sql(statements[0].query).pl()
 
@@ -570,221 +492,3 @@ class Lake:
         if self._writer is None:
             raise LakehouseError("an analysis table is stored only under the lake's writer lock (Lake.writer)")
         return self._writer
-
-
-@contextmanager
-def process_lock(
-    path: Path, busy: Callable[[str], LakehouseError], wait: bool | float | None = False
-) -> Iterator[None]:
-    """An exclusive lock on `path` for this process, which the kernel releases when the process ends
-    (a killed holder never leaves a stale lock).  The file holds the holder's pid; `busy(pid)` is raised
-    when another process holds it, at once (`wait` False or 0), after `wait` seconds, or never (True or
-    None: queue until it is free)."""
-    # Unbuffered: a write that fails (a full disk) leaves nothing behind for close() to fail on again.
-    try:
-        lock_file = open(path, "a+b", buffering=0)  # noqa: SIM115 (closed by the with below)
-    except OSError as exc:  # a read-only mount (EROFS), a folder in its place, no permission
-        raise LakehouseError(
-            f"{path.parent}: cannot take the writers' lock ({exc.strerror or exc}): a command that changes "
-            "the lake (init, ingest, catalog rebuild, a report, nightly) needs a lake it can write; one that "
-            "reads (sql, logs, simulate) works on it as it is"
-        ) from None
-    forever = wait is None or wait is True
-    deadline = time.monotonic() + (0.0 if forever or not wait else float(wait))
-    with lock_file as lock:
-        while True:
-            try:
-                fcntl.flock(lock, fcntl.LOCK_EX | (0 if forever else fcntl.LOCK_NB))
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    lock.seek(0)
-                    raise busy(lock.read().decode(errors="replace").strip() or "unknown") from None
-                time.sleep(0.2)
-        _write_pid(lock, str(os.getpid()))
-        try:
-            yield
-        finally:
-            _write_pid(lock, "")
-
-
-def _write_pid(lock: IO[bytes], text: str) -> None:
-    try:
-        lock.truncate(0)
-        lock.write(text.encode())
-    except OSError:  # a full disk: the lock holds all the same, only the message lacks the pid
-        pass
-
-
-class CatalogWriter:
-    """A private copy of the catalog that is renamed over the real one at each commit."""
-
-    def __init__(self, lake: Lake, commit_every: float):
-        self.lake = lake
-        self.commit_every = commit_every
-        self._sessions = 0
-        self._tmp = self._session_file()
-        # Left by killed writers (the catalog copy, its write-ahead log, outputs not yet renamed into
-        # place); we hold the lock, so nobody else owns them -- except a report's output computed
-        # outside the lock, named after its process (`.NAME.PID.tmp`): it is stale once that process is gone.
-        stale = [*lake.root.glob(f".{CATALOG_FILE}.*.tmp"), *lake.root.glob(f".{CATALOG_FILE}.*.tmp.wal")]
-        for dataset in DATASETS.values():
-            stale += (p for p in dataset.directory(lake.root).glob(".*.tmp") if not _owner_alive(p))
-        for path in stale:
-            path.unlink(missing_ok=True)
-        self._con: duckdb.DuckDBPyConnection | None = None
-        self._views: dict[str, str] = {}  # the DDL of each view as applied to the copy
-        self._last_commit = time.monotonic()
-        self._dirty = True  # the views are re-applied on every session: commit at least once
-
-    def _session_file(self) -> Path:
-        """A catalog copy of its own for each session: DuckDB keeps one database per file in a process,
-        and a connection of an earlier session still referenced somewhere (an interrupted query's
-        traceback) made a new connection to the same file wait for it forever."""
-        self._sessions += 1
-        return self.lake.root / f".{CATALOG_FILE}.{os.getpid()}.{self._sessions}.tmp"
-
-    @property
-    def con(self) -> duckdb.DuckDBPyConnection:
-        if self._con is None:
-            # Whole or not at all: a catalog copy interrupted halfway through its views would be swapped
-            # in by close() with views missing.
-            with interrupts_deferred():
-                if self.lake.catalog_path.exists():
-                    shutil.copyfile(self.lake.catalog_path, self._tmp)
-                with self.lake.opening_catalog():
-                    con = duckdb.connect(str(self._tmp))
-                self.lake.apply_budget(con, WRITER_SPILL)
-                # The first session brings the catalog up to this package's views; the later ones copy
-                # what this writer committed, which has them (re-applying took ~0.5 s a commit).
-                if not self._views:
-                    self._views = apply_catalog(con, self.lake.root)
-                self._con = con
-        return self._con
-
-    def record(
-        self,
-        *,
-        dataset: str,
-        name: str,
-        source: str,
-        size: int | None,
-        content_hash: str | None,
-        rows_in: int | None,
-        rows_out: int | None,
-        rows_quarantined: int | None,
-        status: str,
-        message: str | None,
-    ) -> None:
-        """Write one manifest row (replacing the output's previous row)."""
-        self.con.execute(named_query("manifest_forget"), [dataset, name])
-        self.con.execute(
-            named_query("manifest_record"),
-            [dataset, name, source, size, content_hash, rows_in, rows_out, rows_quarantined, str(status), message],
-        )
-        self._dirty = True
-        if time.monotonic() - self._last_commit >= self.commit_every:
-            self.commit()
-
-    def place(self, dataset: str, written: Path, name: str, rows: int) -> None:
-        """Rename a finished file of an analysis table into its folder and record it (meta.outputs) as
-        its view's to read from the next commit on."""
-        con = self.con
-        with interrupts_deferred():  # the file and its row together
-            replace_atomically(written, DATASETS[dataset].file(self.lake.root, name))
-            con.execute(named_query("output_record"), [dataset, name, invocation(), rows])
-            self._dirty = True
-
-    def remove(self, dataset: str, name: str) -> None:
-        """Take a committed file of an analysis table out of its view (committed at once), then delete
-        it: a reader of the catalog as it was may still be reading it, so the file goes last."""
-        self.con.execute(named_query("output_forget"), [dataset, name])
-        self._dirty = True
-        with interrupts_deferred():
-            self.commit()
-            DATASETS[dataset].file(self.lake.root, name).unlink(missing_ok=True)
-
-    def manifest_entry(self, dataset: str, name: str) -> tuple[str, str] | None:
-        """(content_hash, status) of an output, if the manifest has it."""
-        with self.lake.query_errors():
-            row = self.con.execute(named_query("manifest_entry"), [dataset, name]).fetchone()
-        return (row[0], row[1]) if row else None
-
-    def commit(self) -> None:
-        if self._con is None and not self._dirty:
-            return
-        # The views read the files the manifest names: those recorded since they were made, too.
-        refresh_views(self.con, self.lake.root, self._views)
-        save_meta(self.con, self.lake.root)
-        self.con.execute("CHECKPOINT")
-        self.con.close()
-        self._con = None
-        os.replace(self._tmp, self.lake.catalog_path)
-        self._tmp = self._session_file()
-        _fsync_dir(self.lake.root)
-        self._dirty = False
-        self._last_commit = time.monotonic()
-
-    def close(self) -> None:
-        try:
-            with interrupts_deferred():
-                self.commit()
-        finally:
-            if self._con is not None:
-                self._con.close()
-                self._con = None
-            self._tmp.unlink(missing_ok=True)
-            self._tmp.with_name(f"{self._tmp.name}.wal").unlink(missing_ok=True)  # a commit that failed
-            SPILL.forget(self.lake.root, WRITER_SPILL)
-
-
-def fingerprint(chunks: Iterator[bytes] | list[bytes]) -> str:
-    """The manifest's fingerprint of an input: SHA-256 (hardware-accelerated here, 2.5x BLAKE2b, which
-    mattered when every Google part is hashed before it is read)."""
-    digest = hashlib.sha256()
-    for chunk in chunks:
-        digest.update(chunk)
-    return digest.hexdigest()
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _owner_alive(path: Path) -> bool:
-    """Whether `.NAME.PID.tmp` belongs to a running process, this one included (a report's result
-    waiting to be stored); a name without a pid has no owner but the writer."""
-    pid = path.name.removesuffix(".tmp").rpartition(".")[2]
-    if not pid.isdigit():
-        return False
-    if int(pid) == os.getpid():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
-
-
-def invocation() -> str:
-    """The command that wrote a file (`lakehouse report locality --variant user`), for meta.outputs."""
-    return " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300]
-
-
-def pending_path(final: Path) -> Path:
-    """Where an output written outside the writer's lock (a report's computation, a campaign's runs)
-    waits to be renamed into place: a hidden name that carries this process's id, so that the next
-    writer removes it once the process is gone, and never while it runs."""
-    return final.with_name(f".{final.name}.{os.getpid()}.tmp")
-
-
-def replace_atomically(tmp: Path, final: Path) -> None:
-    """Rename a finished output into place (readers see the old file or the new one, never half)."""
-    os.replace(tmp, final)
-    _fsync_dir(final.parent)

@@ -26,7 +26,8 @@ from lakehouse.base.budget import (
     THREADS_ENV,
 )
 from lakehouse.base.errors import LakehouseError, OutputError, SettingsError
-from lakehouse.base.lake import ENV_VAR, stopped_by_interrupt
+from lakehouse.base.interrupts import stopped_by_interrupt
+from lakehouse.base.lake import ENV_VAR
 from lakehouse.base.outputs import check_file, check_folder, error_number
 from lakehouse.base.render import OutputFormat, labelled, stderr
 

@@ -32,7 +32,8 @@ from lakehouse.base.catalog import named_query, path_literal, sql_literal
 from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS, ingest_outputs
 from lakehouse.base.errors import BrokenFileError, LakehouseError
 from lakehouse.base.google_format import QUARANTINE_SCHEMA, TIME_COLUMN, arrow_schema, tables
-from lakehouse.base.lake import Lake, count, fingerprint
+from lakehouse.base.lake import Lake, count
+from lakehouse.base.writer import fingerprint
 from lakehouse.ingest.input_files import not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status

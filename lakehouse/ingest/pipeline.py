@@ -24,7 +24,9 @@ from typing import Protocol
 import duckdb
 
 from lakehouse.base.errors import BrokenFileError
-from lakehouse.base.lake import CatalogWriter, Lake, interrupts_deferred, replace_atomically
+from lakehouse.base.interrupts import interrupts_deferred
+from lakehouse.base.lake import Lake
+from lakehouse.base.writer import CatalogWriter, replace_atomically
 from lakehouse.ingest.status import Status
 
 

@@ -24,9 +24,10 @@ import duckdb
 
 from lakehouse.base.catalog import path_literal, sql_literal
 from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS
-from lakehouse.base.lake import Lake, pending_path
+from lakehouse.base.lake import Lake
 from lakehouse.base.prediction_tables import PredictionTableError, check_name
 from lakehouse.base.readable import not_a_file
+from lakehouse.base.writer import pending_path
 
 DATASET = "analysis_imported_predictions"
 #: The columns a table must have.

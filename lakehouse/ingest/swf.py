@@ -25,10 +25,11 @@ from lakehouse._native import parse_swf
 from lakehouse.base.catalog import sql_literal
 from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.base.errors import BrokenFileError, LakehouseError
-from lakehouse.base.lake import Lake, fingerprint
+from lakehouse.base.lake import Lake
 from lakehouse.base.log_names import is_glob, logs_named
 from lakehouse.base.machine import machine_size_problem
 from lakehouse.base.swf_format import FIELDS, LOGS_SCHEMA, SCHEMA_VERSION
+from lakehouse.base.writer import fingerprint
 from lakehouse.ingest.input_files import gunzip_bounded, not_a_file
 from lakehouse.ingest.pipeline import Outcome, Task, ingest_files
 from lakehouse.ingest.status import Status

@@ -18,7 +18,8 @@ import polars as pl
 
 from lakehouse.base.catalog import named_query
 from lakehouse.base.errors import TooLittleDataError
-from lakehouse.base.lake import Lake, stopped_by_interrupt
+from lakehouse.base.interrupts import stopped_by_interrupt
+from lakehouse.base.lake import Lake
 from lakehouse.campaigns.executors import local_executor
 from lakehouse.campaigns.grid import EASY_VARIANTS, Grid
 from lakehouse.campaigns.report import Metric, campaign_plots

@@ -23,7 +23,9 @@ import polars as pl
 
 from lakehouse.base.catalog import named_query
 from lakehouse.base.errors import LakehouseError
-from lakehouse.base.lake import Lake, interrupts_deferred, process_lock
+from lakehouse.base.interrupts import interrupts_deferred
+from lakehouse.base.lake import Lake
+from lakehouse.base.writer import process_lock
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.google2019 import ingest_google2019
 from lakehouse.ingest.status import Status

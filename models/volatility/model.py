@@ -35,8 +35,9 @@ from lakehouse.base.budget import SPILL
 from lakehouse.base.catalog import sql_literal
 from lakehouse.base.datasets import DATASETS
 from lakehouse.base.errors import TooLittleDataError
-from lakehouse.base.lake import Lake, count, pending_path
+from lakehouse.base.lake import Lake, count
 from lakehouse.base.results import store
+from lakehouse.base.writer import pending_path
 from lakehouse.models.order_statistics import exact_medians
 from lakehouse.models.volatility import (
     TASK_VOLATILITY,

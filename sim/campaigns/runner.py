@@ -35,8 +35,9 @@ from lakehouse import _native
 from lakehouse.base.datasets import DATASETS
 from lakehouse.base.errors import LakeBusyError, LakehouseError, SettingsError, SimulationInputError
 from lakehouse.base.job_views import View, log_jobs, log_machine_size, order_problem_columns
-from lakehouse.base.lake import Lake, pending_path, process_lock, replace_atomically
+from lakehouse.base.lake import Lake
 from lakehouse.base.log_names import is_glob, select_logs
+from lakehouse.base.writer import pending_path, process_lock, replace_atomically
 from lakehouse.campaigns.grid import Grid, GridError, Settings, run_key
 from lakehouse.campaigns.resample import resample_weeks
 from lakehouse.models.campaigns import (
