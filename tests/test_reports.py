@@ -94,3 +94,31 @@ def test_every_function_a_report_names_by_its_path_exists():
                 assert callable(getattr(importlib.import_module(module), name)), function.__qualname__
                 named += 1
     assert named >= 8
+
+
+#: Every text option that checks its own value (a list, a duration, a name among a model's), by report.
+CHECKED_TEXTS = [
+    pytest.param(report, option, id=f"{report.name} --{option.name}")
+    for report in REGISTRY.values()
+    for option in report.options
+    if option.kind is str and (option.reads is not None or option.choices is not None)
+]
+
+
+@pytest.mark.parametrize(("report", "option"), CHECKED_TEXTS)
+def test_a_text_option_refuses_a_bad_value_before_any_work_with_its_own_words(report, option, tmp_path):
+    """The command line refuses it as a usage error (exit 2), in the words of `Option.problem`, which the
+    nightly configuration and --dry-run give too; no lake is needed to find out."""
+    from typer.testing import CliRunner
+
+    from lakehouse.cli import app
+
+    problem = option.problem("bogus!")
+    assert problem, f"{report.name} --{option.name} takes 'bogus!'"
+    flag = "--" + option.name.replace("_", "-")
+    argument = ["KTH"] if report.argument is not None else []
+    result = CliRunner().invoke(app, ["report", report.name, flag, "bogus!", *argument, "--lake", str(tmp_path)])
+    assert result.exit_code == 2, (result.stdout, result.stderr)
+    assert " ".join(problem.split()) in " ".join(result.stderr.replace("│", " ").split()), result.stderr
+    if option.default is not None:
+        assert option.problem(option.default) is None  # and its default passes

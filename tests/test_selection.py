@@ -287,15 +287,17 @@ def stored_span(lake: Lake) -> int:
 
 
 def test_report_selection_refuses_what_cannot_run(kth):
-    bad = cli("report", "selection", "KTH", "--lake", kth.root, "--policies", "fcfs,zzz", code=1)
+    # A value an option cannot take is a usage error (exit 2), found before the lake is read.
+    bad = cli("report", "selection", "KTH", "--lake", kth.root, "--policies", "fcfs,zzz", code=2)
     assert "unknown policy 'zzz'" in bad.stderr
     bad = cli("report", "selection", "nope", "--lake", kth.root, code=1)
     assert "no log matches 'nope'" in bad.stderr
     bad = cli("report", "selection", "KTH", "--lake", kth.root, "--resamples", "0", code=2)  # click's range
     assert "expected a whole number from 1 to 1,000" in bad.stderr
+    # (A period of 0 reads as a number: the engine's own check refuses it, with its words, once it runs.)
     bad = cli("report", "selection", "KTH", "--lake", kth.root, "--periods", "0", code=1)
     assert "period must be positive" in bad.stderr
-    bad = cli("report", "selection", "KTH", "--lake", kth.root, "--selectors", "full,greedy", code=1)
+    bad = cli("report", "selection", "KTH", "--lake", kth.root, "--selectors", "full,greedy", code=2)
     assert "unknown selector 'greedy'" in bad.stderr and "egreedy-started" in bad.stderr
 
 

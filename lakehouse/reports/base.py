@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar
 
 import polars as pl
 
+from lakehouse.base.errors import LakehouseError
 from lakehouse.base.google2019_format import CELL_TIME_ZONES
 from lakehouse.base.lake import Lake
 from lakehouse.base.tables import StoredTable
@@ -60,10 +61,19 @@ class Option:
     #: A text's allowed values, asked when a value is checked (a model's names: listing the reports
     #: loads no model).
     choices: Callable[[], Sequence[str]] | None = None
+    #: How the report reads a text (a comma-separated list, a duration): what it stands for, or a
+    #: LakehouseError or ValueError saying why not.  Part of the check, so a bad text is refused before
+    #: any work with the same words on the command line (exit 2), in the nightly configuration and by
+    #: --dry-run; the report's runs read the value with `read`.
+    reads: Callable[[str], Any] | None = None
 
     @property
     def kind(self) -> type:
         return self.holds or type(self.default)
+
+    def read(self, value: Any) -> Any:
+        """What a checked value stands for (a text through `reads`; None and other values as they are)."""
+        return self.reads(value) if self.reads is not None and isinstance(value, str) else value
 
     def problem(self, value: object) -> str | None:
         """Why `value` cannot be this option, if it cannot (the same words wherever it is given)."""
@@ -83,6 +93,11 @@ class Option:
             return f"{expected}, got {value!r}"
         if isinstance(value, float) and not math.isfinite(value):  # (NaN passes every comparison below)
             return f"{expected.replace('a number', 'a finite number')}, got {value!r}"
+        if self.reads is not None and isinstance(value, str):
+            try:
+                self.reads(value)
+            except (LakehouseError, ValueError) as exc:
+                return str(exc)
         if self.choices is not None and isinstance(value, str) and value not in (allowed := list(self.choices())):
             return f"expected one of {', '.join(allowed)}, got {value!r}"
         if (
@@ -99,7 +114,26 @@ class Option:
 
 def view_option(default: str) -> Option:
     """`--view` of a report that replays logs: the cleaned jobs it replays (one help for every such report)."""
-    return Option("view", default, "Cleaned jobs to replay: jobs_clean or jobs_strong.")
+    return Option("view", default, "Cleaned jobs to replay: jobs_clean or jobs_strong.", choices=_views)
+
+
+def _views() -> list[str]:
+    from lakehouse.base.job_views import View
+
+    return [str(v) for v in View]
+
+
+def _campaign_name(text: str) -> str:
+    from lakehouse.base.campaign_names import RULE, name_problem
+
+    if name_problem(text):
+        raise LakehouseError(f"campaign name {text!r}: {RULE}")
+    return text
+
+
+def campaign_option(default: str, help: str) -> Option:
+    """`--name` of a report that runs a campaign: the campaign's name, checked by the campaigns' rule."""
+    return Option("name", default, help, reads=_campaign_name)
 
 
 TRACE_OPTIONS = (

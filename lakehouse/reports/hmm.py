@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,18 +40,70 @@ Example: `lakehouse report hmm SDSC-SP2 --states 1,4,16 --plots figures/`
 
 Example: `lakehouse report hmm KTH --states 8 --init kmeans --poisson --submit-bin 1h`"""
 
+
+def _state_counts(text: str) -> list[int]:
+    from lakehouse.models.hmm.model import MAX_STATES
+
+    try:
+        counts = [int(x) for x in split_list(text)]
+    except ValueError:
+        raise SettingsError(f"{text!r}: give whole numbers, e.g. 1,4,16") from None
+    if not counts:
+        raise SettingsError("give at least one number of states")
+    for n in counts:
+        if not 1 <= n <= MAX_STATES:
+            raise SettingsError(f"an HMM has 1 to {MAX_STATES} states, not {n}")
+    return counts
+
+
+def _submit_bin(text: str) -> float:
+    seconds = parse_duration(text)
+    if seconds <= 0:
+        raise SettingsError(f"a submit bin must be a positive number of seconds, not {seconds:g}")
+    return seconds
+
+
+def _one_of(enum: str) -> Callable[[str], str]:
+    """A reader of one of the model's enums (Init, Stop): its values asked when a value is checked."""
+
+    def read(text: str) -> str:
+        from lakehouse.models.hmm import model
+
+        names = [str(v) for v in getattr(model, enum)]
+        if text not in names:
+            raise SettingsError(f"{text!r}: {' or '.join([', '.join(names[:-1]), names[-1]])}")
+        return text
+
+    return read
+
+
 OPTIONS = (
-    Option("states", "1,2,4,8,16", "Numbers of hidden states (1 to 64), comma-separated: one model per number."),
-    Option("submit_bin", "15min", "Submit-time bin t_s: seconds or with a unit (s, min, h, d, w)."),
+    Option(
+        "states",
+        "1,2,4,8,16",
+        "Numbers of hidden states (1 to 64), comma-separated: one model per number.",
+        reads=_state_counts,
+    ),
+    Option("submit_bin", "15min", "Submit-time bin t_s: seconds or with a unit (s, min, h, d, w).", reads=_submit_bin),
     Option("runtime_ratio", 1.8, "Run-time bin ratio t_r (> 1)."),
-    Option("init", "static", "Initial values: static (uniform, each state its band of run times) or kmeans."),
+    Option(
+        "init",
+        "static",
+        "Initial values: static (uniform, each state its band of run times) or kmeans.",
+        reads=_one_of("Init"),
+    ),
     Option(
         "band",
         2.0,
         "static: how many times likelier each state starts on its own band of run times (2: the thesis' Static-IV).",
         minimum=1.0,
     ),
-    Option("stop", "linf", "linf or l1: stop when the parameters move less than epsilon/sqrt(jobs); rounds: run all."),
+    Option(
+        "stop",
+        "linf",
+        "linf or l1: stop when the parameters move less than epsilon/sqrt(jobs); rounds: run all.",
+        reads=_one_of("Stop"),
+    ),
     Option("rounds", 200, "At most this many Baum-Welch rounds.", minimum=1, maximum=10_000),
     Option("epsilon", 1.0, "Convergence threshold, times 1/sqrt(training jobs)."),
     Option("poisson", False, "Also model each bin's load (Poisson per state)."),
@@ -65,23 +117,10 @@ def _runs(lake: Lake, call: Call) -> tuple[list[tuple[str, list[HmmSettings]]], 
     from lakehouse.base.job_views import resolve_log
     from lakehouse.models.hmm.model import Init, Settings, Stop
 
-    o = call.options
-    try:
-        counts = [int(x) for x in split_list(o["states"])]
-    except ValueError:
-        raise SettingsError(f"--states: {o['states']!r}: give whole numbers, e.g. 1,4,16") from None
-    if not counts:
-        raise SettingsError("--states: give at least one number of states")
-    try:
-        init, stop = Init(o["init"]), Stop(o["stop"])
-    except ValueError:
-        raise SettingsError(
-            f"--init is static or kmeans (not {o['init']!r}); --stop is linf, l1 or rounds (not {o['stop']!r})"
-        ) from None
+    o = {option.name: option.read(call.options[option.name]) for option in OPTIONS}
     base = {k: o[k] for k in ("runtime_ratio", "rounds", "epsilon", "poisson", "seed", "band")}
-    settings = [
-        Settings(states=n, submit_bin=parse_duration(o["submit_bin"]), init=init, stop=stop, **base) for n in counts
-    ]
+    init, stop = Init(o["init"]), Stop(o["stop"])
+    settings = [Settings(states=n, submit_bin=o["submit_bin"], init=init, stop=stop, **base) for n in o["states"]]
     return [(resolve_log(lake, call.argument), settings)], []
 
 

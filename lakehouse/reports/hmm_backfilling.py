@@ -3,6 +3,7 @@ workload HMM, a campaign on the published study's logs (lakehouse.studies.hmm_ba
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -10,10 +11,10 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from lakehouse.base.comma_lists import split_list
-from lakehouse.base.errors import TooLittleDataError
+from lakehouse.base.errors import LakehouseError, TooLittleDataError
 from lakehouse.base.lake import Lake
 from lakehouse.models.campaigns import CAMPAIGN_RUNS
-from lakehouse.reports.base import Argument, Call, Option, Report, Tables, view_option
+from lakehouse.reports.base import Argument, Call, Option, Report, Tables, campaign_option, view_option
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
     from lakehouse.campaigns.grid import Grid
@@ -32,11 +33,29 @@ Example: `lakehouse report hmm-backfilling KTH CTC-SP2 --backfill-confidence 0.0
 
 Example: `lakehouse report hmm-backfilling --as-published`"""
 
+
+def _confidences(text: str) -> list[str]:
+    """The confidences as written (the grid keys runs by the text), each a number in (0, 1)."""
+    written = split_list(text)
+    try:
+        values = [float(c) for c in written]
+    except ValueError:
+        values = [math.nan]
+    if not written or not all(0 < v < 1 for v in values):
+        raise LakehouseError(f"{text!r}: give numbers in (0, 1), comma-separated")
+    return written
+
+
 OPTIONS = (
     view_option("jobs_strong"),
     Option("predictor", "hmm", "The distribution predictor: hmm or hmm:KEY=VALUE,... (docs/hmm.md)."),
-    Option("backfill_confidence", "0.05", "Confidences to replay it with, comma-separated, each in (0, 1)."),
-    Option("name", "hmm-backfilling", "The campaign that keeps the runs (re-runs skip stored ones)."),
+    Option(
+        "backfill_confidence",
+        "0.05",
+        "Confidences to replay it with, comma-separated, each in (0, 1).",
+        reads=_confidences,
+    ),
+    campaign_option("hmm-backfilling", "The campaign that keeps the runs (re-runs skip stored ones)."),
     Option(
         "as_published",
         False,
@@ -75,9 +94,9 @@ def _chosen(lake: Lake, call: Call) -> list[str]:
 def _campaign(lake: Lake, call: Call) -> Grid:
     from lakehouse.studies.hmm_backfilling import AS_PUBLISHED, study_grid
 
-    o = call.options
+    o = {option.name: option.read(call.options[option.name]) for option in OPTIONS}
     predictor = AS_PUBLISHED if o["as_published"] else o["predictor"]
-    return study_grid(o["name"], _chosen(lake, call), o["view"], predictor, split_list(o["backfill_confidence"]))
+    return study_grid(o["name"], _chosen(lake, call), o["view"], predictor, o["backfill_confidence"])
 
 
 def _runs(lake: Lake, call: Call) -> tuple[list[tuple[Grid, list[str]]], list[str]]:

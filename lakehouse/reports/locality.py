@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,7 @@ from lakehouse.models import locality as locality_topic
 from lakehouse.reports.base import Argument, Call, Option, Report, Shown, Tables, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
-    from lakehouse.models.locality.model import Measured
+    from lakehouse.models.locality.model import Measured, Variant
     from lakehouse.models.locality.model import Settings as LocalitySettings
 
 SUMMARY = """How much a job's submit time (or its user) tells about its run time: the runtime locality
@@ -39,6 +40,34 @@ Example: `lakehouse report locality SDSC-SP2 CTC-SP2 --plots figures/`
 
 Example: `lakehouse report locality SDSC-SP2 --variant user --runtime-ratios 1.057,1.1,1.2`"""
 
+
+def _submit_bins(text: str) -> list[float]:
+    widths = [parse_duration(x) for x in split_list(text)]
+    for width in widths:
+        if width <= 0:
+            raise SettingsError(f"a submit bin must be a positive number of seconds, not {width:g}")
+    return widths
+
+
+def _runtime_ratios(text: str) -> list[float]:
+    try:
+        ratios = [float(x) for x in split_list(text)]
+    except ValueError:
+        ratios = []
+    if not ratios or not all(math.isfinite(r) and r > 1 for r in ratios):
+        raise SettingsError(f"{text!r}: give numbers above 1, e.g. 1.2,1.49")
+    return ratios
+
+
+def _variants(text: str) -> list[Variant]:
+    from lakehouse.models.locality.model import Variant
+
+    try:
+        return [Variant(v) for v in split_list(text)]
+    except ValueError:
+        raise SettingsError(f"{text!r}: choose among time, user, time+user") from None
+
+
 OPTIONS = (
     Option(
         "submit_bins",
@@ -46,17 +75,20 @@ OPTIONS = (
         "Submit-time bin widths t_s, comma-separated: seconds or with a unit (s, min, h, d, w) "
         "[default: 10 min to 30 d, the study's cells].",
         holds=str,
+        reads=_submit_bins,
     ),
     Option(
         "runtime_ratios",
         None,
         "Run-time bin ratios t_r (> 1), comma-separated [default: 1.03 to 2.5, the study's cells].",
         holds=str,
+        reads=_runtime_ratios,
     ),
     Option(
         "variant",
         "time,user,time+user",
         "Comma-separated: time (S = submit bin), user (S = user), time+user (S = the pair).",
+        reads=_variants,
     ),
     Option("shuffles", 10, "Shuffles of the run-time bins whose mean is subtracted (0 to 1,000)."),
     Option("seed", 0, "Seed of the shuffles."),
@@ -67,20 +99,11 @@ def _runs(lake: Lake, call: Call) -> tuple[list[tuple[str, LocalitySettings]], l
     """One run per log named (every log of the lake when none is), with the same settings."""
     from lakehouse.models.locality.model import RUNTIME_RATIOS, SUBMIT_BINS, Settings, Variant
 
-    o = call.options
-    try:
-        ratios = [float(x) for x in split_list(o["runtime_ratios"])] if o["runtime_ratios"] else list(RUNTIME_RATIOS)
-    except ValueError:
-        raise SettingsError(f"--runtime-ratios: {o['runtime_ratios']!r}: give numbers above 1, e.g. 1.2,1.49") from None
-    try:
-        variants = [Variant(v) for v in split_list(o["variant"])]
-    except ValueError:
-        raise SettingsError(f"--variant: {o['variant']!r}: choose among time, user, time+user") from None
-    bins = o["submit_bins"]
+    o = {option.name: option.read(call.options[option.name]) for option in OPTIONS}
     settings = Settings(
-        submit_bins=[parse_duration(x) for x in split_list(bins)] if bins else list(SUBMIT_BINS),
-        runtime_ratios=ratios,
-        variants=variants or list(Variant),
+        submit_bins=o["submit_bins"] or list(SUBMIT_BINS),
+        runtime_ratios=o["runtime_ratios"] or list(RUNTIME_RATIOS),
+        variants=o["variant"] or list(Variant),
         shuffles=o["shuffles"],
         seed=o["seed"],
     )

@@ -3,6 +3,7 @@ its tables (lakehouse.studies.selection)."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,10 +11,11 @@ from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
 from lakehouse.models import selection as selection_topic
-from lakehouse.reports.base import Argument, Call, Option, Report, Shown, lazy, view_option
+from lakehouse.reports.base import Argument, Call, Option, Report, Shown, campaign_option, lazy, view_option
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
     from lakehouse.campaigns.grid import Grid
+    from lakehouse.sim.options import QueueOrder, Selector
     from lakehouse.studies.selection import SelectionTables
 
 SUMMARY = """Online policy selection for EASY, evaluated on week resamples: for each log and resample,
@@ -29,8 +31,46 @@ improvement-over-time and policy-share figures.
 
 Example: `lakehouse report selection KTH CTC --view jobs_strong --resamples 20 --plots figures`"""
 
+
+def _policies(text: str) -> list[QueueOrder]:
+    from lakehouse.sim.options import Policy, parse_policy
+
+    return list(Policy) if text.strip() == "all" else [parse_policy(p) for p in split_list(text)]
+
+
+def _periods(text: str) -> list[int]:
+    from lakehouse.sim.options import parse_period
+
+    periods = [parse_period(p) for p in split_list(text)]
+    if not periods:
+        raise LakehouseError("give at least one period: day, week or seconds")
+    return periods
+
+
+def _probabilities(text: str) -> list[float]:
+    try:
+        values = [float(e) for e in split_list(text)]
+    except ValueError:
+        values = [math.nan]
+    if not all(0 <= v <= 1 for v in values):
+        raise LakehouseError(f"{text!r}: give numbers in [0, 1], comma-separated")
+    return values
+
+
+def _selectors(text: str) -> list[Selector]:
+    from lakehouse.sim.options import Selector, choose
+
+    return [] if text.strip() == "none" else [choose(Selector, s) for s in split_list(text)]
+
+
+def _threshold(text: str) -> int | None:
+    from lakehouse.campaigns.grid import parse_threshold
+
+    return parse_threshold(text)
+
+
 OPTIONS = (
-    Option("name", "selection", "The campaign that stores the runs (a re-run resumes it)."),
+    campaign_option("selection", "The campaign that stores the runs (a re-run resumes it)."),
     view_option("jobs_clean"),
     Option(
         "machine_size",
@@ -47,28 +87,29 @@ OPTIONS = (
         "Candidate policies, comma-separated, or all (the twelve); fcfs must be one [default: the paper's ten, "
         "fcfs to srf].",
         holds=str,
+        reads=_policies,
     ),
-    Option("periods", "week,day", "Selection periods, comma-separated: day, week, seconds."),
+    Option("periods", "week,day", "Selection periods, comma-separated: day, week, seconds.", reads=_periods),
     Option(
         "selectors",
         "full,noisy,egreedy",
         "Selectors, comma-separated: full, noisy, egreedy, egreedy-started (a bandit charging the jobs started in "
         "each period, as the authors' simulator does) or none (the fixed policies alone).",
+        reads=_selectors,
     ),
-    Option("epsilon", "0.3", "The bandits: probabilities of a random policy, comma-separated, each in [0, 1]."),
+    Option(
+        "epsilon",
+        "0.3",
+        "The bandits: probabilities of a random policy, comma-separated, each in [0, 1].",
+        reads=_probabilities,
+    ),
     Option(
         "threshold",
         "none",
         "Seconds of wait after which a job goes first whatever the policy (the paper's Theta), or none.",
+        reads=_threshold,
     ),
 )
-
-
-def _probability(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        raise LakehouseError(f"--epsilon: {text!r} is not a number in [0, 1]") from None
 
 
 def _campaign(lake: Lake, call: Call) -> Grid:
@@ -77,36 +118,22 @@ def _campaign(lake: Lake, call: Call) -> Grid:
     from lakehouse.base.job_views import View, log_jobs
     from lakehouse.base.log_names import select_logs
     from lakehouse.base.machine import parse_machine_sizes
-    from lakehouse.campaigns.grid import Grid, parse_threshold
+    from lakehouse.campaigns.grid import Grid
     from lakehouse.campaigns.resample import week_count
-    from lakehouse.sim.options import Policy, QueueOrder, Selector, choose, parse_period, parse_policy
+    from lakehouse.sim.options import Policy
     from lakehouse.studies.selection import PAPER_POLICIES, selection_settings, study_machine_sizes
 
-    o = call.options
-    try:
-        view = View(o["view"])
-    except ValueError:
-        raise LakehouseError(f"--view: {o['view']!r}: choose jobs_clean or jobs_strong") from None
-    try:
-        candidates: list[QueueOrder]
-        if o["policies"] is None:
-            candidates = [Policy(p) for p in PAPER_POLICIES]
-        elif o["policies"].strip() == "all":
-            candidates = list(Policy)
-        else:
-            candidates = [parse_policy(p) for p in split_list(o["policies"])]
-        periods = [parse_period(p) for p in split_list(o["periods"])]
-        epsilons = [_probability(e) for e in split_list(o["epsilon"])]
-        selectors = (
-            [] if o["selectors"].strip() == "none" else [choose(Selector, s) for s in split_list(o["selectors"])]
-        )
-        theta = parse_threshold(o["threshold"])
-    except ValueError as exc:
-        raise LakehouseError(str(exc)) from None
-    if not periods:
-        raise LakehouseError("--periods needs at least one period")
+    o = {option.name: option.read(call.options[option.name]) for option in OPTIONS}
+    view = View(o["view"])
+    candidates = o["policies"] or [Policy(p) for p in PAPER_POLICIES]
     settings = selection_settings(
-        o["resamples"], o["seed"], [str(p) for p in candidates], periods, epsilons, theta, selectors
+        o["resamples"],
+        o["seed"],
+        [str(p) for p in candidates],
+        o["periods"],
+        o["epsilon"],
+        o["threshold"],
+        o["selectors"],
     )
     every, per_log = parse_machine_sizes(o["machine_size"] or [])
     with lake.reading():
