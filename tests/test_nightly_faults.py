@@ -215,12 +215,14 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
         if len(killed_points) == KILL_TRIALS:
             break
         root = tmp_path / f"trial{trial}"
-        # The first run of a lake, or a run after a log changed.
-        if trial % 2:
+        # The kinds of trial take turns by the kills that landed (a draw that missed tries the same kind
+        # again): the first run of a lake, or a run after a log changed;
+        landed = len(killed_points)
+        if landed % 2:
             shutil.copytree(older_lake(), root)
             Lake(root).init()  # a copied lake's views still read the original: rebuild them
         # kill -9, or systemd's SIGTERM (which the run takes as a Ctrl-C)
-        stop = signal.SIGKILL if trial % 3 else signal.SIGTERM
+        stop = signal.SIGKILL if landed % 3 else signal.SIGTERM
         victim = _nightly(inbox, root, config)
         delay = float(rng.uniform(0.3, max(latest, 0.4)))
         time.sleep(delay)
