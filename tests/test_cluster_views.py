@@ -124,3 +124,66 @@ def test_views_in_a_topic_folder_are_made_after_what_they_read(monkeypatch: pyte
     monkeypatch.setattr(catalog, "_sql_files", lambda: files)
     with pytest.raises(CatalogError, match="read each other round a cycle: cluster.one -> cluster.two -> cluster.one"):
         catalog.view_files()
+
+
+def _compared(lake: Path, plots: Path | None = None) -> dict[tuple[str, str | None], dict]:
+    import json
+
+    extra = ["--plots", plots] if plots else []
+    rows = json.loads(cli("report", "compare-traces", "--lake", lake, "-f", "json", *extra).stdout)
+    return {(row["trace"], row["cell"]): row for row in rows}
+
+
+def test_compare_traces_gives_each_trace_its_own_numbers(lake: Path, tmp_path: Path) -> None:
+    """Each row's numbers from each trace's own views (numpy over their rows), the Alibaba row by hand."""
+    import numpy as np
+
+    rows = _compared(lake, tmp_path)
+    assert [p.name for p in tmp_path.iterdir()] == ["compare-traces.png"]
+    db = Lake(lake)
+    (log,) = db.log_names()
+    swf = db.query_numpy(f"SELECT procs, run_time, wait_time FROM swf.jobs WHERE log = '{log}'")
+    kth = rows[("swf", log)]
+    assert kth["jobs"] == len(swf["procs"]) and kth["tasks"] is None and kth["machines"] is None
+    assert kth["median_job_size"] == pytest.approx(np.ma.median(np.ma.masked_invalid(swf["procs"].astype(float))))
+    run = np.ma.masked_invalid(np.ma.filled(swf["run_time"].astype(float), np.nan))
+    assert kth["median_duration_h"] == pytest.approx(np.ma.median(run) / 3600)
+    wait = np.ma.masked_invalid(np.ma.filled(swf["wait_time"].astype(float), np.nan))
+    assert kth["median_wait_s"] == pytest.approx(np.ma.median(wait))
+    google = rows[("google-2011", None)]
+    assert google["jobs"] == db.rows("SELECT count(DISTINCT job_id) FROM google.job_events")[0][0]
+    assert google["tasks"] == db.rows("SELECT count(*) FROM google.tasks")[0][0]
+    assert google["machines"] == db.rows("SELECT count(DISTINCT machine_id) FROM google.machine_events")[0][0]
+    usage = db.query_numpy("SELECT start_s, end_s, cpu_rate FROM google.task_usage")
+    capacity = sum(cpus for (cpus,) in db.rows("SELECT max(cpus) FROM google.machine_events GROUP BY machine_id"))
+    span = usage["end_s"].max() - usage["start_s"].min()
+    used = float(np.sum(usage["cpu_rate"] * (usage["end_s"] - usage["start_s"])))
+    assert google["cpu_utilisation"] == pytest.approx(used / (capacity * span))
+    cell = rows[("google-2019", "b")]
+    assert cell["jobs"] == db.rows("SELECT count(*) FROM google2019.collections WHERE collection = 'JOB'")[0][0]
+    assert cell["tasks"] == db.rows("SELECT count(*) FROM google2019.instances WHERE collection = 'JOB'")[0][0]
+    # Alibaba, by hand: jobs j_2 (2 tasks, 87076 to 87086) and j_5 (1 task, unended); two machines of 96
+    # cores; one batch instance of 0.43 cores for 7 s: 0.43 * 7 / (192 * 7).
+    alibaba = rows[("alibaba-2018", None)]
+    assert (alibaba["jobs"], alibaba["tasks"], alibaba["machines"]) == (2, 3, 2)
+    assert alibaba["median_job_size"] == 1.5 and alibaba["median_duration_h"] == pytest.approx(10 / 3600)
+    assert alibaba["days"] == pytest.approx(10 / 86400)
+    assert alibaba["cpu_utilisation"] == pytest.approx(0.43 / 192)
+    # The volatility and the daily cycles are the reports' own numbers, once they ran on the trace.
+    assert google["volatility_mean_abs_d"] is None
+    cli("report", "volatility", "--lake", lake)
+    mean_abs_d = db.rows("SELECT \"all\" FROM analysis.volatility_summary WHERE metric = 'mean_abs_d'")[0][0]
+    assert _compared(lake)[("google-2011", None)]["volatility_mean_abs_d"] == pytest.approx(mean_abs_d)
+    stored = db.rows("SELECT count(*) FROM analysis.trace_comparison")[0][0]
+    assert stored == len(rows)
+
+
+def test_the_figures_count_every_job_with_a_duration_once(lake: Path) -> None:
+    import polars as pl
+
+    from lakehouse.models.compare_traces.model import compare
+
+    result = compare(Lake(lake))
+    binned = dict(Lake(lake).rows("SELECT trace, count(*) FROM cluster.jobs WHERE end_s >= start_s GROUP BY trace"))
+    durations = result.distributions.filter(measure="duration_s").group_by("trace").agg(jobs=pl.col("jobs").sum())
+    assert dict(durations.iter_rows()) == binned

@@ -21,7 +21,7 @@ from lakehouse.base.errors import SettingsError
 from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.nightly import history
-from lakehouse.nightly.config import SWF_REPORTS, Config, load
+from lakehouse.nightly.config import GOOGLE_REPORTS, SWF_REPORTS, Config, load
 from lakehouse.nightly.run import EXIT_BUSY, NIGHTLY_LOCK, plan, run
 from lakehouse.sim import simulate
 
@@ -271,7 +271,7 @@ def test_google_trace_arrives_and_its_reports_run(tmp_path, inbox):
     lake = Lake(tmp_path / "lake")
     outcome = run(lake, inbox, DRAWN)
     assert outcome.record.files_ingested == 3
-    assert outcome.record.reports_run == ["volatility", "periodicity", "pack"]
+    assert outcome.record.reports_run == list(GOOGLE_REPORTS)  # (the registry's, in their order)
     # The slice has no long-running job: the periodicity and packing say so, which is not a failure.
     assert outcome.record.status == "ok", outcome.record.errors
     sections = {s.key: s for s in outcome.sections}
