@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 import contextlib
 import os
 import re
@@ -70,6 +71,19 @@ def cli(*args: object, code: int = 0) -> typer.testing.Result:
     result = typer.testing.CliRunner().invoke(app, [str(a) for a in args])
     assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
     return result
+
+
+def modules_loaded_by(statement: str, forbidden: tuple[str, ...]) -> list[str]:
+    """The modules a fresh interpreter has loaded once it ran `statement`, among `forbidden` (names and
+    their submodules) and any module of a topic's folder of models/ (the folders themselves load: they
+    declare the stored tables the lake lists)."""
+    code = (
+        f"import sys\n{statement}\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({forbidden!r}) "
+        "or m.startswith('lakehouse.models.') and m.count('.') > 2))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return ast.literal_eval(loaded.strip())
 
 
 def shared_or_skip(path: Path) -> Path:

@@ -18,6 +18,8 @@ from pathlib import Path
 import pytest
 from package_tree import REPO, build
 
+from conftest import modules_loaded_by
+
 LINT = "import sys, importlinter.cli as c; sys.exit(c.lint_imports(sys.argv[1], no_logo=True))"
 
 
@@ -106,13 +108,8 @@ def test_a_wrong_way_import_in_the_tree_breaks_the_layers(tmp_path, module, wron
 def test_reading_a_nightly_config_or_exporting_a_log_loads_no_simulator():
     """...nor any model: the topics' folders (lakehouse.models.NAME) declare the stored tables the lake
     lists, and load no module of theirs."""
-    code = (
-        "import sys\nimport lakehouse.nightly.config, lakehouse.base.export\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('lakehouse.sim', 'lakehouse.campaigns', "
-        "'lakehouse.studies')) or m.startswith('lakehouse.models.') and m.count('.') > 2))"
-    )
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert loaded.strip() == "[]", loaded
+    statement = "import lakehouse.nightly.config, lakehouse.base.export"
+    assert modules_loaded_by(statement, ("lakehouse.sim", "lakehouse.campaigns", "lakehouse.studies")) == []
 
 
 def _toml(value: object) -> str:
@@ -122,14 +119,8 @@ def _toml(value: object) -> str:
 
 
 def test_from_lakehouse_import_lake_loads_no_model_and_no_extension():
-    code = (
-        "import sys\nfrom lakehouse import Lake\nLake\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('lakehouse.sim', "
-        "'lakehouse.campaigns', 'lakehouse.studies', 'lakehouse.reports', 'lakehouse._native', 'polars')) "
-        "or m.startswith('lakehouse.models.') and m.count('.') > 2))"  # (the topics' table declarations load)
-    )
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert loaded.strip() == "[]", loaded
+    layers = ("lakehouse.sim", "lakehouse.campaigns", "lakehouse.studies", "lakehouse.reports")
+    assert modules_loaded_by("from lakehouse import Lake", (*layers, "lakehouse._native", "polars")) == []
 
 
 def test_every_package_folder_is_one_a_wheel_holds(tree):

@@ -4,8 +4,6 @@ lake's datasets, the catalog's views, docs/views.md and `store` all follow the d
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
@@ -17,6 +15,8 @@ from lakehouse.base.datasets import DATASETS
 from lakehouse.base.lake import Lake
 from lakehouse.base.results import store
 from lakehouse.base.tables import StoredTable, stored_tables
+
+from conftest import modules_loaded_by
 
 REPO = Path(__file__).resolve().parents[1]
 TABLES = stored_tables()
@@ -59,13 +59,8 @@ def test_store_writes_the_declared_schema_and_the_view_reads_it(tmp_path):
 def test_the_declarations_load_no_model():
     """Every command lists the tables when it opens a lake: a topic's declarations import no model, and
     no Polars (the ground floor's contract; these imports are found at run time, out of its sight)."""
-    code = (
-        "import sys; from lakehouse.base.tables import stored_tables; stored_tables(); "
-        "print(sorted(m for m in sys.modules "
-        "if m == 'polars' or m.startswith('lakehouse.models.') and m.count('.') > 2))"
-    )
-    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert loaded.strip() == "[]", loaded
+    statement = "from lakehouse.base.tables import stored_tables; stored_tables()"
+    assert modules_loaded_by(statement, ("polars",)) == []
 
 
 def test_two_topics_declaring_one_name_is_an_error(monkeypatch):

@@ -1,7 +1,4 @@
-"""Simulation campaigns (lakehouse.campaigns runs them): the tables every campaign's runs and plans are stored in.
-
-Declared here, once (lakehouse.base.tables): the lake's datasets, the views analysis.* and
-`store` take them from here.  This module imports no model: listing the tables loads none."""
+"""Simulation campaigns (lakehouse.campaigns runs them): the tables every campaign's runs and plans are stored in."""
 
 from __future__ import annotations
 

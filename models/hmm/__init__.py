@@ -1,7 +1,4 @@
-"""The workload HMM of SWF logs: its stored tables.
-
-Declared here, once (lakehouse.base.tables): the lake's datasets, the views analysis.* and
-`store` take them from here.  This module imports no model: listing the tables loads none."""
+"""The workload HMM of SWF logs: its stored tables."""
 
 from __future__ import annotations
 

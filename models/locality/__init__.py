@@ -1,7 +1,4 @@
-"""Runtime locality of submit times and users: its stored table.
-
-Declared here, once (lakehouse.base.tables): the lake's datasets, the views analysis.* and
-`store` take them from here.  This module imports no model: listing the tables loads none."""
+"""Runtime locality of submit times and users: its stored table."""
 
 from __future__ import annotations
 

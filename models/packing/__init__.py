@@ -1,7 +1,4 @@
-"""Packing services with daily demand cycles onto machines: its stored table.
-
-Declared here, once (lakehouse.base.tables): the lake's datasets, the views analysis.* and
-`store` take them from here.  This module imports no model: listing the tables loads none."""
+"""Packing services with daily demand cycles onto machines: its stored table."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""The daily cycles of long-running jobs (the periodic spectral fits): their stored tables.
-
-Declared here, once (lakehouse.base.tables): the lake's datasets, the views analysis.* and
-`store` take them from here.  This module imports no model: listing the tables loads none."""
+"""The daily cycles of long-running jobs (the periodic spectral fits): their stored tables."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""Resource-usage predictions (sliding windows, workflows, imported tables): their stored tables.
-
-Declared here, once (lakehouse.base.tables): the lake's datasets, the views analysis.* and
-`store` take them from here.  This module imports no model: listing the tables loads none."""
+"""Resource-usage predictions (sliding windows, workflows, imported tables): their stored tables."""
 
 from __future__ import annotations
 

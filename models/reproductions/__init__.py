@@ -1,7 +1,4 @@
-"""Every published number beside ours (`lakehouse reproduce`): its stored table.
-
-Declared here, once (lakehouse.base.tables): the lake's datasets, the views analysis.* and
-`store` take them from here.  This module imports no model: listing the tables loads none."""
+"""Every published number beside ours (`lakehouse reproduce`): its stored table."""
 
 from __future__ import annotations
 

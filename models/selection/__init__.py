@@ -1,7 +1,4 @@
-"""Online policy selection on week resamples (lakehouse.studies.selection): its stored tables.
-
-Declared here, once (lakehouse.base.tables): the lake's datasets, the views analysis.* and
-`store` take them from here.  This module imports no model: listing the tables loads none."""
+"""Online policy selection on week resamples (lakehouse.studies.selection): its stored tables."""
 
 from __future__ import annotations
 

@@ -1,8 +1,5 @@
 """Learned (prediction, correction, backfilling) triples and their leave-one-out selection
-(lakehouse.studies.triples): their stored tables.
-
-Declared here, once (lakehouse.base.tables): the lake's datasets, the views analysis.* and
-`store` take them from here.  This module imports no model: listing the tables loads none."""
+(lakehouse.studies.triples): their stored tables."""
 
 from __future__ import annotations
 

@@ -1,7 +1,4 @@
-"""CPU-usage volatility (the 1-second samples against the 5-minute means): its stored tables.
-
-Declared here, once (lakehouse.base.tables): the lake's datasets, the views analysis.* and
-`store` take them from here.  This module imports no model: listing the tables loads none."""
+"""CPU-usage volatility (the 1-second samples against the 5-minute means): its stored tables."""
 
 from __future__ import annotations
 
