@@ -177,6 +177,10 @@ class Call:
     plots: bool = False
     grid: Grid | None = None  # the grid its campaign ran, once it ran (its runs read that campaign)
 
+    def read(self, options: Sequence[Option]) -> dict[str, Any]:
+        """Each option's value as the report reads it (Option.read: a list, a duration), by name."""
+        return {option.name: option.read(self.options[option.name]) for option in options}
+
 
 #: What a command runs for what it was given: the settings of each run (one per log, say), and notes
 #: said before the runs (the logs left out, and why).  A wrong value is a SettingsError naming its option.

@@ -117,7 +117,7 @@ def _runs(lake: Lake, call: Call) -> tuple[list[tuple[str, list[HmmSettings]]], 
     from lakehouse.base.job_views import resolve_log
     from lakehouse.models.hmm.model import Init, Settings, Stop
 
-    o = {option.name: option.read(call.options[option.name]) for option in OPTIONS}
+    o = call.read(OPTIONS)
     base = {k: o[k] for k in ("runtime_ratio", "rounds", "epsilon", "poisson", "seed", "band")}
     init, stop = Init(o["init"]), Stop(o["stop"])
     settings = [Settings(states=n, submit_bin=o["submit_bin"], init=init, stop=stop, **base) for n in o["states"]]

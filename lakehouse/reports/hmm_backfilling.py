@@ -94,7 +94,7 @@ def _chosen(lake: Lake, call: Call) -> list[str]:
 def _campaign(lake: Lake, call: Call) -> Grid:
     from lakehouse.studies.hmm_backfilling import AS_PUBLISHED, study_grid
 
-    o = {option.name: option.read(call.options[option.name]) for option in OPTIONS}
+    o = call.read(OPTIONS)
     predictor = AS_PUBLISHED if o["as_published"] else o["predictor"]
     return study_grid(o["name"], _chosen(lake, call), o["view"], predictor, o["backfill_confidence"])
 

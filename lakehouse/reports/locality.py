@@ -99,7 +99,7 @@ def _runs(lake: Lake, call: Call) -> tuple[list[tuple[str, LocalitySettings]], l
     """One run per log named (every log of the lake when none is), with the same settings."""
     from lakehouse.models.locality.model import RUNTIME_RATIOS, SUBMIT_BINS, Settings, Variant
 
-    o = {option.name: option.read(call.options[option.name]) for option in OPTIONS}
+    o = call.read(OPTIONS)
     settings = Settings(
         submit_bins=o["submit_bins"] or list(SUBMIT_BINS),
         runtime_ratios=o["runtime_ratios"] or list(RUNTIME_RATIOS),

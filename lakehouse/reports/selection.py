@@ -123,7 +123,7 @@ def _campaign(lake: Lake, call: Call) -> Grid:
     from lakehouse.sim.options import Policy
     from lakehouse.studies.selection import PAPER_POLICIES, selection_settings, study_machine_sizes
 
-    o = {option.name: option.read(call.options[option.name]) for option in OPTIONS}
+    o = call.read(OPTIONS)
     view = View(o["view"])
     candidates = o["policies"] or [Policy(p) for p in PAPER_POLICIES]
     settings = selection_settings(
