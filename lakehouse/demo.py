@@ -17,10 +17,10 @@ from lakehouse.data import sample_google_trace, sample_swf_paths
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.swf import FileResult, ingest_swf
 from lakehouse.models.periodicity.job_sinusoids import summary
+from lakehouse.models.volatility.report import run_2011
 from lakehouse.nightly import history
 from lakehouse.nightly.run import run as nightly_run
 from lakehouse.reports import PERIODICITY, PeriodicitySettings
-from lakehouse.reports.volatility import run_2011
 from lakehouse.sim import replay
 from lakehouse.synth.google_trace import Settings, generate
 

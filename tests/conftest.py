@@ -75,12 +75,12 @@ def cli(*args: object, code: int = 0) -> typer.testing.Result:
 
 def modules_loaded_by(statement: str, forbidden: tuple[str, ...]) -> list[str]:
     """The modules a fresh interpreter has loaded once it ran `statement`, among `forbidden` (names and
-    their submodules) and any module of a topic's folder of models/ (the folders themselves load: they
-    declare the stored tables the lake lists)."""
+    their submodules) and the modules of a topic's folder of models/ but its declarations: the folder
+    itself (the tables it stores, which the lake lists) and its `report` (which the registry lists)."""
     code = (
         f"import sys\n{statement}\n"
         f"print(sorted(m for m in sys.modules if m.startswith({forbidden!r}) "
-        "or m.startswith('lakehouse.models.') and m.count('.') > 2))"
+        "or m.startswith('lakehouse.models.') and m.count('.') > 2 and not m.endswith('.report')))"
     )
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     return ast.literal_eval(loaded.strip())

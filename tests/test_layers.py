@@ -133,3 +133,10 @@ def test_every_package_folder_is_one_a_wheel_holds(tree):
         if "__init__.py" in files and "__pycache__" not in folder
     }
     assert found == listed, f"not listed: {sorted(found - listed)}; listed, not found: {sorted(listed - found)}"
+
+
+def test_the_topics_contract_names_every_topic_folder():
+    """A topic folder left out of the `topics` independence contract could import another unseen."""
+    (topics,) = [c for c in _contracts() if c["id"] == "topics"]
+    folders = {p.parent.name for p in (REPO / "models").glob("*/__init__.py")}
+    assert set(topics["modules"]) == {f"lakehouse.models.{name}" for name in folders}

@@ -1,10 +1,10 @@
-"""The recipe of docs/contributing.md, followed by a test: a toy report is one new module in
-`lakehouse/reports/` and its topic's folder `models/toy/` declaring the table it stores (in a copy of
-the package's layout), and without any other edit it is a command (`lakehouse report toy`, with its
-option), a table the lake stores and a view with its description, a report the nightly configuration
-accepts (with its option's range) and a section of the nightly page.  A second toy declares what a command may need
-beyond options (logs as its argument, one run per log, a table written beside --output), still in
-its module alone."""
+"""The recipe of docs/contributing.md, followed by a test: a toy report is its topic's folder,
+`models/toy/` (in a copy of the package's layout): `__init__.py` declaring the table it stores and
+`report.py` declaring the report, and without any other edit it is a command (`lakehouse report toy`,
+with its option), a table the lake stores and a view with its description, a report the nightly
+configuration accepts (with its option's range) and a section of the nightly page.  A second toy declares
+what a command may need beyond options (logs as its argument, one run per log, a table written beside
+--output), still in its folder alone."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ import polars as pl
 from lakehouse.base.lake import Lake
 from lakehouse.base.results import store
 from lakehouse.models.toy import TOY
-from lakehouse.reports.base import Option, Report
+from lakehouse.base.report import Option, Report
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ import polars as pl
 
 from lakehouse.base.lake import Lake
 from lakehouse.base.log_names import select_logs
-from lakehouse.reports.base import Argument, Call, Option, Report, Shown
+from lakehouse.base.report import Argument, Call, Option, Report, Shown
 
 
 def _runs(lake: Lake, call: Call) -> tuple[list[tuple[str, str]], list[str]]:
@@ -119,23 +119,19 @@ REPORT = Report(
 
 @pytest.fixture(scope="module")
 def tree(tmp_path_factory) -> Path:
-    """The package's layout with `lakehouse/reports/toy.py` added (its other files are the repository's)."""
+    """The package's layout with the toys' topic folders added to models/ (its other files are the
+    repository's)."""
     folder = tmp_path_factory.mktemp("toy-tree")
     package = build(folder)
-    (package / "reports").unlink()
-    (package / "reports").mkdir()
-    for entry in (REPO / "lakehouse" / "reports").iterdir():
-        if entry.suffix == ".py":
-            (package / "reports" / entry.name).symlink_to(entry)
-    (package / "reports" / "toy.py").write_text(TOY)
     (package / "models").unlink()
     (package / "models").mkdir()
     for entry in (REPO / "models").iterdir():
         if entry.name != "__pycache__":
             (package / "models" / entry.name).symlink_to(entry)
-    (package / "models" / "toy").mkdir()
-    (package / "models" / "toy" / "__init__.py").write_text(TOY_TOPIC)
-    (package / "reports" / "toy_logs.py").write_text(TOY_LOGS)
+    for topic, declared, report in (("toy", TOY_TOPIC, TOY), ("toy_logs", '"""A toy with an argument."""\n', TOY_LOGS)):
+        (package / "models" / topic).mkdir()
+        (package / "models" / topic / "__init__.py").write_text(declared)
+        (package / "models" / topic / "report.py").write_text(report)
     return folder
 
 

@@ -82,7 +82,7 @@ def test_a_table_stored_outside_the_writer_is_refused(tmp_path):
 
 
 def test_every_function_a_report_names_by_its_path_exists():
-    """A report names its model's functions by import path (lakehouse.reports.base.lazy), so a renamed
+    """A report names its model's functions by import path (lakehouse.base.report.lazy), so a renamed
     function would fail only when the report runs: each path resolves here."""
     import importlib
 

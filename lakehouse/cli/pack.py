@@ -90,8 +90,8 @@ def pack(
         return
     from lakehouse.base.errors import SettingsError
     from lakehouse.base.google2019_format import cell_problem
+    from lakehouse.base.report import TRACES
     from lakehouse.reports import PACK, PackRequest
-    from lakehouse.reports.base import TRACES
 
     if trace not in TRACES:
         raise SettingsError(f"--trace: expected one of {', '.join(TRACES)}, got {trace!r}")

@@ -13,6 +13,7 @@ import typer
 
 from lakehouse.base.lake import Lake
 from lakehouse.base.render import OutputFormat, emit, emit_tables, stderr
+from lakehouse.base.report import Argument, Call, Option, Report, Shown
 from lakehouse.cli.common import (
     FormatOption,
     LakeOption,
@@ -26,7 +27,6 @@ from lakehouse.cli.common import (
     workers_option,
     writable_file,
 )
-from lakehouse.reports.base import Argument, Call, Option, Report, Shown
 
 report_app = command_group("Run a model over the lake, store its result as analysis.* and print a summary.")
 

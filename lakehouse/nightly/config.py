@@ -54,7 +54,7 @@ class Config:
     #: Whether the page shows each report's figures (False: tables only; the figures take about half of
     #: a small night's time).
     figures: bool = True
-    #: The options given to reports of the registry, by report (lakehouse.reports.base.Option).
+    #: The options given to reports of the registry, by report (lakehouse.base.report.Option).
     options: dict[str, dict[str, object]] = field(default_factory=dict)
 
     def options_of(self, report: str) -> dict[str, object]:

@@ -13,8 +13,8 @@ import polars as pl
 from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import LakehouseError, TooLittleDataError
 from lakehouse.base.lake import Lake
+from lakehouse.base.report import Argument, Call, Option, Report, Tables, campaign_option, view_option
 from lakehouse.models.campaigns import CAMPAIGN_RUNS
-from lakehouse.reports.base import Argument, Call, Option, Report, Tables, campaign_option, view_option
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
     from lakehouse.campaigns.grid import Grid

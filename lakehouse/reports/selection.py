@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
+from lakehouse.base.report import Argument, Call, Option, Report, Shown, campaign_option, lazy, view_option
 from lakehouse.models import selection as selection_topic
-from lakehouse.reports.base import Argument, Call, Option, Report, Shown, campaign_option, lazy, view_option
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
     from lakehouse.campaigns.grid import Grid

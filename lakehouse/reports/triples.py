@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.base.lake import Lake
+from lakehouse.base.report import Argument, Call, Report, Shown, lazy
 from lakehouse.models import triples as triples_topic
-from lakehouse.reports.base import Argument, Call, Report, Shown, lazy
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
     from lakehouse.studies.triples import TripleTables

@@ -40,8 +40,8 @@ def _whole_trace(lake: Lake, rows: list[Published]) -> dict[tuple[str, str], flo
     """Table 1 (`report periodicity`'s summary) and Table 2 (`lakehouse pack` on its fits), run as those
     commands run, on a lake holding the whole trace: (quantity, setting) -> ours."""
     from lakehouse.models.periodicity.job_sinusoids import summary
+    from lakehouse.models.periodicity.report import run_2011
     from lakehouse.reports import PACK, PackRequest, PeriodicitySettings
-    from lakehouse.reports.periodicity import run_2011
 
     periodicity = run_2011(lake, PeriodicitySettings())
     components = summary(periodicity.fits, false_positive=periodicity.false_positive)

@@ -23,7 +23,7 @@ def _volatility(lake: Lake, rows: list[Published], request: Request) -> list[dic
     text are placeholders and its results figures.  Ours, on the section's tasks (VOLATILITY_SUBSET):
     `report volatility`'s summary over them, and the sampling of the jobs they belong to
     (google.job_sampling)."""
-    from lakehouse.reports.volatility import run_2011
+    from lakehouse.models.volatility.report import run_2011
 
     try:
         summary = run_2011(lake).summary

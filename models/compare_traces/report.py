@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.base.lake import Lake
+from lakehouse.base.report import Report, lazy
 from lakehouse.models import compare_traces as compare_topic
-from lakehouse.reports.base import Report, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.compare_traces.model import Comparison

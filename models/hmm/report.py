@@ -11,9 +11,9 @@ import polars as pl
 from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import SettingsError
 from lakehouse.base.lake import Lake
+from lakehouse.base.report import Argument, Call, Option, Report, Shown, lazy
 from lakehouse.base.units import parse_duration
 from lakehouse.models import hmm as hmm_topic
-from lakehouse.reports.base import Argument, Call, Option, Report, Shown, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.hmm.model import LogModels

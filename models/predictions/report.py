@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from lakehouse.base.lake import Lake
+from lakehouse.base.report import Argument, Call, Option, Report, Shown, lazy
 from lakehouse.models.predictions import PREDICTIONS_JOBS, PREDICTIONS_SCORES
-from lakehouse.reports.base import Argument, Call, Option, Report, Shown, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.predictions.model import Report as Predictions

@@ -8,9 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.base.lake import Lake
+from lakehouse.base.report import TRACE_OPTIONS, Call, Option, Report, Tables
 from lakehouse.base.traces import refuse_unfed
 from lakehouse.models import periodicity as periodicity_topic
-from lakehouse.reports.base import TRACE_OPTIONS, Call, Option, Report, Tables
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.periodicity.cells_2019 import Periodicity2019

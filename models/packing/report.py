@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lakehouse.base.lake import Lake
+from lakehouse.base.report import Report, lazy
 from lakehouse.base.traces import refuse_unfed
 from lakehouse.models import packing as packing_topic
-from lakehouse.reports.base import Report, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.packing.model import Packed

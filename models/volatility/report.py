@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from lakehouse.base.lake import Lake
+from lakehouse.base.report import TRACE_OPTIONS, Report, Tables
 from lakehouse.base.traces import refuse_unfed
 from lakehouse.models import volatility as volatility_topic
-from lakehouse.reports.base import TRACE_OPTIONS, Report, Tables
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.volatility.model import Volatility

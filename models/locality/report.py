@@ -13,9 +13,9 @@ from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import SettingsError, TooLittleDataError
 from lakehouse.base.lake import Lake
 from lakehouse.base.log_names import select_logs
+from lakehouse.base.report import Argument, Call, Option, Report, Shown, Tables, lazy
 from lakehouse.base.units import parse_duration
 from lakehouse.models import locality as locality_topic
-from lakehouse.reports.base import Argument, Call, Option, Report, Shown, Tables, lazy
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
     from lakehouse.models.locality.model import Measured, Variant
