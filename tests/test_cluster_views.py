@@ -187,3 +187,22 @@ def test_the_figures_count_every_job_with_a_duration_once(lake: Path) -> None:
     binned = dict(Lake(lake).rows("SELECT trace, count(*) FROM cluster.jobs WHERE end_s >= start_s GROUP BY trace"))
     durations = result.distributions.filter(measure="duration_s").group_by("trace").agg(jobs=pl.col("jobs").sum())
     assert dict(durations.iter_rows()) == binned
+
+
+@pytest.mark.parametrize(
+    ("args", "report", "topic"),
+    [
+        (["report", "volatility", "--trace", "alibaba-2018"], "volatility", "volatility"),
+        (["report", "periodicity", "--trace", "alibaba-2018"], "periodicity", "periodicity"),
+        (["pack", "--trace", "alibaba-2018"], "pack", "packing"),
+        (["report", "predictions", "alibaba-2018"], "predictions", "predictions"),
+    ],
+)
+def test_a_report_alibaba_cannot_feed_says_why_in_one_line(lake: Path, args: list[str], report: str, topic: str):
+    """With the reason its topic declares (CANNOT_FEED)."""
+    import importlib
+
+    reason = importlib.import_module(f"lakehouse.models.{topic}").CANNOT_FEED["alibaba-2018"]
+    refused = cli(*args, "--lake", lake, code=1)
+    assert f"alibaba-2018 cannot feed {report}: {reason}" in " ".join(refused.stderr.split())
+    assert "Traceback" not in refused.stderr

@@ -32,3 +32,6 @@ PACKING = StoredTable(
 )
 
 TABLES = (PACKING,)
+
+#: The traces the report cannot read yet, each with why in one line (lakehouse.base.traces.refuse_unfed).
+CANNOT_FEED = {"alibaba-2018": "pack packs the periodic jobs that report periodicity fits, and it fits none on it"}

@@ -28,7 +28,7 @@ class PackRequest:
 def _pack(lake: Lake, request: PackRequest) -> Packed:
     from lakehouse.models.packing.model import DEFAULT_PACK_QUERY, cell_to_pack, pack_lake, periodic_jobs_2019
 
-    refuse_unfed("pack", request.trace)
+    refuse_unfed("pack", request.trace, packing_topic.CANNOT_FEED)
     if request.trace == "google-2019":
         cell = cell_to_pack(lake, request.cell)
         query = request.query or periodic_jobs_2019(cell)

@@ -64,7 +64,7 @@ def _runs(lake: Lake, call: Call) -> tuple[list[PeriodicitySettings], list[str]]
 
 
 def _periodicity(lake: Lake, settings: PeriodicitySettings) -> Periodicity | Periodicity2019:
-    refuse_unfed("periodicity", settings.trace)
+    refuse_unfed("periodicity", settings.trace, periodicity_topic.CANNOT_FEED)
     if settings.trace == "google-2019":
         from lakehouse.models.periodicity.cells_2019 import periodicity_2019
 

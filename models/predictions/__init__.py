@@ -94,3 +94,11 @@ TABLES = (
     PREDICTIONS_JOBS,
     IMPORTED_PREDICTIONS,
 )
+
+#: The traces the report cannot read yet, each with why in one line (lakehouse.base.traces.refuse_unfed).
+CANNOT_FEED = {
+    "alibaba-2018": (
+        "the predictions need each job's request and its measured use: Alibaba 2018 has them (batch_task and "
+        "batch_instance), but the report does not read them yet"
+    )
+}

@@ -39,10 +39,7 @@ from lakehouse.base.log_names import LogNameError, log_named
 from lakehouse.base.results import store
 from lakehouse.base.traces import TRACES, refuse_unfed
 from lakehouse.base.writer import pending_path
-from lakehouse.models.predictions import (
-    PREDICTIONS_JOBS,
-    PREDICTIONS_SCORES,
-)
+from lakehouse.models.predictions import CANNOT_FEED, PREDICTIONS_JOBS, PREDICTIONS_SCORES
 
 ALL = 1_000_000_000  # a window larger than any log: the whole history
 # The candidate windows, up to the whole history (which users of a stable workflow choose).
@@ -648,7 +645,7 @@ def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tup
             continue
         google = name == "google" or name.startswith(GOOGLE_2019)
         if name in TRACES and not google:
-            refuse_unfed("predictions", name)
+            refuse_unfed("predictions", name, CANNOT_FEED)
         full = name if name in known or google else _log_or_itself(name, logs)
         if full not in known:
             have = ", ".join(known) or "no source with requests"

@@ -139,3 +139,12 @@ TABLES = (
     VOLATILITY_D_HISTOGRAM,
     VOLATILITY_RATE_HISTOGRAM,
 )
+
+#: The traces the report cannot read yet, each with why in one line (lakehouse.base.traces.refuse_unfed).
+CANNOT_FEED = {
+    "alibaba-2018": (
+        "the method compares each 5-minute window's mean CPU with one random second of it (Google's traces); "
+        "Alibaba 2018 gives a batch instance's mean and maximum over its whole life, and a machine's CPU "
+        "every ten seconds or so, never a window's random second"
+    )
+}

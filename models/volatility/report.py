@@ -33,7 +33,7 @@ class Volatility2019:
 
 def _volatility(lake: Lake, settings: VolatilitySettings | None) -> Volatility | Volatility2019:
     if settings is not None:
-        refuse_unfed("volatility", settings.trace)
+        refuse_unfed("volatility", settings.trace, volatility_topic.CANNOT_FEED)
     if settings is not None and settings.trace == "google-2019":
         from lakehouse.base.errors import TooLittleDataError
         from lakehouse.models.volatility.cells_2019 import compare
