@@ -108,22 +108,27 @@ def lake(tmp_path: Path) -> Lake:
 
 @pytest.fixture(scope="session")
 def mini_lakes(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int, Path], Path]:
-    """`make(jobs, folder)`: `folder/lake` holding the log `mini` of `jobs` small jobs, ingested from
-    `folder/mini.swf`, the test's own to change: a copy of a lake ingested once per session (an ingest
-    per test cost half a second, for some 80 tests)."""
-    made: dict[int, Path] = {}
+    """`make(jobs, folder)`: a lake holding the log `mini` of `jobs` small jobs, ingested from
+    `folder/mini.swf`, the test's own to change: a lake ingested once per session, restored in place
+    before each test.  In place, because its catalog's views read the files where it was made: a copy
+    elsewhere needed its ~80 views made again (0.3-0.5 s; an ingest per test cost half a second, for
+    some 80 tests)."""
+    made: dict[int, tuple[Path, Path]] = {}
 
     def make(jobs: int, folder: Path) -> Path:
         if jobs not in made:
-            template = tmp_path_factory.mktemp(f"mini-{jobs}")
-            write_swf(template / "mini.swf", *small_log(jobs))
-            (result,) = ingest_swf(Lake(template / "lake"), [str(template / "mini.swf")])
+            home = tmp_path_factory.mktemp(f"mini-{jobs}")
+            write_swf(home / "mini.swf", *small_log(jobs))
+            (result,) = ingest_swf(Lake(home / "lake"), [str(home / "mini.swf")])
             assert result.jobs == jobs, result
-            made[jobs] = template
-        shutil.copy(made[jobs] / "mini.swf", folder / "mini.swf")
-        shutil.copytree(made[jobs] / "lake", folder / "lake", symlinks=True)
-        Lake(folder / "lake").init()  # the copied catalog's views still read the template's files
-        return folder / "lake"
+            pristine = tmp_path_factory.mktemp(f"mini-{jobs}-pristine") / "lake"
+            shutil.copytree(home / "lake", pristine, symlinks=True)
+            made[jobs] = (home, pristine)
+        home, pristine = made[jobs]
+        shutil.copy(home / "mini.swf", folder / "mini.swf")
+        shutil.rmtree(home / "lake", ignore_errors=True)
+        shutil.copytree(pristine, home / "lake", symlinks=True)
+        return home / "lake"
 
     return make
 
