@@ -56,6 +56,7 @@ from benchmarks.bench_google_ingest import bench_google_ingest
 from benchmarks.bench_nightly import bench_nightly
 from benchmarks.bench_research import bench_research, one_log_lake
 from benchmarks.bench_scale import bench_scale
+from benchmarks.bench_scale_out import bench_scale_out
 from lakehouse.base.catalog import sql_literal
 from lakehouse.base.job_views import View, log_jobs, log_machine_size
 from lakehouse.base.lake import Lake
@@ -315,6 +316,7 @@ def main() -> int:
         "predictions": lambda: bench_predictions(folder),
         "research": lambda: bench_research(folder),
         "nightly": lambda: bench_nightly(folder),
+        "scale-out": bench_scale_out,
     }
     chosen = [s.strip() for s in os.environ.get("LAKEHOUSE_BENCH_ONLY", "").split(",") if s.strip()] or list(sections)
     if unknown := [name for name in chosen if name not in sections]:

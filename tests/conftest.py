@@ -225,3 +225,24 @@ def rewrite_stored_runs(lake: Lake, pattern: str = "*.parquet", **values: object
             column = pa.array([value] * table.num_rows, table.schema.field(name).type)
             table = table.set_column(table.schema.get_field_index(name), name, column)
         pq.write_table(table, path)
+
+
+@pytest.fixture(scope="session")
+def two_node_ray() -> Iterator[str]:
+    """A Ray cluster on this machine: a head and a second node, one CPU each, started for the session
+    and stopped after it; its address.  Its workers import this folder's modules (PYTHONPATH)."""
+    from ray.cluster_utils import Cluster
+
+    previous = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(Path(__file__).parent), previous]))
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    try:
+        cluster.add_node(num_cpus=1)
+        cluster.wait_for_nodes()
+        yield cluster.address
+    finally:
+        cluster.shutdown()
+        if previous is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = previous

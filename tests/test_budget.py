@@ -110,7 +110,7 @@ def test_a_tiny_limit_spills_and_gives_the_same_numbers(google_lake: Path):
         lake = Lake(google_lake, memory_limit=limit, threads=2)
         volatility = VOLATILITY.run(lake, None)
         PERIODICITY.run(lake, PeriodicitySettings(noise_trials=10))
-        results[limit] = (volatility.shares, stored(lake))
+        results[limit] = (volatility.partitions, stored(lake))
     assert results["4GB"][0] == 1 and results["20MB"][0] > 1  # the windows were split to fit 20 MB
     for view in STORED:
         assert_frame_equal(results["4GB"][1][view], results["20MB"][1][view], check_exact=False, rel_tol=1e-12)

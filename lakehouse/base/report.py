@@ -153,6 +153,34 @@ TRACE_OPTIONS = (
     ),
 )
 
+
+def _ray_address(text: str) -> str:
+    from lakehouse.base.partitions import ray_address
+
+    return ray_address(text)
+
+
+#: A report whose work splits by job: how many partitions, and where they run.
+PARTITION_OPTIONS = (
+    Option(
+        "partitions",
+        None,
+        "Split the work into this many partitions by a hash of the job (and task), each computed alone "
+        "[default: as many as --memory-limit asks for].",
+        minimum=1,
+        holds=int,
+    ),
+    Option(
+        "ray",
+        None,
+        "Run the partitions as Ray tasks on the cluster at this address: auto (the cluster this machine "
+        "belongs to) or HOST:PORT; its workers read the lake's files, which must be on a path they share "
+        "[default: in this process, one after the other].",
+        holds=str,
+        reads=_ray_address,
+    ),
+)
+
 _KIND_WORDS = {int: "a whole number", float: "a number", bool: "true or false", str: "a text", list: "a list of texts"}
 
 

@@ -10,17 +10,21 @@ mu5m/request vs mu1s/request (analysis.volatility_rate_histogram).
 
 How it fits the whole trace in a memory budget: a task's medians need all its values at once, which
 DuckDB cannot spill.  So the windows of measured jobs, and their tasks' attributes, are first written
-to Parquet in the lake's spill folder, split into shares by a hash of (job, task) -- as many shares as
-the memory limit asks for -- and each share's per-task table and histograms are computed alone.  The
-per-task tables go from DuckDB to Parquet (merged into the stored table at the end); Python holds only
-the summary, the histograms and what the plots draw.  The trace-wide medians of the per-task values are
-selected by counting (`order_statistics.exact_medians`), in bounded memory too.
+to Parquet in the lake's spill folder, split into partitions by a hash of (job, task) -- as many as
+the memory limit asks for, or `--partitions` -- and each partition's per-task table and histograms are
+computed alone: one after the other in this process, or as Ray tasks on a cluster (`--ray`, through
+lakehouse.base.partitions; the same function either way).  The per-task tables go from DuckDB to
+Parquet (merged into the stored table at the end); Python holds only the summary, the histograms and
+what the plots draw.  The trace-wide medians of the per-task values are selected by counting
+(`order_statistics.exact_medians`), in bounded memory too.
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
+import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,6 +40,7 @@ from lakehouse.base.catalog import sql_literal
 from lakehouse.base.datasets import DATASETS
 from lakehouse.base.errors import TooLittleDataError
 from lakehouse.base.lake import Lake, count
+from lakehouse.base.partitions import Partitioning, run_partitions
 from lakehouse.base.results import store
 from lakehouse.base.writer import pending_path
 from lakehouse.models.order_statistics import exact_medians
@@ -77,7 +82,7 @@ class Volatility:
     rate_histogram: pl.DataFrame  # has_request, mu5m_bin, mu1s_bin, high_slo, long_running, windows
     task_histograms: pl.DataFrame  # metric (cv_mu1s, cv_mu5m, mean_abs_d), bin (lower edge), tasks
     task_means: pl.DataFrame  # mean_mu5m, mean_mu1s of at most SCATTER_TASKS tasks with both positive
-    shares: int = 1  # how many shares the windows were split into to fit the memory limit
+    partitions: int = 1  # how many partitions the tasks were split into (to fit the memory limit)
     pending: Path | None = None  # the per-task table until it is stored (`store_volatility`)
 
     def d_distribution(self) -> pl.DataFrame:
@@ -180,7 +185,7 @@ TASK_MEANS = (
 
 
 def shares_for(windows: int, memory_limit: int) -> int:
-    """How many shares the windows are split into, so that one share's per-task lists fit the limit."""
+    """How many partitions the windows are split into, so that one partition's per-task lists fit the limit."""
     return max(1, math.ceil(windows * WINDOW_BYTES / (memory_limit * SHARE_OF_LIMIT)))
 
 
@@ -204,8 +209,9 @@ def _parquet(files: list[Path]) -> str:
     return f"read_parquet([{', '.join(sql_literal(f.as_posix()) for f in files)}], hive_partitioning = false)"
 
 
-def compute_volatility(lake: Lake) -> Volatility:
-    """Compute every volatility statistic of the lake.  The per-task table is written beside its final
+def compute_volatility(lake: Lake, partitioning: Partitioning | None = None) -> Volatility:
+    """Compute every volatility statistic of the lake, its tasks split into partitions (by default as
+    many as the memory limit asks for, in this process).  The per-task table is written beside its final
     place under a name of this process (`pending`); `store_volatility` renames it in, under the writer
     lock, with the small tables."""
     final = DATASETS[TASK_VOLATILITY.key].file(lake.root, "latest")
@@ -213,7 +219,7 @@ def compute_volatility(lake: Lake) -> Volatility:
     pending = pending_path(final)
     try:
         with lake.connect() as con, lake.query_errors(), _work_folder(lake) as work:
-            result = _compute(con, lake, work, pending)
+            result = _compute(con, lake, work, pending, partitioning or Partitioning())
         if not result.tasks:
             raise TooLittleDataError("no usage windows of mu1s-measured jobs in the lake (ingest task_usage first)")
     except BaseException:
@@ -232,42 +238,71 @@ def store_volatility(lake: Lake, result: Volatility) -> None:
     store(lake, VOLATILITY_RATE_HISTOGRAM, result.rate_histogram)
 
 
-def _compute(con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, out: Path) -> Volatility:
-    con.execute("SET preserve_insertion_order = false")  # lets DuckDB write the shares without buffering
+def _split(con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, partitioning: Partitioning) -> int:
+    """Write the measured windows and their tasks' attributes into `work`, split by a hash of the task
+    into partitions (a task's medians need all its windows in one); how many partitions."""
+    con.execute("SET preserve_insertion_order = false")  # lets DuckDB write the partitions without buffering
     usage_rows = count(con, "SELECT count(*) FROM google.task_usage")
-    shares = shares_for(usage_rows, lake.budget.memory)  # measured windows are fewer: an upper bound
-    share = f"hash(job_id, task_index) % {shares} AS share"
     con.execute("CREATE TEMP TABLE measured AS SELECT job_id FROM google.measured_jobs")
+    tasks = count(con, "SELECT count(*) FROM google.tasks SEMI JOIN measured USING (job_id)")
+    # Measured windows are fewer than the usage rows: an upper bound of what the memory limit asks for.
+    partitions = partitioning.resolve(shares_for(usage_rows, lake.budget.memory), tasks, "tasks of measured jobs")
+    partition = f"hash(job_id, task_index) % {partitions} AS partition"
     for what, query in (
-        ("windows", f"SELECT job_id, task_index, mu5m, mu1s, d, {share} FROM google.measured_usage"),
+        ("windows", f"SELECT job_id, task_index, mu5m, mu1s, d, {partition} FROM google.measured_usage"),
         (
             "tasks",
             "SELECT job_id, task_index, scheduling_class, cpu_request, high_slo, long_running, "
-            f"{share} FROM google.tasks SEMI JOIN measured USING (job_id)",
+            f"{partition} FROM google.tasks SEMI JOIN measured USING (job_id)",
         ),
     ):
         con.execute(
             f"COPY ({query}) TO {sql_literal((work / what).as_posix())} "
-            "(FORMAT parquet, PARTITION_BY (share), WRITE_PARTITION_COLUMNS false)"
+            "(FORMAT parquet, PARTITION_BY (partition), WRITE_PARTITION_COLUMNS false)"
         )
-    outputs, histograms = [], []
-    for number in range(shares):
-        windows = sorted((work / "windows" / f"share={number}").glob("*.parquet"))
-        if not windows:
-            continue
-        events = sorted((work / "tasks" / f"share={number}").glob("*.parquet"))
-        con.execute(f"CREATE OR REPLACE TEMP VIEW share_windows AS SELECT * FROM {_parquet(windows)}")
-        if events:
-            con.execute(f"CREATE OR REPLACE TEMP VIEW share_tasks AS SELECT * FROM {_parquet(events)}")
-        else:  # no task events for these windows: the attributes are NULL (the flags false)
-            con.execute("CREATE OR REPLACE TEMP VIEW share_tasks AS SELECT * FROM google.tasks LIMIT 0")
-        output = work / f"task_volatility_{number}.parquet"
-        con.execute(
-            "COPY (SELECT * FROM google.task_volatility_of('share_windows', 'share_tasks')) "
-            f"TO {sql_literal(output.as_posix())} (FORMAT parquet)"
-        )
-        outputs.append(output)
-        histograms.append(con.execute(HISTOGRAMS.format(windows="share_windows", tasks=_parquet([output]))).pl())
+    return partitions
+
+
+def _partition(con: duckdb.DuckDBPyConnection, work: Path, number: int) -> tuple[Path, pl.DataFrame] | None:
+    """One partition's per-task table (a file in `work`) and window histograms, or None when none of its
+    tasks has a measured window.  Written under a temporary name, then renamed: a worker killed midway
+    leaves nothing its retry would count twice."""
+    windows = sorted((work / "windows" / f"partition={number}").glob("*.parquet"))
+    if not windows:
+        return None
+    events = sorted((work / "tasks" / f"partition={number}").glob("*.parquet"))
+    con.execute(f"CREATE OR REPLACE TEMP VIEW partition_windows AS SELECT * FROM {_parquet(windows)}")
+    if events:
+        con.execute(f"CREATE OR REPLACE TEMP VIEW partition_tasks AS SELECT * FROM {_parquet(events)}")
+    else:  # no task events for these windows: the attributes are NULL (the flags false)
+        con.execute("CREATE OR REPLACE TEMP VIEW partition_tasks AS SELECT * FROM google.tasks LIMIT 0")
+    output = work / f"task_volatility_{number}.parquet"
+    written = output.with_name(f".{output.name}.tmp")
+    con.execute(
+        "COPY (SELECT * FROM google.task_volatility_of('partition_windows', 'partition_tasks')) "
+        f"TO {sql_literal(written.as_posix())} (FORMAT parquet)"
+    )
+    histograms = con.execute(HISTOGRAMS.format(windows="partition_windows", tasks=_parquet([written]))).pl()
+    os.replace(written, output)
+    return output, histograms
+
+
+def _partition_on_worker(lake: Lake, work: Path, number: int) -> tuple[Path, pl.DataFrame] | None:
+    """`_partition` in a worker of a cluster, on a connection of its own under the lake's budget."""
+    with lake.connect() as con, lake.query_errors():
+        return _partition(con, work, number)
+
+
+def _compute(
+    con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, out: Path, partitioning: Partitioning
+) -> Volatility:
+    partitions = _split(con, lake, work, partitioning)
+    if partitioning.ray is None:
+        parts = run_partitions(functools.partial(_partition, con, work), partitions)
+    else:
+        parts = run_partitions(functools.partial(_partition_on_worker, lake, work), partitions, partitioning.ray)
+    outputs = [output for output, _ in filter(None, parts)]
+    histograms = [frame for _, frame in filter(None, parts)]
     per_task = _parquet(outputs) if outputs else "(SELECT * FROM google.task_volatility LIMIT 0)"
     con.execute(
         f"COPY (SELECT * FROM {per_task} ORDER BY job_id, task_index) TO {sql_literal(out.as_posix())} "
@@ -281,11 +316,11 @@ def _compute(con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, out: Path) 
     task_means = con.execute(TASK_MEANS.format(tasks=stored)).pl()
     d_histogram, rate_histogram = _combined(histograms)
     summary = _summary(counts, medians, d_histogram)
-    return Volatility(summary, tasks, d_histogram, rate_histogram, task_histograms, task_means, shares)
+    return Volatility(summary, tasks, d_histogram, rate_histogram, task_histograms, task_means, partitions)
 
 
 def _combined(histograms: list[pl.DataFrame]) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The shares' histograms summed cell by cell: the d histogram and the rate histogram."""
+    """The partitions' histograms summed cell by cell: the d histogram and the rate histogram."""
     empty = pl.DataFrame(
         schema={"rates": pl.Int64, "d_bin": pl.Float64, "has_request": pl.Boolean, "mu5m_bin": pl.Float64,
                 "mu1s_bin": pl.Float64, "high_slo": pl.Boolean, "long_running": pl.Boolean, "windows": pl.Int64,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from lakehouse.base.lake import Lake
-from lakehouse.base.report import TRACE_OPTIONS, Report, Tables
+from lakehouse.base.report import PARTITION_OPTIONS, TRACE_OPTIONS, Report, Tables
 from lakehouse.base.traces import refuse_unfed
 from lakehouse.models import volatility as volatility_topic
 
@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # the model loads when the report runs, not when a command li
 class VolatilitySettings:
     trace: str = "google-2011"
     cell: str | None = None  # google-2019: one cell [default: every ingested cell]
+    partitions: int | None = None  # google-2011: how many [default: as many as the memory limit asks for]
+    ray: str | None = None  # google-2011: the Ray cluster the partitions run on [default: this process]
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,12 @@ def _volatility(lake: Lake, settings: VolatilitySettings | None) -> Volatility |
     if settings is not None:
         refuse_unfed("volatility", settings.trace, volatility_topic.CANNOT_FEED)
     if settings is not None and settings.trace == "google-2019":
-        from lakehouse.base.errors import TooLittleDataError
+        from lakehouse.base.errors import SettingsError, TooLittleDataError
+
+        if settings.partitions is not None or settings.ray is not None:
+            raise SettingsError(
+                "--partitions and --ray split the 2011 trace's report; the 2019 comparison runs in this process"
+            )
         from lakehouse.models.volatility.cells_2019 import compare
 
         comparison = compare(lake, settings.cell)
@@ -46,9 +53,12 @@ def _volatility(lake: Lake, settings: VolatilitySettings | None) -> Volatility |
                 "shards: lakehouse ingest google-2019)"
             )
         return Volatility2019(comparison)
+    from lakehouse.base.partitions import Partitioning
     from lakehouse.models.volatility.model import compute_volatility
 
-    return compute_volatility(lake)
+    if settings is None:
+        return compute_volatility(lake)
+    return compute_volatility(lake, Partitioning(settings.partitions, settings.ray))
 
 
 def _store(lake: Lake, result: Volatility | Volatility2019) -> None:
@@ -98,6 +108,11 @@ their seconds: per cell and priority tier, the 2011 estimate (mean |d|) beside t
 give (mean E|X - mean| / mean), their ratio and correlation, and the spreads (p90 - p10) / mean and
 p99 / mean. Stores analysis.volatility_2019; `--cell` takes one cell.
 
+On the 2011 trace the tasks are split into partitions by a hash of (job, task), each computed alone:
+as many as `--memory-limit` asks for, or `--partitions N`; `--ray auto|HOST:PORT` runs them as Ray tasks
+on a cluster whose workers share the lake's folder (docs/scale-out.md).  The numbers do not depend on
+either.
+
 `--plots DIR` writes ECDFs of both CVs, a histogram of per-task mean |d|, the ECDF of d, a
 log-count heatmap of mu5m/request vs mu1s/request and a scatter of per-task mean mu5m vs mu1s.
 
@@ -131,7 +146,7 @@ REPORT: Report[VolatilitySettings | None, Volatility | Volatility2019] = Report(
     _show,
     _plot_volatility,
     follows="google",
-    options=TRACE_OPTIONS,
+    options=TRACE_OPTIONS + PARTITION_OPTIONS,
     make=VolatilitySettings,
     order=20,
     summary=SUMMARY,

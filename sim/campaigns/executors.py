@@ -8,12 +8,9 @@ not threads, scale a campaign on one machine.
 from __future__ import annotations
 
 import enum
-import logging
 import multiprocessing
 import multiprocessing.pool
-import re
 import signal
-import socket
 import threading
 from collections.abc import Callable
 from functools import partial
@@ -21,6 +18,7 @@ from multiprocessing import resource_tracker
 from typing import TYPE_CHECKING
 
 from lakehouse.base.errors import LakehouseError
+from lakehouse.base.partitions import check_ray_address, joined, ray_module
 
 if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the CLI starts
     from lakehouse.campaigns.runner import Executor, Task
@@ -29,9 +27,6 @@ if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the C
 class ExecutorKind(enum.StrEnum):
     local = "local"  # a process pool on this machine
     ray = "ray"  # a Ray cluster (or a Ray instance started for the campaign)
-
-
-RAY_MISSING = "--executor ray needs Ray, which is optional: pip install 'lakehouse[ray]' (or pip install 'ray>=2.9')"
 
 
 def _spawn_pool(workers: int) -> multiprocessing.pool.Pool:
@@ -114,14 +109,6 @@ def local_executor(workers: int, campaign: str, view: str, tau: float) -> Execut
     return execute
 
 
-def _ray_module():  # noqa: ANN202 - the module, imported only when asked for
-    try:
-        import ray
-    except ImportError:
-        raise LakehouseError(RAY_MISSING) from None
-    return ray
-
-
 def ray_executor(address: str | None, workers: int | None, campaign: str, view: str, tau: float) -> Executor:
     """Ray tasks, one per campaign task, on the cluster at `address` (`auto`: the one this machine
     belongs to) or on a local Ray instance with `workers` CPUs.  Each log's jobs go to the object
@@ -130,23 +117,11 @@ def ray_executor(address: str | None, workers: int | None, campaign: str, view: 
     from lakehouse.campaigns.runner import load_jobs
 
     if address is not None:
-        check_ray_address(address)
-    ray = _ray_module()
+        check_ray_address(address, "--ray-address")
+    ray_module()  # said before any work when Ray is missing
 
     def execute(tasks: list[Task], finished: Callable[[list[dict]], None]) -> None:
-        started_here = not ray.is_initialized()
-        if started_here:
-            options = {"address": address} if address else {"num_cpus": workers}
-            if not address:
-                # Ray starts its own instance with token authentication (its default, kept) and tells
-                # every campaign's stderr so: a notice for cluster operators, not for this command's user.
-                logging.getLogger(RAY_AUTH_LOGGER).addFilter(_not_the_token_notice)
-            try:
-                ray.init(**options, include_dashboard=False, log_to_driver=False, configure_logging=False)
-            except (ConnectionError, RuntimeError, TimeoutError) as exc:  # what Ray raises when it cannot start or join
-                where = f"the Ray cluster at {address}" if address else "a local Ray instance"
-                raise LakehouseError(f"could not start or join {where}: {exc}") from None
-        try:
+        with joined(address, workers) as ray:
             remote = ray.remote(num_cpus=1)(_ray_task)
             shipped: dict[str, object] = {}
             pending = []
@@ -163,43 +138,8 @@ def ray_executor(address: str | None, workers: int | None, campaign: str, view: 
                 for ref in pending:
                     ray.cancel(ref, force=True)
                 raise
-        finally:
-            if started_here:
-                ray.shutdown()
 
     return execute
-
-
-_RAY_ADDRESS = re.compile(r"^(?:ray://)?(?P<host>[A-Za-z0-9][A-Za-z0-9.\-]*|\[[0-9A-Fa-f:]+\]):(?P<port>\d{1,5})$")
-#: How long a Ray head may take to accept a connection before the campaign gives up on it (Ray's own
-#: client retries for minutes).
-CONNECT_SECONDS = 10.0
-
-
-def check_ray_address(address: str) -> None:
-    """Refuse, before any work, an address that is not `auto` or HOST:PORT (ray://HOST:PORT), or where
-    nothing accepts a connection within CONNECT_SECONDS."""
-    if address == "auto":
-        return
-    found = _RAY_ADDRESS.match(address)
-    if found is None or not 0 < int(found["port"]) < 65536:
-        raise LakehouseError(f"--ray-address {address!r}: expected auto, HOST:PORT or ray://HOST:PORT")
-    host = found["host"].strip("[]")
-    try:
-        socket.create_connection((host, int(found["port"])), timeout=CONNECT_SECONDS).close()
-    except OSError as exc:
-        reason = exc.strerror or str(exc) or type(exc).__name__
-        raise LakehouseError(
-            f"--ray-address {address}: nothing answers there ({reason}); start the head with `ray start --head` "
-            "or give the address it printed"
-        ) from None
-
-
-RAY_AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
-
-
-def _not_the_token_notice(record: logging.LogRecord) -> bool:
-    return "Token authentication is enabled for this Ray cluster" not in record.getMessage()
 
 
 def _ray_task(task: Task, jobs: object, campaign: str, view: str, tau: float) -> list[dict]:

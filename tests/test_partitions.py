@@ -1,0 +1,139 @@
+"""A report's work split into partitions (lakehouse.base.partitions): the same numbers with 1, 2 and 7
+partitions, in this process and on a two-node Ray cluster the tests start; a worker killed midway is run
+again and counted once.  The one-partition result is itself checked against numpy (test_volatility)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import partition_work
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+from typer.testing import CliRunner
+
+from lakehouse.base.errors import LakehouseError
+from lakehouse.base.lake import Lake
+from lakehouse.base.partitions import Partitioning, run_partitions
+from lakehouse.cli import app
+from lakehouse.ingest.google import ingest_google
+from lakehouse.models.volatility.model import Volatility, compute_volatility
+from lakehouse.synth.google_trace import Settings, generate
+
+#: Floating sums taken in another order (DuckDB's threads add a task's windows in any order, whatever the
+#: partitions) may differ in their last bits; counts, flags and bins may not (compared exactly).
+SUMS = 1e-9
+
+
+@pytest.fixture(scope="module")
+def google_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
+    out = tmp_path_factory.mktemp("partitions")
+    generate(out, Settings(machines=10, days=1, seed=8, batch_jobs_per_hour=12, services=5))
+    lake = Lake(out / "lake")
+    ingest_google(lake, out / "trace")
+    return lake
+
+
+def volatility(lake: Lake, partitioning: Partitioning) -> tuple[Volatility, pl.DataFrame]:
+    """The result and its per-task table (read, then its pending file removed: nothing is stored)."""
+    result = compute_volatility(lake, partitioning)
+    assert result.pending is not None
+    try:
+        return result, pl.read_parquet(result.pending)
+    finally:
+        result.pending.unlink()
+
+
+@pytest.fixture(scope="module")
+def whole(google_lake: Lake) -> tuple[Volatility, pl.DataFrame]:
+    result, tasks = volatility(google_lake, Partitioning(1))
+    assert result.partitions == 1 and result.tasks > 100
+    return result, tasks
+
+
+def assert_same(got: tuple[Volatility, pl.DataFrame], expected: tuple[Volatility, pl.DataFrame]) -> None:
+    (result, tasks), (truth, truth_tasks) = got, expected
+    assert result.tasks == truth.tasks
+    # (assert_frame_equal compares integer and boolean columns exactly, floats to the tolerance)
+    assert_frame_equal(tasks, truth_tasks, rel_tol=SUMS, abs_tol=1e-12)
+    assert_frame_equal(result.task_histograms, truth.task_histograms, check_exact=True)
+    assert_frame_equal(result.task_means, truth.task_means, rel_tol=SUMS, abs_tol=1e-12)
+    assert_frame_equal(result.summary, truth.summary, rel_tol=SUMS, abs_tol=1e-12)
+    for histogram in ("d_histogram", "rate_histogram"):
+        assert_frame_equal(getattr(result, histogram), getattr(truth, histogram), rel_tol=SUMS, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize("partitions", [2, 7])
+def test_partitions_in_this_process_give_the_whole_result(google_lake, whole, partitions):
+    got = volatility(google_lake, Partitioning(partitions))
+    assert got[0].partitions == partitions
+    assert_same(got, whole)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("partitions", [1, 2, 7])
+def test_partitions_on_a_two_node_ray_cluster_give_the_whole_result(google_lake, whole, two_node_ray, partitions):
+    got = volatility(google_lake, Partitioning(partitions, two_node_ray))
+    assert got[0].partitions == partitions
+    assert_same(got, whole)
+
+
+@pytest.mark.slow
+def test_a_partition_whose_worker_is_killed_is_run_again_once(two_node_ray, tmp_path: Path):
+    marker = tmp_path / "killed"
+    work = functools.partial(partition_work.square_unless_first_try, str(marker), 3)
+    results = run_partitions(work, 8, two_node_ray)
+    assert marker.exists(), "the worker of partition 3 was not killed"
+    assert [value for value, _ in results] == [n**2 for n in range(8)]
+    assert len({node for _, node in results}) == 2, "the partitions ran on one node of two"
+
+
+@pytest.mark.slow
+def test_the_command_on_ray_stores_what_it_stores_here(google_lake, two_node_ray):
+    tables = ("analysis.task_volatility ORDER BY job_id, task_index", "analysis.volatility_summary ORDER BY metric")
+    runs = {}
+    for where in ([], ["--partitions", "7", "--ray", two_node_ray]):
+        run = CliRunner().invoke(app, ["report", "volatility", "--lake", str(google_lake.root), *where])
+        assert run.exit_code == 0, run.output
+        runs[bool(where)] = [google_lake.query(f"SELECT * FROM {table}") for table in tables]
+    assert_frame_equal(runs[True][0], runs[False][0], rel_tol=SUMS, abs_tol=1e-12)
+    assert_frame_equal(runs[True][1], runs[False][1], rel_tol=SUMS, abs_tol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--partitions", "0"], "--partitions"),
+        (["--partitions", "1000000"], "there are only"),
+        (["--ray", "not an address"], "expected auto, HOST:PORT"),
+        (["--ray", "127.0.0.1:1"], "nothing answers there"),
+        (["--trace", "google-2019", "--ray", "auto"], "the 2019 comparison runs in this process"),
+    ],
+)
+def test_bad_partitioning_is_one_line_before_any_result(google_lake, args, says):
+    run = CliRunner().invoke(app, ["report", "volatility", "--lake", str(google_lake.root), *args])
+    assert run.exit_code != 0
+    assert says in run.output
+    assert "Traceback" not in run.output
+    assert not list(google_lake.root.glob("analysis/**/.*.tmp")), "a refused run left its pending file"
+
+
+def test_a_partition_count_above_the_units_is_refused_when_asked_for_only():
+    assert Partitioning().resolve(needed=9, units=4, unit="tasks") == 4  # the memory limit's wish, capped
+    assert Partitioning(4).resolve(needed=1, units=4, unit="tasks") == 4
+    with pytest.raises(LakehouseError, match="there are only 4 tasks"):
+        Partitioning(5).resolve(needed=1, units=4, unit="tasks")
+
+
+@pytest.mark.parametrize(
+    ("table", "says"), [('ray = "nowhere"', "expected auto, HOST:PORT"), ("partitions = 0", "at least 1")]
+)
+def test_the_nightly_configuration_refuses_the_same_values(tmp_path: Path, table, says):
+    from lakehouse.base.errors import SettingsError
+    from lakehouse.nightly.config import load
+
+    config = tmp_path / "nightly.toml"
+    config.write_text(f"[volatility]\n{table}\n")
+    with pytest.raises(SettingsError, match=says):
+        load(config)
