@@ -1,6 +1,7 @@
 """A report's work split into partitions (lakehouse.base.partitions): the same numbers with 1, 2 and 7
 partitions, in this process and on a two-node Ray cluster the tests start; a worker killed midway is run
-again and counted once.  The one-partition result is itself checked against numpy (test_volatility)."""
+again and counted once.  The one-partition results are themselves checked against independent
+computations (test_volatility: numpy; test_job_sinusoids: statsmodels and the planted cycles)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ from lakehouse.base.lake import Lake
 from lakehouse.base.partitions import Partitioning, run_partitions
 from lakehouse.cli import app
 from lakehouse.ingest.google import ingest_google
+from lakehouse.models.periodicity.job_sinusoids import Periodicity
+from lakehouse.models.periodicity.job_sinusoids import periodicity as fit_periodicity
 from lakehouse.models.volatility.model import Volatility, compute_volatility
 from lakehouse.synth.google_trace import Settings, generate
 
@@ -29,7 +32,7 @@ SUMS = 1e-9
 @pytest.fixture(scope="module")
 def google_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
     out = tmp_path_factory.mktemp("partitions")
-    generate(out, Settings(machines=10, days=1, seed=8, batch_jobs_per_hour=12, services=5))
+    generate(out, Settings(machines=10, days=2, seed=8, batch_jobs_per_hour=8, services=9))
     lake = Lake(out / "lake")
     ingest_google(lake, out / "trace")
     return lake
@@ -45,14 +48,11 @@ def volatility(lake: Lake, partitioning: Partitioning) -> tuple[Volatility, pl.D
         result.pending.unlink()
 
 
-@pytest.fixture(scope="module")
-def whole(google_lake: Lake) -> tuple[Volatility, pl.DataFrame]:
-    result, tasks = volatility(google_lake, Partitioning(1))
-    assert result.partitions == 1 and result.tasks > 100
-    return result, tasks
+def periodicity(lake: Lake, partitioning: Partitioning) -> Periodicity:
+    return fit_periodicity(lake, noise_trials=20, overlays=True, partitioning=partitioning)
 
 
-def assert_same(got: tuple[Volatility, pl.DataFrame], expected: tuple[Volatility, pl.DataFrame]) -> None:
+def assert_same_volatility(got: tuple[Volatility, pl.DataFrame], expected: tuple[Volatility, pl.DataFrame]) -> None:
     (result, tasks), (truth, truth_tasks) = got, expected
     assert result.tasks == truth.tasks
     # (assert_frame_equal compares integer and boolean columns exactly, floats to the tolerance)
@@ -64,19 +64,46 @@ def assert_same(got: tuple[Volatility, pl.DataFrame], expected: tuple[Volatility
         assert_frame_equal(getattr(result, histogram), getattr(truth, histogram), rel_tol=SUMS, abs_tol=1e-12)
 
 
+def assert_same_periodicity(got: Periodicity, expected: Periodicity) -> None:
+    assert_frame_equal(got.fits, expected.fits, rel_tol=SUMS, abs_tol=1e-12)
+    assert got.false_positive == expected.false_positive  # the same noise on the same jobs' grids
+    assert [one.job_id for one in got.series] == [one.job_id for one in expected.series]
+
+
+#: Each partitioned report: what it computes with a partitioning, and how two results are compared.
+REPORTS = {
+    "volatility": (volatility, assert_same_volatility),
+    "periodicity": (periodicity, assert_same_periodicity),
+}
+
+
+@pytest.fixture(scope="module")
+def whole(google_lake: Lake) -> dict[str, object]:
+    """Each report's result in one partition, in this process."""
+    results = {name: compute(google_lake, Partitioning(1)) for name, (compute, _) in REPORTS.items()}
+    assert results["volatility"][0].tasks > 100 and results["periodicity"].fits.height >= 7
+    return results
+
+
+@pytest.mark.parametrize("report", list(REPORTS))
 @pytest.mark.parametrize("partitions", [2, 7])
-def test_partitions_in_this_process_give_the_whole_result(google_lake, whole, partitions):
-    got = volatility(google_lake, Partitioning(partitions))
-    assert got[0].partitions == partitions
-    assert_same(got, whole)
+def test_partitions_in_this_process_give_the_whole_result(google_lake, whole, report, partitions):
+    compute, assert_same = REPORTS[report]
+    assert_same(compute(google_lake, Partitioning(partitions)), whole[report])
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("report", list(REPORTS))
 @pytest.mark.parametrize("partitions", [1, 2, 7])
-def test_partitions_on_a_two_node_ray_cluster_give_the_whole_result(google_lake, whole, two_node_ray, partitions):
-    got = volatility(google_lake, Partitioning(partitions, two_node_ray))
-    assert got[0].partitions == partitions
-    assert_same(got, whole)
+def test_partitions_on_a_two_node_ray_cluster_give_the_whole_result(
+    google_lake, whole, two_node_ray, report, partitions
+):
+    compute, assert_same = REPORTS[report]
+    assert_same(compute(google_lake, Partitioning(partitions, two_node_ray)), whole[report])
+
+
+def test_volatility_takes_as_many_partitions_as_asked(google_lake):
+    assert volatility(google_lake, Partitioning(7))[0].partitions == 7
 
 
 @pytest.mark.slow

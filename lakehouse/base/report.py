@@ -165,8 +165,8 @@ PARTITION_OPTIONS = (
     Option(
         "partitions",
         None,
-        "Split the work into this many partitions by a hash of the job (and task), each computed alone "
-        "[default: as many as --memory-limit asks for].",
+        "Split the work into this many partitions by a hash of the job, each computed alone [default: as many "
+        "as --memory-limit needs; one where the report streams its work].",
         minimum=1,
         holds=int,
     ),

@@ -9,9 +9,10 @@ W(t) = C + rho sin(2 pi t / 1 day + phi) per task.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ from threadpoolctl import threadpool_limits
 from lakehouse.base.catalog import named_query
 from lakehouse.base.errors import TooLittleDataError
 from lakehouse.base.lake import Lake
+from lakehouse.base.partitions import Partitioning, run_partitions
 from lakehouse.base.results import store
 from lakehouse.models.periodicity import JOB_SINUSOIDS, JOB_SINUSOIDS_SCHEMA
 from lakehouse.models.periodicity.spectral import ALPHA, PERIODS, false_positive_rates, fit_periodic, phase_spread
@@ -41,11 +43,18 @@ class DemandSeries:
     per_task: np.ndarray  # CPU demand per reporting task
 
 
-def demand_series(lake: Lake, jobs: Collection[int] | None = None) -> Iterator[DemandSeries]:
-    """The long-running jobs' demand series with at least MIN_WINDOWS windows (of `jobs` only, if given),
-    in job order, streamed from DuckDB: one job's series is in memory at a time."""
-    tasks: dict[int, int] = dict(lake.rows(named_query("long_running_jobs")))
-    wanted = sorted(int(j) for j in tasks if jobs is None or j in jobs)
+def long_running_jobs(lake: Lake) -> dict[int, int]:
+    """The jobs with long-running tasks, and how many tasks each has."""
+    return {int(job): int(tasks) for job, tasks in lake.rows(named_query("long_running_jobs"))}
+
+
+def demand_series(lake: Lake, tasks: Mapping[int, int] | None = None) -> Iterator[DemandSeries]:
+    """The long-running jobs' demand series with at least MIN_WINDOWS windows (of the jobs of `tasks`, job
+    -> its long-running tasks, if given), in job order, streamed from DuckDB: one job's series is in
+    memory at a time."""
+    if tasks is None:
+        tasks = long_running_jobs(lake)
+    wanted = sorted(tasks)
     if not wanted:
         return
     # The job ids as a literal list: DuckDB pushes a constant IN filter into the Parquet scan, below
@@ -66,7 +75,7 @@ def demand_series(lake: Lake, jobs: Collection[int] | None = None) -> Iterator[D
             yield from _by_job(carry, tasks)
 
 
-def _by_job(rows: pa.Table, tasks: dict[int, int]) -> Iterator[DemandSeries]:
+def _by_job(rows: pa.Table, tasks: Mapping[int, int]) -> Iterator[DemandSeries]:
     """The series of the whole jobs in `rows` (in job, then time order) with at least MIN_WINDOWS windows."""
     ids = rows.column("job_id").to_numpy()
     if not ids.size:
@@ -120,25 +129,56 @@ class Periodicity:
     false_positive: dict[str, float] | None  # the test's level measured on pure noise, per component
 
 
-def periodicity(lake: Lake, noise_trials: int = 200, overlays: bool = True) -> Periodicity:
+def periodicity(
+    lake: Lake, noise_trials: int = 200, overlays: bool = True, partitioning: Partitioning | None = None
+) -> Periodicity:
     """What `lakehouse report periodicity` computes: every long-running job fitted (`store_periodicity`
     keeps the fits), and the false-positive rate of the test on `noise_trials` pure-noise series with
     the jobs' own gaps (those of the first `noise_trials` jobs, in turn).  With `overlays`, the series
-    of the jobs the plots draw."""
-    grids: list[np.ndarray] = []
+    of the jobs the plots draw.  The jobs may be split into partitions by a hash of the job, fitted one
+    partition after the other or on a Ray cluster (`partitioning`; one partition by default: a job's
+    series is streamed, so memory does not ask for more)."""
+    partitioning = partitioning or Partitioning()
+    jobs = long_running_jobs(lake)
+    partitions = partitioning.resolve(1, len(jobs), "long-running jobs")
+    by_partition: list[dict[int, int]] = [{} for _ in range(partitions)]
+    for job, partition in lake.rows(
+        f"SELECT job_id, hash(job_id) % {partitions} FROM ({named_query('long_running_jobs')})"
+    ):
+        by_partition[int(partition)][int(job)] = jobs[int(job)]
+    work = functools.partial(_fit_partition, lake, by_partition, noise_trials)
+    parts = run_partitions(work, partitions, partitioning.ray)
+    fits = pl.concat([fits for fits, _ in parts]).sort("job_id")
+    if fits.is_empty():
+        raise TooLittleDataError(f"nothing to fit: {_what_the_trace_covers(lake)}")
+    # The noise grids of the first `noise_trials` jobs in job order, whichever partition fitted them.
+    grids = [t for _, t in sorted(itertools.chain.from_iterable(grids for _, grids in parts), key=lambda g: g[0])]
+    grids = grids[:noise_trials]
+    rates = false_positive_rates(grids, noise_trials) if noise_trials > 0 and grids else None
+    if overlays:
+        tasks = dict(zip(fits["job_id"].to_list(), fits["tasks"].to_list(), strict=True))
+        shown = list(demand_series(lake, {job: tasks[job] for job in overlaid_jobs(fits)}))
+    else:
+        shown = []
+    return Periodicity(fits, shown, rates)
+
+
+def _fit_partition(
+    lake: Lake, by_partition: list[dict[int, int]], noise_trials: int, number: int
+) -> tuple[pl.DataFrame, list[tuple[int, np.ndarray]]]:
+    """The fits of one partition's jobs, and the time grids of its first `noise_trials` jobs (with
+    their job ids, to take the first of the whole trace)."""
+    grids: list[tuple[int, np.ndarray]] = []
 
     def keeping_grids(series: Iterator[DemandSeries]) -> Iterator[DemandSeries]:
         for one in series:
             if len(grids) < noise_trials:
-                grids.append(one.t)
+                grids.append((one.job_id, one.t))
             yield one
 
-    fits = fit_long_running_jobs(lake, keeping_grids(demand_series(lake)))
-    if fits.is_empty():
-        raise TooLittleDataError(f"nothing to fit: {_what_the_trace_covers(lake)}")
-    rates = false_positive_rates(grids, noise_trials) if noise_trials > 0 and grids else None
-    shown = list(demand_series(lake, overlaid_jobs(fits))) if overlays else []
-    return Periodicity(fits, shown, rates)
+    tasks = by_partition[number]
+    fits = fit_long_running_jobs(lake, keeping_grids(demand_series(lake, tasks))) if tasks else None
+    return (fits if fits is not None else pl.DataFrame(schema=pl.Schema(JOB_SINUSOIDS_SCHEMA))), grids
 
 
 def store_periodicity(lake: Lake, result: Periodicity) -> None:

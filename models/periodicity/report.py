@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakehouse.base.lake import Lake
-from lakehouse.base.report import TRACE_OPTIONS, Call, Option, Report, Tables
+from lakehouse.base.partitions import Partitioning
+from lakehouse.base.report import PARTITION_OPTIONS, TRACE_OPTIONS, Call, Option, Report, Tables
 from lakehouse.base.traces import refuse_unfed
 from lakehouse.models import periodicity as periodicity_topic
 
@@ -34,6 +35,12 @@ class PeriodicitySettings:
     overlays: bool = True  # keep the series of the jobs the plots overlay with their fits
     trace: str = "google-2011"
     cell: str | None = None  # google-2019: one cell [default: every ingested cell]
+    partitions: int | None = None  # google-2011: how many [default: one]
+    ray: str | None = None  # google-2011: the Ray cluster the partitions run on [default: this process]
+
+    @property
+    def partitioning(self) -> Partitioning:
+        return Partitioning(self.partitions, self.ray)
 
 
 SUMMARY = """Fit hourly, daily and weekly cycles to every long-running job of the Google lake.
@@ -46,6 +53,10 @@ pack`) and prints, per component: the distribution of amplitude ratios over jobs
 where it is significant, the test's false-positive rate measured on pure-noise series with the jobs'
 own gaps, and how spread the peaks of the significant jobs are (mean resultant length; circular
 standard deviation in hours).
+
+The jobs may be split into partitions by a hash of the job (`--partitions N`, default one: a job's
+series is streamed, so memory does not ask for more), fitted one after the other or as Ray tasks on a
+cluster (`--ray auto|HOST:PORT`, docs/scale-out.md); the fits do not depend on either.
 
 `--plots DIR` writes boxplots of the ratios, a polar plot of the daily peaks and three jobs' demand
 overlaid with their fits.
@@ -60,7 +71,10 @@ Example: `lakehouse report periodicity --plots figures/`"""
 def _runs(lake: Lake, call: Call) -> tuple[list[PeriodicitySettings], list[str]]:
     """One run; the series of the jobs the figures overlay are kept only when it draws them."""
     options = call.options
-    return [PeriodicitySettings(options["noise_trials"], call.plots, options["trace"], options["cell"])], []
+    settings = PeriodicitySettings(
+        options["noise_trials"], call.plots, options["trace"], options["cell"], options["partitions"], options["ray"]
+    )
+    return [settings], []
 
 
 def _periodicity(lake: Lake, settings: PeriodicitySettings) -> Periodicity | Periodicity2019:
@@ -68,10 +82,11 @@ def _periodicity(lake: Lake, settings: PeriodicitySettings) -> Periodicity | Per
     if settings.trace == "google-2019":
         from lakehouse.models.periodicity.cells_2019 import periodicity_2019
 
+        settings.partitioning.refused("the 2019 trace's fits")
         return periodicity_2019(lake, settings.cell)
     from lakehouse.models.periodicity.job_sinusoids import periodicity
 
-    return periodicity(lake, settings.noise_trials, settings.overlays)
+    return periodicity(lake, settings.noise_trials, settings.overlays, settings.partitioning)
 
 
 def _store(lake: Lake, result: Periodicity | Periodicity2019) -> None:
@@ -122,7 +137,7 @@ REPORT: Report[PeriodicitySettings, Periodicity | Periodicity2019] = Report(
     _plot_periodicity,
     follows="google",
     make=PeriodicitySettings,
-    options=(NOISE_TRIALS, *TRACE_OPTIONS),
+    options=(NOISE_TRIALS, *TRACE_OPTIONS, *PARTITION_OPTIONS),
     order=30,
     summary=SUMMARY,
     doing=lambda s: (

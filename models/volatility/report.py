@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from lakehouse.base.lake import Lake
+from lakehouse.base.partitions import Partitioning
 from lakehouse.base.report import PARTITION_OPTIONS, TRACE_OPTIONS, Report, Tables
 from lakehouse.base.traces import refuse_unfed
 from lakehouse.models import volatility as volatility_topic
@@ -25,6 +26,10 @@ class VolatilitySettings:
     partitions: int | None = None  # google-2011: how many [default: as many as the memory limit asks for]
     ray: str | None = None  # google-2011: the Ray cluster the partitions run on [default: this process]
 
+    @property
+    def partitioning(self) -> Partitioning:
+        return Partitioning(self.partitions, self.ray)
+
 
 @dataclass(frozen=True)
 class Volatility2019:
@@ -37,12 +42,9 @@ def _volatility(lake: Lake, settings: VolatilitySettings | None) -> Volatility |
     if settings is not None:
         refuse_unfed("volatility", settings.trace, volatility_topic.CANNOT_FEED)
     if settings is not None and settings.trace == "google-2019":
-        from lakehouse.base.errors import SettingsError, TooLittleDataError
+        from lakehouse.base.errors import TooLittleDataError
 
-        if settings.partitions is not None or settings.ray is not None:
-            raise SettingsError(
-                "--partitions and --ray split the 2011 trace's report; the 2019 comparison runs in this process"
-            )
+        settings.partitioning.refused("the 2019 comparison")
         from lakehouse.models.volatility.cells_2019 import compare
 
         comparison = compare(lake, settings.cell)
@@ -53,12 +55,9 @@ def _volatility(lake: Lake, settings: VolatilitySettings | None) -> Volatility |
                 "shards: lakehouse ingest google-2019)"
             )
         return Volatility2019(comparison)
-    from lakehouse.base.partitions import Partitioning
     from lakehouse.models.volatility.model import compute_volatility
 
-    if settings is None:
-        return compute_volatility(lake)
-    return compute_volatility(lake, Partitioning(settings.partitions, settings.ray))
+    return compute_volatility(lake, settings.partitioning if settings is not None else None)
 
 
 def _store(lake: Lake, result: Volatility | Volatility2019) -> None:
