@@ -1,6 +1,7 @@
-"""Fetching Google's cluster traces from their public buckets over HTTPS: clusterdata-2011-2 (one
+"""Fetching public cluster traces: Google's from their buckets over HTTPS, clusterdata-2011-2 (one
 bucket, a SHA256SUM listing) and clusterdata-2019 (a bucket per cell, listed by the storage JSON API
-with each object's size, MD5 and CRC-32C).
+with each object's size, MD5 and CRC-32C); Alibaba's cluster-trace-v2018 (six archives, checked
+against the SHA-256 its repository publishes, then extracted).
 
 The bucket holds one folder per table (`job_events/part-00000-of-00500.csv.gz`, ...), `schema.csv` and
 `SHA256SUM`, the SHA-256 of every file.  What lands in DEST keeps that layout, so `lakehouse ingest
@@ -444,3 +445,71 @@ def select_2019(
         if shards is None or shards[0] <= int(shard.group("number")) <= shards[1]:
             chosen.append((item, size))
     return chosen
+
+
+# --- Alibaba cluster-trace-v2018: six archives on Alibaba's object store -----------------------------
+
+#: Where alibaba/clusterdata's fetchData.sh fetches cluster-trace-v2018 (plain HTTP: the SHA-256 below is
+#: what vouches for the bytes).
+ALIBABA_2018_URL = "http://aliopentrace.oss-cn-beijing.aliyuncs.com/v2018Traces"
+#: An environment variable that points the Alibaba download elsewhere (a mirror, the tests' local server).
+ALIBABA_2018_URL_ENV = "LAKEHOUSE_ALIBABA_2018_URL"
+#: Each table's archive's SHA-256 as alibaba/clusterdata publishes it (cluster-trace-v2018/trace_2018.md,
+#: "Checksum"; the sizes there: machine_meta 92 KB, machine_usage 1.7 GB, container_meta 2.4 MB,
+#: container_usage 28 GB, batch_task 125 MB, batch_instance 20 GB).
+ALIBABA_2018_SHA256 = {
+    "machine_meta": "b5b1b786b22cd413a3674b8f2ebfb2f02fac991c95df537f363ef2797c8f6d55",
+    "machine_usage": "3e6ee87fd204bb85b9e234c5c75a5096580fdabc8f085b224033080090753a7a",
+    "container_meta": "febd75e693d1f208a8941395e7faa7e466e50d21c256eff12a815b7e2fa2053f",
+    "container_usage": "b4bd3b1b82f5407c1b0dd47fe736ff5152c4b016a9c30cb26f988e2d1c5e5031",
+    "batch_task": "7c4b32361bd1ec2083647a8f52a6854a03bc125ca5c202652316c499fbf978c6",
+    "batch_instance": "e73e5a9326669aa079ba20048ddd759383cabe1fe3e58620aa75bd034e2450c6",
+}
+#: How much larger a table's CSV is than its archive, about (280 GB extracted from 49 GB, trace_2018.md).
+ALIBABA_2018_EXTRACTED_RATIO = 6
+
+
+class DownloadAlibaba2018(Download):
+    """The archives of cluster-trace-v2018 (`<table>.tar.gz`) into DEST, each checked against its published
+    SHA-256; `extract` then writes its table's CSV beside it (`<table>.csv`, which `lakehouse ingest
+    alibaba-2018 DEST` takes)."""
+
+    def __init__(self, dest: Path, base_url: str | None = None, jobs: int = 2) -> None:
+        super().__init__(dest, base_url or os.environ.get(ALIBABA_2018_URL_ENV) or ALIBABA_2018_URL, jobs)
+
+    @staticmethod
+    def wanted(tables: Sequence[str]) -> list[Wanted]:
+        return [Wanted(f"{table}.tar.gz", ALIBABA_2018_SHA256[table]) for table in tables]
+
+    def extracted(self, table: str) -> Path:
+        return self.dest / f"{table}.csv"
+
+    def extract(self, table: str, advance: Callable[[int], None] = lambda _: None) -> Path:
+        """The archive's CSV (`<table>.csv`, at any depth inside it) into DEST/<table>.csv, streamed, written
+        under a temporary name and renamed whole.  An archive without it is refused, naming what it holds."""
+        import tarfile
+
+        archive, final = self.dest / f"{table}.tar.gz", self.extracted(table)
+        partial = final.with_name(final.name + ".part")
+        try:
+            with tarfile.open(archive, "r|gz") as tar:
+                members = []
+                for member in tar:
+                    members.append(member.name)
+                    if not (member.isfile() and Path(member.name).name == f"{table}.csv"):
+                        continue
+                    source = tar.extractfile(member)
+                    assert source is not None  # (a regular file has its bytes)
+                    with source, open(partial, "wb") as out:
+                        while block := source.read(CHUNK):
+                            if self.stopping.is_set():
+                                raise KeyboardInterrupt
+                            out.write(block)
+                            advance(len(block))
+                    os.replace(partial, final)
+                    return final
+        except (tarfile.TarError, EOFError, OSError) as exc:
+            partial.unlink(missing_ok=True)
+            raise DownloadError(f"{archive}: cannot extract {table}.csv ({_reason(exc)})") from None
+        held = ", ".join(members[:5]) + (", ..." if len(members) > 5 else "") if members else "nothing"
+        raise DownloadError(f"{archive}: holds no {table}.csv (it holds {held})")
