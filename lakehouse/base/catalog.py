@@ -355,12 +355,14 @@ def refresh_views(con: duckdb.DuckDBPyConnection, root: Path, applied: dict[str,
                 con.execute(ddl)
             except duckdb.Error as exc:
                 raise CatalogError(f"sql/{view.file_name} ({view.name}): {exc}") from exc
-            con.execute(
-                """INSERT OR REPLACE INTO meta.views
-                SELECT $name, $ddl, comment FROM duckdb_views() WHERE schema_name || '.' || view_name = $name""",
-                {"name": view.name, "ddl": ddl},
-            )
             made[view.name] = ddl
+        if made:  # what each view was made by, and its comment as DuckDB keeps it, in one statement
+            rows = ", ".join(f"({sql_literal(name)}, {sql_literal(ddl)})" for name, ddl in made.items())
+            con.execute(
+                f"""INSERT OR REPLACE INTO meta.views
+                SELECT m.name, m.ddl, d.comment FROM (VALUES {rows}) AS m(name, ddl)
+                JOIN duckdb_views() AS d ON d.schema_name || '.' || d.view_name = m.name"""
+            )
     except BaseException:
         con.rollback()
         raise
