@@ -13,9 +13,11 @@ from lakehouse.base.job_views import log_jobs, log_machine_size
 from lakehouse.base.lake import Lake
 from lakehouse.campaigns.grid import EASY_VARIANTS
 from lakehouse.campaigns.grid import Settings as RunSettings
-from lakehouse.data import sample_google_trace, sample_swf_paths
+from lakehouse.data import sample_alibaba2018, sample_google_trace, sample_swf_paths
+from lakehouse.ingest.alibaba2018 import ingest_alibaba2018
 from lakehouse.ingest.google import ingest_google
 from lakehouse.ingest.swf import FileResult, ingest_swf
+from lakehouse.models.compare_traces.report import REPORT as COMPARE_TRACES
 from lakehouse.models.periodicity.job_sinusoids import summary
 from lakehouse.models.volatility.report import run_2011
 from lakehouse.nightly import history
@@ -67,6 +69,18 @@ def google_part(lake: Lake) -> dict[str, pl.DataFrame]:
     }
 
 
+#: The columns of the cross-trace table the demo prints (the report stores them all).
+COMPARED = ("trace", "cell", "jobs", "machines", "days", "median_job_size", "median_duration_h", "median_wait_s")
+
+
+def every_trace_part(lake: Lake) -> dict[str, pl.DataFrame]:
+    """The embedded Alibaba 2018 slice beside the SWF log and the Google slice already in the demo lake,
+    and the three side by side through the common views cluster.*."""
+    ingest_alibaba2018(lake, [sample_alibaba2018()])
+    comparison = COMPARE_TRACES.run(lake, None)
+    return {"Every trace side by side (lakehouse report compare-traces)": comparison.table.select(COMPARED)}
+
+
 def generated_folder(lake: Lake) -> Path:
     return lake.root / GENERATED_FOLDER
 
@@ -114,6 +128,7 @@ def run_demo(lake: Lake) -> dict[str, pl.DataFrame]:
         "Jobs kept": kept,
         "Backfilling variants on the cleaned jobs": compare_schedulers(lake, logs[0]),
         **google_part(lake),
+        **every_trace_part(lake),
     }
 
 

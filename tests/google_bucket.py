@@ -190,3 +190,25 @@ def serve(bucket: Path, faults: Faults | None = None) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+def alibaba_archive(folder: Path, table: str, lines: int | None = None, member: str | None = None) -> bytes:
+    """`<table>.tar.gz` in `folder` as Alibaba's object store holds it (one CSV inside), made from the
+    embedded sample's table (its first `lines` lines); the CSV's bytes."""
+    import io
+    import tarfile
+
+    from lakehouse.data import sample_alibaba2018
+
+    with gzip.open(sample_alibaba2018() / f"{table}.csv.gz", "rb") as sample:
+        csv = b"".join(sample.readlines() if lines is None else (sample.readline() for _ in range(lines)))
+    with tarfile.open(folder / f"{table}.tar.gz", "w:gz") as tar:
+        info = tarfile.TarInfo(member or f"{table}.csv")
+        info.size = len(csv)
+        tar.addfile(info, io.BytesIO(csv))
+    return csv
+
+
+def alibaba_digests(folder: Path) -> dict[str, str]:
+    """The SHA-256 of each archive in `folder`, by table (what the tests publish in place of Alibaba's)."""
+    return {p.name.removesuffix(".tar.gz"): hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.glob("*.tar.gz")}

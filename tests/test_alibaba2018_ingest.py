@@ -187,3 +187,22 @@ def test_exports_turn_batch_jobs_into_swf_batsim_and_opendc_by_hand(tmp_path: Pa
         "export", "swf", "--trace", "alibaba-2019", "--lake", tmp_path / "lake", "-o", tmp_path / "x.swf", code=1
     )
     assert "the cloud traces are google-2011, google-2019, alibaba-2018" in " ".join(refused.stderr.split())
+
+
+def test_the_embedded_sample_ingests_without_the_shared_data(tmp_path: Path):
+    """The slice shipped in the package (lakehouse.data.sample_alibaba2018): every line a row, counted
+    here from the files."""
+    from lakehouse.data import sample_alibaba2018
+
+    folder = sample_alibaba2018()
+    lines = {path.name.removesuffix(".csv.gz"): len(gzip.decompress(path.read_bytes()).splitlines())
+             for path in sorted(folder.glob("*.csv.gz"))}  # fmt: skip
+    assert set(lines) == set(FILES)
+    cli("ingest", "alibaba-2018", folder, "--lake", tmp_path / "lake")
+    got = Lake(tmp_path / "lake").rows(
+        " UNION ALL ".join(f"SELECT '{t}', count(*) FROM alibaba2018.{t}" for t in FILES)
+        + " UNION ALL SELECT 'quarantine', count(*) FROM alibaba2018.quarantine"
+    )
+    assert dict(got) == {**lines, "quarantine": 0}
+    assert lines["machine_meta"] == 17_592  # the whole table: 4,034 machines' events
+    assert _one(tmp_path / "lake", "SELECT count(DISTINCT machine_id) FROM alibaba2018.machine_meta") == 4_034

@@ -102,6 +102,7 @@ def test_demo_runs_on_the_embedded_sample(tmp_path):
     assert "EASY++" in result.stdout and "EASY, clairvoyant" in result.stdout
     assert "10,704" in result.stdout and "37,780" in result.stdout  # the embedded Google slice
     assert "google.job_sampling" in result.stdout
+    assert "alibaba-2018" in result.stdout and "4,034" in result.stdout  # the embedded Alibaba slice's machines
     assert "demo done" in result.stderr
     # Two nightly runs over an inbox of the samples; the second brought the whole log and the trace.
     assert "Two nightly runs" in result.stdout and "nightly HTML report" in result.stderr

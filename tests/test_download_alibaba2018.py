@@ -2,15 +2,11 @@
 archive checked against its published SHA-256, a cut connection continued, a table's CSV extracted whole
 and ingested as it is, a re-run that fetches nothing, and bad archives refused by name.
 
-The archives are made here from the shared real samples' first lines (the published SHA-256 of the real
+The archives are made here from the embedded real sample's first lines (the published SHA-256 of the real
 archives is swapped for theirs: the test cannot fetch 49 GB)."""
 
 from __future__ import annotations
 
-import gzip
-import hashlib
-import io
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -21,23 +17,9 @@ from lakehouse.cli import app
 from lakehouse.ingest import download as downloading
 from lakehouse.ingest.alibaba2018 import ingest_alibaba2018
 
-from conftest import SHARED
-from google_bucket import Faults, serve
+from google_bucket import Faults, alibaba_archive, alibaba_digests, serve
 
-SAMPLES = SHARED / "other" / "alibaba-cluster-trace-v2018"
 LINES = 400
-
-
-def archive(folder: Path, table: str, member: str | None = None) -> bytes:
-    """`<table>.tar.gz` in `folder` holding the sample's first LINES lines as `member` (as packed by
-    Alibaba: one CSV); its CSV bytes."""
-    with gzip.open(SAMPLES / f"{table}.csv.gz", "rb") as sample:
-        csv = b"".join(sample.readline() for _ in range(LINES))
-    with tarfile.open(folder / f"{table}.tar.gz", "w:gz") as tar:
-        info = tarfile.TarInfo(member or f"{table}.csv")
-        info.size = len(csv)
-        tar.addfile(info, io.BytesIO(csv))
-    return csv
 
 
 @pytest.fixture
@@ -45,9 +27,8 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[s
     """A folder as Alibaba's object store serves it, and the published digests set to its archives'."""
     folder = tmp_path / "oss"
     folder.mkdir()
-    csvs = {table: archive(folder, table) for table in ("machine_meta", "batch_task")}
-    digests = {table: hashlib.sha256((folder / f"{table}.tar.gz").read_bytes()).hexdigest() for table in csvs}
-    monkeypatch.setattr(downloading, "ALIBABA_2018_SHA256", downloading.ALIBABA_2018_SHA256 | digests)
+    csvs = {table: alibaba_archive(folder, table, LINES) for table in ("machine_meta", "batch_task")}
+    monkeypatch.setattr(downloading, "ALIBABA_2018_SHA256", downloading.ALIBABA_2018_SHA256 | alibaba_digests(folder))
     return folder, csvs
 
 
@@ -105,9 +86,8 @@ def test_an_archive_whose_checksum_differs_is_refused_by_name_and_not_kept(store
 
 def test_an_archive_without_its_table_is_refused_naming_what_it_holds(store, tmp_path, monkeypatch):
     folder, _ = store
-    archive(folder, "machine_meta", member="data/other.csv")
-    digest = hashlib.sha256((folder / "machine_meta.tar.gz").read_bytes()).hexdigest()
-    monkeypatch.setitem(downloading.ALIBABA_2018_SHA256, "machine_meta", digest)
+    alibaba_archive(folder, "machine_meta", LINES, member="data/other.csv")
+    monkeypatch.setitem(downloading.ALIBABA_2018_SHA256, "machine_meta", alibaba_digests(folder)["machine_meta"])
     with serve(folder) as url:
         run = download(url, tmp_path / "trace")
     assert run.exit_code == 1

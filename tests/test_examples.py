@@ -29,9 +29,10 @@ from typer.testing import CliRunner
 from lakehouse.base.testing import small_log, swf_job, write_swf
 from lakehouse.cli import app
 from lakehouse.data import sample_google_trace, sample_swf_paths
-from lakehouse.ingest.download import URL_2019_ENV, URL_ENV
+from lakehouse.ingest import download as downloading
+from lakehouse.ingest.download import ALIBABA_2018_URL_ENV, URL_2019_ENV, URL_ENV
 
-from google_bucket import make_bucket, serve
+from google_bucket import alibaba_archive, alibaba_digests, make_bucket, serve
 
 REPO = Path(__file__).resolve().parents[1]
 WEEK = 604_800
@@ -196,8 +197,25 @@ def host_2019_url(template: tuple[Path, Path], tmp_path_factory: pytest.TempPath
         yield url
 
 
+@pytest.fixture(scope="module")
+def alibaba_store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, dict[str, str]]]:
+    """Alibaba's object store as the `download alibaba-2018` examples fetch from it: a local one holding
+    the embedded sample's tables as archives, and their digests (published in place of the real ones)."""
+    folder = tmp_path_factory.mktemp("oss")
+    for table in ("machine_meta", "machine_usage", "container_meta", "batch_task"):
+        alibaba_archive(folder, table)
+    with serve(folder) as url:
+        yield url, alibaba_digests(folder)
+
+
 @pytest.fixture
-def world(template: tuple[Path, Path], bucket_url: str, host_2019_url: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+def world(
+    template: tuple[Path, Path],
+    bucket_url: str,
+    host_2019_url: str,
+    alibaba_store: tuple[str, dict[str, str]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> Path:
     root, pristine = template
     shutil.rmtree(root)
     shutil.copytree(pristine, root, symlinks=True)
@@ -206,6 +224,8 @@ def world(template: tuple[Path, Path], bucket_url: str, host_2019_url: str, monk
     monkeypatch.delenv("LAKEHOUSE_LAKE", raising=False)
     monkeypatch.setenv(URL_ENV, bucket_url)
     monkeypatch.setenv(URL_2019_ENV, host_2019_url)
+    monkeypatch.setenv(ALIBABA_2018_URL_ENV, alibaba_store[0])
+    monkeypatch.setattr(downloading, "ALIBABA_2018_SHA256", downloading.ALIBABA_2018_SHA256 | alibaba_store[1])
     return root
 
 

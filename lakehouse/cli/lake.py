@@ -58,8 +58,10 @@ def catalog_rebuild(lake: LakeOption = None) -> None:
 @app.command()
 @clear_errors
 def demo(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table) -> None:
-    """Run the main job on the embedded sample: build a lake, ingest the real KTH-SP2 log, summarize;
-    then two nightly runs over an inbox made from the same sample, with their HTML report.
+    """Run the main job on the embedded samples: build a lake, ingest the real KTH-SP2 log and replay it,
+    the real Google 2011 slice (and a generated trace with its planted truth) through the Google reports,
+    the real Alibaba 2018 slice, and put the three traces side by side; then two nightly runs over an
+    inbox made from the samples, with their HTML report.
 
     Example: `lakehouse demo --lake demo-lake`
     """

@@ -14,3 +14,8 @@ def sample_swf_paths() -> list[Path]:
 def sample_google_trace() -> Path:
     """A small real slice of the Google trace, laid out as published (see README.md here)."""
     return Path(str(resources.files(__name__) / "google_sample"))
+
+
+def sample_alibaba2018() -> Path:
+    """A small real slice of Alibaba's cluster-trace-v2018, headerless CSV as published (see README.md here)."""
+    return Path(str(resources.files(__name__) / "alibaba2018_sample"))
