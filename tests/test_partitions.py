@@ -6,6 +6,10 @@ computations (test_volatility: numpy; test_job_sinusoids: statsmodels and the pl
 from __future__ import annotations
 
 import functools
+import os
+import signal
+import threading
+import time
 from pathlib import Path
 
 import partition_work
@@ -114,6 +118,41 @@ def test_a_partition_whose_worker_is_killed_is_run_again_once(two_node_ray, tmp_
     assert marker.exists(), "the worker of partition 3 was not killed"
     assert [value for value, _ in results] == [n**2 for n in range(8)]
     assert len({node for _, node in results}) == 2, "the partitions ran on one node of two"
+
+
+def _kill_the_first_partition_worker(killed: list[int], stop: threading.Event) -> None:
+    """SIGKILL, once, the first Ray worker seen running a partition (Ray titles it `ray::_partition`)."""
+    while not stop.is_set() and not killed:
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                title = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if title.startswith(b"ray::_partition"):
+                os.kill(int(pid), signal.SIGKILL)
+                killed.append(int(pid))
+                return
+        time.sleep(0.002)
+
+
+@pytest.mark.slow
+def test_a_volatility_worker_killed_mid_partition_changes_nothing(google_lake, whole, two_node_ray):
+    """A worker killed from outside while it computes a partition of the report: Ray runs the partition
+    again, and the result is the one-process result (nothing half-written is read, nothing counted twice)."""
+    for _ in range(3):  # (a partition can end before the watcher sees it: then the run is tried again)
+        killed: list[int] = []
+        stop = threading.Event()
+        watcher = threading.Thread(target=_kill_the_first_partition_worker, args=(killed, stop))
+        watcher.start()
+        try:
+            got = volatility(google_lake, Partitioning(7, two_node_ray))
+        finally:
+            stop.set()
+            watcher.join()
+        if killed:
+            break
+    assert killed, "no partition's worker was seen running in three runs"
+    assert_same_volatility(got, whole["volatility"])
 
 
 @pytest.mark.slow
