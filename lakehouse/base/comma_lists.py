@@ -6,6 +6,10 @@ inside parentheses belongs to its item, so that a formula is one item (`fcfs,max
 
 from __future__ import annotations
 
+import math
+
+from lakehouse.base.errors import LakehouseError
+
 
 def split_items(text: str) -> list[str]:
     """Every item of a comma-separated list, stripped, empty ones kept (`"fcfs,,spf"` has three: a
@@ -23,3 +27,18 @@ def split_items(text: str) -> list[str]:
 def split_list(text: str | None) -> list[str]:
     """The non-empty items of a comma-separated list (`split_items`)."""
     return [item for item in split_items(text or "") if item]
+
+
+def fractions(text: str, inclusive: bool = True) -> list[str]:
+    """A comma-separated list of numbers in [0, 1] (in (0, 1) unless `inclusive`), each as written (a
+    campaign keys its runs by the text); a LakehouseError saying what is expected otherwise."""
+    written = split_list(text)
+    try:
+        values = [float(item) for item in written]
+    except ValueError:
+        values = [math.nan]  # (fails the range test below: one message for every bad list)
+    inside = (lambda v: 0 <= v <= 1) if inclusive else (lambda v: 0 < v < 1)
+    if not written or not all(inside(v) for v in values):
+        interval = "[0, 1]" if inclusive else "(0, 1)"
+        raise LakehouseError(f"{text!r}: give numbers in {interval}, comma-separated")
+    return written

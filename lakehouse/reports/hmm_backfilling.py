@@ -3,15 +3,14 @@ workload HMM, a campaign on the published study's logs (lakehouse.studies.hmm_ba
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
 
-from lakehouse.base.comma_lists import split_list
-from lakehouse.base.errors import LakehouseError, TooLittleDataError
+from lakehouse.base.comma_lists import fractions
+from lakehouse.base.errors import TooLittleDataError
 from lakehouse.base.lake import Lake
 from lakehouse.base.report import Argument, Call, Option, Report, Tables, campaign_option, view_option
 from lakehouse.models.campaigns import CAMPAIGN_RUNS
@@ -36,14 +35,7 @@ Example: `lakehouse report hmm-backfilling --as-published`"""
 
 def _confidences(text: str) -> list[str]:
     """The confidences as written (the grid keys runs by the text), each a number in (0, 1)."""
-    written = split_list(text)
-    try:
-        values = [float(c) for c in written]
-    except ValueError:
-        values = [math.nan]
-    if not written or not all(0 < v < 1 for v in values):
-        raise LakehouseError(f"{text!r}: give numbers in (0, 1), comma-separated")
-    return written
+    return fractions(text, inclusive=False)
 
 
 OPTIONS = (

@@ -3,11 +3,10 @@ its tables (lakehouse.studies.selection)."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from lakehouse.base.comma_lists import split_list
+from lakehouse.base.comma_lists import fractions, split_list
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
 from lakehouse.base.report import Argument, Call, Option, Report, Shown, campaign_option, lazy, view_option
@@ -48,13 +47,7 @@ def _periods(text: str) -> list[int]:
 
 
 def _probabilities(text: str) -> list[float]:
-    try:
-        values = [float(e) for e in split_list(text)]
-    except ValueError:
-        values = [math.nan]
-    if not all(0 <= v <= 1 for v in values):
-        raise LakehouseError(f"{text!r}: give numbers in [0, 1], comma-separated")
-    return values
+    return [float(value) for value in fractions(text)]
 
 
 def _selectors(text: str) -> list[Selector]:
