@@ -203,3 +203,15 @@ def test_the_nightly_configuration_refuses_the_same_values(tmp_path: Path, table
     config.write_text(f"[volatility]\n{table}\n")
     with pytest.raises(SettingsError, match=says):
         load(config)
+
+
+@pytest.mark.slow
+def test_a_worker_that_cannot_read_the_lake_fails_its_partition_in_one_line(google_lake, two_node_ray, tmp_path):
+    """What a worker without the lake's files meets (the lake not on a path it shares): the partition's
+    own error, named, after no retry (an error of the work is not the worker dying)."""
+    from lakehouse.base.partitions import PartitionError
+    from lakehouse.models.volatility.model import _partition_on_worker
+
+    elsewhere = Lake(tmp_path / "not-shared")
+    with pytest.raises(PartitionError, match=r"^partition \d of 2: no lake at .*not-shared"):
+        run_partitions(functools.partial(_partition_on_worker, elsewhere, tmp_path), 2, two_node_ray)
