@@ -13,13 +13,16 @@ from lakehouse.cli.common import FormatOption, OutputOption, byte_progress, clea
 if TYPE_CHECKING:
     from lakehouse.ingest.download import Download, Wanted
 
+#: The folder a download fetches into.
+DestArgument = Annotated[Path, typer.Argument(help="The folder to fetch into (made if missing; a rerun continues).")]
+
 download_app = command_group("Fetch public traces into a folder that `ingest` and the nightly inbox take.")
 
 
 @download_app.command("google-2011")
 @clear_errors
 def download_google(
-    dest: Annotated[Path, typer.Argument(help="The folder to fetch into (made if missing; a rerun continues).")],
+    dest: DestArgument,
     tables: Annotated[
         str | None,
         typer.Option(
@@ -167,7 +170,7 @@ def download_google2019(
 @download_app.command("alibaba-2018")
 @clear_errors
 def download_alibaba2018(
-    dest: Annotated[Path, typer.Argument(help="The folder to fetch into (made if missing; a rerun continues).")],
+    dest: DestArgument,
     tables: Annotated[
         str | None,
         typer.Option(
