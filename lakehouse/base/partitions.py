@@ -142,26 +142,19 @@ class PartitionError(LakehouseError, RuntimeError):
     """A partition that failed (after Ray's retries): the message names it and what to change."""
 
 
-def run_partitions(
-    work: Callable[[int], T],
-    count: int,
-    ray: str | None = None,
-    finished: Callable[[int], None] | None = None,
-) -> list[T]:
+def run_partitions(work: Callable[[int], T], count: int, ray: str | None = None) -> list[T]:
     """`work(number)` for number 0..count-1: here, one after the other (`ray` None), or as Ray tasks on
-    the cluster at `ray`; the results in partition order.  `finished(number)` is told as each ends (a
-    progress bar).  On Ray, `work` and its result travel by pickle: a module-level function, or a
-    partial of one, over picklable arguments (a Lake is)."""
+    the cluster at `ray`; the results in partition order.  On Ray, `work` and its result travel by
+    pickle: a module-level function, or a partial of one, over picklable arguments (a Lake is)."""
     if ray is None:
-        results = []
-        for number in range(count):
-            results.append(work(number))
-            if finished is not None:
-                finished(number)
-        return results
+        return [work(number) for number in range(count)]
     check_ray_address(ray)
     with joined(ray) as engine:
-        remote = engine.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False)(_partition)
+        # SPREAD: the partitions go to every node of the cluster, not first to fill the one the command
+        # runs on (each partition takes a worker's memory; a short one would otherwise all land there).
+        remote = engine.remote(num_cpus=1, max_retries=RETRIES, retry_exceptions=False, scheduling_strategy="SPREAD")(
+            _partition
+        )
         pending = {remote.remote(work, number): number for number in range(count)}
         results_by_number: dict[int, T] = {}
         try:
@@ -172,8 +165,6 @@ def run_partitions(
                     results_by_number[number] = engine.get(done[0])
                 except engine.exceptions.RayError as exc:
                     raise PartitionError(_failure(number, count, exc)) from None
-                if finished is not None:
-                    finished(number)
         except BaseException:
             for ref in pending:
                 engine.cancel(ref, force=True)
