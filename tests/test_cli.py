@@ -14,6 +14,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.lake import Lake
 from lakehouse.base.testing import small_log, write_swf
 from lakehouse.cli import app
 from lakehouse.cli.commands import COMMANDS, GROUPS
@@ -477,3 +478,25 @@ def test_sql_writes_parquet_batch_by_batch_as_the_query_runs(cli_lake, tmp_path,
     piped = run("sql", query, "--lake", cli_lake, "--format", "parquet")
     assert pl.read_parquet(io.BytesIO(piped.stdout_bytes))["s"][-1] == "x4499"
     assert run("sql", "SET VARIABLE v = 1", "--lake", cli_lake, "--format", "parquet").stdout == "ok\n"
+
+
+def _shell(lake, *duckdb_words: str) -> subprocess.CompletedProcess:
+    """`lakehouse shell` in a process of its own (it becomes the duckdb command line), without input."""
+    return subprocess.run(
+        [sys.executable, "-m", "lakehouse.cli", "shell", "--lake", str(lake), "--", *duckdb_words],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_shell_opens_the_duckdb_command_line_on_the_lake_read_only(cli_lake):
+    done = _shell(cli_lake, "-csv", "-c", "select count(*) AS jobs from swf.jobs where log = 'mini'")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["jobs", "6"]  # the mini log's six jobs (conftest.mini_lakes)
+    refused = _shell(cli_lake, "-c", "create table mine (a int)")
+    assert "read-only" in (refused.stdout + refused.stderr)
+    assert Lake(cli_lake).rows("select count(*) from duckdb_tables() where table_name = 'mine'") == [(0,)]
+
+
+def test_shell_without_a_lake_is_one_line(tmp_path):
+    done = _shell(tmp_path / "none", "-c", "select 1")
+    assert done.returncode == 1 and "no lake at" in done.stderr and "Traceback" not in done.stderr

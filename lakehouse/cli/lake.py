@@ -80,7 +80,7 @@ def demo(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table) -> Non
     if page is not None:
         stderr.print(f"nightly HTML report -> {page} (every run: {page.parent.parent / 'index.html'})")
     stderr.print(
-        f"demo done in {time.perf_counter() - started:.1f} s. Explore it: duckdb -readonly {target.catalog_path}"
+        f"demo done in {time.perf_counter() - started:.1f} s. Explore it: lakehouse shell --lake {target.root}"
     )
 
 

@@ -77,3 +77,44 @@ def logs(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output
     Example: `lakehouse logs --format json`
     """
     emit(Lake(lake).query(named_query("log_summary")), fmt, output)
+
+
+def duckdb_command_line() -> str:
+    """The `duckdb` command line the package installs (duckdb-cli, pinned with DuckDB): beside this
+    interpreter, else on PATH."""
+    import shutil
+    import sys
+    import sysconfig
+    from pathlib import Path
+
+    from lakehouse.base.errors import LakehouseError
+
+    for folder in (sysconfig.get_path("scripts"), str(Path(sys.executable).parent)):
+        if (found := Path(folder) / "duckdb").is_file():
+            return str(found)
+    if found_on_path := shutil.which("duckdb"):
+        return found_on_path
+    raise LakehouseError("the duckdb command line is not installed: pip install duckdb-cli (make install does)")
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@clear_errors
+def shell(ctx: typer.Context, lake: LakeOption = None) -> None:
+    """Open the `duckdb` command line on the lake, read-only, its views ready to query (`.tables`,
+    `select ... from swf.jobs_clean`); any number of shells can read while an ingest writes. Words after
+    `--` go to duckdb itself (`-c "SQL"` runs one query and exits, `-csv` prints CSV).
+
+    A shell reads the lake as it was when it opened: open another to see a later ingest. Unlike `lakehouse
+    sql`, the shell may write files where you point it (`COPY ... TO`): never into the lake's folders.
+
+    Example: `lakehouse shell --lake lake`
+
+    Example: `lakehouse shell -- -c "select log, count(*) from swf.jobs group by log"`
+    """
+    import os
+
+    target = Lake(lake)
+    with target.connect():  # (refuses a missing lake, a broken catalog and one built for another place)
+        pass
+    command = duckdb_command_line()
+    os.execv(command, [command, "-readonly", str(target.catalog_path), *ctx.args])

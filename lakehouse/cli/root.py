@@ -76,7 +76,7 @@ app = typer.Typer(
     name="lakehouse",
     help="Job logs and cluster traces as a queryable DuckDB/Parquet lake, for scheduling research.\n\n"
     "Start with `lakehouse demo`, then `lakehouse ingest swf LOGS...` and "
-    "`duckdb -readonly lake/lake.duckdb`.",
+    "`lakehouse shell` (the duckdb command line on the lake).",
     cls=StrictGroup,
     no_args_is_help=True,
     rich_markup_mode="markdown",
