@@ -29,6 +29,7 @@ COMMANDS = {
     "sql": "query",
     "views": "query",
     "logs": "query",
+    "shell": "query",
     "simulate": "simulate",
     "reproduce": "reproduce",
 }
