@@ -186,10 +186,16 @@ def test_bad_partitioning_is_one_line_before_any_result(google_lake, args, says)
 
 
 def test_a_partition_count_above_the_units_is_refused_when_asked_for_only():
-    assert Partitioning().resolve(needed=9, units=4, unit="tasks") == 4  # the memory limit's wish, capped
-    assert Partitioning(4).resolve(needed=1, units=4, unit="tasks") == 4
+    counted: list[int] = []
+
+    def four() -> int:
+        counted.append(4)
+        return 4
+
+    assert Partitioning().resolve(needed=9, units=four, unit="tasks") == 9 and not counted  # as the memory limit asks
+    assert Partitioning(4).resolve(needed=1, units=four, unit="tasks") == 4
     with pytest.raises(LakehouseError, match="there are only 4 tasks"):
-        Partitioning(5).resolve(needed=1, units=4, unit="tasks")
+        Partitioning(5).resolve(needed=1, units=four, unit="tasks")
 
 
 @pytest.mark.parametrize(

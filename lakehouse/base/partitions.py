@@ -120,17 +120,19 @@ class Partitioning:
     count: int | None = None
     ray: str | None = None
 
-    def resolve(self, needed: int, units: int, unit: str) -> int:
-        """The number of partitions: the one asked for, else `needed` (what the memory limit asks for);
-        refused when more than there are `units` (jobs, tasks) to split, since a partition would be empty."""
-        count = self.count if self.count is not None else needed
-        if count < 1:
-            raise SettingsError(f"--partitions {count}: at least 1")
-        if self.count is not None and count > max(units, 1):
+    def resolve(self, needed: int, units: Callable[[], int], unit: str) -> int:
+        """The number of partitions: the one asked for, else `needed` (what the memory limit asks for:
+        a partition it leaves empty costs nothing).  One asked for is refused when it is more than there
+        are `units()` (jobs, tasks; counted only then) to split, since a partition would be empty."""
+        if self.count is None:
+            return max(needed, 1)
+        if self.count < 1:
+            raise SettingsError(f"--partitions {self.count}: at least 1")
+        if self.count > (most := max(units(), 1)):
             raise SettingsError(
-                f"--partitions {count}: there are only {units:,} {unit} to split; give at most {max(units, 1):,}"
+                f"--partitions {self.count}: there are only {most:,} {unit} to split; give at most {most:,}"
             )
-        return min(count, max(units, 1))
+        return self.count
 
     def refused(self, what: str) -> None:
         """A SettingsError if a partitioning was asked of work that is not split (`what` runs in this process)."""

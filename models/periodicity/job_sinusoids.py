@@ -139,13 +139,12 @@ def periodicity(
     partition after the other or on a Ray cluster (`partitioning`; one partition by default: a job's
     series is streamed, so memory does not ask for more)."""
     partitioning = partitioning or Partitioning()
-    jobs = long_running_jobs(lake)
-    partitions = partitioning.resolve(1, len(jobs), "long-running jobs")
+    # Each job with its tasks and its hash (DuckDB's, as every partitioned report splits), in one scan.
+    jobs = lake.rows(f"SELECT job_id, tasks, hash(job_id) FROM ({named_query('long_running_jobs')})")
+    partitions = partitioning.resolve(1, lambda: len(jobs), "long-running jobs")
     by_partition: list[dict[int, int]] = [{} for _ in range(partitions)]
-    for job, partition in lake.rows(
-        f"SELECT job_id, hash(job_id) % {partitions} FROM ({named_query('long_running_jobs')})"
-    ):
-        by_partition[int(partition)][int(job)] = jobs[int(job)]
+    for job, tasks, hashed in jobs:
+        by_partition[int(hashed) % partitions][int(job)] = int(tasks)
     work = functools.partial(_fit_partition, lake, by_partition, noise_trials)
     parts = run_partitions(work, partitions, partitioning.ray)
     fits = pl.concat([fits for fits, _ in parts]).sort("job_id")

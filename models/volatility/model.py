@@ -244,7 +244,10 @@ def _split(con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, partitioning:
     con.execute("SET preserve_insertion_order = false")  # lets DuckDB write the partitions without buffering
     usage_rows = count(con, "SELECT count(*) FROM google.task_usage")
     con.execute("CREATE TEMP TABLE measured AS SELECT job_id FROM google.measured_jobs")
-    tasks = count(con, "SELECT count(*) FROM google.tasks SEMI JOIN measured USING (job_id)")
+
+    def tasks() -> int:  # (a scan of the task events: made only to check a count asked for)
+        return count(con, "SELECT count(*) FROM google.tasks SEMI JOIN measured USING (job_id)")
+
     # Measured windows are fewer than the usage rows: an upper bound of what the memory limit asks for.
     partitions = partitioning.resolve(shares_for(usage_rows, lake.budget.memory), tasks, "tasks of measured jobs")
     partition = f"hash(job_id, task_index) % {partitions} AS partition"
