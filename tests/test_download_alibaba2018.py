@@ -101,3 +101,22 @@ def test_an_unknown_table_is_one_line(tmp_path):
         run.output.split()
     )
     assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.parametrize("damage", ["not an archive", "cut short"])
+def test_an_archive_that_cannot_be_read_is_one_line_and_leaves_no_csv(store, tmp_path, monkeypatch, damage):
+    """An archive whose bytes are the published ones (the digest vouches for them) but are no whole
+    tar.gz: the extraction names it and leaves no CSV, whole or partial."""
+    folder, _ = store
+    archive = folder / "machine_meta.tar.gz"
+    whole = archive.read_bytes()
+    archive.write_bytes(
+        b"these are not the bytes of a tar.gz\n" if damage == "not an archive" else whole[: len(whole) // 2]
+    )
+    monkeypatch.setitem(downloading.ALIBABA_2018_SHA256, "machine_meta", alibaba_digests(folder)["machine_meta"])
+    with serve(folder) as url:
+        run = download(url, tmp_path / "trace")
+    said = " ".join(run.output.split())
+    assert run.exit_code == 1 and "machine_meta.tar.gz: cannot extract machine_meta.csv" in said, run.output
+    assert "Traceback" not in run.output
+    assert not list((tmp_path / "trace").glob("machine_meta.csv*"))
