@@ -20,8 +20,9 @@ trace's do):
 At a real cell's size (`bench_google2019_cell`): `lakehouse generate google-2019-shape` writes cells of
 SHAPE_SCALES of a real cell (cell a's 10,001 machines over 31 days: about 1.43 G usage rows at scale 1)
 as the Parquet export, shard by shard.  The same commands run on them (the ingest of the Parquet
-export, against a bare DuckDB copy of the same shards), with the same targets, and the time of one
-cell and of eight is extrapolated from the larger size at the measured exponent.
+export, against a bare DuckDB copy of the same shards under the same memory limit), with the same
+targets under CELL_MEMORY_LIMIT, and the time of one cell and of eight is extrapolated from the larger
+size at the measured exponent.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from benchmarks.measure import command, timed, verdict
 SMALL_JOBS = 150
 HOURS = 24.0
 MEMORY_LIMIT = "1GB"
-PEAK_BUDGET_MB = 1000  # the limit: DuckDB's 1GB is 1000^3 bytes, the peak is counted in MiB (a little stricter)
+PEAK_BUDGET_MB = 10**9 / 2**20  # the limit, 10^9 bytes, in MiB as the peaks are counted (benchmarks.measure)
 GROWTH_SLACK_MB = 100
 
 
@@ -103,11 +104,16 @@ def _measure(root: Path, jobs: int) -> dict[str, tuple[float, float]] | None:
     return found
 
 
-#: Shares of a real cell for the bench at a real cell's size (about 71 and 143 million usage rows).
-SHAPE_SCALES = (0.05, 0.1)
+#: Shares of a real cell for the bench at a real cell's size (about 143 and 286 million usage rows), and
+#: the budget the issue of the 2019 trace sets there.  (Under 1 GB the predictions spill their window
+#: tables: 14.5 s and 116 s at 0.01 and 0.04 of a cell, rows^1.5, against 14.0 s and 56.8 s under 3 GB.)
+SHAPE_SCALES = (0.1, 0.2)
+CELL_MEMORY_LIMIT = "3GB"
+CELL_PEAK_BUDGET_MB = 3 * 10**9 / 2**20
 BARE_PARQUET = """
 import duckdb, sys
-cell, out = sys.argv[1], sys.argv[2]
+cell, out, limit = sys.argv[1], sys.argv[2], sys.argv[3]
+duckdb.sql(f"SET memory_limit = '{limit}'")
 for table in ("instance_usage", "instance_events", "collection_events", "machine_events"):
     duckdb.sql(f"COPY (SELECT * FROM read_parquet('{cell}/{table}-*.parquet.gz')) "
                f"TO '{out}/{table}.parquet' (FORMAT parquet, COMPRESSION zstd)")
@@ -127,20 +133,23 @@ def _measure_shape(root: Path, scale: float) -> dict[str, tuple[float, float]]:
     found["rows"] = (float(json.loads((root / "gen" / "truth.json").read_text())["usage_rows"]), 0.0)
     cell, lake = root / "gen" / "cell_a", root / "lake"
     (root / "bare").mkdir()
-    found["bare read"] = timed([sys.executable, "-c", BARE_PARQUET, str(cell), str(root / "bare")])
+    found["bare read"] = timed([sys.executable, "-c", BARE_PARQUET, str(cell), str(root / "bare"), CELL_MEMORY_LIMIT])
     shutil.rmtree(root / "bare")
     found["ingest"] = timed(
-        command("ingest", "google-2019", str(cell), "--lake", str(lake), "--memory-limit", MEMORY_LIMIT)
+        command("ingest", "google-2019", str(cell), "--lake", str(lake), "--memory-limit", CELL_MEMORY_LIMIT)
     )
     shutil.rmtree(root / "gen" / "cell_a")  # (the disk holds one size's shards at a time)
     for name, args in REPORTS.items():
-        found[name] = timed(command(*args, "--lake", str(lake), "--memory-limit", MEMORY_LIMIT))
+        found[name] = timed(command(*args, "--lake", str(lake), "--memory-limit", CELL_MEMORY_LIMIT))
     return found
 
 
 def bench_google2019_cell() -> bool:
     """The commands on generated cells of SHAPE_SCALES of a real cell (about an hour on 2 cores)."""
-    print(f"google 2019 at a real cell's size: generated cells of {' and '.join(map(str, SHAPE_SCALES))} of cell a")
+    print(
+        f"google 2019 at a real cell's size: generated cells of {' and '.join(map(str, SHAPE_SCALES))} of cell a, "
+        f"--memory-limit {CELL_MEMORY_LIMIT}"
+    )
     sizes = []
     for scale in SHAPE_SCALES:
         with tempfile.TemporaryDirectory(prefix="bench-2019-cell-") as tmp:
@@ -159,7 +168,7 @@ def bench_google2019_cell() -> bool:
         if name in ("generate", "bare read"):
             continue
         checks[f"{name} time <= rows^1.1"] = exponent <= 1.1
-        checks[f"{name} peak <= {PEAK_BUDGET_MB} MB"] = max(p1, p2) <= PEAK_BUDGET_MB
+        checks[f"{name} peak <= {CELL_PEAK_BUDGET_MB:,.0f} MB"] = max(p1, p2) <= CELL_PEAK_BUDGET_MB
         checks[f"{name} peak grows <= 1.25x or {GROWTH_SLACK_MB} MB"] = p2 <= max(1.25 * p1, p1 + GROWTH_SLACK_MB)
     checks["generate's peak does not grow"] = large["generate"][1] <= max(
         1.25 * small["generate"][1], small["generate"][1] + GROWTH_SLACK_MB
@@ -191,7 +200,7 @@ def bench_google2019() -> bool:
         )
         if name != "bare read":
             checks[f"{name} time <= rows^1.1"] = exponent <= 1.1
-            checks[f"{name} peak <= {PEAK_BUDGET_MB} MB"] = max(p1, p2) <= PEAK_BUDGET_MB
+            checks[f"{name} peak <= {PEAK_BUDGET_MB:,.0f} MB"] = max(p1, p2) <= PEAK_BUDGET_MB
             checks[f"{name} peak grows <= 1.25x or {GROWTH_SLACK_MB} MB"] = p2 <= max(1.25 * p1, p1 + GROWTH_SLACK_MB)
     ratio = large["ingest"][0] / large["bare read"][0]
     speed = n2 / large["ingest"][0]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -26,15 +27,19 @@ def timed(args: list[str]) -> tuple[float, float]:
     """Wall seconds and peak memory (MB) of one child process.  The peak is the child's own VmHWM,
     read every 5 ms while it runs: the rusage of a child keeps the parent's high-water mark across
     fork and exec, and this process holds a whole lake's ingest."""
-    started = time.perf_counter()
-    child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    peak = 0.0
-    while child.poll() is None:
-        peak = max(peak, _peak_mb(child.pid) or 0.0)
-        time.sleep(0.005)
-    elapsed = time.perf_counter() - started
-    if child.returncode != 0:
-        raise RuntimeError(f"{' '.join(args)} failed: {child.stderr.read().decode()[-400:] if child.stderr else ''}")
+    # The child's messages go to a file: a pipe read only at the end would stop an hour-long ingest whose
+    # progress lines fill its 64 KB.
+    with tempfile.TemporaryFile() as messages:
+        started = time.perf_counter()
+        child = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=messages)
+        peak = 0.0
+        while child.poll() is None:
+            peak = max(peak, _peak_mb(child.pid) or 0.0)
+            time.sleep(0.005)
+        elapsed = time.perf_counter() - started
+        if child.returncode != 0:
+            messages.seek(0)
+            raise RuntimeError(f"{' '.join(args)} failed: {messages.read().decode(errors='replace')[-400:]}")
     return elapsed, peak
 
 

@@ -6,6 +6,8 @@ computations (test_volatility: numpy; test_job_sinusoids: statsmodels and the pl
 from __future__ import annotations
 
 import functools
+import gzip
+import itertools
 import os
 import signal
 import threading
@@ -22,9 +24,13 @@ from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
 from lakehouse.base.partitions import Partitioning, run_partitions
 from lakehouse.cli import app
+from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.google import ingest_google
+from lakehouse.ingest.swf import ingest_swf
 from lakehouse.models.periodicity.job_sinusoids import Periodicity
 from lakehouse.models.periodicity.job_sinusoids import periodicity as fit_periodicity
+from lakehouse.models.predictions.model import Report as Predictions
+from lakehouse.models.predictions.model import report as predict
 from lakehouse.models.volatility.model import Volatility, compute_volatility
 from lakehouse.synth.google_trace import Settings, generate
 
@@ -33,12 +39,25 @@ from lakehouse.synth.google_trace import Settings, generate
 SUMS = 1e-9
 
 
+#: The predictions' log: the embedded KTH-SP2 log's first jobs (a real log's users and applications recur;
+#: the generated Google trace's jobs do not, so none of its tasks has a workflow history to predict from).
+PREDICTED_LOG, PREDICTED_JOBS = "KTH-first-jobs", 3000
+
+
 @pytest.fixture(scope="module")
 def google_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
+    """A generated Google 2011 trace, and the first jobs of a real SWF log for the predictions."""
     out = tmp_path_factory.mktemp("partitions")
     generate(out, Settings(machines=10, days=2, seed=8, batch_jobs_per_hour=8, services=9))
     lake = Lake(out / "lake")
     ingest_google(lake, out / "trace")
+    with gzip.open(sample_swf_paths()[0], "rt") as log:
+        lines = list(itertools.islice(log, 200 + PREDICTED_JOBS))
+        header = [line for line in lines if line.startswith(";")]
+        jobs = [line for line in lines if not line.startswith(";")]
+    first = out / f"{PREDICTED_LOG}.swf"
+    first.write_text("".join(header) + "".join(jobs[:PREDICTED_JOBS]))
+    ingest_swf(lake, [str(first)])
     return lake
 
 
@@ -54,6 +73,16 @@ def volatility(lake: Lake, partitioning: Partitioning) -> tuple[Volatility, pl.D
 
 def periodicity(lake: Lake, partitioning: Partitioning) -> Periodicity:
     return fit_periodicity(lake, noise_trials=20, overlays=True, partitioning=partitioning)
+
+
+def predictions(lake: Lake, partitioning: Partitioning) -> tuple[Predictions, pl.DataFrame]:
+    """The scores of the SWF log's predictions and its per-job table (read, then its pending file removed)."""
+    result = predict(lake, "swf", PREDICTED_LOG, partitioning=partitioning)
+    assert result.pending is not None
+    try:
+        return result, pl.read_parquet(result.pending)
+    finally:
+        result.pending.unlink()
 
 
 def assert_same_volatility(got: tuple[Volatility, pl.DataFrame], expected: tuple[Volatility, pl.DataFrame]) -> None:
@@ -74,10 +103,18 @@ def assert_same_periodicity(got: Periodicity, expected: Periodicity) -> None:
     assert [one.job_id for one in got.series] == [one.job_id for one in expected.series]
 
 
+def assert_same_predictions(got: tuple[Predictions, pl.DataFrame], expected: tuple[Predictions, pl.DataFrame]) -> None:
+    (result, jobs), (truth, truth_jobs) = got, expected
+    assert result.grouping == truth.grouping
+    assert_frame_equal(result.table, truth.table, rel_tol=SUMS, abs_tol=1e-12)
+    assert_frame_equal(jobs, truth_jobs, rel_tol=SUMS, abs_tol=1e-12)  # the windows chosen: exactly
+
+
 #: Each partitioned report: what it computes with a partitioning, and how two results are compared.
 REPORTS = {
     "volatility": (volatility, assert_same_volatility),
     "periodicity": (periodicity, assert_same_periodicity),
+    "predictions": (predictions, assert_same_predictions),
 }
 
 
@@ -86,6 +123,9 @@ def whole(google_lake: Lake) -> dict[str, object]:
     """Each report's result in one partition, in this process."""
     results = {name: compute(google_lake, Partitioning(1)) for name, (compute, _) in REPORTS.items()}
     assert results["volatility"][0].tasks > 100 and results["periodicity"].fits.height >= 7
+    scored, jobs = results["predictions"]
+    # Enough to split: workflows with history in every partition, and users whose window is chosen.
+    assert jobs.height > 1000 and jobs["layer"].eq("workflow").sum() > 100 and jobs["window_jobs"].n_unique() > 1
     return results
 
 
@@ -167,6 +207,19 @@ def test_the_command_on_ray_stores_what_it_stores_here(google_lake, two_node_ray
     assert_frame_equal(runs[True][1], runs[False][1], rel_tol=SUMS, abs_tol=1e-12)
 
 
+def test_the_predictions_command_in_partitions_stores_what_it_stores_whole(google_lake):
+    where = f"WHERE source = '{PREDICTED_LOG}'"
+    tables = (f"analysis.predictions_jobs {where} ORDER BY resource, job", f"analysis.predictions_scores {where}")
+    runs = {}
+    for split in ([], ["--partitions", "3"]):
+        run = CliRunner().invoke(app, ["report", "predictions", PREDICTED_LOG, "--lake", str(google_lake.root), *split])
+        assert run.exit_code == 0, run.output
+        runs[bool(split)] = [google_lake.query(f"SELECT * FROM {table}") for table in tables]
+    assert runs[False][0].height > 1000
+    for got, expected in zip(runs[True], runs[False], strict=True):
+        assert_frame_equal(got, expected, rel_tol=SUMS, abs_tol=1e-12)
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
@@ -181,6 +234,17 @@ def test_bad_partitioning_is_one_line_before_any_result(google_lake, args, says)
     run = CliRunner().invoke(app, ["report", "volatility", "--lake", str(google_lake.root), *args])
     assert run.exit_code != 0
     assert says in run.output
+    assert "Traceback" not in run.output
+    assert not list(google_lake.root.glob("analysis/**/.*.tmp")), "a refused run left its pending file"
+
+
+def test_more_partitions_than_jobs_to_predict_is_one_line(google_lake):
+    lake = ["--lake", str(google_lake.root)]
+    run = CliRunner().invoke(app, ["report", "predictions", PREDICTED_LOG, *lake, "--partitions", "1000000"])
+    jobs = google_lake.query(
+        f"SELECT count(DISTINCT job) AS n FROM predict.swf_targets WHERE source = '{PREDICTED_LOG}'"
+    )
+    assert run.exit_code != 0 and f"there are only {jobs['n'][0]:,} jobs to split" in run.output, run.output
     assert "Traceback" not in run.output
     assert not list(google_lake.root.glob("analysis/**/.*.tmp")), "a refused run left its pending file"
 

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
+from lakehouse.base.partitions import Partitioning
 from lakehouse.models.predictions.model import ALL, WINDOWS, Settings, run
 
 from conftest import examples
@@ -346,6 +347,20 @@ def test_with_windows_chosen_per_user_later_outcomes_never_reach_an_evaluation_j
     for row in rows:
         if row[4] <= j[4] and not first[row[1]][1]:
             assert first[row[1]] == second[row[1]], row
+
+
+@settings(max_examples=examples(30), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(jobs=job_lists, partitions=st.integers(2, 5), grouping=st.sampled_from([None, "user", "application"]))
+def test_partitions_by_workflow_change_no_prediction_and_no_score(jobs, partitions, grouping):
+    # Applications span users: the history is split by workflow, while each user's profile, split into
+    # training and evaluation jobs and window choice span the partitions (computed once or summed).
+    rows = as_rows(jobs)
+    chosen = Settings(grouping=grouping)
+    whole = run(connection(rows), "swf", "p", chosen, partitioning=Partitioning(1))
+    split = run(connection(rows), "swf", "p", chosen, partitioning=Partitioning(min(partitions, len(rows))))
+    assert split.grouping == whole.grouping
+    assert_frame_equal(split.table, whole.table, rel_tol=1e-12, abs_tol=1e-12)
+    assert_frame_equal(split.jobs, whole.jobs, rel_tol=1e-12, abs_tol=1e-12)
 
 
 def test_the_page_glance_has_one_row_per_scenario_with_each_resources_loss():

@@ -165,8 +165,8 @@ PARTITION_OPTIONS = (
     Option(
         "partitions",
         None,
-        "Split the work into this many partitions by a hash of the job, each computed alone [default: as many "
-        "as --memory-limit needs; one where the report streams its work].",
+        "Split the work into this many partitions by a hash of the job (predictions: of the workflow), each "
+        "computed alone [default: volatility as many as --memory-limit needs, the others one].",
         minimum=1,
         holds=int,
     ),

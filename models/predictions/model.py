@@ -23,10 +23,14 @@ functions and ASOF joins:
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import cast
+from typing import TypeVar, cast
 
 import duckdb
 import polars as pl
@@ -36,10 +40,13 @@ from lakehouse.base.datasets import DATASETS
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake, count, one_row
 from lakehouse.base.log_names import LogNameError, log_named
+from lakehouse.base.partitions import Partitioning, joined, run_partitions, work_folder
 from lakehouse.base.results import store
 from lakehouse.base.traces import TRACES, refuse_unfed
 from lakehouse.base.writer import pending_path
 from lakehouse.models.predictions import CANNOT_FEED, PREDICTIONS_JOBS, PREDICTIONS_SCORES
+
+T = TypeVar("T")
 
 ALL = 1_000_000_000  # a window larger than any log: the whole history
 # The candidate windows, up to the whole history (which users of a stable workflow choose).
@@ -186,7 +193,7 @@ RUNNING_MAX = "arg_max({0}, {0})"
 LIST_WINDOWS_UP_TO = 10  # statistics of so few values: cheaper from one list than from DuckDB's trees
 
 
-def history_sql(column: str, windows: list[int], whole_max: bool = True) -> str:
+def history_sql(column: str, windows: list[int], whole_max: bool = True, targets: str = "targets") -> str:
     """Window aggregates of each workflow's completions, one row per workflow and completion instant:
     `last` and `before` (the last two completions' values, from which `predictor` makes every predictor
     of k = 1 and 2, and p_last2) and a column per predictor and larger window size (p_<predictor>_<k>).
@@ -224,7 +231,7 @@ def history_sql(column: str, windows: list[int], whole_max: bool = True) -> str:
     return (
         f"SELECT resource, wf, done, {', '.join(outer)} FROM ("
         f"SELECT resource, wf, done, {', '.join(inner)} "
-        f"FROM (SELECT *, {column} AS wf FROM targets WHERE {column} IS NOT NULL) "
+        f"FROM (SELECT *, {column} AS wf FROM {targets} WHERE {column} IS NOT NULL) "
         f"{_last_per_instant(over)})"
     )
 
@@ -257,6 +264,7 @@ PROFILES_SQL = """
     """
 # The profiles of each target row, as of its submission (joined where they are used).
 PROFILE_COLUMNS = "lp.local_ratio * t.requested AS local_profile, gp.global_ratio * t.requested AS global_profile"
+PROFILES = ("local_profile", "global_profile")
 PROFILE_JOINS = """
     ASOF LEFT JOIN profiles AS lp ON lp.resource = t.resource AND lp.user_key = t.user_key AND t.submit > lp.done
     ASOF LEFT JOIN global_profile AS gp ON gp.resource = t.resource AND t.submit > gp.done"""
@@ -288,42 +296,6 @@ def _layer(history: str, settings: Settings) -> str:
     )
 
 
-def grouping_predictions(
-    con: duckdb.DuckDBPyConnection, family: str, groupings: list[str]
-) -> dict[str, tuple[str, str]]:
-    """TEMP `by_grouping`: for each grouping, the maximum of the workflow's whole history (p_<grouping>),
-    on the evaluation jobs (the only ones these scenarios are scored on).  Returns, per grouping, its
-    table of running maxima (resource, wf, done, p: one row per workflow and completion instant) and the
-    key column wf holds, which the window predictions reuse as their whole-history maximum."""
-    columns = GROUPINGS[family]
-    twins = _twins(con, [columns[g] for g in groupings])
-    computed: dict[str, str] = {}  # key column -> its table
-    joins, picks = [], []
-    for i, name in enumerate(groupings):
-        column = twins[columns[name]]  # the same workflows as an earlier grouping: the same maxima
-        if column not in computed:
-            table = computed[column] = f"max_history_{i}"
-            # Per workflow and completion instant (every job completing then counts), the running maximum.
-            con.execute(
-                f"""CREATE OR REPLACE TEMP TABLE {table} AS
-                SELECT resource, wf, done, {RUNNING_MAX.format("used_max")} OVER (PARTITION BY resource, wf
-                    ORDER BY done ROWS UNBOUNDED PRECEDING) AS p
-                FROM (SELECT resource, {column} AS wf, done, max(used) AS used_max FROM targets
-                    WHERE {column} IS NOT NULL GROUP BY ALL)"""
-            )
-            joins.append(
-                f"ASOF LEFT JOIN {table} AS {table} "
-                f"ON {table}.resource = t.resource AND {table}.wf = t.{column} AND t.submit > {table}.done"
-            )
-        picks.append(f'{computed[column]}.p AS "p_{name}"')
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE by_grouping AS SELECT {', '.join(f't.{c}' for c in SCORED_COLUMNS)}, "
-        f"{', '.join(picks)} "
-        f"FROM (SELECT * FROM targets WHERE NOT train) AS t {' '.join(joins)}"
-    )
-    return {name: (computed[twins[columns[name]]], twins[columns[name]]) for name in groupings}
-
-
 def _twins(con: duckdb.DuckDBPyConnection, keys: list[str]) -> dict[str, str]:
     """For each key column, the first of `keys` that splits the targets into the same workflows (itself if
     none before it does; e.g. user and user+group when every user is in one group): same workflows, same
@@ -346,63 +318,201 @@ def _twins(con: duckdb.DuckDBPyConnection, keys: list[str]) -> dict[str, str]:
     return twins
 
 
-def window_predictions(
-    con: duckdb.DuckDBPyConnection, family: str, grouping: str, settings: Settings, maxima: tuple[str, str]
-) -> None:
-    """TEMP `by_window`: the targets with their profiles, window_jobs (the k used: fixed, or chosen per
-    user and resource by the max predictor, with the profiles, on the training jobs) and p_<predictor>
-    for every predictor over that window of the grouping's history (NULL without history).  `maxima`:
-    the grouping's running maxima and their key column, from grouping_predictions."""
-    column = GROUPINGS[family][grouping]
-    windows = [settings.window] if settings.window is not None else list(WINDOWS)
-    # Every predictor for every window in one pass (one sort), but the maximum over the whole history,
-    # which grouping_predictions has computed.  The window choice needs only the max predictor: it is
-    # joined narrow first, the rest, for the chosen window only, by a second ASOF join (carrying every
-    # column through the profiles' joins measured a third slower; a hash join on the history row found
-    # the first time ran out of 1 GB at a fifth of the Google trace, where the ASOF join's sorts spill).
-    table, key = maxima
-    if ALL in windows and key == column:  # the same rows, one per workflow and completion instant
-        con.execute(
-            f"""CREATE OR REPLACE TEMP TABLE history AS SELECT h.*, m.p AS p_max_{_k_name(ALL)}
-            FROM ({history_sql(column, windows, whole_max=False)}) AS h JOIN {table} AS m USING (resource, wf, done)"""
+# How the work splits.  The workflows of one grouping are independent of each other: a job's history is
+# its own workflow's.  So every step that reads histories runs in partitions, by a hash of the grouping's
+# workflow key (every job of a workflow in one partition); what spans workflows is made before them, once
+# (the train/evaluation split and the profiles, per user and over everyone: columns of each target row),
+# or summed after them (the scores, and each user's training losses that choose the window):
+#   targets      (here)        the targets with their profiles and, per grouping, their partition
+#   groupings    (partitions)  per grouping: the maximum of each workflow's history, scored
+#   windows      (partitions)  for the chosen grouping: every window's predictors; each user's
+#                              training losses per window, summed here to choose the window
+#   predictions  (partitions)  the chosen window's predictors, scored, and the per-job rows
+# One partition, in this process, is the whole work done at once; more partitions, here or on a Ray
+# cluster (lakehouse.base.partitions), give the same numbers (sums taken in another order aside).
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Where the steps keep the rows they pass on: TEMP tables of the one connection every partition
+    runs on in this process, or Parquet files in a folder every worker of a cluster reads (`folder`)."""
+
+    folder: Path | None = None
+
+    def read(self, name: str) -> str:
+        if self.folder is None:
+            return name
+        return f"read_parquet({sql_literal((self.folder / f'{name}.parquet').as_posix())})"
+
+    def read_all(self, name: str, partitions: int) -> str:
+        """Every partition's `name`_<number> as one relation."""
+        if self.folder is None:
+            return "(" + " UNION ALL ".join(f"SELECT * FROM {name}_{number}" for number in range(partitions)) + ")"
+        files = [sql_literal((self.folder / f"{name}_{number}.parquet").as_posix()) for number in range(partitions)]
+        return f"read_parquet([{', '.join(files)}])"
+
+    def write(self, con: duckdb.DuckDBPyConnection, name: str, query: str) -> None:
+        """`query`'s rows as `name`; a file under a temporary name, renamed last (a partition run again
+        after its worker died finds no half-written file)."""
+        if self.folder is None:
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {name} AS {query}")
+            return
+        final = self.folder / f"{name}.parquet"
+        written = final.with_name(f".{final.name}.tmp")
+        con.execute(f"COPY ({query}) TO {sql_literal(written.as_posix())} (FORMAT parquet)")
+        os.replace(written, final)
+
+    def drop(self, con: duckdb.DuckDBPyConnection, *names: str) -> None:
+        for name in names:
+            if self.folder is None:
+                con.execute(f"DROP TABLE IF EXISTS {name}")
+            else:
+                (self.folder / f"{name}.parquet").unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What every partition of a run knows: the target family, the settings, how many partitions, the
+    key columns of the groupings (one per set of twins), and, once chosen, the sliding-window grouping's
+    key column and the twin whose running maxima it reuses; the predictions the last step scores."""
+
+    family: str
+    settings: Settings
+    partitions: int
+    twins: Mapping[str, str]  # each grouping's key column -> the first that splits the targets alike (_twins)
+    column: str = ""
+    maxima: str = ""
+    scored: tuple[str, ...] = ()
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The key columns whose histories are computed (one per set of twins)."""
+        return tuple(dict.fromkeys(self.twins.values()))
+
+    @property
+    def windows(self) -> list[int]:
+        return [self.settings.window] if self.settings.window is not None else list(WINDOWS)
+
+
+def _in_partition(rows: _Rows, key: str, number: int) -> str:
+    return f"(SELECT * FROM {rows.read('parted')} WHERE part_{key} = {number})"
+
+
+def _groupings_step(con: duckdb.DuckDBPyConnection, rows: _Rows, plan: _Plan, number: int) -> list[pl.DataFrame]:
+    """Partition `number` of each grouping key: the running maximum of every workflow's history
+    (max_history_<key>_<number>: resource, wf, done, p, one row per workflow and completion instant),
+    the evaluation jobs with it (by_grouping_<key>_<number>), and their partial scores, per key."""
+    scores = []
+    for key in plan.keys:
+        maxima, jobs = f"max_history_{key}_{number}", f"by_grouping_{key}_{number}"
+        rows.write(
+            con,
+            maxima,
+            f"""SELECT resource, wf, done, {RUNNING_MAX.format("used_max")} OVER (PARTITION BY resource, wf
+                ORDER BY done ROWS UNBOUNDED PRECEDING) AS p
+            FROM (SELECT resource, {key} AS wf, done, max(used) AS used_max FROM {_in_partition(rows, key, number)}
+                WHERE {key} IS NOT NULL GROUP BY ALL)""",
+        )
+        rows.write(
+            con,
+            jobs,
+            f"""SELECT {", ".join(f"t.{c}" for c in SCORED_COLUMNS)}, m.p
+            FROM (SELECT * FROM {_in_partition(rows, key, number)} WHERE NOT train) AS t
+            ASOF LEFT JOIN {rows.read(maxima)} AS m
+                ON m.resource = t.resource AND m.wf = t.{key} AND t.submit > m.done""",
+        )
+        scores.append(_score_sums(con, rows.read(jobs), _predicted("p", plan.settings, False), plan.settings))
+    return scores
+
+
+def _windows_step(con: duckdb.DuckDBPyConnection, rows: _Rows, plan: _Plan, number: int) -> pl.DataFrame | None:
+    """Partition `number` of the chosen grouping: history_<number> (history_sql's window aggregates),
+    joined_<number> (its targets with the maximum over each window, and their profiles), and, when the
+    window is chosen per user, each user's training loss per window (summed over the partitions)."""
+    column, windows = plan.column, plan.windows
+    targets, history, joined = _in_partition(rows, column, number), f"history_{number}", f"joined_{number}"
+    if ALL in windows and plan.maxima == column:  # the same rows, one per workflow and completion instant
+        rows.write(
+            con,
+            history,
+            f"""SELECT h.*, m.p AS p_max_{_k_name(ALL)}
+            FROM ({history_sql(column, windows, whole_max=False, targets=targets)}) AS h
+            JOIN {rows.read(f"max_history_{column}_{number}")} AS m USING (resource, wf, done)""",
         )
     else:
-        con.execute(f"CREATE OR REPLACE TEMP TABLE history AS {history_sql(column, windows)}")
-    maxima_columns = [f"p_max_{_k_name(k)}" for k in windows]
+        rows.write(con, history, history_sql(column, windows, targets=targets))
     max_columns = ", ".join(f"{predictor('max', k, 'h')} AS p_max_{_k_name(k)}" for k in windows)
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE joined AS SELECT {", ".join(f"t.{c}" for c in (*BASE_COLUMNS, column))},
-            {PROFILE_COLUMNS}, {max_columns}
-        FROM targets AS t
-        ASOF LEFT JOIN history AS h ON h.resource = t.resource AND h.wf = t.{column} AND t.submit > h.done
-        {PROFILE_JOINS}"""
+    rows.write(
+        con,
+        joined,
+        f"""SELECT {", ".join(f"t.{c}" for c in (*BASE_COLUMNS, column, *PROFILES))}, {max_columns}
+        FROM {targets} AS t
+        ASOF LEFT JOIN {rows.read(history)} AS h
+            ON h.resource = t.resource AND h.wf = t.{column} AND t.submit > h.done""",
     )
+    if plan.settings.window is not None:
+        return None
+    losses = ", ".join(
+        f"sum({_loss(_predicted(f'p_max_{_k_name(k)}', plan.settings, True), plan.settings)}) AS loss_{_k_name(k)}"
+        for k in windows
+    )
+    return con.execute(
+        f"SELECT resource::VARCHAR AS resource, user_key, {losses} FROM {rows.read(joined)} WHERE train GROUP BY ALL"
+    ).pl()
+
+
+def _predictions_step(con: duckdb.DuckDBPyConnection, rows: _Rows, plan: _Plan, number: int) -> list[pl.DataFrame]:
+    """Partition `number` of the chosen grouping: by_window_<number> (the targets with the window used and
+    every predictor over it), the partial scores of `plan.scored`, and the per-job rows (jobs_<number>)."""
+    column, windows, settings = plan.column, plan.windows, plan.settings
+    joined, history, by_window = rows.read(f"joined_{number}"), rows.read(f"history_{number}"), f"by_window_{number}"
     if settings.window is None:
-        # Per user and resource, the window with the least training loss (ties: the smaller k); a user
-        # without training jobs gets the largest.
-        losses = ", ".join(
-            f"sum({_loss(_predicted(f'p_max_{_k_name(k)}', settings, True), settings)}) AS loss_{_k_name(k)}"
-            for k in windows
-        )
-        pairs = ", ".join(f"({k}, loss_{_k_name(k)})" for k in windows)
-        chosen = f"""(SELECT resource, user_key, arg_min(k, (loss, k)) AS k
-            FROM (SELECT resource, user_key, {losses} FROM joined WHERE train GROUP BY ALL),
-                LATERAL (VALUES {pairs}) AS l(k, loss)
-            GROUP BY ALL)"""
+        chosen = rows.read("chosen_windows")
         window = f"coalesce(c.k, {max(windows)})"
     else:
-        chosen = "(SELECT resource, user_key, NULL::BIGINT AS k FROM joined WHERE false)"
+        chosen = "(SELECT NULL::VARCHAR AS resource, NULL::UBIGINT AS user_key, NULL::BIGINT AS k WHERE false)"
         window = str(settings.window)
     picked = ", ".join(f"{_pick(p, windows)} AS p_{p}" for p in AGGREGATES)
-    con.execute(
-        f"""CREATE OR REPLACE TEMP TABLE by_window AS
-        SELECT j.* EXCLUDE ({", ".join(maxima_columns)}), {picked},
+    rows.write(
+        con,
+        by_window,
+        f"""SELECT j.* EXCLUDE ({", ".join(f"p_max_{_k_name(k)}" for k in windows)}), {picked},
             {predictor(LAST_TWO, 2, "h")} AS p_{LAST_TWO}
-        FROM (SELECT j.*, {window} AS window_jobs FROM joined AS j
-            LEFT JOIN {chosen} AS c USING (resource, user_key)) AS j
-        ASOF LEFT JOIN history AS h ON h.resource = j.resource AND h.wf = j.{column} AND j.submit > h.done"""
+        FROM (SELECT j.*, {window} AS window_jobs FROM {joined} AS j
+            LEFT JOIN {chosen} AS c ON c.resource = j.resource::VARCHAR AND c.user_key = j.user_key) AS j
+        ASOF LEFT JOIN {history} AS h ON h.resource = j.resource AND h.wf = j.{column} AND j.submit > h.done""",
     )
-    con.execute("DROP TABLE history; DROP TABLE joined")
+    rows.drop(con, f"joined_{number}", f"history_{number}")
+    scores = [_score_sums(con, rows.read(by_window), predicted, settings) for predicted in plan.scored]
+    full = _predicted("p_max", settings, True)
+    rows.write(
+        con,
+        f"jobs_{number}",
+        f"""SELECT job, resource, user_key, submit, used, requested, window_jobs,
+            count(*) OVER (PARTITION BY resource, {column}) AS workflow_jobs,
+            {_layer("p_max", settings)} AS layer, {full} AS predicted, train
+        FROM {rows.read(by_window)}""",
+    )
+    return scores
+
+
+Step = Callable[[duckdb.DuckDBPyConnection, _Rows, _Plan, int], T]
+
+
+def _on_worker(step: Step[T], lake: Lake, rows: _Rows, plan: _Plan, number: int) -> T:
+    """A step's partition in a worker of a cluster, on a connection of its own under the lake's budget."""
+    with lake.connect() as con, lake.query_errors():
+        con.execute("SET preserve_insertion_order = false")
+        return step(con, rows, plan, number)
+
+
+def _each_partition(
+    step: Step[T], con: duckdb.DuckDBPyConnection, rows: _Rows, plan: _Plan, lake: Lake | None, ray: str | None
+) -> list[T]:
+    if ray is None:
+        return run_partitions(functools.partial(step, con, rows, plan), plan.partitions)
+    assert lake is not None
+    return run_partitions(functools.partial(_on_worker, step, lake, rows, plan), plan.partitions, ray)
 
 
 def _pick(name: str, windows: list[int]) -> str:
@@ -413,20 +523,41 @@ def _pick(name: str, windows: list[int]) -> str:
     return f"CASE window_jobs {cases} END"
 
 
-# The columns `score` reads, with the job (what a row is).
+# The columns a score reads, with the job (what a row is).
 SCORED_COLUMNS = ("job", "resource", "used", "requested", "walltime", "freed_weight", "train")
 
 
-def score(con: duckdb.DuckDBPyConnection, table: str, predicted: str, settings: Settings) -> pl.DataFrame:
+def _score_sums(con: duckdb.DuckDBPyConnection, table: str, predicted: str, settings: Settings) -> pl.DataFrame:
+    """The sums `scores` makes each score of, per resource, over the evaluation jobs of `table`."""
+    accuracy = "least(p, used) / greatest(p, used)"
+    return con.execute(
+        f"""SELECT resource::VARCHAR AS resource, count(*) AS jobs, sum({_loss("p", settings)}) AS loss,
+            sum({accuracy}) AS accuracy, count({accuracy}) AS accuracy_n,
+            sum((p < used)::DOUBLE) AS under, count(p < used) AS under_n,
+            sum((requested - p) * freed_weight) AS freed, sum(requested * freed_weight) AS reserved
+        FROM (SELECT *, {predicted} AS p FROM {table} WHERE NOT train) GROUP BY ALL"""
+    ).pl()
+
+
+def scores(sums: list[pl.DataFrame]) -> pl.DataFrame:
     """Per resource, on the evaluation jobs: jobs, loss (resource units x hours), mean accuracy
     min(p, u) / max(p, u), share under-estimated, and the share of reserved resource-time freed against
-    the users' requests: sum((requested - p) * freed_weight) / sum(requested * freed_weight)."""
-    return con.execute(
-        f"""SELECT resource::VARCHAR AS resource, count(*) AS jobs, sum({_loss("p", settings)}) / 3600 AS loss,
-            avg(least(p, used) / greatest(p, used)) AS accuracy, avg((p < used)::DOUBLE) AS under_share,
-            sum((requested - p) * freed_weight) / sum(requested * freed_weight) AS freed_share
-        FROM (SELECT *, {predicted} AS p FROM {table} WHERE NOT train) GROUP BY ALL ORDER BY 1"""
-    ).pl()
+    the users' requests: sum((requested - p) * freed_weight) / sum(requested * freed_weight); from the
+    partitions' sums (`_score_sums`)."""
+    total = pl.concat(sums).group_by("resource").agg(pl.exclude("resource").sum()).sort("resource")
+    return total.select(
+        "resource",
+        "jobs",
+        pl.col("loss") / 3600,
+        (pl.col("accuracy") / pl.col("accuracy_n")).alias("accuracy"),
+        (pl.col("under") / pl.col("under_n")).alias("under_share"),
+        (pl.col("freed") / pl.col("reserved")).alias("freed_share"),
+    )
+
+
+def score(con: duckdb.DuckDBPyConnection, table: str, predicted: str, settings: Settings) -> pl.DataFrame:
+    """`scores` of the predictions `predicted` of one table's evaluation jobs."""
+    return scores([_score_sums(con, table, predicted, settings)])
 
 
 @dataclass(frozen=True)
@@ -454,7 +585,9 @@ class Report:
         return pl.scan_parquet(self.pending if self.pending.exists() else self.final).filter(condition).collect()
 
 
-def report(lake: Lake, family: str, source: str, settings: Settings = Settings()) -> Report:
+def report(
+    lake: Lake, family: str, source: str, settings: Settings = Settings(), partitioning: Partitioning | None = None
+) -> Report:
     """The scenario table of one source (an SWF log, or 'google') of the lake.  The per-job table goes
     straight from DuckDB to a file beside its place, so that the memory it takes is DuckDB's, within the
     lake's budget, however many jobs the source holds (the Google trace's 25 M tasks)."""
@@ -464,7 +597,8 @@ def report(lake: Lake, family: str, source: str, settings: Settings = Settings()
     try:
         # query_errors: DuckDB's errors as ours (one line: out of memory names the limit to raise).
         with lake.connect() as con, lake.query_errors():
-            return replace(run(con, family, source, settings, jobs_to=pending), final=final)
+            result = run(con, family, source, settings, jobs_to=pending, partitioning=partitioning, lake=lake)
+            return replace(result, final=final)
     except BaseException:
         pending.unlink(missing_ok=True)
         raise
@@ -476,9 +610,17 @@ def run(
     source: str,
     settings: Settings = Settings(),
     jobs_to: Path | None = None,
+    partitioning: Partitioning | None = None,
+    lake: Lake | None = None,
 ) -> Report:
     """The scenario table of one source, on any connection where predict.<family>_targets exists; the
-    per-job table in memory, or written to the Parquet file `jobs_to`."""
+    per-job table in memory (and, to look at, TEMP views by_grouping and by_window of the evaluation
+    jobs' and every job's predictions), or written to the Parquet file `jobs_to`.  In partitions by a
+    hash of the workflow (one by default), in this process or on a Ray cluster (`partitioning.ray`:
+    then `lake`'s spill folder holds the partitions' files, where the cluster's workers read them)."""
+    partitioning = partitioning or Partitioning()
+    if partitioning.ray is not None and lake is None:
+        raise PredictionError("predictions on a Ray cluster read the targets from a lake")
     con.execute("SET preserve_insertion_order = false")  # every table here is ordered where it is read
     if not load_targets(con, family, source):
         raise PredictionError(f"{source}: no job with both a positive request and usage of any resource")
@@ -487,49 +629,134 @@ def run(
         raise PredictionError(f"{source} has no workflow grouping {settings.grouping!r}; it has {', '.join(groupings)}")
     if settings.window is not None and settings.window < 1:
         raise PredictionError(f"the window must hold at least one job, not {settings.window}")
-    rows = [("users' requests", score(con, "targets", "requested", settings))]
-    maxima = grouping_predictions(con, family, groupings)
-    for name in groupings:
-        rows.append(
-            (
-                f"{name}: max of all history",
-                score(con, "by_grouping", _predicted(f'"p_{name}"', settings, False), settings),
-            )
-        )
-    chosen = settings.grouping or min(
-        groupings, key=lambda g: (_relative_loss(rows[1 + groupings.index(g)][1], rows[0][1]), groupings.index(g))
+    partitions = partitioning.resolve(1, lambda: count(con, "SELECT count(DISTINCT job) FROM targets"), "jobs")
+    columns = GROUPINGS[family]
+    twins = _twins(con, [columns[name] for name in groupings])
+    plan = _Plan(family, settings, partitions, twins)
+    requests = score(con, "targets", "requested", settings)
+    with contextlib.ExitStack() as stack:
+        rows = _Rows()
+        if partitioning.ray is not None:
+            assert lake is not None
+            rows = _Rows(stack.enter_context(work_folder(lake, "predictions")))
+            stack.enter_context(joined(partitioning.ray))  # one join of the cluster for the three steps
+        table, chosen = _partitioned(con, rows, plan, groupings, requests, lake, partitioning.ray)
+        return _per_job(con, rows, replace(plan, column=columns[chosen]), source, table, chosen, jobs_to)
+
+
+def _partitioned(
+    con: duckdb.DuckDBPyConnection,
+    rows: _Rows,
+    plan: _Plan,
+    groupings: list[str],
+    requests: pl.DataFrame,
+    lake: Lake | None,
+    ray: str | None,
+) -> tuple[list[tuple[str, pl.DataFrame]], str]:
+    """The scenario rows and the chosen grouping; the per-job rows left in jobs_<number>."""
+    settings, columns = plan.settings, GROUPINGS[plan.family]
+    whole = plan.partitions == 1
+    parts = ", ".join(
+        f"{'0' if whole else f'hash(t.{key}) % {plan.partitions}'} AS part_{key}"
+        for key in dict.fromkeys(columns[name] for name in groupings)
     )
     con.execute(PROFILES_SQL)
-    window_predictions(con, family, chosen, settings, maxima[chosen])
-    # What is left to read is in by_window (and by_grouping, for a caller to look at): the rest goes,
-    # to leave DuckDB's memory and spill folder to the scores and the per-job table.
-    for table in ["targets", "profiles", "global_profile", *sorted({table for table, _ in maxima.values()})]:
-        con.execute(f"DROP TABLE {table}")
-    k = "per user" if settings.window is None else f"k = {settings.window}"
-    rows.append(
-        (
-            f"{chosen}: sliding window ({k}), max",
-            score(con, "by_window", _predicted("p_max", settings, False), settings),
-        )
+    rows.write(con, "parted", f"SELECT t.*, {PROFILE_COLUMNS}, {parts} FROM targets AS t {PROFILE_JOINS}")
+    con.execute("DROP TABLE profiles; DROP TABLE global_profile; DROP TABLE targets")
+    by_key = dict(
+        zip(plan.keys, zip(*_each_partition(_groupings_step, con, rows, plan, lake, ray), strict=True), strict=True)
     )
-    full = _predicted("p_max", settings, True)
-    rows.append((f"{chosen}: sliding window + profiles, max", score(con, "by_window", full, settings)))
-    for predictor in PREDICTORS[1:]:
-        label = f"{chosen}: sliding window + profiles, {predictor}"
-        rows.append((label, score(con, "by_window", _predicted(f"p_{predictor}", settings, True), settings)))
-    column = GROUPINGS[family][chosen]
+    results = [("users' requests", requests)]
+    for name in groupings:
+        results.append((f"{name}: max of all history", scores(list(by_key[plan.twins[columns[name]]]))))
+    chosen = settings.grouping or min(
+        groupings, key=lambda g: (_relative_loss(results[1 + groupings.index(g)][1], requests), groupings.index(g))
+    )
+    column = columns[chosen]
+    plan = replace(plan, column=column, maxima=plan.twins[column])
+    for key in plan.keys:
+        if key != plan.maxima:
+            rows.drop(con, *(f"max_history_{key}_{number}" for number in range(plan.partitions)))
+    losses = _each_partition(_windows_step, con, rows, plan, lake, ray)
+    rows.drop(con, *(f"max_history_{plan.maxima}_{number}" for number in range(plan.partitions)))
+    if settings.window is None:
+        windows = plan.windows
+        total = (
+            pl.concat([frame for frame in losses if frame is not None])
+            .group_by("resource", "user_key")
+            .agg(pl.exclude("resource", "user_key").sum())
+        )
+        con.register("user_losses", total)
+        pairs = ", ".join(f"({k}, loss_{_k_name(k)})" for k in windows)
+        # Per user and resource, the window with the least training loss (ties: the smaller k); a user
+        # without training jobs gets the largest.
+        rows.write(
+            con,
+            "chosen_windows",
+            f"""SELECT resource, user_key, arg_min(k, (loss, k)) AS k
+            FROM user_losses, LATERAL (VALUES {pairs}) AS l(k, loss) GROUP BY ALL""",
+        )
+        con.unregister("user_losses")
+    labels = [f"{chosen}: sliding window ({'per user' if settings.window is None else f'k = {settings.window}'}), max"]
+    scored = [_predicted("p_max", settings, False)]
+    for name in PREDICTORS:
+        labels.append(f"{chosen}: sliding window + profiles, {name}")
+        scored.append(_predicted(f"p_{name}", settings, True))
+    plan = replace(plan, scored=tuple(scored))
+    rows.drop(con, "parted")
+    sums = _each_partition(_predictions_step, con, rows, plan, lake, ray)
+    results += [(label, scores(list(partial))) for label, partial in zip(labels, zip(*sums, strict=True), strict=True)]
+    return results, chosen
+
+
+def _per_job(
+    con: duckdb.DuckDBPyConnection,
+    rows: _Rows,
+    plan: _Plan,
+    source: str,
+    results: list[tuple[str, pl.DataFrame]],
+    chosen: str,
+    jobs_to: Path | None,
+) -> Report:
+    """The report: its scenario table, and the partitions' per-job rows in memory or in `jobs_to`."""
+    n = plan.partitions
     # The columns and types of analysis.predictions_jobs (PREDICTION_JOBS_SCHEMA), in its order.
     jobs = f"""SELECT {sql_literal(source)}::VARCHAR AS source, job::BIGINT AS job, resource::VARCHAR AS resource,
             user_name::VARCHAR AS user_key, submit::DOUBLE AS submit, used::DOUBLE AS used,
-            requested::DOUBLE AS requested, window_jobs::BIGINT AS window_jobs,
-            count(*) OVER (PARTITION BY resource, {column})::BIGINT AS workflow_jobs,
-            ({_layer("p_max", settings)})::VARCHAR AS layer, ({full})::DOUBLE AS predicted, train::BOOLEAN AS train
-        FROM by_window LEFT JOIN user_names USING (user_key) ORDER BY resource::VARCHAR, submit, job"""
+            requested::DOUBLE AS requested, window_jobs::BIGINT AS window_jobs, workflow_jobs::BIGINT AS workflow_jobs,
+            layer::VARCHAR AS layer, predicted::DOUBLE AS predicted, train::BOOLEAN AS train
+        FROM {rows.read_all("jobs", n)} LEFT JOIN user_names USING (user_key) ORDER BY resource::VARCHAR, submit, job"""
     if jobs_to is None:
-        return Report(_table(source, rows), chosen, frame=con.execute(jobs).pl())
+        frame = con.execute(jobs).pl()
+        if rows.folder is None:
+            _views_of_the_partitions(con, plan)
+        return Report(_table(source, results), chosen, frame=frame)
     copied = con.execute(f"COPY ({jobs}) TO {sql_literal(jobs_to.as_posix())} (FORMAT parquet, COMPRESSION zstd)")
     [(written,)] = copied.fetchall()  # DuckDB answers a COPY with the rows it wrote
-    return Report(_table(source, rows), chosen, pending=jobs_to, written=written)
+    return Report(_table(source, results), chosen, pending=jobs_to, written=written)
+
+
+def _views_of_the_partitions(con: duckdb.DuckDBPyConnection, plan: _Plan) -> None:
+    """TEMP views by_window (every job with its window and predictors) and by_grouping (the evaluation
+    jobs with each grouping's maximum of all history, p_<grouping>) over the partitions' tables."""
+    rows, n = _Rows(), plan.partitions
+    con.execute(f"CREATE OR REPLACE TEMP VIEW by_window AS SELECT * FROM {rows.read_all('by_window', n)}")
+    columns = GROUPINGS[plan.family]
+    aliases = {key: f"g{i}" for i, key in enumerate(plan.keys)}
+    picks = [
+        f'{aliases[plan.twins[column]]}.p AS "p_{name}"' for name, column in columns.items() if column in plan.twins
+    ]
+    joins = [
+        f"LEFT JOIN {rows.read_all(f'by_grouping_{key}', n)} AS {alias} "
+        f"ON {alias}.job = g0.job AND {alias}.resource = g0.resource"
+        for key, alias in aliases.items()
+        if alias != "g0"
+    ]
+    con.execute(
+        f"""CREATE OR REPLACE TEMP VIEW by_grouping AS
+        SELECT {", ".join(f"g0.{c}" for c in SCORED_COLUMNS)}, {", ".join(picks)}
+        FROM {rows.read_all(f"by_grouping_{plan.keys[0]}", n)} AS g0 {" ".join(joins)}"""
+    )
 
 
 def _relative_loss(scored: pl.DataFrame, requests: pl.DataFrame) -> float:

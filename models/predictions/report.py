@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from lakehouse.base.lake import Lake
-from lakehouse.base.report import Argument, Call, Option, Report, Shown, lazy
+from lakehouse.base.partitions import Partitioning
+from lakehouse.base.report import PARTITION_OPTIONS, Argument, Call, Option, Report, Shown, lazy
 from lakehouse.models.predictions import PREDICTIONS_JOBS, PREDICTIONS_SCORES
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
@@ -27,6 +28,7 @@ class Source:
     family: str
     name: str
     settings: PredictionSettings | None = None  # None: the defaults
+    partitioning: Partitioning = Partitioning()  # by a hash of the workflow [default: one, in this process]
 
 
 SUMMARY = """Predict each job's walltime, memory and processors (Google: each task's CPU and memory, mean and
@@ -42,6 +44,11 @@ sum of w |predicted - used| x walltime (resource units x hours; w: --under, --ov
 to the requests, accuracy min(p, u) / max(p, u), the share under-estimated and the share of reserved
 resource-time freed.  Stored as analysis.predictions_scores and analysis.predictions_jobs; `lakehouse
 simulate LOG --predictor column:predicted_walltime` schedules with the walltime predictions.
+
+The workflows may be split into partitions by a hash of the workflow (`--partitions N`, default one:
+what spans workflows -- the train/evaluation split, the profiles, each user's window -- is computed
+once or summed), and the partitions run as Ray tasks on a cluster (`--ray auto|HOST:PORT`,
+docs/scale-out.md); the predictions do not depend on either.
 
 Example: `lakehouse report predictions HPC2N-2002-2.2-cln --plots figures/`, or on 2019: `lakehouse report
 predictions google-2019 --grouping "logical name"`"""
@@ -82,14 +89,20 @@ def _runs(lake: Lake, call: Call) -> tuple[list[Source], list[str]]:
     from lakehouse.models.predictions.model import choose_sources
 
     settings = _settings(call.options)  # checked before the lake is read
+    partitioning = _partitioning(call.options)
     found, skipped = choose_sources(lake, call.argument)
-    return [Source(family, name, settings) for family, name in found], [f"skipped {reason}" for reason in skipped]
+    runs = [Source(family, name, settings, partitioning) for family, name in found]
+    return runs, [f"skipped {reason}" for reason in skipped]
+
+
+def _partitioning(options: Mapping[str, Any]) -> Partitioning:
+    return Partitioning(options["partitions"], options["ray"])
 
 
 def _predictions(lake: Lake, source: Source) -> Predictions:
     from lakehouse.models.predictions.model import Settings, report
 
-    return report(lake, source.family, source.name, source.settings or Settings())
+    return report(lake, source.family, source.name, source.settings or Settings(), source.partitioning)
 
 
 def _plot_predictions(lake: Lake, result: Predictions, folder: Path) -> list[Path]:
@@ -110,8 +123,8 @@ def _nightly(lake: Lake, logs: Sequence[str], options: Mapping[str, Any]) -> tup
 
     with_targets = {name for family, name in sources(lake) if family == "swf"}
     notes = [f"skipped {no_targets(log)}" for log in logs if log not in with_targets]
-    settings = _settings(options)
-    return [Source("swf", log, settings) for log in logs if log in with_targets], notes
+    settings, partitioning = _settings(options), _partitioning(options)
+    return [Source("swf", log, settings, partitioning) for log in logs if log in with_targets], notes
 
 
 def _present(results: list[Predictions], terminal: bool) -> list[Shown]:
@@ -127,7 +140,7 @@ REPORT: Report[Source, Predictions] = Report(
     lambda r: [(f"{r.table['source'][0]}: sliding windows over the {r.grouping!r} grouping", _glance(r))],
     _plot_predictions,
     follows="swf",
-    options=OPTIONS,
+    options=OPTIONS + PARTITION_OPTIONS,
     nightly=_nightly,
     order=10,
     summary=SUMMARY,

@@ -22,12 +22,8 @@ what the plots draw.  The trace-wide medians of the per-task values are selected
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import os
-import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -35,12 +31,11 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from lakehouse.base.budget import SPILL
 from lakehouse.base.catalog import sql_literal
 from lakehouse.base.datasets import DATASETS
 from lakehouse.base.errors import TooLittleDataError
 from lakehouse.base.lake import Lake, count
-from lakehouse.base.partitions import Partitioning, run_partitions
+from lakehouse.base.partitions import Partitioning, run_partitions, work_folder
 from lakehouse.base.results import store
 from lakehouse.base.writer import pending_path
 from lakehouse.models.order_statistics import exact_medians
@@ -189,22 +184,6 @@ def shares_for(windows: int, memory_limit: int) -> int:
     return max(1, math.ceil(windows * WINDOW_BYTES / (memory_limit * SHARE_OF_LIMIT)))
 
 
-@contextmanager
-def _work_folder(lake: Lake) -> Iterator[Path]:
-    """A folder for the report's intermediate Parquet, inside this process's spill folder of the lake
-    (removed at the end, and by the next command if this one is killed)."""
-    spill = SPILL.folder(lake.root, f"volatility-{next(_RUNS)}")
-    if spill is None:
-        raise OSError(f"cannot make a spill folder in {lake.root} or the system's temporary folder")
-    try:
-        yield spill
-    finally:
-        shutil.rmtree(spill, ignore_errors=True)
-
-
-_RUNS = itertools.count()
-
-
 def _parquet(files: list[Path]) -> str:
     return f"read_parquet([{', '.join(sql_literal(f.as_posix()) for f in files)}], hive_partitioning = false)"
 
@@ -218,7 +197,7 @@ def compute_volatility(lake: Lake, partitioning: Partitioning | None = None) -> 
     final.parent.mkdir(parents=True, exist_ok=True)
     pending = pending_path(final)
     try:
-        with lake.connect() as con, lake.query_errors(), _work_folder(lake) as work:
+        with lake.connect() as con, lake.query_errors(), work_folder(lake, "volatility") as work:
             result = _compute(con, lake, work, pending, partitioning or Partitioning())
         if not result.tasks:
             raise TooLittleDataError("no usage windows of mu1s-measured jobs in the lake (ingest task_usage first)")
