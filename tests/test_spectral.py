@@ -92,6 +92,8 @@ def test_phase_spread_by_hand():
     # Same phase: R = 1, no spread.  Phases +-a: R = cos a; a = pi/3 gives R = 1/2 and a circular sd of
     # sqrt(2 ln 2) rad = sqrt(2 ln 2) / (2 pi) days = 4.497 h.  Opposite phases: R = 0.
     assert phase_spread(np.array([0.4, 0.4, 0.4]), DAY_S) == pytest.approx((1.0, 0.0), abs=1e-6)
+    # Phases of 0.1, whose unit vectors' mean is 1 + 2e-16 long in floating point: still R = 1, no spread.
+    assert phase_spread(np.array([0.1, 0.1]), DAY_S) == (1.0, 0.0)
     resultant, spread = phase_spread(np.array([np.pi / 3, -np.pi / 3]), DAY_S)
     assert resultant == pytest.approx(0.5)
     assert spread == pytest.approx(np.sqrt(2 * np.log(2)) / (2 * np.pi) * 24, rel=1e-9)

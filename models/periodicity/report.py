@@ -35,8 +35,8 @@ class PeriodicitySettings:
     overlays: bool = True  # keep the series of the jobs the plots overlay with their fits
     trace: str = "google-2011"
     cell: str | None = None  # google-2019: one cell [default: every ingested cell]
-    partitions: int | None = None  # google-2011: how many [default: one]
-    ray: str | None = None  # google-2011: the Ray cluster the partitions run on [default: this process]
+    partitions: int | None = None  # how many [default: one; google-2019: per cell]
+    ray: str | None = None  # the Ray cluster the partitions run on [default: this process]
 
     @property
     def partitioning(self) -> Partitioning:
@@ -54,9 +54,10 @@ where it is significant, the test's false-positive rate measured on pure-noise s
 own gaps, and how spread the peaks of the significant jobs are (mean resultant length; circular
 standard deviation in hours).
 
-The jobs may be split into partitions by a hash of the job (`--partitions N`, default one: a job's
-series is streamed, so memory does not ask for more), fitted one after the other or as Ray tasks on a
-cluster (`--ray auto|HOST:PORT`, docs/scale-out.md); the fits do not depend on either.
+The jobs (on the 2019 trace, each cell's) may be split into partitions by a hash of the job
+(`--partitions N`, default one: a job's series is streamed, so memory does not ask for more), fitted
+one after the other or as Ray tasks on a cluster (`--ray auto|HOST:PORT`, docs/scale-out.md); the fits
+do not depend on either.
 
 `--plots DIR` writes boxplots of the ratios, a polar plot of the daily peaks and three jobs' demand
 overlaid with their fits.
@@ -82,8 +83,7 @@ def _periodicity(lake: Lake, settings: PeriodicitySettings) -> Periodicity | Per
     if settings.trace == "google-2019":
         from lakehouse.models.periodicity.cells_2019 import periodicity_2019
 
-        settings.partitioning.refused("the 2019 trace's fits")
-        return periodicity_2019(lake, settings.cell)
+        return periodicity_2019(lake, settings.cell, settings.partitioning)
     from lakehouse.models.periodicity.job_sinusoids import periodicity
 
     return periodicity(lake, settings.noise_trials, settings.overlays, settings.partitioning)

@@ -116,7 +116,9 @@ def phase_spread(phases: np.ndarray, period_s: float) -> tuple[float, float]:
     period, R near 0 when peaks are spread evenly around it."""
     if len(phases) == 0:
         return float("nan"), float("nan")
-    resultant = float(np.abs(np.mean(np.exp(1j * np.asarray(phases)))))
+    # (Phases all equal give a mean of unit vectors whose length rounds to a hair above 1, whose log
+    # would make the spread NaN: R is at most 1.)
+    resultant = min(float(np.abs(np.mean(np.exp(1j * np.asarray(phases))))), 1.0)
     spread = np.sqrt(-2 * np.log(max(resultant, 1e-300))) * period_s / (2 * np.pi) / HOUR_S
     return resultant, float(spread)
 
