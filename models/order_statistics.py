@@ -24,12 +24,6 @@ BINS_PER_OCTAVE = 16
 _OFFSET = 10**6  # above the largest |floor(log2|x| * 16)| of a double (~17,200)
 
 
-def _key(column: str) -> str:
-    """A BIGINT that never decreases as `column` grows: the bin of its value."""
-    magnitude = f"floor(log2(abs({column})) * {BINS_PER_OCTAVE})::BIGINT + {_OFFSET}"
-    return f"CASE WHEN {column} > 0 THEN {magnitude} WHEN {column} < 0 THEN -({magnitude}) ELSE 0 END"
-
-
 def exact_medians(
     con: duckdb.DuckDBPyConnection, relation: str, columns: Sequence[str], subsets: Mapping[str, str]
 ) -> dict[tuple[str, str], float | None]:
@@ -38,39 +32,73 @@ def exact_medians(
     conditions = " ".join(f"WHEN {_literal(name)} THEN {condition}" for name, condition in subsets.items())
     names = ", ".join(f"({_literal(name)})" for name in subsets)
     unpivoted = (
-        f"(SELECT subset, metric, x FROM (UNPIVOT (SELECT {', '.join(f'{c}::DOUBLE AS {c}' for c in columns)}, * "
-        f"EXCLUDE ({', '.join(columns)}) FROM {relation}) ON {', '.join(columns)} INTO NAME metric VALUE x), "
+        f"(SELECT subset, metric, x, {bin_key('x')} AS key FROM (UNPIVOT (SELECT "
+        f"{', '.join(f'{c}::DOUBLE AS {c}' for c in columns)}, * EXCLUDE ({', '.join(columns)}) FROM {relation}) "
+        f"ON {', '.join(columns)} INTO NAME metric VALUE x), "
         f"(VALUES {names}) AS s(subset) WHERE (CASE subset {conditions} END) AND NOT isnan(x))"
     )
-    bins = con.execute(f"SELECT subset, metric, {_key('x')} AS key, count(*) AS n FROM {unpivoted} GROUP BY ALL").pl()
-    bins = bins.sort("subset", "metric", "key").with_columns(
-        below=pl.col("n").cum_sum().over("subset", "metric") - pl.col("n"),
-        total=pl.col("n").sum().over("subset", "metric"),
-    )
-    # The middle ranks (1-based): one for an odd count, two for an even one; the bins that hold them.
-    wanted = bins.with_columns(low=(pl.col("total") + 1) // 2, high=pl.col("total") // 2 + 1).filter(
-        ((pl.col("below") < pl.col("low")) & (pl.col("low") <= pl.col("below") + pl.col("n")))
-        | ((pl.col("below") < pl.col("high")) & (pl.col("high") <= pl.col("below") + pl.col("n")))
-    )
+    groups = ["subset", "metric"]
     medians: dict[tuple[str, str], float | None] = {(s, c): None for s in subsets for c in columns}
+    wanted = middle_bins(
+        con.execute(f"SELECT subset, metric, key, count(*) AS n FROM {unpivoted} GROUP BY ALL").pl(), groups
+    )
     if wanted.is_empty():
         return medians
-    con.register("median_bins", wanted.select("subset", "metric", "key", "below").to_arrow())
+    values = counted_in(con, unpivoted, groups, wanted)
+    medians.update(medians_in(values, wanted, groups))  # type: ignore[arg-type]
+    return medians
+
+
+def bin_key(column: str) -> str:
+    """A BIGINT that never decreases as `column` grows: the bin of its value (NULL for NULL and NaN)."""
+    magnitude = f"floor(log2(abs({column})) * {BINS_PER_OCTAVE})::BIGINT + {_OFFSET}"
+    return (
+        f"CASE WHEN isnan({column}) THEN NULL WHEN {column} > 0 THEN {magnitude} "
+        f"WHEN {column} < 0 THEN -({magnitude}) WHEN {column} = 0 THEN 0 END"
+    )
+
+
+def middle_bins(bins: pl.DataFrame, groups: Sequence[str]) -> pl.DataFrame:
+    """From counts `n` per group and bin (`groups`..., key), of one partition or several (summed here),
+    the bins that hold each group's middle ranks, with the count below them and the group's total."""
+    groups = list(groups)
+    bins = bins.filter(pl.col("key").is_not_null()).group_by(*groups, "key").agg(pl.col("n").sum())
+    bins = bins.sort(*groups, "key").with_columns(
+        below=pl.col("n").cum_sum().over(groups) - pl.col("n"), total=pl.col("n").sum().over(groups)
+    )
+    # The middle ranks (1-based): one for an odd count, two for an even one; the bins that hold them.
+    low, high = (pl.col("total") + 1) // 2, pl.col("total") // 2 + 1
+    return bins.filter(_holds(low) | _holds(high)).select(*groups, "key", "below", "total")
+
+
+def _holds(rank: pl.Expr) -> pl.Expr:
+    return (pl.col("below") < rank) & (rank <= pl.col("below") + pl.col("n"))
+
+
+def counted_in(
+    con: duckdb.DuckDBPyConnection, unpivoted: str, groups: Sequence[str], wanted: pl.DataFrame
+) -> pl.DataFrame:
+    """How many times each value of `unpivoted` (groups..., key, x) falls in the `wanted` bins."""
+    con.register("median_bins", wanted.select(*groups, "key").to_arrow())
     try:
-        values = con.execute(
-            f"SELECT subset, metric, x, count(*) AS n, any_value(below) AS below FROM "
-            f"(SELECT *, {_key('x')} AS key FROM {unpivoted}) JOIN median_bins USING (subset, metric, key) "
-            "GROUP BY subset, metric, key, x"
+        return con.execute(
+            f"SELECT {', '.join(groups)}, key, x, count(*) AS n FROM {unpivoted} "
+            f"SEMI JOIN median_bins USING ({', '.join(groups)}, key) GROUP BY ALL"
         ).pl()
     finally:
         con.unregister("median_bins")
-    totals = {(s, m): t for s, m, t in bins.select("subset", "metric", "total").unique().iter_rows()}
-    for (subset, metric), group in values.sort("subset", "metric", "x").group_by(
-        "subset", "metric", maintain_order=True
-    ):
-        total = totals[(subset, metric)]
+
+
+def medians_in(values: pl.DataFrame, wanted: pl.DataFrame, groups: Sequence[str]) -> dict[tuple[object, ...], float]:
+    """Each group's median from the values counted in its middle bins (`counted_in`, of one partition or
+    several: summed here) and `middle_bins`' counts below them."""
+    groups = list(groups)
+    values = values.group_by(*groups, "key", "x").agg(pl.col("n").sum()).join(wanted, on=[*groups, "key"])
+    medians: dict[tuple[object, ...], float] = {}
+    for group, rows in values.sort(*groups, "x").group_by(*groups, maintain_order=True):
+        total = int(rows["total"][0])
         low, high = (total + 1) // 2, total // 2 + 1
-        medians[(subset, metric)] = (_at_rank(group, low) + _at_rank(group, high)) / 2
+        medians[tuple(group)] = (_at_rank(rows, low) + _at_rank(rows, high)) / 2
     return medians
 
 

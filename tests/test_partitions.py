@@ -34,6 +34,8 @@ from lakehouse.models.periodicity.job_sinusoids import Periodicity
 from lakehouse.models.periodicity.job_sinusoids import periodicity as fit_periodicity
 from lakehouse.models.predictions.model import Report as Predictions
 from lakehouse.models.predictions.model import report as predict
+from lakehouse.models.volatility.cells_2019 import compare as compare_2019
+from lakehouse.models.volatility.cells_2019 import windows_sql
 from lakehouse.models.volatility.model import Volatility, compute_volatility
 from lakehouse.synth.google_trace import Settings, generate
 
@@ -107,6 +109,32 @@ def assert_same_volatility(got: tuple[Volatility, pl.DataFrame], expected: tuple
         assert_frame_equal(getattr(result, histogram), getattr(truth, histogram), rel_tol=SUMS, abs_tol=1e-12)
 
 
+def volatility_2019(lake: Lake, partitioning: Partitioning) -> pl.DataFrame:
+    return compare_2019(lake, partitioning=partitioning)
+
+
+def assert_same_volatility_2019(got: pl.DataFrame, expected: pl.DataFrame) -> None:
+    assert_frame_equal(got, expected, rel_tol=SUMS, abs_tol=1e-12)
+    medians = [c for c in got.columns if c.startswith("median_")]
+    assert_frame_equal(got.select(medians), expected.select(medians), check_exact=True)  # values of the data
+
+
+def test_the_2019_comparison_is_duckdbs_own_aggregates_over_its_windows(google_lake, whole):
+    """Its sums and counted medians against DuckDB's avg, corr and exact median over the same windows."""
+    expected = google_lake.query(
+        f"""SELECT cell, coalesce(tier, 'all') AS tier, count(*) AS windows, avg(abs_d) AS mean_abs_d_2011,
+            avg(mad) AS mean_mad_percentiles, corr(abs_d, mad) AS window_correlation,
+            median(spread_p90_p10) AS median_spread_p90_p10, median(p99_over_mean) AS median_p99_over_mean,
+            avg(sample_outside::INTEGER) AS share_sample_outside_range
+        FROM ({windows_sql()}) GROUP BY GROUPING SETS ((cell, tier), (cell)) ORDER BY cell, tier IS NULL, tier"""
+    )
+    got = whole["volatility-2019"].select(expected.columns)
+    assert expected.height >= 3  # the cell's tiers and 'all'
+    assert_frame_equal(got, expected, rel_tol=1e-9, abs_tol=1e-12)
+    medians = ["median_spread_p90_p10", "median_p99_over_mean"]
+    assert_frame_equal(got.select(medians), expected.select(medians), check_exact=True)
+
+
 def periodicity_2019(lake: Lake, partitioning: Partitioning) -> Periodicity2019:
     return fit_periodicity_2019(lake, partitioning=partitioning)
 
@@ -144,6 +172,7 @@ REPORTS = {
     "volatility": (volatility, assert_same_volatility),
     "periodicity": (periodicity, assert_same_periodicity),
     "periodicity-2019": (periodicity_2019, assert_same_periodicity_2019),
+    "volatility-2019": (volatility_2019, assert_same_volatility_2019),
     "predictions": (predictions, assert_same_predictions),
 }
 
@@ -153,7 +182,7 @@ def whole(google_lake: Lake) -> dict[str, object]:
     """Each report's result in one partition, in this process."""
     results = {name: compute(google_lake, Partitioning(1)) for name, (compute, _) in REPORTS.items()}
     assert results["volatility"][0].tasks > 100 and results["periodicity"].fits.height >= 7
-    assert results["periodicity-2019"].fits.height >= 7
+    assert results["periodicity-2019"].fits.height >= 7 and results["volatility-2019"]["windows"].min() > 100
     scored, jobs = results["predictions"]
     # Enough to split: workflows with history in every partition, and users whose window is chosen.
     assert jobs.height > 1000 and jobs["layer"].eq("workflow").sum() > 100 and jobs["window_jobs"].n_unique() > 1
@@ -169,7 +198,11 @@ def test_partitions_in_this_process_give_the_whole_result(google_lake, whole, re
 
 @pytest.mark.slow
 @pytest.mark.parametrize("report", list(REPORTS))
-@pytest.mark.parametrize("partitions", [1, 2, 7])
+# (Each run joins the cluster and starts its workers' connections, 3-5 s: `make test` runs the split in
+# most partitions; `make faults` the one and two partitions of every report too.)
+@pytest.mark.parametrize(
+    "partitions", [pytest.param(1, marks=pytest.mark.thorough), pytest.param(2, marks=pytest.mark.thorough), 7]
+)
 def test_partitions_on_a_two_node_ray_cluster_give_the_whole_result(
     google_lake, whole, two_node_ray, report, partitions
 ):
@@ -258,7 +291,7 @@ def test_the_predictions_command_in_partitions_stores_what_it_stores_whole(googl
         (["--partitions", "1000000"], "there are only"),
         (["--ray", "not an address"], "expected auto, HOST:PORT"),
         (["--ray", "127.0.0.1:1"], "nothing answers there"),
-        (["--trace", "google-2019", "--ray", "auto"], "the 2019 comparison runs in this process"),
+        (["--trace", "google-2019", "--partitions", "1000000"], "there are only"),
     ],
 )
 def test_bad_partitioning_is_one_line_before_any_result(google_lake, args, says):

@@ -141,11 +141,6 @@ class Partitioning:
             )
         return self.count
 
-    def refused(self, what: str) -> None:
-        """A SettingsError if a partitioning was asked of work that is not split (`what` runs in this process)."""
-        if self.count is not None or self.ray is not None:
-            raise SettingsError(f"--partitions and --ray split the 2011 trace's report; {what} runs in this process")
-
 
 class PartitionError(LakehouseError, RuntimeError):
     """A partition that failed (after Ray's retries): the message names it and what to change."""

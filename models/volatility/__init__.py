@@ -85,7 +85,7 @@ VOLATILITY_2019 = StoredTable(
         " of each window's E|X - mean| / mean read from its 20 percentiles (quantile function linear between "
         "them); ratio_2011_to_percentiles (1 = the 2011 estimator is unbiased); window_correlation of the "
         "two, window by window; median_spread_p90_p10 = median (p90 - p10) / mean and median_p99_over_mean, "
-        "both t-digest estimates (approx_quantile: memory that does not grow with the windows); "
+        "both exact, selected by counting (memory that does not grow with the windows); "
         "share_sample_outside_range = random seconds outside [p0, p100]; share_zero_sample."
     ),
 )

@@ -14,18 +14,27 @@ p99 / mean.
 The windows are the tasks' (google2019.instance_usage rows of jobs, inside an alloc set or not), as the
 2011 study measured tasks: an alloc instance's window sums its tasks' seconds, a series of another
 kind.  (Per-window numbers count nothing twice: the double count of the alloc sets matters to sums,
-which google2019.usage is for.)  Everything is one query of aggregates that hold a fixed state, so its
-memory does not grow with the trace: the medians of the spreads are t-digest estimates (DuckDB's
-approx_quantile).  Exact medians held every window's value: 0.05 of a real cell (71 million windows)
-did not fit a 1 GB budget.
+which google2019.usage is for.)  Everything is made of sums and counts, which hold a fixed state, so
+its memory does not grow with the trace, and which add up over partitions of the windows (by a hash of
+the job, here or as Ray tasks: lakehouse.base.partitions): the means, shares and correlation from
+sums per cell and tier, the medians of the spreads selected by counting (`order_statistics`: a count
+per bin of each spread, then the values of the bins holding the middle, the median to the last bit).
+DuckDB's own median held every window's value (0.05 of a real cell, 71 million windows, did not fit a
+1 GB budget), and its t-digest estimate cannot be added up over partitions.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+
 import polars as pl
 
+from lakehouse.base.catalog import sql_literal
 from lakehouse.base.google2019_format import CPU_PERCENTILES, TAIL_CPU_PERCENTILES
 from lakehouse.base.lake import Lake
+from lakehouse.base.partitions import Partitioning, joined, run_partitions
+from lakehouse.models.order_statistics import bin_key, counted_in, medians_in, middle_bins
 
 #: The probabilities of the 20 percentiles, in order: 0, .1, ..., .9, .91, ..., .99, 1.
 LEVELS = sorted({p / 100 for p in (*CPU_PERCENTILES, *TAIL_CPU_PERCENTILES)})
@@ -42,12 +51,16 @@ def _mad_from_percentiles(mean: str, points: str) -> str:
     return " + ".join(terms)
 
 
-def windows_sql(cell: str | None = None) -> str:
-    """One row per task window with a mean above 0, a random second and both histograms: its cell, tier,
-    |d| by the 2011 method and the truth the percentiles give."""
+def windows_sql(cell: str | None = None, partition: tuple[int, int] = (0, 1)) -> str:
+    """One row per task window with a mean above 0, a random second and both histograms (of partition
+    `number` of `count`, by a hash of the job): its cell, tier, |d| by the 2011 method and the truth the
+    percentiles give."""
     # The 20 points in level order: p0..p90 of the first histogram, p91..p99 of the tail, then p100.
     points = "list_concat(cpu_usage_distribution[1:10], tail_cpu_usage_distribution, cpu_usage_distribution[11:11])"
-    where = "" if cell is None else f"AND u.cell = '{cell}'"
+    where = "" if cell is None else f"AND u.cell = {sql_literal(cell)}"
+    number, count = partition
+    if count > 1:
+        where += f" AND hash(u.collection_id) % {count} = {number}"
     return f"""
         WITH tiers AS (
             SELECT cell, collection_id, arg_max(tier, time) AS tier
@@ -67,22 +80,102 @@ def windows_sql(cell: str | None = None) -> str:
     """
 
 
-def compare(lake: Lake, cell: str | None = None) -> pl.DataFrame:
+#: The spreads whose medians the comparison gives: exact, selected by counting (`order_statistics`).
+SPREADS = ("spread_p90_p10", "p99_over_mean")
+#: A median's group: the cell, the tier (or ALL_TIERS) and the spread.
+GROUPS = ("cell", "tier", "metric")
+ALL_TIERS = "all"
+#: The sums each partition gives per cell and tier, of which the means, shares and correlation are made.
+SUMS = ("windows", "abs_d", "mad", "abs_d2", "mad2", "abs_d_mad", "outside", "zero")
+
+
+def _sums_and_bins(lake: Lake, cell: str | None, partitions: int, number: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Partition `number`'s SUMS per cell and tier, and its counts per bin of each spread, in one scan of
+    its windows."""
+    keys = ", ".join(f"{bin_key(spread)} AS {spread}_key" for spread in SPREADS)
+    flags = ", ".join(f"{spread}_key, grouping({spread}_key) = 0 AS by_{spread}" for spread in SPREADS)
+    sets = ", ".join(f"(cell, tier, {spread}_key)" for spread in SPREADS)
+    query = f"""
+        SELECT cell, tier, {flags}, count(*) AS windows, sum(abs_d) AS abs_d, sum(mad) AS mad,
+               sum(abs_d * abs_d) AS abs_d2, sum(mad * mad) AS mad2, sum(abs_d * mad) AS abs_d_mad,
+               count(*) FILTER (sample_outside) AS outside, count(*) FILTER (zero_sample) AS zero
+        FROM (SELECT *, {keys} FROM ({windows_sql(cell, (number, partitions))}))
+        GROUP BY GROUPING SETS ((cell, tier), {sets})
+    """
+    with lake.connect() as con, lake.query_errors(), lake.joins_as_written():
+        # (joins as written: the windows stream past the tiers of their collections)
+        rows = con.execute(query).pl()
+    by_bin = [pl.col(f"by_{spread}") for spread in SPREADS]
+    sums = rows.filter(~pl.any_horizontal(by_bin)).select("cell", "tier", *SUMS)
+    bins = pl.concat(
+        rows.filter(f"by_{spread}").select(
+            "cell",
+            "tier",
+            pl.lit(spread).alias("metric"),
+            pl.col(f"{spread}_key").alias("key"),
+            pl.col("windows").alias("n"),
+        )
+        for spread in SPREADS
+    )
+    return sums, bins
+
+
+def _counted(lake: Lake, cell: str | None, partitions: int, wanted: pl.DataFrame, number: int) -> pl.DataFrame:
+    """Partition `number`'s values of each spread that fall in the bins holding the medians (`wanted`),
+    each value counted for its tier and for all tiers."""
+    every = f"CASE WHEN every THEN '{ALL_TIERS}' ELSE tier END AS tier"
+    unpivoted = f"""(SELECT *, {bin_key("x")} AS key FROM (UNPIVOT (
+        SELECT cell, {every}, {", ".join(SPREADS)} FROM ({windows_sql(cell, (number, partitions))}),
+            (VALUES (false), (true)) AS d(every)
+        ) ON {", ".join(SPREADS)} INTO NAME metric VALUE x))"""
+    with lake.connect() as con, lake.query_errors(), lake.joins_as_written():
+        return counted_in(con, unpivoted, GROUPS, wanted)
+
+
+def _with_all_tiers(frame: pl.DataFrame, by: list[str], sums: list[str]) -> pl.DataFrame:
+    """`frame`'s rows summed per `by` (over the partitions), and again with every tier as ALL_TIERS."""
+    per_tier = frame.group_by(*by).agg(pl.col(sums).sum())
+    every = frame.with_columns(tier=pl.lit(ALL_TIERS)).group_by(*by).agg(pl.col(sums).sum())
+    return pl.concat([per_tier, every.select(per_tier.columns)])
+
+
+def compare(lake: Lake, cell: str | None = None, partitioning: Partitioning | None = None) -> pl.DataFrame:
     """Per cell and tier (and each cell's 'all'): windows, the 2011 estimate (mean |d|), the truth from
     the percentiles (mean MAD / mean), their ratio and window-by-window correlation, the medians of the
-    spreads (t-digest estimates), and the shares of samples outside [p0, p100] and of zero samples."""
-    query = f"""
-        SELECT cell, coalesce(tier, 'all') AS tier, count(*) AS windows,
-               avg(abs_d) AS mean_abs_d_2011, avg(mad) AS mean_mad_percentiles,
-               avg(abs_d) / nullif(avg(mad), 0) AS ratio_2011_to_percentiles,
-               corr(abs_d, mad) AS window_correlation,
-               approx_quantile(spread_p90_p10, 0.5) AS median_spread_p90_p10,
-               approx_quantile(p99_over_mean, 0.5) AS median_p99_over_mean,
-               avg(sample_outside::INTEGER) AS share_sample_outside_range,
-               avg(zero_sample::INTEGER) AS share_zero_sample
-        FROM ({windows_sql(cell)})
-        GROUP BY GROUPING SETS ((cell, tier), (cell))
-        ORDER BY cell, tier = 'all' DESC, tier
-    """
-    with lake.joins_as_written():  # the windows stream past the tiers of their collections
-        return lake.query(query)
+    spreads, and the shares of samples outside [p0, p100] and of zero samples.  The windows are split
+    into partitions by a hash of the job (one by default, in this process: `partitioning`); each gives
+    sums and counts, added up here, so the split changes nothing but the order of the sums."""
+    partitioning = partitioning or Partitioning()
+    where = "" if cell is None else f"WHERE cell = {sql_literal(cell)}"
+    jobs = f"SELECT count(DISTINCT collection_id) FROM google2019.instance_usage {where}"
+    partitions = partitioning.resolve(1, lambda: int(lake.rows(jobs)[0][0]), "jobs with usage windows")
+    ray = partitioning.ray
+    with joined(ray) if ray else contextlib.nullcontext():  # one join of the cluster for both steps
+        parts = run_partitions(functools.partial(_sums_and_bins, lake, cell, partitions), partitions, ray)
+        wanted = middle_bins(_with_all_tiers(pl.concat(b for _, b in parts), [*GROUPS, "key"], ["n"]), GROUPS)
+        counted = []
+        if not wanted.is_empty():
+            counted = run_partitions(functools.partial(_counted, lake, cell, partitions, wanted), partitions, ray)
+    medians = medians_in(pl.concat(counted), wanted, GROUPS) if counted else {}
+    sums = _with_all_tiers(pl.concat(s for s, _ in parts), ["cell", "tier"], list(SUMS))
+    n = pl.col("windows")
+    mean_d, mean_mad = pl.col("abs_d") / n, pl.col("mad") / n
+    covariance = pl.col("abs_d_mad") / n - mean_d * mean_mad
+    variances = (pl.col("abs_d2") / n - mean_d**2) * (pl.col("mad2") / n - mean_mad**2)
+    table = sums.select(
+        "cell",
+        "tier",
+        "windows",
+        mean_d.alias("mean_abs_d_2011"),
+        mean_mad.alias("mean_mad_percentiles"),
+        pl.when(mean_mad != 0).then(mean_d / mean_mad).alias("ratio_2011_to_percentiles"),
+        pl.when(variances > 0).then(covariance / variances.sqrt()).alias("window_correlation"),
+        (pl.col("outside") / n).alias("share_sample_outside_range"),
+        (pl.col("zero") / n).alias("share_zero_sample"),
+    )
+    for spread in SPREADS:
+        found = [(c, t, value) for (c, t, metric), value in medians.items() if metric == spread]
+        schema = {"cell": pl.String, "tier": pl.String, f"median_{spread}": pl.Float64}
+        table = table.join(pl.DataFrame(found, schema=schema, orient="row"), on=["cell", "tier"], how="left")
+    columns = [*table.columns[:7], *(f"median_{spread}" for spread in SPREADS), *table.columns[7:9]]
+    return table.select(columns).sort("cell", pl.col("tier") == ALL_TIERS, "tier")  # each cell's "all" last

@@ -23,8 +23,8 @@ if TYPE_CHECKING:  # the model loads when the report runs, not when a command li
 class VolatilitySettings:
     trace: str = "google-2011"
     cell: str | None = None  # google-2019: one cell [default: every ingested cell]
-    partitions: int | None = None  # google-2011: how many [default: as many as the memory limit asks for]
-    ray: str | None = None  # google-2011: the Ray cluster the partitions run on [default: this process]
+    partitions: int | None = None  # how many [default: 2011 as many as the memory limit asks for; 2019 one]
+    ray: str | None = None  # the Ray cluster the partitions run on [default: this process]
 
     @property
     def partitioning(self) -> Partitioning:
@@ -44,10 +44,9 @@ def _volatility(lake: Lake, settings: VolatilitySettings | None) -> Volatility |
     if settings is not None and settings.trace == "google-2019":
         from lakehouse.base.errors import TooLittleDataError
 
-        settings.partitioning.refused("the 2019 comparison")
         from lakehouse.models.volatility.cells_2019 import compare
 
-        comparison = compare(lake, settings.cell)
+        comparison = compare(lake, settings.cell, settings.partitioning)
         if comparison.is_empty():
             where = f"cell {settings.cell}" if settings.cell else "the lake"
             raise TooLittleDataError(
@@ -108,9 +107,10 @@ give (mean E|X - mean| / mean), their ratio and correlation, and the spreads (p9
 p99 / mean. Stores analysis.volatility_2019; `--cell` takes one cell.
 
 On the 2011 trace the tasks are split into partitions by a hash of (job, task), each computed alone:
-as many as `--memory-limit` asks for, or `--partitions N`; `--ray auto|HOST:PORT` runs them as Ray tasks
-on a cluster whose workers share the lake's folder (docs/scale-out.md).  The numbers do not depend on
-either.
+as many as `--memory-limit` asks for, or `--partitions N`; on the 2019 trace the windows by a hash of
+the job, one partition unless `--partitions N` (its sums and counts hold a fixed state).  `--ray
+auto|HOST:PORT` runs them as Ray tasks on a cluster whose workers share the lake's folder
+(docs/scale-out.md).  The numbers do not depend on either.
 
 `--plots DIR` writes ECDFs of both CVs, a histogram of per-task mean |d|, the ECDF of d, a
 log-count heatmap of mu5m/request vs mu1s/request and a scatter of per-task mean mu5m vs mu1s.
