@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+from collections.abc import Iterator
 
+import duckdb
 import polars as pl
 
 from lakehouse.base.catalog import sql_literal
@@ -102,8 +104,7 @@ def _sums_and_bins(lake: Lake, cell: str | None, partitions: int, number: int) -
         FROM (SELECT *, {keys} FROM ({windows_sql(cell, (number, partitions))}))
         GROUP BY GROUPING SETS ((cell, tier), {sets})
     """
-    with lake.connect() as con, lake.query_errors(), lake.joins_as_written():
-        # (joins as written: the windows stream past the tiers of their collections)
+    with _windows_connection(lake) as con:
         rows = con.execute(query).pl()
     by_bin = [pl.col(f"by_{spread}") for spread in SPREADS]
     sums = rows.filter(~pl.any_horizontal(by_bin)).select("cell", "tier", *SUMS)
@@ -128,8 +129,17 @@ def _counted(lake: Lake, cell: str | None, partitions: int, wanted: pl.DataFrame
         SELECT cell, {every}, {", ".join(SPREADS)} FROM ({windows_sql(cell, (number, partitions))}),
             (VALUES (false), (true)) AS d(every)
         ) ON {", ".join(SPREADS)} INTO NAME metric VALUE x))"""
-    with lake.connect() as con, lake.query_errors(), lake.joins_as_written():
+    with _windows_connection(lake) as con:
         return counted_in(con, unpivoted, GROUPS, wanted)
+
+
+@contextlib.contextmanager
+def _windows_connection(lake: Lake) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A connection of the lake's budget whose joins keep the side they are written with in memory
+    (`Lake.joins_as_written` says why): the windows stream past the tiers of their collections."""
+    with lake.connect() as con, lake.query_errors():
+        con.execute("SET disabled_optimizers = 'join_order'")
+        yield con
 
 
 def _with_all_tiers(frame: pl.DataFrame, by: list[str], sums: list[str]) -> pl.DataFrame:
