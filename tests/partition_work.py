@@ -1,5 +1,6 @@
 """Work for the partition tests' Ray workers, which import it by name (the test adds this folder to
-their PYTHONPATH): a partition whose worker kills itself the first time it runs it."""
+their PYTHONPATH): a partition whose worker kills itself the first time it runs it, and one whose query
+outgrows its worker's budget."""
 
 from __future__ import annotations
 
@@ -20,3 +21,14 @@ def square_unless_first_try(marker: str, doomed: int, number: int) -> tuple[int,
     import ray
 
     return number**2, ray.get_runtime_context().get_node_id()
+
+
+def hungry_unless_first(lake: str, number: int) -> int:
+    """Partition 0 holds a list of ten million numbers (a list cannot spill) under a 20 MB budget, where
+    DuckDB runs out of memory; the others answer at once."""
+    from lakehouse.base.lake import Lake
+
+    starved = Lake(lake, memory_limit="20MB")
+    with starved.connect() as con, starved.query_errors():
+        size = 10_000_000 if number == 0 else 10
+        return len(con.execute(f"SELECT list(range({size}))").fetchone()[0])

@@ -349,3 +349,18 @@ def test_a_worker_that_cannot_read_the_lake_fails_its_partition_in_one_line(goog
     elsewhere = Lake(tmp_path / "not-shared")
     with pytest.raises(PartitionError, match=r"^partition \d of 2: no lake at .*not-shared"):
         run_partitions(functools.partial(_partition_on_worker, elsewhere, tmp_path), 2, two_node_ray)
+
+
+@pytest.mark.parametrize("where", ["here", pytest.param("ray", marks=pytest.mark.slow)])
+def test_a_partition_out_of_memory_is_one_line_naming_it_and_what_to_change(google_lake, where, request):
+    """A worker whose budget cannot hold its partition (DuckDB out of memory even spilling): the partition
+    named, with both ways out."""
+    from lakehouse.base.partitions import PartitionError
+
+    ray = request.getfixturevalue("two_node_ray") if where == "ray" else None
+    with pytest.raises(PartitionError) as failed:
+        run_partitions(functools.partial(partition_work.hungry_unless_first, str(google_lake.root)), 2, ray)
+    message = str(failed.value)
+    assert message.startswith("partition 0 of 2: the query needs more memory than the limit"), message
+    assert "raise --memory-limit" in message and message.endswith("or give more partitions (--partitions)")
+    assert "\n" not in message

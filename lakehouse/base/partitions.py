@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lakehouse.base.budget import SPILL
-from lakehouse.base.errors import LakehouseError, SettingsError
+from lakehouse.base.errors import LakehouseError, ResourceError, SettingsError
 
 if TYPE_CHECKING:
     from lakehouse.base.lake import Lake
@@ -151,7 +151,7 @@ def run_partitions(work: Callable[[int], T], count: int, ray: str | None = None)
     the cluster at `ray`; the results in partition order.  On Ray, `work` and its result travel by
     pickle: a module-level function, or a partial of one, over picklable arguments (a Lake is)."""
     if ray is None:
-        return [work(number) for number in range(count)]
+        return [_here(work, number, count) for number in range(count)]
     check_ray_address(ray)
     with joined(ray) as engine:
         # SPREAD: the partitions go to every node of the cluster, not first to fill the one the command
@@ -180,10 +180,26 @@ def _partition(work: Callable[[int], T], number: int) -> T:
     return work(number)
 
 
+def _here(work: Callable[[int], T], number: int, count: int) -> T:
+    """One partition in this process; out of memory, one line naming it (of several) and what to change."""
+    try:
+        return work(number)
+    except ResourceError as exc:
+        if count == 1:
+            raise
+        raise PartitionError(_out_of_memory(number, count, exc)) from None
+
+
+def _out_of_memory(number: int, count: int, exc: ResourceError) -> str:
+    return f"partition {number} of {count}: {exc}; or give more partitions (--partitions)"
+
+
 def _failure(number: int, count: int, exc: Exception) -> str:
     """One line for a partition that failed on Ray: which, why, and what to change."""
     cause = getattr(exc, "cause", None)
-    if isinstance(cause, LakehouseError):  # the work's own words (a query error, the memory limit)
+    if isinstance(cause, ResourceError):  # DuckDB's memory limit, even spilling
+        return _out_of_memory(number, count, cause)
+    if isinstance(cause, LakehouseError):  # the work's own words (a query error)
         return f"partition {number} of {count}: {cause}"
     text = " ".join(str(exc).split())
     if "OutOfMemory" in type(exc).__name__ or "out of memory" in text.lower():
