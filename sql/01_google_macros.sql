@@ -72,8 +72,8 @@ CREATE OR REPLACE MACRO google.task_volatility_of(windows, tasks) AS TABLE
         coalesce(t.long_running, false) AS long_running
     FROM robust AS p
     LEFT JOIN query_table(tasks) AS t ON t.job_id = p.job_id AND t.task_index = p.task_index;
--- The prediction targets of a Google task, of the 2011 or the 2019 trace (predict.google_targets,
--- predict.google2019_targets): per resource, what the task used and what it requested, where both are positive.
+-- The prediction targets of a cloud trace's task (predict.cluster_targets): per resource, what the task
+-- used and what it requested, where both are positive.
 CREATE OR REPLACE MACRO google.task_resources(cpu, cpu_peak, memory, memory_peak, cpu_request, memory_request) AS
     list_filter([
         {'resource': 'cpu', 'used': cpu, 'requested': cpu_request},

@@ -94,7 +94,7 @@ def test_runs_on_the_real_google_sample(tmp_path: Path):
     google = shared_or_skip(SHARED / "google")
     lake = Lake(tmp_path / "lake")
     ingest_google(lake, google)
-    result = report(lake, "google", "google")
+    result = report(lake, "cluster", "google")
     assert {"cpu", "memory", "cpu_peak", "memory_peak"} <= set(result.table["resource"])
     assert result.jobs.height > 0
 

@@ -95,10 +95,6 @@ TABLES = (
     IMPORTED_PREDICTIONS,
 )
 
-#: The traces the report cannot read yet, each with why in one line (lakehouse.base.traces.refuse_unfed).
-CANNOT_FEED = {
-    "alibaba-2018": (
-        "the predictions need each job's request and its measured use: Alibaba 2018 has them (batch_task and "
-        "batch_instance), but the report does not read them yet"
-    )
-}
+#: The traces the report cannot read, each with why in one line (lakehouse.base.traces.refuse_unfed):
+#: none, every cloud trace is read through the cluster.* views (predict.cluster_targets).
+CANNOT_FEED: dict[str, str] = {}

@@ -1,9 +1,9 @@
 """Sliding-window resource predictions: estimates of each job's usage from the jobs of its workflow that
 had completed before it was submitted, scored against the users' own requests.
 
-Everything runs in DuckDB over predict.swf_targets / predict.google_targets / predict.google2019_targets
-(one row per job and resource: submit, done, walltime, used, requested, workflow keys), as window
-functions and ASOF joins:
+Everything runs in DuckDB over predict.swf_targets / predict.cluster_targets (the cloud traces, read
+through the common cluster.* views; one row per job and resource: submit, done, walltime, used,
+requested, workflow keys), as window functions and ASOF joins:
 
 - history: the completions of each workflow in order of completion time, with window aggregates over
   the last k of them (max, mean, median, 90 % quantile; and the mean of the last two).  A job's
@@ -66,9 +66,9 @@ GROUPINGS = {
         "queue": "wf_queue",
         "request signature": "wf_signature",
     },
-    "google": {"job": "wf_job", "user": "wf_user", "logical name": "wf_name", "request signature": "wf_signature"},
+    # The cloud traces (Google 2011, each 2019 cell, Alibaba 2018), read through the common cluster.* views.
+    "cluster": {"job": "wf_job", "user": "wf_user", "logical name": "wf_name", "request signature": "wf_signature"},
 }
-GROUPINGS["google2019"] = GROUPINGS["google"]  # the 2019 targets have the 2011 trace's keys
 
 #: The name that takes every cell of Google's 2019 trace; one cell's source is GOOGLE_2019 + '-' + cell.
 GOOGLE_2019 = "google-2019"
@@ -122,9 +122,8 @@ def load_targets(con: duckdb.DuckDBPyConnection, family: str, source: str) -> in
     if family not in GROUPINGS:
         raise PredictionError(f"unknown target family {family!r} ({', '.join(GROUPINGS)})")
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE raw_targets AS SELECT * EXCLUDE (source) FROM predict.{family}_targets "
-        "WHERE source = $source",
-        {"source": source},
+        f"CREATE OR REPLACE TEMP TABLE raw_targets AS SELECT * EXCLUDE ({', '.join(_LOCATING[family])}) "
+        f"FROM predict.{family}_targets WHERE {_of_source(family, source)}"
     )
     keys = ("user_key", *GROUPINGS[family].values())
     code = {key: _key_code(con, key) for key in keys}
@@ -146,6 +145,29 @@ def load_targets(con: duckdb.DuckDBPyConnection, family: str, source: str) -> in
 # Every resource of both target families (a value outside it fails the cast loudly).
 RESOURCES = ("walltime", "memory", "processors", "cpu", "cpu_peak", "memory_peak")
 RESOURCE_TYPE = "ENUM(" + ", ".join(f"'{r}'" for r in RESOURCES) + ")"
+
+
+#: The columns of a target view that say which source a row is of (left out of the targets).
+_LOCATING = {"swf": ("source",), "cluster": ("source", "trace", "cell")}
+
+
+def _of_source(family: str, source: str) -> str:
+    """The condition of `source`'s rows, as literals: a cloud source's trace and cell let DuckDB read that
+    trace's branch of the cluster.* views alone (a condition on the source it makes would read them all)."""
+    if family != "cluster":
+        return f"source = {sql_literal(source)}"
+    trace, cell = cloud_trace(source)
+    where_cell = "cell IS NULL" if cell is None else f"cell = {sql_literal(cell)}"
+    return f"trace = {sql_literal(trace)} AND {where_cell} AND source = {sql_literal(source)}"
+
+
+def cloud_trace(source: str) -> tuple[str, str | None]:
+    """The trace and cell of a cloud source: google (the 2011 trace), google-2019-<cell>, alibaba-2018."""
+    if source == "google":
+        return "google-2011", None
+    if source.startswith(f"{GOOGLE_2019}-"):
+        return GOOGLE_2019, source.removeprefix(f"{GOOGLE_2019}-")
+    return source, None
 
 
 def _key_code(con: duckdb.DuckDBPyConnection, key: str) -> str:
@@ -833,14 +855,11 @@ def write_report(lake: Lake, result: Report) -> None:
 
 
 def sources(lake: Lake) -> list[tuple[str, str]]:
-    """(family, source) of everything in the lake with targets: every SWF log, then 'google', then each
-    cell of the 2019 trace ('google-2019-a', ...)."""
-    found = lake.query(named_query("prediction_sources"))["source"].to_list()
-    pairs = [("swf", name) for name in found]
-    if lake.query(named_query("google_prediction_targets"))["n"][0]:
-        pairs.append(("google", "google"))
-    cells = lake.query(named_query("google2019_prediction_sources"))["source"].to_list()
-    return pairs + [("google2019", name) for name in cells]
+    """(family, source) of everything in the lake with targets: every SWF log, then 'google', each cell of
+    the 2019 trace ('google-2019-a', ...) and 'alibaba-2018'."""
+    logs = lake.query(named_query("prediction_sources"))["source"].to_list()
+    clouds = lake.query(named_query("cloud_prediction_sources"))["source"].to_list()
+    return [("swf", name) for name in logs] + [("cluster", name) for name in clouds]
 
 
 def no_targets(log: str) -> str:
@@ -851,9 +870,9 @@ def no_targets(log: str) -> str:
 def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tuple[str, str]], list[str]]:
     """(family, source) pairs to predict, and one line per SWF log left out with the reason.
 
-    `names`: SWF log names (or unique prefixes), `google`, `google-2019` (every cell of it) or one cell
-    (`google-2019-a`); None means everything that has targets.  A named source without targets is an
-    error naming what the lake has."""
+    `names`: SWF log names (or unique prefixes), `google`, `google-2019` (every cell of it), one cell
+    (`google-2019-a`) or `alibaba-2018`; None means everything that has targets.  A named source without
+    targets is an error naming what the lake has."""
     found = sources(lake)
     known = {name: family for family, name in found}
     logs = lake.log_names()
@@ -861,19 +880,18 @@ def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tup
     if not names:
         if not found:
             raise PredictionError(
-                "no job with both a request and a usage in the lake (ingest SWF logs or a Google trace)"
+                "no job with both a request and a usage in the lake (ingest SWF logs or a cloud trace)"
             )
         return found, skipped
     chosen = []
-    cells = [(family, cell) for family, cell in found if family == "google2019"]
+    cells = [(family, cell) for family, cell in found if cell.startswith(f"{GOOGLE_2019}-")]
     for name in names:
         if name == GOOGLE_2019 and cells:
             chosen += cells
             continue
-        google = name == "google" or name.startswith(GOOGLE_2019)
-        if name in TRACES and not google:
-            refuse_unfed("predictions", name, CANNOT_FEED)
-        full = name if name in known or google else _log_or_itself(name, logs)
+        cloud = name == "google" or name.startswith(GOOGLE_2019) or name in TRACES
+        refuse_unfed("predictions", name, CANNOT_FEED)
+        full = name if name in known or cloud else _log_or_itself(name, logs)
         if full not in known:
             have = ", ".join(known) or "no source with requests"
             raise PredictionError(f"nothing to predict for {name}: the lake has {have}")

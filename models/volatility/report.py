@@ -43,7 +43,6 @@ def _volatility(lake: Lake, settings: VolatilitySettings | None) -> Volatility |
         refuse_unfed("volatility", settings.trace, volatility_topic.CANNOT_FEED)
     if settings is not None and settings.trace == "google-2019":
         from lakehouse.base.errors import TooLittleDataError
-
         from lakehouse.models.volatility.cells_2019 import compare
 
         comparison = compare(lake, settings.cell, settings.partitioning)
