@@ -175,6 +175,20 @@ def test_a_writer_makes_again_only_the_views_that_changed(tmp_path):
     con.close()
 
 
+def test_a_catalog_made_before_a_view_existed_says_to_rebuild_it(lake):
+    """A lake whose catalog an older lakehouse made lacks this version's newer views: a command that
+    reads one says so in one line, with the command that brings the views up to date, which does."""
+    with duckdb.connect(str(lake.catalog_path)) as con:
+        con.execute("DROP VIEW predict.cluster_targets")  # as a catalog made before the view existed
+    run = CliRunner().invoke(app, ["report", "predictions", "google", "--lake", str(lake.root)])
+    assert run.exit_code == 1, run.output
+    said = " ".join(run.output.split())
+    assert "the lake's catalog has no view predict.cluster_targets, which this version of lakehouse reads" in said
+    assert f"run `lakehouse catalog rebuild --lake {lake.root}`" in said and "Traceback" not in run.output
+    assert CliRunner().invoke(app, ["catalog", "rebuild", "--lake", str(lake.root)]).exit_code == 0
+    assert lake.rows("SELECT count(*) FROM predict.cluster_targets") == [(0,)]
+
+
 @pytest.mark.parametrize("meta_damage", [_truncate, _overwrite_with_csv], ids=["truncated", "foreign"])
 def test_a_rebuild_that_cannot_read_the_tables_copies_moves_nothing(lake, meta_damage):
     """A broken catalog and a broken meta/ copy: one line, and the catalog stays where it was (it was

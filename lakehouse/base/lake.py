@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import tempfile
 import threading
 import time
@@ -36,6 +37,7 @@ from lakehouse.base.catalog import (
     meta_problem,
     named_query,
     sql_literal,
+    view_files,
 )
 from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.base.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
@@ -66,6 +68,18 @@ def one_row(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | Non
 def count(con: duckdb.DuckDBPyConnection, sql: str, params: list[object] | None = None) -> int:
     """The number a `SELECT count(...)` query gives."""
     return int(one_row(con, sql, params)[0])
+
+
+_MISSING_TABLE = re.compile(r"Table with name (\S+) does not exist")
+
+
+def _package_view_missing(message: str) -> str | None:
+    """The package's view (schema.name) that a catalog error says is missing, if it is one of ours."""
+    found = _MISSING_TABLE.search(message)
+    if found is None:
+        return None
+    name = found[1].rstrip("!")
+    return next((view.name for view in view_files() if view.name == name or view.name.endswith(f".{name}")), None)
 
 
 def default_root() -> Path:
@@ -324,6 +338,12 @@ class Lake:
                 raise KeyboardInterrupt from None
             if isinstance(exc, duckdb.OutOfMemoryException):
                 raise ResourceError(self.budget.too_small(str(exc).strip())) from None
+            if isinstance(exc, duckdb.CatalogException) and (view := _package_view_missing(str(exc))):
+                raise QueryError(
+                    f"the lake's catalog has no view {view}, which this version of lakehouse reads: the catalog was "
+                    f"made by an older version; run `lakehouse catalog rebuild --lake {self.root}` to bring its "
+                    "views up to date"
+                ) from None
             if isinstance(exc, duckdb.Error):
                 raise QueryError(str(exc).strip()) from exc
             raise
