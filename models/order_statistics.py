@@ -49,9 +49,11 @@ def exact_medians(
     return medians
 
 
-def bin_key(column: str) -> str:
-    """A BIGINT that never decreases as `column` grows: the bin of its value (NULL for NULL and NaN)."""
-    magnitude = f"floor(log2(abs({column})) * {BINS_PER_OCTAVE})::BIGINT + {_OFFSET}"
+def bin_key(column: str, per_octave: int = BINS_PER_OCTAVE) -> str:
+    """A BIGINT that never decreases as `column` grows: the bin of its value (NULL for NULL and NaN), of
+    `per_octave` bins per octave of |x| (the values of the bins holding the middle are counted one by
+    one: finer bins, fewer of them, where a group has hundreds of millions of values)."""
+    magnitude = f"floor(log2(abs({column})) * {per_octave})::BIGINT + {per_octave * _OFFSET // BINS_PER_OCTAVE}"
     return (
         f"CASE WHEN isnan({column}) THEN NULL WHEN {column} > 0 THEN {magnitude} "
         f"WHEN {column} < 0 THEN -({magnitude}) WHEN {column} = 0 THEN 0 END"

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 from collections.abc import Iterator
 
 import duckdb
@@ -61,12 +62,14 @@ def windows_sql(cell: str | None = None, partition: tuple[int, int] = (0, 1)) ->
     points = "list_concat(cpu_usage_distribution[1:10], tail_cpu_usage_distribution, cpu_usage_distribution[11:11])"
     where = "" if cell is None else f"AND u.cell = {sql_literal(cell)}"
     number, count = partition
-    if count > 1:
+    of_partition = "true"
+    if count > 1:  # the windows and the tiers of the same jobs: the tiers' table shrinks with the partition
         where += f" AND hash(u.collection_id) % {count} = {number}"
+        of_partition = f"hash(collection_id) % {count} = {number}"
     return f"""
         WITH tiers AS (
             SELECT cell, collection_id, arg_max(tier, time) AS tier
-            FROM google2019.collection_events GROUP BY cell, collection_id
+            FROM google2019.collection_events WHERE {of_partition} GROUP BY cell, collection_id
         ),
         windows AS (
             SELECT u.cell, coalesce(t.tier, 'unknown') AS tier, u.average_usage_cpus AS m,
@@ -84,6 +87,22 @@ def windows_sql(cell: str | None = None, partition: tuple[int, int] = (0, 1)) ->
 
 #: The spreads whose medians the comparison gives: exact, selected by counting (`order_statistics`).
 SPREADS = ("spread_p90_p10", "p99_over_mean")
+#: Bins per octave of a spread for its median: 16 (the per-task medians') left some 5 % of a cell's
+#: windows in a middle bin, whose distinct values the second pass counts: 0.2 of a cell peaked at 1.27 GB
+#: against 0.81 GB at 0.1.  With 1,024 a middle bin holds some 0.07 % of them (a million at a whole
+#: cell), and the first pass's bins are bounded by the spreads' range (some ten octaves: 10,000 a group).
+SPREAD_BINS_PER_OCTAVE = 1024
+#: What each job takes in a partition's memory (its tier, looked up by each window: measured 190 bytes,
+#: 1.09 M jobs at 0.04 of a cell against 0.27 M at 0.01), and the part of the memory limit the jobs may
+#: take: the partitions by default are as many as that asks for (the rest of the work holds a fixed state).
+JOB_BYTES, SHARE_OF_LIMIT = 256, 0.25
+
+
+def shares_for(jobs: int, memory_limit: int) -> int:
+    """How many partitions the jobs are split into, so that one partition's tiers fit the limit."""
+    return max(1, math.ceil(jobs * JOB_BYTES / (memory_limit * SHARE_OF_LIMIT)))
+
+
 #: A median's group: the cell, the tier (or ALL_TIERS) and the spread.
 GROUPS = ("cell", "tier", "metric")
 ALL_TIERS = "all"
@@ -94,7 +113,7 @@ SUMS = ("windows", "abs_d", "mad", "abs_d2", "mad2", "abs_d_mad", "outside", "ze
 def _sums_and_bins(lake: Lake, cell: str | None, partitions: int, number: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Partition `number`'s SUMS per cell and tier, and its counts per bin of each spread, in one scan of
     its windows."""
-    keys = ", ".join(f"{bin_key(spread)} AS {spread}_key" for spread in SPREADS)
+    keys = ", ".join(f"{bin_key(spread, SPREAD_BINS_PER_OCTAVE)} AS {spread}_key" for spread in SPREADS)
     flags = ", ".join(f"{spread}_key, grouping({spread}_key) = 0 AS by_{spread}" for spread in SPREADS)
     sets = ", ".join(f"(cell, tier, {spread}_key)" for spread in SPREADS)
     query = f"""
@@ -125,7 +144,7 @@ def _counted(lake: Lake, cell: str | None, partitions: int, wanted: pl.DataFrame
     """Partition `number`'s values of each spread that fall in the bins holding the medians (`wanted`),
     each value counted for its tier and for all tiers."""
     every = f"CASE WHEN every THEN '{ALL_TIERS}' ELSE tier END AS tier"
-    unpivoted = f"""(SELECT *, {bin_key("x")} AS key FROM (UNPIVOT (
+    unpivoted = f"""(SELECT *, {bin_key("x", SPREAD_BINS_PER_OCTAVE)} AS key FROM (UNPIVOT (
         SELECT cell, {every}, {", ".join(SPREADS)} FROM ({windows_sql(cell, (number, partitions))}),
             (VALUES (false), (true)) AS d(every)
         ) ON {", ".join(SPREADS)} INTO NAME metric VALUE x))"""
@@ -157,8 +176,10 @@ def compare(lake: Lake, cell: str | None = None, partitioning: Partitioning | No
     sums and counts, added up here, so the split changes nothing but the order of the sums."""
     partitioning = partitioning or Partitioning()
     where = "" if cell is None else f"WHERE cell = {sql_literal(cell)}"
-    jobs = f"SELECT count(DISTINCT collection_id) FROM google2019.instance_usage {where}"
-    partitions = partitioning.resolve(1, lambda: int(lake.rows(jobs)[0][0]), "jobs with usage windows")
+    jobs = int(
+        lake.rows(f"SELECT count(DISTINCT (cell, collection_id)) FROM google2019.collection_events {where}")[0][0]
+    )
+    partitions = partitioning.resolve(shares_for(jobs, lake.budget.memory), lambda: jobs, "jobs")
     ray = partitioning.ray
     with joined(ray) if ray else contextlib.nullcontext():  # one join of the cluster for both steps
         parts = run_partitions(functools.partial(_sums_and_bins, lake, cell, partitions), partitions, ray)
