@@ -662,8 +662,8 @@ def run(
             assert lake is not None
             rows = _Rows(stack.enter_context(work_folder(lake, "predictions")))
             stack.enter_context(joined(partitioning.ray))  # one join of the cluster for the three steps
-        table, chosen = _partitioned(con, rows, plan, groupings, requests, lake, partitioning.ray)
-        return _per_job(con, rows, replace(plan, column=columns[chosen]), source, table, chosen, jobs_to)
+        table, chosen, plan = _partitioned(con, rows, plan, groupings, requests, lake, partitioning.ray)
+        return _per_job(con, rows, plan, source, table, chosen, jobs_to)
 
 
 def _partitioned(
@@ -674,8 +674,9 @@ def _partitioned(
     requests: pl.DataFrame,
     lake: Lake | None,
     ray: str | None,
-) -> tuple[list[tuple[str, pl.DataFrame]], str]:
-    """The scenario rows and the chosen grouping; the per-job rows left in jobs_<number>."""
+) -> tuple[list[tuple[str, pl.DataFrame]], str, _Plan]:
+    """The scenario rows, the chosen grouping and the plan the partitions ran (its key column); the per-job
+    rows left in jobs_<number>."""
     settings, columns = plan.settings, GROUPINGS[plan.family]
     whole = plan.partitions == 1
     parts = ", ".join(
@@ -728,7 +729,7 @@ def _partitioned(
     rows.drop(con, "parted")
     sums = _each_partition(_predictions_step, con, rows, plan, lake, ray)
     results += [(label, scores(list(partial))) for label, partial in zip(labels, zip(*sums, strict=True), strict=True)]
-    return results, chosen
+    return results, chosen, plan
 
 
 def _per_job(
@@ -884,7 +885,7 @@ def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tup
             )
         return found, skipped
     chosen = []
-    cells = [(family, cell) for family, cell in found if cell.startswith(f"{GOOGLE_2019}-")]
+    cells = [(family, name) for family, name in found if family == "cluster" and cloud_trace(name)[0] == GOOGLE_2019]
     for name in names:
         if name == GOOGLE_2019 and cells:
             chosen += cells
