@@ -31,7 +31,7 @@ from lakehouse.cli.common import (
     workers_option,
     writable_folder,
 )
-from lakehouse.sim.options import PREDICTOR_HELP
+from lakehouse.cli.replay_options import taking_tunables
 
 if TYPE_CHECKING:  # the runner is imported when a campaign runs, not when the CLI starts
     from rich.progress import TaskID
@@ -57,12 +57,18 @@ campaign_app = typer.Typer(
 )
 
 
-def _list_option(help_text: str, default: str) -> object:
-    return typer.Option(help=f"{help_text} Comma-separated list [default: {default}].", show_default=False)
+#: Replays a campaign runs without --yes: ~10 minutes of CEA-Curie-sized logs on 2 cores, an hour of
+#: the shared logs; a grid larger than this is more often a slip (a glob, a long list) than a plan.
+RUN_BUDGET = 10_000
+
+
+class Preset(enum.StrEnum):
+    triples = "triples"
 
 
 @campaign_app.command("run")
 @clear_errors
+@taking_tunables(after="machine_size", lists=True)  # --algorithm, --policy, ...: lakehouse.sim.settings
 def run(
     spec: Annotated[
         Path | None,
@@ -85,23 +91,6 @@ def run(
             help="Processors for every log, or LOG=N for the logs LOG names (repeat: --machine-size "
             "CEA-Curie=80640) [default: the size each log's view used]."
         ),
-    ] = None,
-    algorithm: Annotated[str | None, _list_option("easy, conservative.", "easy")] = None,
-    policy: Annotated[str | None, _list_option("fcfs lcfs spf lpf sqf lqf lexp sexp lrf srf laf saf.", "fcfs")] = None,
-    backfill: Annotated[str | None, _list_option("queue, sjbf.", "queue")] = None,
-    predictor: Annotated[str | None, _list_option(PREDICTOR_HELP + ".", "requested")] = None,
-    correction: Annotated[str | None, _list_option("none, requested, incremental, doubling.", "requested")] = None,
-    threshold: Annotated[
-        str | None, _list_option("Seconds of wait after which a job goes first, or none.", "none")
-    ] = None,
-    compat: Annotated[str | None, _list_option("canonical, pyss.", "canonical")] = None,
-    backfill_confidence: Annotated[
-        str | None,
-        _list_option("With --predictor hmm or requested-law: also backfill if P(delaying the head) < this.", "0.05"),
-    ] = None,
-    usage_half_life: Annotated[
-        str | None,
-        _list_option("Half-life of users' decayed usage, which formulas read as uu and un (durations: 1d, 12h).", "7d"),
     ] = None,
     preset: Annotated[
         Preset | None,
@@ -141,6 +130,7 @@ def run(
     ] = False,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
+    **given: str | None,
 ) -> None:
     """Replay every log under every combination of the settings; each option takes a comma-separated list
     and the grid is their product.  Finished runs are stored as they come: Ctrl-C keeps them and running
@@ -156,20 +146,8 @@ def run(
     """
     from lakehouse.base.comma_lists import split_list
     from lakehouse.base.machine import parse_machine_sizes
-    from lakehouse.campaigns.grid import Grid, grid_from_toml, parse_values
-
-    given = {
-        "algorithm": algorithm,
-        "policy": policy,
-        "backfill": backfill,
-        "predictor": predictor,
-        "correction": correction,
-        "threshold": threshold,
-        "compat": compat,
-        "backfill_confidence": backfill_confidence,
-        "usage_half_life": usage_half_life,
-    }
     from lakehouse.base.units import parse_duration
+    from lakehouse.campaigns.grid import Grid, grid_from_toml, parse_values
 
     every_size, log_sizes = parse_machine_sizes(machine_size or [])
     # The jobs' window: given here, else the TOML's, else every job counted.
@@ -228,11 +206,6 @@ def run(
     )
     _show(target, grid.name, Metric.mean_bounded_slowdown, None, fmt, output, summarize=True, check_inputs=False)
     exit_on_failures(outcome)
-
-
-#: Replays a campaign runs without --yes: ~10 minutes of CEA-Curie-sized logs on 2 cores, an hour of
-#: the shared logs; a grid larger than this is more often a slip (a glob, a long list) than a plan.
-RUN_BUDGET = 10_000
 
 
 def _within_budget(budget: int | None, then: Callable[[Outcome], None], outcome: Outcome) -> None:
@@ -300,10 +273,6 @@ def exit_on_failures(outcome: Outcome) -> None:
             )
         )
         raise typer.Exit(min(outcome.failed, MAX_FAILED_EXIT))
-
-
-class Preset(enum.StrEnum):
-    triples = "triples"
 
 
 class _ProgressBar:

@@ -14,6 +14,7 @@ from lakehouse.base.log_names import short_log
 from lakehouse.base.render import stderr
 from lakehouse.base.units import parse_duration
 from lakehouse.cli.common import LakeOption, PlotsOption, announce_plots, clear_errors, command_group, writable_file
+from lakehouse.cli.replay_options import taking_tunables
 from lakehouse.sim.options import variant_name
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ plot_app = command_group("Figures of a replay.")
 
 @plot_app.command("schedule")
 @clear_errors
+@taking_tunables(after="machine_size")  # with --log: the replay's settings, as simulate takes them
 def plot_schedule(
     schedule: Annotated[
         Path | None,
@@ -33,13 +35,6 @@ def plot_schedule(
     lake: LakeOption = None,
     view: Annotated[View, typer.Option(help="With --log: the cleaned jobs to replay.")] = View.jobs_clean,
     machine_size: Annotated[int | None, typer.Option(help="With --log: processors [default: the view's].")] = None,
-    algorithm: Annotated[str, typer.Option(help="With --log: easy or conservative.")] = "easy",
-    policy: Annotated[str, typer.Option(help="With --log: queue order.")] = "fcfs",
-    backfill: Annotated[str, typer.Option(help="With --log: queue or sjbf.")] = "queue",
-    predictor: Annotated[str, typer.Option(help="With --log: the predictor (see `lakehouse simulate`).")] = "requested",
-    correction: Annotated[str, typer.Option(help="With --log: the correction (see `lakehouse simulate`).")] = (
-        "requested"
-    ),
     t_from: Annotated[
         str | None,
         typer.Option("--from", help="Gantt window start, after the first submission: seconds or 2d, 12h, ..."),
@@ -69,12 +64,14 @@ def plot_schedule(
             callback=writable_file,
         ),
     ] = None,
+    **tuned: Any,
 ) -> None:
     """Draw a replay: utilization over time (beside the log's own, when the log is in the lake and
     recorded its waits), waiting jobs and queued processor demand over time, a Gantt chart of a
     window (jobs packed onto processor rows, backfilled jobs hatched) and the waits and bounded
     slowdowns per job size.  `--plots DIR` writes one file per figure; `--vs` draws a second schedule
-    beside the first.
+    beside the first.  With `--log`, the log is replayed first with the settings of the Scheduler and
+    Predictions groups, as `lakehouse simulate` takes them.
 
     Example: `lakehouse simulate KTH --jobs-out kth.parquet && lakehouse plot schedule kth.parquet --from 10d --to 11d`
 
@@ -87,14 +84,7 @@ def plot_schedule(
     if schedule is not None:
         frame, size, label = _read(schedule, Lake(lake))
     else:
-        settings = {
-            "algorithm": algorithm,
-            "policy": policy,
-            "backfill": backfill,
-            "predictor": predictor,
-            "correction": correction,
-        }
-        frame, size, label = _replay(Lake(lake), log, view, machine_size, settings)
+        frame, size, label = _replay(Lake(lake), log, view, machine_size, tuned)
     other = None
     labels = (label, "")
     if vs is not None:
@@ -172,4 +162,5 @@ def _replay(
         raise TooLittleDataError(f"no jobs of {name} in swf.{view} to replay and draw")
     result = simulate(jobs, size, **settings)
     frame = schedule_frame(result).join(_log_starts(lake, name, view), on="job_id", how="left")
-    return frame, size, f"{short_log(name)} {variant_name(**settings)}"
+    named = {key: str(settings[key]) for key in VARIANT_KEYS}
+    return frame, size, f"{short_log(name)} {variant_name(**named)}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -24,20 +24,11 @@ from lakehouse.cli.common import (
     WarmupOption,
     WhereOption,
     clear_errors,
-    queue_order,
     writable_file,
 )
+from lakehouse.cli.replay_options import taking_tunables
 from lakehouse.cli.root import app
-from lakehouse.sim.options import (
-    POLICY_HELP,
-    PREDICTOR_HELP,
-    SELECTOR_HELP,
-    Algorithm,
-    Backfill,
-    Compat,
-    Correction,
-    JobClass,
-)
+from lakehouse.sim.options import SELECTOR_HELP, JobClass
 
 
 def schedule_path(path: Path | None) -> Path | None:
@@ -53,12 +44,13 @@ def schedule_path(path: Path | None) -> Path | None:
 
 
 #: simulate's options in groups, as `--help` shows them.
-JOBS, SCHEDULER, PREDICTIONS, METRICS = JOBS_PANEL, "Scheduler", "Predictions", METRICS_PANEL
+JOBS, METRICS = JOBS_PANEL, METRICS_PANEL
 SELECTION = "Policy selection (--selector)"
 
 
 @app.command()
 @clear_errors
+@taking_tunables(after="drop_wider")  # --algorithm, --policy, ..., --usage-half-life: lakehouse.sim.settings
 def simulate(
     log: Annotated[str, typer.Argument(help="A log name in the lake (see `lakehouse logs`).")],
     lake: LakeOption = None,
@@ -76,32 +68,6 @@ def simulate(
             help="Leave out (and count) the jobs wider than --machine-size instead of refusing.",
         ),
     ] = False,
-    algorithm: Annotated[
-        Algorithm, typer.Option(rich_help_panel=SCHEDULER, help="easy (one reservation) or conservative (one per job).")
-    ] = Algorithm.easy,
-    policy: Annotated[
-        str, typer.Option(rich_help_panel=SCHEDULER, help=POLICY_HELP + ".", callback=queue_order)
-    ] = "fcfs",
-    backfill: Annotated[
-        Backfill,
-        typer.Option(rich_help_panel=SCHEDULER, help="Backfill order: queue, or sjbf (shortest predicted first)."),
-    ] = Backfill.queue,
-    predictor: Annotated[str, typer.Option(rich_help_panel=PREDICTIONS, help=PREDICTOR_HELP + ".")] = "requested",
-    correction: Annotated[
-        Correction,
-        typer.Option(rich_help_panel=PREDICTIONS, help="What a job that outlives its prediction is predicted next."),
-    ] = Correction.requested,
-    threshold: Annotated[
-        int | None, typer.Option(rich_help_panel=SCHEDULER, help="Jobs waiting longer than this many seconds go first.")
-    ] = None,
-    compat: Annotated[
-        Compat,
-        typer.Option(
-            rich_help_panel=SCHEDULER,
-            help="canonical (at one instant: all completions, then all submissions, then one pass) or pyss "
-            "(the published SC'15 simulator: one event at a time, a pass after each; docs/simulator.md).",
-        ),
-    ] = Compat.canonical,
     tau: Annotated[float, typer.Option(rich_help_panel=METRICS, help="Bound of the bounded slowdown, seconds.")] = 10,
     warmup: WarmupOption = "0",
     cooldown: CooldownOption = "0",
@@ -142,22 +108,6 @@ def simulate(
     seed: Annotated[
         int, typer.Option(rich_help_panel=SELECTION, help="Selection: seed of the noise (noisy) and draws (egreedy).")
     ] = 0,
-    backfill_confidence: Annotated[
-        float,
-        typer.Option(
-            rich_help_panel=PREDICTIONS,
-            help="With --predictor hmm or requested-law: also backfill a job EASY would refuse if the "
-            "probability that it delays the head of the queue is below this, in (0, 1).",
-        ),
-    ] = 0.05,
-    usage_half_life: Annotated[
-        str,
-        typer.Option(
-            rich_help_panel=SCHEDULER,
-            help="Half-life of users' decayed usage, which a formula reads as uu (processor-seconds) and un (the "
-            "user's share of all): a duration such as 7d (Slurm's default) or 12h.",
-        ),
-    ] = "7d",
     jobs_out: Annotated[
         Path | None,
         typer.Option(
@@ -180,6 +130,7 @@ def simulate(
     ] = False,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
+    **tuned: Any,
 ) -> None:
     """Replay a log with the backfilling simulator and print its metrics.
 
@@ -192,8 +143,8 @@ def simulate(
     Durations (`--warmup`, `--cooldown`) are seconds or a number and a unit: `2d`, `12h`, `30min`.
 
     A formula can be given a name that labels it: `--policy 'cube=max:(w/r)^3*n'`. Written as CSV or
-    JSON, every row also carries what produced it: the view, --where and the settings (algorithm,
-    policy, order, backfill, predictor, correction, threshold, compat, tau, warmup, cooldown).
+    JSON, every row also carries what produced it: the view, --where and the settings (each of the
+    Scheduler and Predictions groups, the order a named policy stands for, tau, warmup, cooldown).
 
     With `--predictor hmm`, a workload HMM trained during the replay gives each job a run-time
     distribution, and EASY also backfills a job it would refuse if it delays the head of the queue with
@@ -214,7 +165,6 @@ def simulate(
     from lakehouse.sim.from_lake import simulate_log
 
     window = (parse_duration(warmup or "0"), parse_duration(cooldown or "0"))  # checked before anything is read
-    half_life = parse_duration(usage_half_life)
     if with_jobs and (fmt is not OutputFormat.json or by is not None):
         raise typer.BadParameter("goes with --format json (and no --by): a CSV or a table has no room for it",
                                  param_hint="--with-jobs")  # fmt: skip
@@ -228,13 +178,7 @@ def simulate(
                 view=view,
                 where=where,
                 machine_size=machine_size,
-                algorithm=algorithm,
-                policy=policy,
-                backfill=backfill,
-                predictor=predictor,
-                correction=correction,
-                threshold=threshold,
-                compat=compat,
+                **tuned,
                 tau=tau,
                 selector=selector,
                 policies=None if policies is None else split_list(policies),
@@ -242,8 +186,6 @@ def simulate(
                 decay=decay,
                 epsilon=epsilon,
                 seed=seed,
-                backfill_confidence=backfill_confidence,
-                usage_half_life=half_life,
                 drop_wider=drop_wider,
                 warmup=window[0],
                 cooldown=window[1],

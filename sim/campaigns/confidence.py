@@ -23,7 +23,6 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from lakehouse import _native
 from lakehouse.base.comma_lists import split_items
 from lakehouse.base.errors import LakehouseError, SettingsError
 from lakehouse.base.job_views import View, log_jobs
@@ -40,6 +39,7 @@ from lakehouse.campaigns.runner import (
 )
 from lakehouse.sim.metrics import GEOMEAN_FLOOR, measured
 from lakehouse.sim.options import DAY, WEEK
+from lakehouse.sim.settings import TUNABLES
 
 #: A month of the bootstrap's blocks: 30 days (calendar months would need each log's time zone and
 #: differ in length by a tenth).
@@ -200,14 +200,10 @@ def paired_difference(
 def row_settings(row: dict) -> Settings:
     """The settings a stored campaign row was replayed with."""
     selector = row.get("selector")
+    # A tunable setting a row lacks (stored before it existed) or leaves null: the campaigns' default.
+    tuned = {name: row[name] for name in TUNABLES if row.get(name) is not None}
     return Settings(
-        algorithm=row["algorithm"],
-        policy=row["policy"],
-        backfill=row["backfill"],
-        predictor=row["predictor"],
-        correction=row["correction"],
-        threshold=row["threshold"],
-        compat=row["compat"],
+        **tuned,
         selector=selector,
         policies=tuple(split_items(row["policies"])) if selector and row.get("policies") else (),
         period=row.get("period") if selector else None,
@@ -215,10 +211,8 @@ def row_settings(row: dict) -> Settings:
         epsilon=row.get("epsilon") if selector else None,
         seed=row.get("seed") or 0 if selector else 0,
         resample=row.get("resample"),
-        backfill_confidence=row.get("backfill_confidence"),
         warmup=row.get("warmup") or 0.0,
         cooldown=row.get("cooldown") or 0.0,
-        usage_half_life=row.get("usage_half_life") or _native.USAGE_HALF_LIFE,
     )
 
 

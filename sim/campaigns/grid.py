@@ -23,11 +23,10 @@ import itertools
 import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, fields, make_dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from lakehouse import _native
 from lakehouse.base import machine
 from lakehouse.base.campaign_names import name_problem
 from lakehouse.base.comma_lists import split_items
@@ -38,27 +37,21 @@ from lakehouse.base.log_names import LogNameError, select_logs
 from lakehouse.base.machine import machine_size_problem
 from lakehouse.base.prediction_tables import TABLE_PREFIX
 from lakehouse.base.tomlfile import read_toml
-from lakehouse.base.units import format_duration, parse_duration
+from lakehouse.base.units import parse_duration
 from lakehouse.sim.options import (
     COLUMN_PREFIX,
     DAY,
-    DISTRIBUTION_PREDICTORS,
     WEEK,
     Algorithm,
     Backfill,
-    Compat,
     Correction,
-    Policy,
     join_predictor_parameters,
     named_order,
 )
-from lakehouse.sim.settings import ReplaySettings
+from lakehouse.sim.settings import TUNABLE_DEFAULTS, TUNABLES, ReplaySettings, read_threshold
 
 if TYPE_CHECKING:
     import polars as pl
-
-NO_THRESHOLD = "none"
-
 
 #: The most combinations of settings one campaign may have: each is held while the campaign is planned
 #: (~1 KB), and a grid this large is a typo more often than a plan.
@@ -74,49 +67,30 @@ class GridError(LakehouseError):
         self.exit_code = exit_code
 
 
-@dataclass(frozen=True)
-class Settings:
-    """One point of the grid: everything `simulate` takes besides the jobs and the machine size."""
+class _PointMethods:
+    """What a point of the grid does (`Settings` is made from the tunable settings' declarations)."""
 
-    algorithm: str = Algorithm.easy.value
-    policy: str = Policy.fcfs.value
-    backfill: str = Backfill.queue.value
-    predictor: str = "requested"
-    correction: str = Correction.requested.value
-    threshold: int | None = None
-    compat: str = Compat.canonical.value
-    #: Policy selection (docs/selection.md): the selector, its candidates, period (s), decay, epsilon
-    #: (egreedy) and seed; `policy` is then unused.
-    selector: str | None = None
-    policies: tuple[str, ...] = ()
-    period: int | None = None
-    decay: float = 1.0
-    epsilon: float | None = None
-    seed: int = 0
-    #: Replay the `resample`-th week resample of the log (lakehouse.campaigns.resample, drawn with `seed`).
-    resample: int | None = None
-    #: Distribution predictors (hmm, requested-law): backfill iff P(delaying the head) is below this.
-    backfill_confidence: float | None = None
-    #: Seconds of submissions at the start and at the end replayed but not counted in the metrics (the
-    #: grid's, given to every run; not in the variant's label: a campaign run again with another window
-    #: replaces its slots' runs).
-    warmup: float = 0.0
-    cooldown: float = 0.0
-    #: The half-life (s) of users' decayed usage (formula variables `uu`, `un`).
-    usage_half_life: float = _native.USAGE_HALF_LIFE
+    if TYPE_CHECKING:  # its fields are the declarations' (TUNABLES) and the grid's own (_GRID_FIELDS)
+        __dataclass_fields__: ClassVar[dict[str, Any]]
+
+        def __init__(self, **values: Any) -> None: ...
+
+        def __getattr__(self, name: str) -> Any: ...
 
     def canonical(self) -> str:
         """A stable text of the settings (the run key hashes it).  Settings at their defaults are left
         out, so that fields added later leave the keys of stored runs as they were."""
-        given = {k: v for k, v in asdict(self).items() if k in _FIRST_FIELDS or v != _DEFAULTS[k]}
+        given = {k: v for k, v in asdict(self).items() if k in _FIRST_FIELDS or v != _DEFAULTS[k]}  # type: ignore[call-overload]
         return json.dumps(given, sort_keys=True)
 
     def replay_settings(self, machine_size: int, tau: float = 10.0) -> ReplaySettings:
         """The replay these settings give on a machine of `machine_size` processors."""
+        # A setting left out (None, where the replay's default is not None) takes the replay's default.
         options: dict[str, Any] = {
-            k: getattr(self, k) for k in ("algorithm", "policy", "backfill", "predictor", "correction", "threshold")
+            name: value
+            for name in TUNABLES
+            if (value := getattr(self, name)) is not None or TUNABLE_DEFAULTS[name] is None
         }
-        options["compat"] = self.compat
         if self.selector is not None:
             options.update(selector=self.selector, policies=list(self.policies) or None, decay=self.decay)
             options.update(seed=self.seed + (self.resample or 0))
@@ -124,15 +98,14 @@ class Settings:
                 options["period"] = self.period
             if self.epsilon is not None:
                 options["epsilon"] = self.epsilon
-        if self.backfill_confidence is not None:
-            options["backfill_confidence"] = self.backfill_confidence
-        options.update(warmup=self.warmup, cooldown=self.cooldown, usage_half_life=self.usage_half_life)
+        options.update(warmup=self.warmup, cooldown=self.cooldown)
         return ReplaySettings.of(machine_size, tau=tau, **options)
 
     def label(self) -> str:
         """A short name of the variant for tables: `easy-fcfs`, `conservative-spf-sjbf`,
         `easy-full-week`, `easy-fcfs-r7` (the 8th week resample), `easy-cube` (a policy named
-        `cube=max:(w/r)^3*n`), ..."""
+        `cube=max:(w/r)^3*n`), ...: the algorithm and the policy (or the selector), then every other
+        setting off its default as its declaration shows it."""
         parts = [self.algorithm, named_order(self.policy)[0] or self.policy]
         if self.selector is not None:
             parts = [self.algorithm, self.selector, PERIOD_LABELS.get(self.period or WEEK, f"{self.period}s")]
@@ -140,23 +113,62 @@ class Settings:
                 parts.append(f"eps={self.epsilon:g}")
             if self.decay != 1.0:
                 parts.append(f"decay={self.decay:g}")
-        if self.backfill != Backfill.queue:
-            parts.append(self.backfill)
-        if self.predictor != "requested":
-            parts.append(self.predictor)
-        if self.correction != Correction.requested:
-            parts.append(f"corr={self.correction}")
-        if self.threshold is not None:
-            parts.append(f"thr={self.threshold}")
-        if self.compat != Compat.canonical:
-            parts.append(self.compat)
-        if self.backfill_confidence is not None:
-            parts.append(f"conf={self.backfill_confidence:g}")
-        if self.usage_half_life != _native.USAGE_HALF_LIFE:
-            parts.append(f"hl={format_duration(self.usage_half_life).replace(' ', '')}")
+        for name, declared in TUNABLES.items():
+            value = getattr(self, name)
+            if name not in _LEADING and value != _DEFAULTS[name]:
+                parts.append(declared.label(value) if declared.label else f"{name}={value}")
         if self.resample is not None:
             parts.append(f"r{self.resample}")
         return "-".join(parts)
+
+
+#: The settings a variant's name begins with (the algorithm, then the policy or the selector).
+_LEADING = ("algorithm", "policy")
+
+
+def _unset(name: str) -> Any:
+    """A tunable setting's value in a point that does not give it: the replay's default (an enum's
+    text), or None for a setting only some replays read."""
+    default = TUNABLE_DEFAULTS[name]
+    return None if TUNABLES[name].applies is not None else default.value if isinstance(default, enum.Enum) else default
+
+
+#: The grid's own fields of a point, besides the tunable settings.
+_GRID_FIELDS: list[tuple[str, Any, Any]] = [
+    # Policy selection (docs/selection.md): the selector, its candidates, period (s), decay, epsilon
+    # (egreedy) and seed; `policy` is then unused.
+    ("selector", str | None, None),
+    ("policies", tuple[str, ...], ()),
+    ("period", int | None, None),
+    ("decay", float, 1.0),
+    ("epsilon", float | None, None),
+    ("seed", int, 0),
+    # Replay the `resample`-th week resample of the log (lakehouse.campaigns.resample, drawn with `seed`).
+    ("resample", int | None, None),
+    # Seconds of submissions at the start and at the end replayed but not counted in the metrics (the
+    # grid's, given to every run; not in the variant's label: a campaign run again with another window
+    # replaces its slots' runs).
+    ("warmup", float, 0.0),
+    ("cooldown", float, 0.0),
+]
+
+if TYPE_CHECKING:
+
+    class Settings(_PointMethods):
+        """One point of the grid: everything `simulate` takes besides the jobs and the machine size."""
+
+else:
+    Settings = make_dataclass(
+        "Settings",
+        [(name, Any, field(default=_unset(name))) for name in TUNABLES]
+        + [(name, kind, field(default=default)) for name, kind, default in _GRID_FIELDS],
+        bases=(_PointMethods,),
+        frozen=True,
+        namespace={
+            "__doc__": "One point of the grid: everything `simulate` takes besides the jobs and the machine size."
+        },
+    )
+    Settings.__module__ = __name__  # (pickled by name, to a pool's processes and Ray's workers)
 
 
 #: EASY and its best-known refinements, by the names tables give them: the variants the demo and the
@@ -173,13 +185,16 @@ _FIRST_FIELDS = ("algorithm", "policy", "backfill", "predictor", "correction", "
 PERIOD_LABELS = {DAY: "day", WEEK: "week"}
 
 
-#: The grid's dimensions and how one value is read: as the replay contract takes it, and checked there
-#: (alone, at the other settings' defaults) so that a bad value is refused before anything runs.
-def _checked(key: str, read: Callable[[object], object] = str) -> Callable[[object], object]:
+def _checked(key: str, read: Callable[[Any], Any] | None) -> Callable[[object], object]:
+    """How a value of dimension `key` is read: as the replay contract takes it, and checked there
+    (alone, at the other settings' defaults), so that a bad value is refused before anything runs."""
+
     def parse(text: object) -> object:
-        value = read(text)
         try:
-            settings = ReplaySettings(1, **{key: value})  # type: ignore[arg-type]
+            value: Any = read(text) if read is not None else str(text)
+            settings = ReplaySettings(1, **{key: value})
+        except SettingsError as exc:
+            raise GridError(str(exc)) from None
         except SimulationInputError as exc:
             raise GridError(str(exc), exit_code=exc.exit_code) from None
         if key == "predictor" and settings.predictor.startswith(TABLE_PREFIX):
@@ -196,42 +211,16 @@ def _checked(key: str, read: Callable[[object], object] = str) -> Callable[[obje
     return parse
 
 
+#: The grid's dimensions, one per tunable setting, and how one value of each is read.
+DIMENSIONS = {name: _checked(name, declared.read) for name, declared in TUNABLES.items()}
+
+
 def parse_threshold(text: object) -> int | None:
-    if text is None or (isinstance(text, str) and text.strip().lower() in (NO_THRESHOLD, "")):
-        return None
-    whole = isinstance(text, int) and not isinstance(text, bool)
-    whole = whole or (isinstance(text, float) and text.is_integer())
-    whole = whole or (isinstance(text, str) and text.strip().lstrip("+-").isdigit())
-    if not whole:  # (int(3600.7) would be 3600 and int(1.9) 1: never rounded silently)
-        raise GridError(f"threshold {text!r} is not a whole number of seconds (or {NO_THRESHOLD!r})")
-    return int(text)  # type: ignore[call-overload, arg-type]
-
-
-def _duration(text: object) -> float:
+    """A threshold from a command line or a TOML file: whole seconds, or none."""
     try:
-        return parse_duration(str(text))
-    except LakehouseError as exc:
+        return read_threshold(text)
+    except SettingsError as exc:
         raise GridError(str(exc)) from None
-
-
-def _number(text: object) -> float:
-    try:
-        return float(text)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise GridError(f"backfill confidence {text!r} is not a number") from None
-
-
-DIMENSIONS = {
-    "algorithm": _checked("algorithm"),
-    "policy": _checked("policy"),
-    "backfill": _checked("backfill"),
-    "predictor": _checked("predictor"),
-    "correction": _checked("correction"),
-    "threshold": _checked("threshold", parse_threshold),
-    "compat": _checked("compat"),
-    "backfill_confidence": _checked("backfill_confidence", _number),
-    "usage_half_life": _checked("usage_half_life", _duration),
-}
 
 
 @dataclass(frozen=True)
@@ -335,12 +324,15 @@ class Grid:
 
 
 def _meaningful(settings: Settings) -> Settings:
-    """The settings without what their replay ignores, so that the product has no repeats: a confidence
-    its predictor does not use, a backfill order under conservative backfilling (which reserves every
-    job in queue order, and has none)."""
-    uses_confidence = settings.predictor.split(":")[0] in DISTRIBUTION_PREDICTORS
-    if settings.backfill_confidence is not None and not uses_confidence:
-        settings = replace(settings, backfill_confidence=None)
+    """The settings without what their replay ignores, so that the product has no repeats: a setting
+    only some replays read (a confidence its predictor does not use), a backfill order under
+    conservative backfilling (which reserves every job in queue order, and has none)."""
+    ignored = {
+        name: None
+        for name, declared in TUNABLES.items()
+        if declared.applies is not None and getattr(settings, name) is not None and not declared.applies(settings)
+    }
+    settings = replace(settings, **ignored) if ignored else settings
     if settings.algorithm == Algorithm.conservative.value and settings.backfill != Backfill.queue.value:
         settings = replace(settings, backfill=Backfill.queue.value)
     return settings

@@ -52,6 +52,7 @@ from lakehouse.models.campaigns import (
 from lakehouse.sim.engine import refuse_empty_order_columns, replay
 from lakehouse.sim.metrics import prediction_errors
 from lakehouse.sim.options import WEEK, Compat, check_order_columns, order_columns, parse_predictor
+from lakehouse.sim.settings import TUNABLES
 from lakehouse.sim.workload import input_columns
 
 RUNS = DATASETS[CAMPAIGN_RUNS.key]
@@ -156,9 +157,7 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
         "log": log.log,
         "view": view,
         "machine_size": log.machine_size,
-        **{k: getattr(s, k) for k in ("algorithm", "policy", "backfill", "predictor", "correction")},
-        "threshold": s.threshold,
-        "compat": s.compat,
+        **{name: getattr(s, name) for name in TUNABLES},  # (a setting the run does not read: None)
         "tau": float(tau),
         "variant": s.label(),
         "run_key": run.key,
@@ -170,8 +169,7 @@ def replay_row(jobs: pl.DataFrame, log: LogInput, run: Run, campaign: str, view:
         row.update(selector=s.selector, policies=",".join(s.policies) or None, period=s.period)
         row.update(decay=s.decay, epsilon=s.epsilon, seed=s.seed)
     row["resample"] = s.resample
-    row["backfill_confidence"] = s.backfill_confidence
-    row.update(where_condition=log.where, warmup=s.warmup, cooldown=s.cooldown, usage_half_life=s.usage_half_life)
+    row.update(where_condition=log.where, warmup=s.warmup, cooldown=s.cooldown)
     started = time.perf_counter()
     try:
         if s.resample is not None:

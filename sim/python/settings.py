@@ -2,27 +2,35 @@
 
 `simulate`, campaigns, the policy-selection and triple studies, the nightly run and the CLI all build
 a `ReplaySettings`; the engine reads that object itself (by attribute), so no setting is passed
-twice and none is spelled differently on the way.  Construction checks everything: the Python side
-turns text into the choices' types and checks what only Python uses (tau, the summary window, the
-seed's 64 bits); every range the engine knows (machine size, threshold, selection period, decay,
-epsilon, backfill confidence) and the combinations it replays are checked by the engine's own
-`check_config`, the same code a replay runs.  A problem is a `SimulationInputError` whose `kind`
-callers branch on.
+twice and none is spelled differently on the way.  A setting a user tunes (a queue order, a predictor,
+a half-life) is declared once, on its field (`tunable`): `simulate`'s option, a campaign's option and
+TOML key, the grid's dimension, a variant's name, a replay's provenance and a stored run's values are
+made from that declaration (`TUNABLES`).
+
+Construction checks everything: the Python side turns text into the choices' types and checks what only
+Python uses (tau, the summary window, the seed's 64 bits); every range the engine knows (machine size,
+threshold, selection period, decay, epsilon, backfill confidence) and the combinations it replays are
+checked by the engine's own `check_config`, the same code a replay runs. A problem is a
+`SimulationInputError` whose `kind` callers branch on.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any
 
 from lakehouse import _native
-from lakehouse.base.errors import ORDER_KIND, OrderError, SettingsError, SimulationInputError
+from lakehouse.base.errors import ORDER_KIND, LakehouseError, OrderError, SettingsError, SimulationInputError
 from lakehouse.base.machine import machine_size_problem
+from lakehouse.base.units import format_duration, parse_duration
 from lakehouse.sim.options import (
     BACKFILL_CONFIDENCE,
     DEFAULT_TAU,
     DISTRIBUTION_PREDICTORS,
+    POLICY_HELP,
+    PREDICTOR_HELP,
     WEEK,
     Algorithm,
     Backfill,
@@ -39,6 +47,87 @@ from lakehouse.sim.options import (
     parse_predictor,
     parse_selector,
 )
+
+#: The groups of `simulate --help` a tunable setting's option is shown in.
+SCHEDULER_PANEL, PREDICTIONS_PANEL = "Scheduler", "Predictions"
+
+
+@dataclass(frozen=True)
+class Tunable:
+    """How a user gives a replay setting and how a campaign names it, declared on its `ReplaySettings`
+    field (`tunable`).  `simulate` takes it as an option, `campaign run` as a comma-separated list (and
+    a TOML file's `[grid]` key), the grid as a dimension whose values are checked by `ReplaySettings`
+    itself, the variant's name shows it off its default, and analysis.campaign_runs stores it."""
+
+    help: str
+    panel: str = SCHEDULER_PANEL
+    #: The type `simulate` reads (an enum's choices are listed by `--help` and checked by the parser).
+    kind: Any = str
+    #: The value from the text of a command line or a TOML file (a duration, a number); None: as given.
+    #: A bad text raises SettingsError, in the words every command then uses.
+    read: Callable[[Any], Any] | None = None
+    #: The default as a user writes it ("7d"), where that is not the field's default.
+    written_default: str | None = None
+    #: Checked as `simulate`'s command line is read, the value as the engine spells it (the queue order:
+    #: the caret under a formula's mistake is a usage error, as a bad choice is).
+    check: Callable[[str], str] | None = None
+    #: Its part of a campaign variant's name off the campaign's default; None: `NAME=VALUE`.
+    label: Callable[[Any], str] | None = None
+    #: Whether the replay reads it, for a setting only some replays read (the backfill confidence: the
+    #: distribution predictors'); None: every replay.  Where it does not apply, a replay's provenance
+    #: holds no value and a campaign leaves it out (its runs are one run, its run key has none).
+    applies: Callable[[Any], bool] | None = None
+
+
+def tunable(default: Any, **declaration: Any) -> Any:
+    """A `ReplaySettings` field a user tunes, with its `Tunable` declaration."""
+    return field(default=default, metadata={"tunable": Tunable(**declaration)})
+
+
+def read_threshold(text: object) -> int | None:
+    """A threshold from a command line or a TOML file: whole seconds, or none."""
+    if text is None or (isinstance(text, str) and text.strip().lower() in (NO_THRESHOLD, "")):
+        return None
+    whole = isinstance(text, int) and not isinstance(text, bool)
+    whole = whole or (isinstance(text, float) and text.is_integer())
+    whole = whole or (isinstance(text, str) and text.strip().lstrip("+-").isdigit())
+    if not whole:  # (int(3600.7) would be 3600 and int(1.9) 1: never rounded silently)
+        raise SettingsError(f"threshold {text!r} is not a whole number of seconds (or {NO_THRESHOLD!r})")
+    return int(text)  # type: ignore[call-overload, arg-type]
+
+
+def read_confidence(text: object) -> float:
+    try:
+        return float(text)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise SettingsError(f"backfill confidence {text!r} is not a number") from None
+
+
+def read_duration(text: object) -> float:
+    """A duration as seconds: a number, or a number and a unit (`7d`, `12h`)."""
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        return float(text)
+    try:
+        return parse_duration(str(text))
+    except LakehouseError as exc:
+        raise SettingsError(str(exc)) from None
+
+
+def spelled_order(text: str) -> str:
+    """A queue order as the engine spells it (a name given to it kept: `cube=max:...`); its problem as
+    an OrderError whose message points at the place."""
+    name = named_order(text)[0]
+    spelled = str(parse_policy(text))
+    return spelled if name is None else f"{name}={spelled}"
+
+
+def reads_distributions(settings: Any) -> bool:
+    """Whether the replay's predictor gives run-time distributions (and so reads a backfill confidence)."""
+    return str(settings.predictor).split(":")[0] in DISTRIBUTION_PREDICTORS
+
+
+#: What a threshold of none is written as.
+NO_THRESHOLD = "none"
 
 #: The longest time the engine takes (a threshold, a selection period), seconds.
 MAX_SECONDS: int = _native.SWF_MAX_SECONDS
@@ -74,20 +163,58 @@ class ReplaySettings:
     """Everything one replay takes besides the jobs.  See `simulate` for what each setting means."""
 
     machine_size: int
-    algorithm: Algorithm = Algorithm.easy
+    algorithm: Algorithm = tunable(
+        Algorithm.easy, kind=Algorithm, help="easy (one reservation) or conservative (one per job)."
+    )
     #: A built-in policy, a preset's name or a formula (`min:EXPR` / `max:EXPR`).
-    policy: QueueOrder = Policy.fcfs
-    backfill: Backfill = Backfill.queue
-    predictor: str = "requested"
-    correction: Correction = Correction.requested
-    threshold: int | None = None
-    compat: Compat = Compat.canonical
+    policy: QueueOrder = tunable(Policy.fcfs, help=POLICY_HELP + ".", check=spelled_order, label=str)
+    backfill: Backfill = tunable(
+        Backfill.queue, kind=Backfill, help="Backfill order: queue, or sjbf (shortest predicted first).", label=str
+    )
+    predictor: str = tunable("requested", panel=PREDICTIONS_PANEL, help=PREDICTOR_HELP + ".", label=str)
+    correction: Correction = tunable(
+        Correction.requested,
+        kind=Correction,
+        panel=PREDICTIONS_PANEL,
+        help="What a job that outlives its prediction is predicted next.",
+        label=lambda value: f"corr={value}",
+    )
+    threshold: int | None = tunable(
+        None,
+        kind=int | None,
+        read=read_threshold,
+        help="Jobs waiting longer than this many seconds go first.",
+        label=lambda value: f"thr={value}",
+    )
+    compat: Compat = tunable(
+        Compat.canonical,
+        kind=Compat,
+        help="canonical (at one instant: all completions, then all submissions, then one pass) or pyss "
+        "(the published SC'15 simulator: one event at a time, a pass after each; docs/simulator.md).",
+        label=str,
+    )
+    backfill_confidence: float = tunable(
+        BACKFILL_CONFIDENCE,
+        kind=float,
+        read=read_confidence,
+        panel=PREDICTIONS_PANEL,
+        help="With --predictor hmm or requested-law: also backfill a job EASY would refuse if the probability "
+        "that it delays the head of the queue is below this, in (0, 1).",
+        label=lambda value: f"conf={value:g}",
+        applies=reads_distributions,
+    )
     tau: float = DEFAULT_TAU
     warmup: float = 0
     cooldown: float = 0
-    backfill_confidence: float = BACKFILL_CONFIDENCE
     #: The half-life (s) of users' decayed usage, which formulas read as `uu` and `un`.
-    usage_half_life: float = _native.USAGE_HALF_LIFE
+    usage_half_life: float = tunable(
+        _native.USAGE_HALF_LIFE,
+        read=read_duration,
+        written_default="7d",
+        help="Half-life of users' decayed usage, which a formula reads as uu (processor-seconds) and un (the "
+        "user's share of all): a duration such as 7d (Slurm's default) or 12h.",
+        label=lambda value: f"hl={format_duration(value).replace(' ', '')}",
+    )
     selection: Selection | None = None
     #: `fixed:P` as the user gave it (the policy is then P, and the jobs gain a `policy` column).
     fixed_selector: bool = False
@@ -135,6 +262,8 @@ class ReplaySettings:
         for name in ("warmup", "cooldown"):
             if problem := window_problem(name, getattr(self, name)):
                 raise SettingsError(problem)
+            set_(self, name, float(getattr(self, name)))
+        set_(self, "tau", float(self.tau))
         if not isinstance(self.usage_half_life, int | float) or isinstance(self.usage_half_life, bool):
             raise SettingsError(f"the usage half-life must be a number of seconds, got {self.usage_half_life!r}")
         set_(self, "usage_half_life", float(self.usage_half_life))
@@ -214,33 +343,24 @@ class ReplaySettings:
 
     def columns(self) -> dict[str, object]:
         """The settings as the columns of a replay's summary (`simulate --format`): the same columns for
-        every replay, null where a setting does not apply."""
-        return {
+        every replay (each tunable setting and the metrics' window), null where a setting does not apply."""
+        out: dict[str, object] = {
             "algorithm": str(self.algorithm),
             "policy": self.policy_label,
             "order": str(self.policy) if self.selection is None or self.fixed_selector else None,
-            "backfill": str(self.backfill),
-            "predictor": self.predictor,
-            "correction": str(self.correction),
-            "threshold": self.threshold,
-            "compat": str(self.compat),
-            "tau": float(self.tau),
-            "warmup": float(self.warmup),
-            "cooldown": float(self.cooldown),
-            "usage_half_life": self.usage_half_life,
         }
+        for name in _COLUMNS:
+            if name not in out:
+                declared = TUNABLES.get(name)
+                applies = declared is None or _applies(declared, self)
+                out[name] = _plain(getattr(self, name)) if applies else None
+        return out
 
     def record(self) -> dict[str, object]:
         """The settings as plain values (a schedule's provenance): what ran, with the selector's
-        parameters and the confidence only where they apply."""
+        parameters and the settings only some replays read where they apply."""
         out: dict[str, object] = {
-            "algorithm": str(self.algorithm),
-            "policy": str(self.policy),
-            "backfill": str(self.backfill),
-            "predictor": self.predictor,
-            "correction": str(self.correction),
-            "threshold": self.threshold,
-            "compat": str(self.compat),
+            name: _plain(getattr(self, name)) for name, declared in TUNABLES.items() if _applies(declared, self)
         }
         if self.selector is not None:
             out["selector"] = self.selector
@@ -248,13 +368,31 @@ class ReplaySettings:
             out.update(policies=",".join(s.policies), period=s.period, decay=s.decay, seed=s.seed)
             if s.epsilon is not None:
                 out["epsilon"] = s.epsilon
-        if self.uses_distributions:
-            out["backfill_confidence"] = self.backfill_confidence
         out.update({k: getattr(self, k) for k in ("warmup", "cooldown") if getattr(self, k)})
-        if self.usage_half_life != _native.USAGE_HALF_LIFE:
-            out["usage_half_life"] = self.usage_half_life
         out["machine_size"] = self.machine_size
         return out
+
+
+def _plain(value: object) -> object:
+    """A setting's value as a plain one (an enum's text)."""
+    return str(value) if isinstance(value, str) else value
+
+
+def _applies(declared: Tunable, settings: Any) -> bool:
+    return declared.applies is None or declared.applies(settings)
+
+
+#: Every tunable setting's declaration, by name, in the order of ReplaySettings' fields.
+TUNABLES: dict[str, Tunable] = {
+    f.name: f.metadata["tunable"] for f in fields(ReplaySettings) if "tunable" in f.metadata
+}
+#: Their defaults, as ReplaySettings takes them when none is given.
+TUNABLE_DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(ReplaySettings) if f.name in TUNABLES}
+assert all(default is not MISSING for default in TUNABLE_DEFAULTS.values())
+#: A replay summary's columns of settings, in the order of the fields: the tunable ones and the metrics' window.
+_COLUMNS = tuple(
+    f.name for f in fields(ReplaySettings) if f.name in TUNABLES or f.name in ("tau", "warmup", "cooldown")
+)
 
 
 def _selection(
