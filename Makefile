@@ -13,7 +13,7 @@ install:
 	$(PIP) install --quiet --no-build-isolation -e ".[dev]"
 	@touch $(STAMP)
 
-$(STAMP): pyproject.toml sim/Cargo.toml sim/build.rs $(shell find sim/src -name "*.rs")
+$(STAMP): pyproject.toml setup.py sim/Cargo.toml sim/build.rs $(shell find sim/src -name "*.rs")
 	$(MAKE) install
 
 demo: $(STAMP)

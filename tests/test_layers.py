@@ -9,6 +9,7 @@ checked in a fresh interpreter (what `import` really loads).
 from __future__ import annotations
 
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -124,19 +125,29 @@ def test_from_lakehouse_import_lake_loads_no_model_and_no_extension():
 
 
 def test_every_package_folder_is_one_a_wheel_holds(tree):
-    """pyproject.toml lists the packages a wheel installs, and an editable install finds the others
-    anyway: a package missing from the list works here and fails for everyone who installs a wheel."""
-    listed = set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    """setup.py finds the packages a wheel installs (an editable install finds them anyway: a package
+    left out works here and fails for everyone who installs a wheel): every package folder of the
+    package's layout, and nothing else."""
+    listed = set(runpy.run_path(str(REPO / "setup.py"), run_name="packages")["packages"]())
     found = {
         ".".join(Path(folder).relative_to(tree).parts)
         for folder, _, files in os.walk(tree / "lakehouse", followlinks=True)
         if "__init__.py" in files and "__pycache__" not in folder
     }
     assert found == listed, f"not listed: {sorted(found - listed)}; listed, not found: {sorted(listed - found)}"
+    assert {"lakehouse.models.volatility", "lakehouse.sim", "lakehouse.sql"} <= listed
 
 
-def test_the_topics_contract_names_every_topic_folder():
-    """A topic folder left out of the `topics` independence contract could import another unseen."""
-    (topics,) = [c for c in _contracts() if c["id"] == "topics"]
-    folders = {p.parent.name for p in (REPO / "models").glob("*/__init__.py")}
-    assert set(topics["modules"]) == {f"lakehouse.models.{name}" for name in folders}
+def test_a_new_topic_folder_is_held_to_the_topics_contract(tmp_path):
+    """The `topics` contract names models/'s modules by a pattern: a topic folder added (with no entry
+    anywhere else) that imports another topic breaks it."""
+    build(tmp_path)
+    folder = tmp_path / "lakehouse" / "models"
+    source = folder.resolve()
+    folder.unlink()
+    shutil.copytree(source, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "toy").mkdir()
+    (folder / "toy" / "__init__.py").write_text('"""A toy topic."""\n\nimport lakehouse.models.volatility.model\n')
+    checked = lint(tmp_path, REPO / "pyproject.toml")
+    broken = "lakehouse.models.toy is not allowed to import lakehouse.models.volatility"
+    assert checked.returncode == 1 and broken in checked.stdout, checked.stdout + checked.stderr
