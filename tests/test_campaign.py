@@ -325,6 +325,20 @@ def test_the_cli_runs_a_grid_with_a_process_pool_and_resumes(two_logs, tmp_path)
     assert pool in [{k: v for k, v in row.items() if k != "last_run"} for row in listing]
 
 
+def test_the_command_line_takes_the_place_of_a_toml_files_keys(two_logs, tmp_path):
+    """A TOML file may leave the logs to the command line; a dimension given there replaces the file's,
+    the others stay, and a name given there renames the campaign."""
+    spec = tmp_path / "grid.toml"
+    spec.write_text('name = "from-file"\ntau = 60\n[grid]\npolicy = ["fcfs", "spf"]\nbackfill = ["sjbf"]\n')
+    args = ["campaign", "run", spec, "--lake", two_logs.root, "--log", "mini", "--policy", "lexp", "--workers", 1]
+    rows = json.loads(cli(*args, "-f", "json").stdout)
+    assert {(r["log"], r["variant"]) for r in rows} == {("mini", "easy-lexp-sjbf")}
+    cli(*args, "--name", "renamed")
+    query = "SELECT DISTINCT campaign, tau FROM analysis.campaign_runs WHERE campaign IN ('from-file', 'renamed') ORDER BY 1"
+    stored = json.loads(cli("sql", query, "--lake", two_logs.root, "-f", "json").stdout)
+    assert [(r["campaign"], r["tau"]) for r in stored] == [("from-file", 60.0), ("renamed", 60.0)]
+
+
 def test_unknown_logs_and_values_fail_before_anything_runs(two_logs):
     unknown = cli("campaign", "run", "--lake", two_logs.root, "--name", "x", "--log", "LANL", code=1)
     assert "no log matches 'LANL'; the lake has: KTH-SP2-1996-2.1-cln, mini" in unknown.stderr

@@ -147,7 +147,7 @@ def run(
     from lakehouse.base.comma_lists import split_list
     from lakehouse.base.machine import parse_machine_sizes
     from lakehouse.base.units import parse_duration
-    from lakehouse.campaigns.grid import Grid, grid_from_toml, parse_values
+    from lakehouse.campaigns.grid import given_grid, parse_values
 
     every_size, log_sizes = parse_machine_sizes(machine_size or [])
     # The jobs' window: given here, else the TOML's, else every job counted.
@@ -159,35 +159,18 @@ def run(
 
         compats = options.pop("compat", ("canonical",))
         explicit = tuple(s for c in compats for s in triple_settings(str(c)))
-    if spec is not None:
-        base = grid_from_toml(spec, name)
-        grid = Grid(
-            name=base.name,
-            logs=tuple(log) if log else base.logs,
-            view=str(view) if view else base.view,
-            machine_size=every_size if every_size is not None else base.machine_size,
-            machine_sizes=log_sizes + base.machine_sizes,
-            values={**base.values, **options},
-            tau=tau if tau is not None else base.tau,
-            explicit=explicit,
-            where=where if where is not None else base.where,
-            warmup=window.get("warmup", base.warmup),
-            cooldown=window.get("cooldown", base.cooldown),
-        )
-    else:
-        grid = Grid(
-            name=name or "default",
-            logs=tuple(log or ()),
-            view=str(view) if view else "jobs_clean",
-            machine_size=every_size,
-            machine_sizes=log_sizes,
-            values=options,
-            tau=tau if tau is not None else 10.0,
-            explicit=explicit,
-            where=where,
-            warmup=window.get("warmup", 0.0),
-            cooldown=window.get("cooldown", 0.0),
-        )
+    on_the_command_line = {
+        "logs": tuple(log) if log else None,
+        "view": str(view) if view else None,
+        "machine_size": every_size,
+        "machine_sizes": log_sizes,
+        "values": options,
+        "tau": tau,
+        "explicit": explicit,
+        "where": where,
+        **window,
+    }
+    grid = given_grid(spec, name, on_the_command_line)
     target = Lake(lake)
     if grid.repeats():
         stderr.print(

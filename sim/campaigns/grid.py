@@ -359,6 +359,27 @@ TOML_KEYS = ("name", "logs", "view", "machine_size", "tau", "where", "warmup", "
 
 def grid_from_toml(path: Path, name: str | None = None) -> Grid:
     """A grid from a TOML file (format in the module docstring); `name` overrides the file's."""
+    return Grid(**_toml_fields(path, name))
+
+
+def given_grid(spec: Path | None, name: str | None, given: Mapping[str, Any]) -> Grid:
+    """The grid `campaign run` asks for: a TOML file's (if `spec`), with what the command line `given`
+    put in its place (a value of None: not given).  Per-log machine sizes add to the file's (the command
+    line's first) and the dimensions' values replace the file's one dimension at a time."""
+    fields = _toml_fields(spec, name) if spec is not None else {"name": name or "default"}
+    for key, value in given.items():
+        if key == "machine_sizes":
+            fields[key] = (*value, *fields.get(key, ()))
+        elif key == "values":
+            fields[key] = {**fields.get(key, {}), **value}
+        elif value is not None:
+            fields[key] = value
+    return Grid(**fields)
+
+
+def _toml_fields(path: Path, name: str | None) -> dict[str, Any]:
+    """A TOML file's grid, as the fields of a `Grid` (checked, but for what the whole grid must hold:
+    its logs may come from the command line)."""
     data = read_toml(path, GridError)
     unknown = set(data) - set(TOML_KEYS)
     if unknown:
@@ -401,18 +422,18 @@ def grid_from_toml(path: Path, name: str | None = None) -> Grid:
         every, per_log = machine.parse_machine_sizes([] if sizes is None else items)
     except SettingsError as exc:
         raise GridError(f"{path}: {exc}") from None
-    return Grid(
-        name=str(campaign),
-        logs=tuple(str(x) for x in logs),
-        view=str(data.get("view", View.jobs_clean.value)),
-        machine_size=every,
-        machine_sizes=per_log,
-        values=values,
-        tau=float(tau),
-        where=data.get("where"),
-        warmup=window["warmup"],
-        cooldown=window["cooldown"],
-    )
+    return {
+        "name": str(campaign),
+        "logs": tuple(str(x) for x in logs),
+        "view": str(data.get("view", View.jobs_clean.value)),
+        "machine_size": every,
+        "machine_sizes": per_log,
+        "values": values,
+        "tau": float(tau),
+        "where": data.get("where"),
+        "warmup": window["warmup"],
+        "cooldown": window["cooldown"],
+    }
 
 
 def run_key(fingerprint: str, machine_size: int, settings: Settings, tau: float) -> str:
