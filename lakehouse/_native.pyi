@@ -21,6 +21,11 @@ __all__ = [
     "POLICY_PRESETS",
     "FORMULA_VARIABLES",
     "MAX_FORMULA_BYTES",
+    "PREDICTORS",
+    "ALGORITHMS",
+    "BACKFILLS",
+    "CORRECTIONS",
+    "COMPATS",
     "USAGE_HALF_LIFE",
     "_panic_inside_guard",
     "check_settings",
@@ -48,6 +53,11 @@ BUILT_IN_POLICIES: list[str]  # the twelve built-in queue orders, in their order
 POLICY_PRESETS: list[tuple[str, str, str]]  # (name, formula, source) of each named formula
 FORMULA_VARIABLES: list[tuple[str, str]]  # (name, meaning) of each variable a formula reads
 MAX_FORMULA_BYTES: int  # the longest formula accepted
+PREDICTORS: list[tuple[str, str, bool]]  # (as written, meaning, gives distributions) of each predictor
+ALGORITHMS: list[str]  # the backfilling algorithms' names
+BACKFILLS: list[str]  # the backfill orders' names
+CORRECTIONS: list[str]  # the corrections' names (what an outlived prediction becomes)
+COMPATS: list[str]  # the event semantics' names
 USAGE_HALF_LIFE: float  # the default half-life (s) of users' decayed usage (formula variables uu, un)
 
 _Int64s: TypeAlias = npt.NDArray[np.int64]

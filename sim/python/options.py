@@ -212,15 +212,16 @@ def choose(kind: type[E], value: str) -> E:
 
 COLUMN_PREFIX = "column:"
 ELOSS = "eloss"
+#: The help of a predictor: the engine's own list (a predictor added in Rust appears here with nothing
+#: to edit), and the imported tables, which Python turns into a column before the engine sees them.
 PREDICTOR_HELP = (
-    "requested, clairvoyant, ave2 (mean of the user's last two runtimes), eloss[:KEY=VALUE,...] (learned "
-    "online with an E-Loss; docs/predictions.md), column:NAME, table:NAME (a table of predictions imported "
-    "with `lakehouse import predictions`), hmm[:KEY=VALUE,...] (run-time distributions "
-    "from a workload HMM trained online, with --backfill-confidence; docs/hmm.md) or requested-law (one "
-    "event at each request: EASY written as distributions)"
+    ", ".join(f"{written} ({meaning})" for written, meaning, _ in _native.PREDICTORS)
+    + ", or table:NAME (a table of predictions imported with `lakehouse import predictions`)"
 )
 #: Predictors that give each job a run-time distribution (EASY backfills by the probability of delay).
-DISTRIBUTION_PREDICTORS = ("hmm", "requested-law")
+DISTRIBUTION_PREDICTORS = tuple(
+    re.split(r"[\[:]", written)[0] for written, _, distributions in _native.PREDICTORS if distributions
+)
 #: The default of `--backfill-confidence`: a job EASY refuses is backfilled if it delays the head with
 #: probability below this.
 BACKFILL_CONFIDENCE = 0.05

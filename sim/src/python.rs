@@ -558,6 +558,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FORMULA_VARIABLES", engine::VARIABLES.to_vec())?;
     m.add("MAX_FORMULA_BYTES", engine::MAX_FORMULA_BYTES)?;
     m.add("USAGE_HALF_LIFE", engine::USAGE_HALF_LIFE)?;
+    m.add("PREDICTORS", engine::PREDICTORS.to_vec())?;
+    m.add("ALGORITHMS", engine::Algorithm::NAMES.to_vec())?;
+    m.add("BACKFILLS", engine::Backfill::NAMES.to_vec())?;
+    m.add("CORRECTIONS", engine::Correction::NAMES.to_vec())?;
+    m.add("COMPATS", engine::Compat::NAMES.to_vec())?;
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add_class::<ParsedSwf>()?;
     m.add_class::<Schedule>()?;

@@ -195,6 +195,10 @@ pub fn simulate_with_hook(
 
 macro_rules! names {
     ($ty:ident { $($text:literal => $variant:ident),+ $(,)? }) => {
+        impl $ty {
+            /// Every name, in order (exported to Python: its choices and help come from here).
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+        }
         impl FromStr for $ty {
             type Err = String;
             fn from_str(s: &str) -> Result<Self, String> {
@@ -219,6 +223,23 @@ names!(Policy {
 });
 // (Formulas are parsed with `parse_policy`, which needs the replay's table of formulas.)
 names!(Backfill { "queue" => Queue, "sjbf" => Sjbf });
+/// Every predictor: how it is written, what it predicts, and whether it gives run-time distributions
+/// (EASY then backfills by the probability of delaying the head).  The parser's message, Python's help
+/// and its list of distribution predictors come from this table.
+pub const PREDICTORS: &[(&str, &str, bool)] = &[
+    ("requested", "the user's request", false),
+    ("clairvoyant", "the actual run time", false),
+    ("ave2", "mean of the user's last two runtimes", false),
+    ("eloss[:KEY=VALUE,...]", "learned online with an E-Loss; docs/predictions.md", false),
+    (
+        "hmm[:KEY=VALUE,...]",
+        "run-time distributions from a workload HMM trained online, with --backfill-confidence; docs/hmm.md",
+        true,
+    ),
+    ("requested-law", "one event at each request: EASY written as distributions", true),
+    ("column:NAME", "a column of the jobs; missing values fall back to the request", false),
+];
+
 impl FromStr for Predictor {
     type Err = String;
     /// `requested`, `clairvoyant`, `ave2`, `column`, or `eloss` with optional parameters
@@ -233,10 +254,11 @@ impl FromStr for Predictor {
             "eloss" => Ok(Predictor::Eloss(parameters.parse()?)),
             "hmm" => Ok(Predictor::Hmm(parameters.parse()?)),
             "requested-law" if parameters.is_empty() => Ok(Predictor::RequestedLaw),
-            _ => Err(format!(
-                "unknown predictor {s:?}; expected requested, clairvoyant, ave2, eloss[:KEY=VALUE,...], \
-                 hmm[:KEY=VALUE,...], requested-law or column:NAME"
-            )),
+            _ => {
+                let written: Vec<&str> = PREDICTORS.iter().map(|(written, _, _)| *written).collect();
+                let (last, others) = written.split_last().expect("predictors");
+                Err(format!("unknown predictor {s:?}; expected {} or {last}", others.join(", ")))
+            }
         }
     }
 }
