@@ -11,8 +11,7 @@ import polars as pl
 from lakehouse.base.catalog import named_query
 from lakehouse.base.job_views import log_jobs, log_machine_size
 from lakehouse.base.lake import Lake
-from lakehouse.campaigns.grid import EASY_VARIANTS
-from lakehouse.campaigns.grid import Settings as RunSettings
+from lakehouse.campaigns.grid import EASY_VARIANTS, RunSettings
 from lakehouse.data import sample_alibaba2018, sample_google_trace, sample_swf_paths
 from lakehouse.ingest.alibaba2018 import ingest_alibaba2018
 from lakehouse.ingest.google import ingest_google

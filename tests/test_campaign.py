@@ -28,7 +28,7 @@ from lakehouse.campaigns.executors import ExecutorKind, local_executor, make_exe
 from lakehouse.campaigns.grid import (
     Grid,
     GridError,
-    Settings,
+    RunSettings,
     grid_from_toml,
     parse_values,
 )
@@ -78,11 +78,11 @@ def test_the_grid_is_the_product_of_the_lists_without_repeats():
     grid = Grid("g", ("KTH",), values=values)
     settings = grid.settings()
     assert len(settings) == 2 * 2 * 2
-    assert settings[0] == Settings(policy="fcfs", backfill="queue", threshold=None)
-    assert settings[-1] == Settings(policy="spf", backfill="sjbf", threshold=3600)
+    assert settings[0] == RunSettings(policy="fcfs", backfill="queue", threshold=None)
+    assert settings[-1] == RunSettings(policy="spf", backfill="sjbf", threshold=3600)
     assert {s.algorithm for s in settings} == {"easy"}  # defaults fill what is not given
-    assert Grid("g", ("KTH",)).settings() == [Settings()]
-    assert Settings(policy="spf", backfill="sjbf", threshold=60).label() == "easy-spf-sjbf-thr=60"
+    assert Grid("g", ("KTH",)).settings() == [RunSettings()]
+    assert RunSettings(policy="spf", backfill="sjbf", threshold=60).label() == "easy-spf-sjbf-thr=60"
 
 
 @pytest.mark.parametrize(
@@ -334,7 +334,10 @@ def test_the_command_line_takes_the_place_of_a_toml_files_keys(two_logs, tmp_pat
     rows = json.loads(cli(*args, "-f", "json").stdout)
     assert {(r["log"], r["variant"]) for r in rows} == {("mini", "easy-lexp-sjbf")}
     cli(*args, "--name", "renamed")
-    query = "SELECT DISTINCT campaign, tau FROM analysis.campaign_runs WHERE campaign IN ('from-file', 'renamed') ORDER BY 1"
+    query = (
+        "SELECT DISTINCT campaign, tau FROM analysis.campaign_runs WHERE campaign IN ('from-file', 'renamed') "
+        "ORDER BY 1"
+    )
     stored = json.loads(cli("sql", query, "--lake", two_logs.root, "-f", "json").stdout)
     assert [(r["campaign"], r["tau"]) for r in stored] == [("from-file", 60.0), ("renamed", 60.0)]
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from package_tree import REPO, build
 
-from lakehouse.campaigns.grid import DIMENSIONS, Settings
+from lakehouse.campaigns.grid import DIMENSIONS, RunSettings
 from lakehouse.cli.replay_options import written_default
 from lakehouse.models.campaigns import CAMPAIGN_RUNS_SCHEMA
 from lakehouse.sim.settings import TUNABLES, ReplaySettings
@@ -52,7 +52,9 @@ def test_every_tunable_setting_is_an_option_a_dimension_a_column_and_a_docs_row(
 
 
 def test_a_campaign_point_replays_as_simulate_does_with_the_same_settings():
-    point = Settings(backfill="sjbf", predictor="hmm", backfill_confidence=0.1, usage_half_life=86_400.0, threshold=60)
+    point = RunSettings(
+        backfill="sjbf", predictor="hmm", backfill_confidence=0.1, usage_half_life=86_400.0, threshold=60
+    )
     assert point.replay_settings(16) == ReplaySettings.of(
         16, backfill="sjbf", predictor="hmm", backfill_confidence=0.1, usage_half_life=86_400.0, threshold=60
     )

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from lakehouse.base.errors import LakehouseError, SimulationInputError
 from lakehouse.base.lake import Lake
-from lakehouse.campaigns.grid import Settings
+from lakehouse.campaigns.grid import RunSettings
 from lakehouse.campaigns.resample import resample_weeks, week_count
 from lakehouse.campaigns.runner import stored_runs
 from lakehouse.cli import app
@@ -216,7 +216,7 @@ def test_a_log_replayed_on_two_machines_counts_on_the_newest():
 def test_the_study_runs_each_fixed_policy_and_each_selector_per_resample():
     runs = selection_settings(3, seed=5, policies=["fcfs", "spf"], periods=[WEEK])
     assert len(runs) == 3 * (2 + 3)
-    assert runs[0] == Settings(policy="fcfs", seed=5, resample=0)
+    assert runs[0] == RunSettings(policy="fcfs", seed=5, resample=0)
     assert {s.label() for s in runs if s.resample == 2} == {
         "easy-fcfs-r2", "easy-spf-r2", "easy-full-week-r2", "easy-noisy-week-r2", "easy-egreedy-week-eps=0.3-r2",
     }  # fmt: skip

@@ -27,7 +27,7 @@ from lakehouse.base.comma_lists import split_items
 from lakehouse.base.errors import LakehouseError, SettingsError
 from lakehouse.base.job_views import View, log_jobs
 from lakehouse.base.lake import Lake
-from lakehouse.campaigns.grid import Settings, run_key
+from lakehouse.campaigns.grid import RunSettings, run_key
 from lakehouse.campaigns.report import DEFAULT_CONFIDENCE, DEFAULT_REPLICATES, Block
 from lakehouse.campaigns.runner import (
     JOBS_FOLDER,
@@ -197,12 +197,12 @@ def paired_difference(
 # -- the schedules of a campaign's runs -----------------------------------------------------------
 
 
-def row_settings(row: dict) -> Settings:
+def row_settings(row: dict) -> RunSettings:
     """The settings a stored campaign row was replayed with."""
     selector = row.get("selector")
     # A tunable setting a row lacks (stored before it existed) or leaves null: the campaigns' default.
     tuned = {name: row[name] for name in TUNABLES if row.get(name) is not None}
-    return Settings(
+    return RunSettings(
         **tuned,
         selector=selector,
         policies=tuple(split_items(row["policies"])) if selector and row.get("policies") else (),

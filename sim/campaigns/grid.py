@@ -68,7 +68,7 @@ class GridError(LakehouseError):
 
 
 class _PointMethods:
-    """What a point of the grid does (`Settings` is made from the tunable settings' declarations)."""
+    """What a point of the grid does (`RunSettings` is made from the tunable settings' declarations)."""
 
     if TYPE_CHECKING:  # its fields are the declarations' (TUNABLES) and the grid's own (_GRID_FIELDS)
         __dataclass_fields__: ClassVar[dict[str, Any]]
@@ -154,12 +154,12 @@ _GRID_FIELDS: list[tuple[str, Any, Any]] = [
 
 if TYPE_CHECKING:
 
-    class Settings(_PointMethods):
+    class RunSettings(_PointMethods):
         """One point of the grid: everything `simulate` takes besides the jobs and the machine size."""
 
 else:
-    Settings = make_dataclass(
-        "Settings",
+    RunSettings = make_dataclass(
+        "RunSettings",
         [(name, Any, field(default=_unset(name))) for name in TUNABLES]
         + [(name, kind, field(default=default)) for name, kind, default in _GRID_FIELDS],
         bases=(_PointMethods,),
@@ -168,18 +168,18 @@ else:
             "__doc__": "One point of the grid: everything `simulate` takes besides the jobs and the machine size."
         },
     )
-    Settings.__module__ = __name__  # (pickled by name, to a pool's processes and Ray's workers)
+    RunSettings.__module__ = __name__  # (pickled by name, to a pool's processes and Ray's workers)
 
 
 #: EASY and its best-known refinements, by the names tables give them: the variants the demo and the
 #: nightly run replay.
 EASY_VARIANTS = {
-    "EASY": Settings(),
-    "EASY-SJBF": Settings(backfill=Backfill.sjbf.value),
-    "EASY++": Settings(backfill=Backfill.sjbf.value, predictor="ave2", correction=Correction.incremental.value),
+    "EASY": RunSettings(),
+    "EASY-SJBF": RunSettings(backfill=Backfill.sjbf.value),
+    "EASY++": RunSettings(backfill=Backfill.sjbf.value, predictor="ave2", correction=Correction.incremental.value),
 }
 
-_DEFAULTS = {f.name: f.default for f in fields(Settings)}
+_DEFAULTS = {f.name: f.default for f in fields(RunSettings)}
 #: The fields every run key has hashed since campaigns began.
 _FIRST_FIELDS = ("algorithm", "policy", "backfill", "predictor", "correction", "threshold", "compat")
 PERIOD_LABELS = {DAY: "day", WEEK: "week"}
@@ -237,7 +237,7 @@ class Grid:
     values: Mapping[str, tuple[object, ...]] = field(default_factory=dict)
     tau: float = 10.0
     #: A preset's settings (e.g. the heuristic triples), run as they are instead of a product.
-    explicit: tuple[Settings, ...] = ()
+    explicit: tuple[RunSettings, ...] = ()
     #: The jobs replayed: one SQL condition on the view's columns (and submit_offset), as `simulate
     #: --where`; and the seconds of submissions at each end replayed but not counted.
     where: str | None = None
@@ -311,7 +311,7 @@ class Grid:
         """Combinations that are another's replay (conservative x sjbf = conservative), run once."""
         return self.product_size() - len(self.settings())
 
-    def settings(self) -> list[Settings]:
+    def settings(self) -> list[RunSettings]:
         """The product of every dimension's values (defaults where a dimension is not given), without
         repeats, in the order the values were given; a preset's settings as they are."""
         warmup, cooldown = float(self.warmup), float(self.cooldown)
@@ -320,10 +320,12 @@ class Grid:
         keys = [k for k in DIMENSIONS if k in self.values]
         combos = itertools.product(*(self.values[k] for k in keys))
         points: Iterator[dict[str, Any]] = (dict(zip(keys, combo, strict=True)) for combo in combos)
-        return list(dict.fromkeys(_meaningful(Settings(**point, warmup=warmup, cooldown=cooldown)) for point in points))
+        return list(
+            dict.fromkeys(_meaningful(RunSettings(**point, warmup=warmup, cooldown=cooldown)) for point in points)
+        )
 
 
-def _meaningful(settings: Settings) -> Settings:
+def _meaningful(settings: RunSettings) -> RunSettings:
     """The settings without what their replay ignores, so that the product has no repeats: a setting
     only some replays read (a confidence its predictor does not use), a backfill order under
     conservative backfilling (which reserves every job in queue order, and has none)."""
@@ -436,7 +438,7 @@ def _toml_fields(path: Path, name: str | None) -> dict[str, Any]:
     }
 
 
-def run_key(fingerprint: str, machine_size: int, settings: Settings, tau: float) -> str:
+def run_key(fingerprint: str, machine_size: int, settings: RunSettings, tau: float) -> str:
     """The identity of one run: the same jobs, machine, settings and tau give the same key."""
     text = f"{fingerprint}|{machine_size}|{settings.canonical()}|{tau!r}"
     return hashlib.sha256(text.encode()).hexdigest()[:24]

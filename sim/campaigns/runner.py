@@ -38,7 +38,7 @@ from lakehouse.base.job_views import View, log_jobs, log_machine_size, order_pro
 from lakehouse.base.lake import Lake
 from lakehouse.base.log_names import is_glob, select_logs
 from lakehouse.base.writer import pending_path, process_lock, replace_atomically
-from lakehouse.campaigns.grid import Grid, GridError, Settings, run_key
+from lakehouse.campaigns.grid import Grid, GridError, RunSettings, run_key
 from lakehouse.campaigns.resample import resample_weeks
 from lakehouse.models.campaigns import (
     CAMPAIGN_METRICS,
@@ -77,7 +77,7 @@ class LogInput:
 
 @dataclass(frozen=True)
 class Run:
-    settings: Settings
+    settings: RunSettings
     key: str
     #: SHA-256 of the jobs' columns this run reads (and no others: importing a prediction table again
     #: changes the runs that read it, not the rest of the campaign).
@@ -126,7 +126,7 @@ def frame_fingerprint(frame: pl.DataFrame) -> str:
     return digest.hexdigest()
 
 
-def needed_columns(settings: Sequence[Settings]) -> list[str]:
+def needed_columns(settings: Sequence[RunSettings]) -> list[str]:
     """Every column any of the settings' replays reads."""
     columns: list[str] = []
     for s in settings:
@@ -136,9 +136,9 @@ def needed_columns(settings: Sequence[Settings]) -> list[str]:
     return list(dict.fromkeys(columns))
 
 
-def run_fingerprints(jobs: pl.DataFrame, settings: Sequence[Settings]) -> list[tuple[str, tuple[str, ...]]]:
+def run_fingerprints(jobs: pl.DataFrame, settings: Sequence[RunSettings]) -> list[tuple[str, tuple[str, ...]]]:
     """Per settings, (the fingerprint of the columns its replay reads, those columns): a run's key holds
-    only its own inputs.  Settings that read the same columns share one hash of them."""
+    only its own inputs.  RunSettings that read the same columns share one hash of them."""
     made: dict[tuple[str, ...], str] = {}
     chosen = []
     for s in settings:

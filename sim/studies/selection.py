@@ -22,7 +22,7 @@ from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
 from lakehouse.base.machine import CEA_CURIE_PARTITION
 from lakehouse.base.results import store
-from lakehouse.campaigns.grid import Settings
+from lakehouse.campaigns.grid import RunSettings
 from lakehouse.campaigns.report import latest
 from lakehouse.campaigns.runner import campaign_rows
 from lakehouse.models.selection import SELECTION_CURVES, SELECTION_RUNS
@@ -62,7 +62,7 @@ def selection_settings(
     epsilons: Sequence[float] = (EPSILON,),
     threshold: int | None = None,
     selectors: Sequence[Selector] = SELECTORS,
-) -> list[Settings]:
+) -> list[RunSettings]:
     """Every run of the study: per resample, each fixed policy, then each selector at each period (the
     bandit at each epsilon).  A threshold (the paper's EASY(P, Theta), which it does not quantify) applies
     to every run but EASY-FCFS's, the baseline, which it cannot change: under FCFS the jobs that waited
@@ -79,10 +79,11 @@ def selection_settings(
     settings = []
     for r in range(resamples):
         settings += [
-            Settings(policy=p, seed=seed, resample=r, threshold=None if p == "fcfs" else threshold) for p in candidates
+            RunSettings(policy=p, seed=seed, resample=r, threshold=None if p == "fcfs" else threshold)
+            for p in candidates
         ]
         settings += [
-            Settings(
+            RunSettings(
                 selector=str(selector),
                 policies=candidates,
                 period=period,

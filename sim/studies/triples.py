@@ -23,7 +23,7 @@ from lakehouse import _native
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
 from lakehouse.base.results import store
-from lakehouse.campaigns.grid import Settings
+from lakehouse.campaigns.grid import RunSettings
 from lakehouse.campaigns.report import latest
 from lakehouse.campaigns.runner import campaign_rows
 from lakehouse.models.triples import TRIPLES, TRIPLES_LOO
@@ -49,15 +49,15 @@ def eloss_variants() -> list[str]:
     ]
 
 
-def triple_settings(compat: str = "canonical") -> list[Settings]:
+def triple_settings(compat: str = "canonical") -> list[RunSettings]:
     """Every triple once (130), EASY with FCFS queues."""
     settings = [
-        Settings(predictor=p, correction="requested", backfill=b, compat=compat)
+        RunSettings(predictor=p, correction="requested", backfill=b, compat=compat)
         for p in UPPER_BOUNDS
         for b in BACKFILLS
     ]
     settings += [
-        Settings(predictor=p, correction=c, backfill=b, compat=compat)
+        RunSettings(predictor=p, correction=c, backfill=b, compat=compat)
         for p in ["ave2", *eloss_variants()]
         for c in CORRECTIONS
         for b in BACKFILLS
