@@ -81,21 +81,6 @@ def test_a_table_stored_outside_the_writer_is_refused(tmp_path):
         store(lake, "analysis_reproductions", pl.DataFrame(), REPRODUCTIONS_SCHEMA)
 
 
-def test_every_function_a_report_names_by_its_path_exists():
-    """A report names its model's functions by import path (lakehouse.base.report.lazy), so a renamed
-    function would fail only when the report runs: each path resolves here."""
-    import importlib
-
-    named = 0
-    for report in REGISTRY.values():
-        for function in (report.compute, report.store, report.plot):
-            if function is not None and ":" in function.__qualname__:
-                module, name = function.__qualname__.split(":")
-                assert callable(getattr(importlib.import_module(module), name)), function.__qualname__
-                named += 1
-    assert named >= 8
-
-
 #: Every text option that checks its own value (a list, a duration, a name among a model's), by report.
 CHECKED_TEXTS = [
     pytest.param(report, option, id=f"{report.name} --{option.name}")

@@ -11,7 +11,6 @@ old tables or the new ones, whole.
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,18 +31,6 @@ if TYPE_CHECKING:  # the campaigns load when a report's campaign runs
 S = TypeVar("S")
 R = TypeVar("R")
 Tables = list[tuple[str, pl.DataFrame]]  # (caption, frame) as a page or a terminal shows them
-
-
-def lazy(path: str) -> Callable[..., Any]:
-    """The function at `module:name`, imported when it is first called: a report names its model's
-    functions so, and listing the reports (every command does) loads no model."""
-    module, name = path.split(":")
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
-
-    call.__qualname__ = call.__name__ = path
-    return call
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,12 @@ its tables (lakehouse.studies.selection)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lakehouse.base.comma_lists import fractions, split_list
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
-from lakehouse.base.report import Argument, Call, Option, Report, Shown, campaign_option, lazy, view_option
+from lakehouse.base.report import Argument, Call, Option, Report, Shown, campaign_option, view_option
 from lakehouse.models import selection as selection_topic
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
@@ -159,12 +159,24 @@ def _present(results: list[SelectionTables], terminal: bool) -> list[Shown]:
     ]
 
 
+def _selection_tables(*args: Any, **kwargs: Any) -> Any:
+    from lakehouse.studies.selection import selection_tables
+
+    return selection_tables(*args, **kwargs)
+
+
+def _store_tables(*args: Any, **kwargs: Any) -> Any:
+    from lakehouse.studies.selection import store_tables
+
+    return store_tables(*args, **kwargs)
+
+
 REPORT: Report[str, SelectionTables] = Report(
     "selection",
     "Online policy selection (lakehouse report selection)",
     selection_topic.TABLES,
-    lazy("lakehouse.studies.selection:selection_tables"),
-    lazy("lakehouse.studies.selection:store_tables"),
+    _selection_tables,
+    _store_tables,
     lambda result: [("average wait / EASY-FCFS's, over resamples", result.table)],
     _plot_selection,
     options=OPTIONS,

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lakehouse.base.lake import Lake
-from lakehouse.base.report import Argument, Call, Report, Shown, lazy
+from lakehouse.base.report import Argument, Call, Report, Shown
 from lakehouse.models import triples as triples_topic
 
 if TYPE_CHECKING:  # the study loads when the report runs, not when a command lists the reports
@@ -59,12 +59,24 @@ def _plot_triples(lake: Lake, result: TripleTables, folder: Path) -> list[Path]:
     return triples_plots(lake, result.rows, folder)
 
 
+def _triple_tables(*args: Any, **kwargs: Any) -> Any:
+    from lakehouse.studies.triples import triple_tables
+
+    return triple_tables(*args, **kwargs)
+
+
+def _store_tables(*args: Any, **kwargs: Any) -> Any:
+    from lakehouse.studies.triples import store_tables
+
+    return store_tables(*args, **kwargs)
+
+
 REPORT: Report[str, TripleTables] = Report(
     "triples",
     "Heuristic triples of a campaign (lakehouse report triples)",
     triples_topic.TABLES,
-    lazy("lakehouse.studies.triples:triple_tables"),
-    lazy("lakehouse.studies.triples:store_tables"),
+    _triple_tables,
+    _store_tables,
     lambda result: [("mean bounded slowdown per log", result.per_log), ("leave-one-out selection", result.loo)],
     _plot_triples,
     order=70,

@@ -4,10 +4,10 @@ cluster.* (lakehouse.models.compare_traces.model)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lakehouse.base.lake import Lake
-from lakehouse.base.report import Report, lazy
+from lakehouse.base.report import Report
 from lakehouse.models import compare_traces as compare_topic
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
@@ -41,12 +41,18 @@ def _plot(lake: Lake, result: Comparison, folder: Path) -> list[Path]:
     return plot_comparison(result, folder)
 
 
+def _store_comparison(*args: Any, **kwargs: Any) -> Any:
+    from lakehouse.models.compare_traces.model import store_comparison
+
+    return store_comparison(*args, **kwargs)
+
+
 REPORT: Report[None, Comparison] = Report(
     "compare-traces",
     "Every trace side by side (lakehouse report compare-traces)",
     compare_topic.TABLES,
     _compare,
-    lazy("lakehouse.models.compare_traces.model:store_comparison"),
+    _store_comparison,
     lambda result: [("every trace and cell of the lake, side by side", result.table)],
     _plot,
     follows="google",  # the nightly page shows it when a cluster trace arrives, after the reports it reads

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import SettingsError
 from lakehouse.base.lake import Lake
-from lakehouse.base.report import Argument, Call, Option, Report, Shown, lazy
+from lakehouse.base.report import Argument, Call, Option, Report, Shown
 from lakehouse.base.units import parse_duration
 from lakehouse.models import hmm as hmm_topic
 
@@ -162,12 +162,18 @@ def _plot_hmm(lake: Lake, result: LogModels, folder: Path) -> list[Path]:
     return plot_hmm(result.log, result.studies, folder)
 
 
+def _store_models(*args: Any, **kwargs: Any) -> Any:
+    from lakehouse.models.hmm.model import store_models
+
+    return store_models(*args, **kwargs)
+
+
 REPORT: Report[tuple[str, Sequence[HmmSettings]], LogModels] = Report(
     "hmm",
     "The workload as a hidden Markov model (lakehouse report hmm)",
     hmm_topic.TABLES,
     _hmm,
-    lazy("lakehouse.models.hmm.model:store_models"),
+    _store_models,
     lambda result: [(f"{result.log}: workload HMM", result.fits)],
     _plot_hmm,
     options=OPTIONS,

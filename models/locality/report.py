@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -13,7 +13,7 @@ from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import SettingsError, TooLittleDataError
 from lakehouse.base.lake import Lake
 from lakehouse.base.log_names import select_logs
-from lakehouse.base.report import Argument, Call, Option, Report, Shown, Tables, lazy
+from lakehouse.base.report import Argument, Call, Option, Report, Shown, Tables
 from lakehouse.base.units import parse_duration
 from lakehouse.models import locality as locality_topic
 
@@ -159,12 +159,18 @@ def _plot_locality(lake: Lake, result: Measured, folder: Path) -> list[Path]:
     return plot_locality(result.grid, folder)
 
 
+def _store_measured(*args: Any, **kwargs: Any) -> Any:
+    from lakehouse.models.locality.model import store_measured
+
+    return store_measured(*args, **kwargs)
+
+
 REPORT: Report[tuple[str, LocalitySettings], Measured] = Report(
     "locality",
     "Runtime locality of submit times and users (lakehouse report locality)",
     locality_topic.TABLES,
     _locality,
-    lazy("lakehouse.models.locality.model:store_measured"),
+    _store_measured,
     _show_locality,
     _plot_locality,
     options=OPTIONS,

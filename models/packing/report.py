@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lakehouse.base.lake import Lake
-from lakehouse.base.report import Report, lazy
+from lakehouse.base.report import Report
 from lakehouse.base.traces import refuse_unfed
 from lakehouse.models import packing as packing_topic
 
@@ -37,12 +37,18 @@ def _pack(lake: Lake, request: PackRequest) -> Packed:
     return pack_lake(lake, query, request.capacity, order=request.order, clip=request.clip)
 
 
+def _store_packing(*args: Any, **kwargs: Any) -> Any:
+    from lakehouse.models.packing.model import store_packing
+
+    return store_packing(*args, **kwargs)
+
+
 REPORT: Report[PackRequest, Packed] = Report(
     "pack",
     "Packing the periodic services onto machines (lakehouse pack)",
     packing_topic.TABLES,
     _pack,
-    lazy("lakehouse.models.packing.model:store_packing"),
+    _store_packing,
     lambda p: [(f"{p.tasks:,} tasks of {p.jobs:,} jobs, machine capacity {p.capacity:g}", p.table)],
     follows="google",
     make=PackRequest,

@@ -12,7 +12,7 @@ import polars as pl
 
 from lakehouse.base.lake import Lake
 from lakehouse.base.partitions import Partitioning
-from lakehouse.base.report import PARTITION_OPTIONS, Argument, Call, Option, Report, Shown, lazy
+from lakehouse.base.report import PARTITION_OPTIONS, Argument, Call, Option, Report, Shown
 from lakehouse.models.predictions import PREDICTIONS_JOBS, PREDICTIONS_SCORES
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
@@ -53,6 +53,19 @@ docs/scale-out.md); the predictions do not depend on either.
 Example: `lakehouse report predictions HPC2N-2002-2.2-cln --plots figures/`, or on 2019: `lakehouse report
 predictions google-2019 --grouping "logical name"`"""
 
+
+def _grouping_names(*args: Any, **kwargs: Any) -> Any:
+    from lakehouse.models.predictions.model import grouping_names
+
+    return grouping_names(*args, **kwargs)
+
+
+def _write_report(*args: Any, **kwargs: Any) -> Any:
+    from lakehouse.models.predictions.model import write_report
+
+    return write_report(*args, **kwargs)
+
+
 OPTIONS = (
     Option(
         "grouping",
@@ -61,7 +74,7 @@ OPTIONS = (
         "signature; Google: job, user, logical name, request signature) [default: the one with the least loss "
         "among the 'max of all history' rows].",
         holds=str,
-        choices=lazy("lakehouse.models.predictions.model:grouping_names"),
+        choices=_grouping_names,
     ),
     Option(
         "window",
@@ -136,7 +149,7 @@ REPORT: Report[Source, Predictions] = Report(
     "Walltime, memory and processor predictions (lakehouse report predictions)",
     (PREDICTIONS_SCORES, PREDICTIONS_JOBS),
     _predictions,
-    lazy("lakehouse.models.predictions.model:write_report"),
+    _write_report,
     lambda r: [(f"{r.table['source'][0]}: sliding windows over the {r.grouping!r} grouping", _glance(r))],
     _plot_predictions,
     follows="swf",

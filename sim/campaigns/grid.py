@@ -368,7 +368,7 @@ def given_grid(spec: Path | None, name: str | None, given: Mapping[str, Any]) ->
     """The grid `campaign run` asks for: a TOML file's (if `spec`), with what the command line `given`
     put in its place (a value of None: not given).  Per-log machine sizes add to the file's (the command
     line's first) and the dimensions' values replace the file's one dimension at a time."""
-    fields = _toml_fields(spec, name) if spec is not None else {"name": name or "default"}
+    fields: dict[str, Any] = _toml_fields(spec, name) if spec is not None else {"name": name or "default"}
     for key, value in given.items():
         if key == "machine_sizes":
             fields[key] = (*value, *fields.get(key, ()))

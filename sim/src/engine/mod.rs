@@ -255,9 +255,13 @@ impl FromStr for Predictor {
             "hmm" => Ok(Predictor::Hmm(parameters.parse()?)),
             "requested-law" if parameters.is_empty() => Ok(Predictor::RequestedLaw),
             _ => {
-                let written: Vec<&str> = PREDICTORS.iter().map(|(written, _, _)| *written).collect();
+                let written: Vec<&str> =
+                    PREDICTORS.iter().map(|(written, _, _)| *written).collect();
                 let (last, others) = written.split_last().expect("predictors");
-                Err(format!("unknown predictor {s:?}; expected {} or {last}", others.join(", ")))
+                Err(format!(
+                    "unknown predictor {s:?}; expected {} or {last}",
+                    others.join(", ")
+                ))
             }
         }
     }
