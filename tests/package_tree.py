@@ -9,7 +9,9 @@ link to the repository's files.  `make lint` and tests/test_layers.py build it w
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 import tomllib
 from pathlib import Path
@@ -37,6 +39,25 @@ def build(folder: Path) -> Path:
     for name, source in MAPPED.items():
         (package / name).symlink_to(source)
     return package
+
+
+def links_of(folder: Path) -> Path:
+    """Turn `folder` (a link to a folder of the repository) into a folder of links to its entries, so
+    that a test may add or replace one file in it; returns it."""
+    source = folder.resolve()
+    folder.unlink()
+    folder.mkdir()
+    for entry in source.iterdir():
+        if entry.name != "__pycache__":
+            (folder / entry.name).symlink_to(entry)
+    return folder
+
+
+def lakehouse_in(tree: Path, *args: object) -> subprocess.CompletedProcess:
+    """`lakehouse ARGS` as a process that imports the package from `tree` (built by `build`)."""
+    env = {**os.environ, "PYTHONPATH": str(tree), "COLUMNS": "200"}
+    command = [sys.executable, "-m", "lakehouse.cli", *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=tree, timeout=300)
 
 
 if __name__ == "__main__":

@@ -9,14 +9,11 @@ changes in a replay is the engine's part of the recipe.)"""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from package_tree import REPO, build
+from package_tree import REPO, build, lakehouse_in, links_of
 
 from lakehouse.campaigns.grid import DIMENSIONS, RunSettings
 from lakehouse.cli.replay_options import written_default
@@ -28,6 +25,9 @@ from nightly_inbox import put_log
 TOY_FIELD = (
     '    toy_factor: int = tunable(1, kind=int, read=int, help="A toy setting, which the engine does not read.")\n'
 )
+#: Where the toy goes: before ReplaySettings' first field that is not a setting, after the last column.
+SETTINGS_ANCHOR = "    selection: Selection | None = None\n"
+COLUMNS_ANCHOR = '        pa.field("usage_half_life", pa.float64()),\n'
 TOY_COLUMN = """        pa.field("toy_factor", pa.int64()),
 """
 
@@ -67,35 +67,21 @@ def tree(tmp_path_factory) -> Path:
     column in a copy of the campaign tables' declaration, every other file the repository's."""
     folder = tmp_path_factory.mktemp("toy-setting")
     package = build(folder)
-    for link, source, edit in (
-        ("sim", REPO / "sim" / "python", ("settings.py", "    selection: Selection | None = None\n", TOY_FIELD)),
-        ("models", REPO / "models", None),
-    ):
-        (package / link).unlink()
-        (package / link).mkdir()
-        for entry in source.iterdir():
-            if entry.name != "__pycache__":
-                (package / link / entry.name).symlink_to(entry)
-        if edit is not None:
-            name, before, added = edit
-            text = (source / name).read_text()
-            assert before in text
-            (package / link / name).unlink()
-            (package / link / name).write_text(text.replace(before, added + before))
-    campaigns = package / "models" / "campaigns"
-    campaigns.unlink()
-    campaigns.mkdir()
-    text = (REPO / "models" / "campaigns" / "__init__.py").read_text()
-    last = '        pa.field("usage_half_life", pa.float64()),\n'
-    assert last in text
-    (campaigns / "__init__.py").write_text(text.replace(last, last + TOY_COLUMN))
+    _edited(links_of(package / "sim") / "settings.py", SETTINGS_ANCHOR, TOY_FIELD + SETTINGS_ANCHOR)
+    campaigns = links_of(links_of(package / "models") / "campaigns")
+    _edited(campaigns / "__init__.py", COLUMNS_ANCHOR, COLUMNS_ANCHOR + TOY_COLUMN)
     return folder
 
 
-def lakehouse(tree: Path, *args: object) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(tree), "COLUMNS": "200"}
-    command = [sys.executable, "-m", "lakehouse.cli", *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=tree, timeout=300)
+def _edited(link: Path, anchor: str, replacement: str) -> None:
+    """The file `link` points to, copied in its place with `anchor` replaced."""
+    text = link.read_text()
+    assert anchor in text
+    link.unlink()
+    link.write_text(text.replace(anchor, replacement))
+
+
+lakehouse = lakehouse_in
 
 
 def test_a_toy_setting_is_an_option_a_campaign_sweeps_names_and_stores(tree, tmp_path):

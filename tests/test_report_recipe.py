@@ -8,13 +8,10 @@ what a command may need beyond options (logs as its argument, one run per log, a
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from package_tree import REPO, build
+from package_tree import build, lakehouse_in, links_of
 
 from nightly_inbox import put_log
 
@@ -123,11 +120,7 @@ def tree(tmp_path_factory) -> Path:
     repository's)."""
     folder = tmp_path_factory.mktemp("toy-tree")
     package = build(folder)
-    (package / "models").unlink()
-    (package / "models").mkdir()
-    for entry in (REPO / "models").iterdir():
-        if entry.name != "__pycache__":
-            (package / "models" / entry.name).symlink_to(entry)
+    links_of(package / "models")
     for topic, declared, report in (("toy", TOY_TOPIC, TOY), ("toy_logs", '"""A toy with an argument."""\n', TOY_LOGS)):
         (package / "models" / topic).mkdir()
         (package / "models" / topic / "__init__.py").write_text(declared)
@@ -135,10 +128,7 @@ def tree(tmp_path_factory) -> Path:
     return folder
 
 
-def lakehouse(tree: Path, *args: object) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYTHONPATH": str(tree), "COLUMNS": "200"}
-    command = [sys.executable, "-m", "lakehouse.cli", *map(str, args)]
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=tree, timeout=300)
+lakehouse = lakehouse_in
 
 
 def test_a_toy_report_is_a_command_with_its_option(tree, tmp_path):
