@@ -57,7 +57,7 @@ def bench_locality(folder: Path) -> bool:
     log = "SDSC-BLUE-2000-4.2-cln"
     with one_log_lake(folder, log) as lake:
         jobs = locality.log_jobs(lake, log).jobs
-    settings = locality.Settings(variants=[locality.Variant.time])
+    settings = locality.LocalitySettings(variants=[locality.Variant.time])
     started = time.perf_counter()
     frame = locality.grid(jobs, log, settings)
     elapsed = time.perf_counter() - started
@@ -88,7 +88,7 @@ def bench_hmm(folder: Path) -> bool:
     log = "SDSC-SP2-1998-4.2-cln"
     with one_log_lake(folder, log) as lake:
         jobs = locality.log_jobs(lake, log).jobs
-    settings = hmm.Settings(states=16)
+    settings = hmm.HmmSettings(states=16)
     started = time.perf_counter()
     result = hmm.study(jobs["submit_time"].to_numpy(), jobs["run_time"].to_numpy(), settings)
     elapsed = time.perf_counter() - started

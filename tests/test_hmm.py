@@ -75,7 +75,8 @@ def test_one_baum_welch_round_equals_hmmlearn(seed, states, columns):
 def test_baum_welch_never_decreases_the_training_likelihood(seed, states, init, poisson):
     obs, _ = random_case(seed, 2, 6, 500)
     fit = hmm.baum_welch(
-        obs, hmm.Settings(states=states, init=init, poisson=poisson, stop=hmm.Stop.rounds, rounds=15, seed=seed % 1000)
+        obs,
+        hmm.HmmSettings(states=states, init=init, poisson=poisson, stop=hmm.Stop.rounds, rounds=15, seed=seed % 1000),
     )
     steps = np.diff(fit.log_likelihoods)
     assert (steps >= -1e-9 * abs(fit.log_likelihoods[0])).all(), fit.log_likelihoods
@@ -88,7 +89,7 @@ def test_a_year_of_busy_bins_never_underflows():
     rng = np.random.default_rng(3)
     counts = rng.poisson(rng.choice([0.1, 5.0], 35_000)[:, None], (35_000, 12)).astype(np.int64)
     obs = hmm.Observations(counts, np.arange(12), 0)
-    fit = hmm.baum_welch(obs, hmm.Settings(states=8, stop=hmm.Stop.rounds, rounds=3))
+    fit = hmm.baum_welch(obs, hmm.HmmSettings(states=8, stop=hmm.Stop.rounds, rounds=3))
     assert all(math.isfinite(x) for x in fit.log_likelihoods) and fit.log_likelihood < -700 * 100
     path = hmm.viterbi(fit.params, obs)
     assert path.shape == (35_000,) and path.min() >= 0 and path.max() < 8
@@ -112,7 +113,7 @@ def planted_workload(seed: int = 5) -> tuple[np.ndarray, np.ndarray]:
 
 def test_a_planted_two_regime_workload_is_found_and_predicts_the_second_half():
     submit, runtime = planted_workload()
-    one, two = (hmm.study(submit, runtime, hmm.Settings(states=n, submit_bin=900)) for n in (1, 2))
+    one, two = (hmm.study(submit, runtime, hmm.HmmSettings(states=n, submit_bin=900)) for n in (1, 2))
     assert one.gain_bits_per_job == pytest.approx(0.0, abs=1e-12)
     # Knowing the regime halves the run-time bins a job can fall in: about one bit per job, less the
     # cost of the switches the model must discover.
@@ -163,7 +164,7 @@ def test_planted_geometric_stays_diverge_little_and_fixed_ones_much():
     sampling noise of 300 stays (the bias correction is a first-order one).  Stays of exactly 10 bins
     are far from any geometric law: the plug-in divergence of a point mass at the mean is -log2 P(10),
     4.2 bits."""
-    settings = hmm.Settings(states=2, submit_bin=5400, band=2, epsilon=1e-5, per_job=False, rounds=2000)
+    settings = hmm.HmmSettings(states=2, submit_bin=5400, band=2, epsilon=1e-5, per_job=False, rounds=2000)
     submit, runtime, planted = planted_regimes(lambda rng: int(rng.geometric(0.1)))
     fitted = hmm.whole_trace(submit, runtime, settings).divergences()
     truth = hmm.stay_divergences(planted, 2)
@@ -183,12 +184,12 @@ def test_planted_geometric_stays_diverge_little_and_fixed_ones_much():
 )
 def test_settings_the_model_cannot_use_are_refused(kwargs):
     with pytest.raises(hmm.LakehouseError):
-        hmm.Settings(**kwargs)
+        hmm.HmmSettings(**kwargs)
 
 
 def test_too_few_jobs_for_the_states_is_a_clear_error():
     with pytest.raises(hmm.TooLittleDataError, match="too few"):
-        hmm.study(np.arange(10.0), np.full(10, 60.0), hmm.Settings(states=16))
+        hmm.study(np.arange(10.0), np.full(10, 60.0), hmm.HmmSettings(states=16))
 
 
 # -- the command ------------------------------------------------------------------------------------------

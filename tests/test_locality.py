@@ -84,7 +84,7 @@ def test_planted_runtime_per_hour_is_recovered_by_the_grid():
     submit = np.repeat(np.arange(hours) * 3600, per) + np.tile(np.arange(per) * 36, hours)
     run_time = 4.0 ** (1 + np.repeat(per_hour, per))
     jobs = pl.DataFrame({"submit_time": submit, "run_time": run_time, "user_id": np.ones(submit.size, dtype=int)})
-    frame = locality.grid(jobs, "planted", locality.Settings(submit_bins=[600, 3600, 86400], variants=["time"]))
+    frame = locality.grid(jobs, "planted", locality.LocalitySettings(submit_bins=[600, 3600, 86400], variants=["time"]))
     hourly = frame.filter(t_s=3600.0)
     h_r = -sum(c / hours * math.log2(c / hours) for c in Counter(per_hour).values())
     assert hourly["mi"].to_list() == pytest.approx([h_r] * hourly.height, abs=1e-9)
@@ -109,7 +109,7 @@ def test_runtime_bins_by_hand(runtime, ratio, expected):
 )
 def test_bins_the_metric_cannot_use_are_refused(settings_kwargs):
     with pytest.raises(locality.LocalityError):
-        locality.Settings(**settings_kwargs)
+        locality.LocalitySettings(**settings_kwargs)
 
 
 # -- real logs: the published best cells (Nissimov and Feitelson) -----------------------------------------
@@ -133,14 +133,14 @@ def published_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
     ],
 )
 def test_the_best_cell_is_the_published_one(published_lake, log, t_s, t_r, published):
-    _, frame = locality.measure(published_lake, log, locality.Settings(variants=[locality.Variant.time]))
+    _, frame = locality.measure(published_lake, log, locality.LocalitySettings(variants=[locality.Variant.time]))
     best = frame.filter("best").row(0, named=True)
     assert (best["t_s"], best["t_r"]) == (t_s, t_r)
     assert best["locality"] == pytest.approx(published, abs=0.07)
 
 
 def test_the_user_variant_of_sdsc_sp2_matches_the_published_figure(published_lake):
-    settings_ = locality.Settings(runtime_ratios=[1.057], variants=[locality.Variant.user])
+    settings_ = locality.LocalitySettings(runtime_ratios=[1.057], variants=[locality.Variant.user])
     _, frame = locality.measure(published_lake, "SDSC-SP2-1998-4.2-cln", settings_)
     assert frame["locality"][0] == pytest.approx(1.27, abs=0.03)
 
@@ -187,7 +187,7 @@ def test_a_log_without_run_times_is_a_clear_error(no_runtime_lake):
 def test_a_second_run_replaces_only_the_cells_it_computed(no_runtime_lake, tmp_path):
     """`report locality --variant user` after a full run keeps the time cells; a cell computed again
     replaces its earlier value, and `best` is marked over everything stored."""
-    from lakehouse.models.locality.model import Settings, Variant, grid, write_locality
+    from lakehouse.models.locality.model import LocalitySettings, Variant, grid, write_locality
 
     rng = np.random.default_rng(3)
     jobs = pl.DataFrame(
@@ -195,10 +195,10 @@ def test_a_second_run_replaces_only_the_cells_it_computed(no_runtime_lake, tmp_p
          "user_id": rng.integers(1, 9, 400)}
     )  # fmt: skip
     lake = no_runtime_lake
-    full = grid(jobs, "x", Settings(submit_bins=[3600, 86_400], runtime_ratios=[1.5, 2.0]))
+    full = grid(jobs, "x", LocalitySettings(submit_bins=[3600, 86_400], runtime_ratios=[1.5, 2.0]))
     with lake.writer():  # as Report.run stores
         write_locality(lake, "x", full)
-    user = grid(jobs, "x", Settings(variants=[Variant.user], runtime_ratios=[2.0, 3.0], shuffles=5))
+    user = grid(jobs, "x", LocalitySettings(variants=[Variant.user], runtime_ratios=[2.0, 3.0], shuffles=5))
     with lake.writer():
         write_locality(lake, "x", user)
     stored = lake.query("SELECT * FROM analysis.locality WHERE log = 'x'")

@@ -32,7 +32,7 @@ from lakehouse.models.periodicity.cells_2019 import Periodicity2019
 from lakehouse.models.periodicity.cells_2019 import periodicity_2019 as fit_periodicity_2019
 from lakehouse.models.periodicity.job_sinusoids import Periodicity
 from lakehouse.models.periodicity.job_sinusoids import periodicity as fit_periodicity
-from lakehouse.models.predictions.model import Report as Predictions
+from lakehouse.models.predictions.model import Predictions
 from lakehouse.models.predictions.model import report as predict
 from lakehouse.models.volatility.cells_2019 import compare as compare_2019
 from lakehouse.models.volatility.cells_2019 import windows_sql

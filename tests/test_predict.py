@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from lakehouse.base.partitions import Partitioning
-from lakehouse.models.predictions.model import ALL, WINDOWS, Settings, run
+from lakehouse.models.predictions.model import ALL, WINDOWS, PredictionSettings, run
 
 from conftest import examples
 
@@ -76,7 +76,7 @@ def by_job(con, table: str = "by_window") -> dict[int, dict]:
 
 def test_every_predictor_over_the_whole_history_by_hand():
     con = connection(HAND)
-    run(con, "swf", "hand", Settings(window=ALL, grouping="application"))
+    run(con, "swf", "hand", PredictionSettings(window=ALL, grouping="application"))
     jobs = by_job(con)
     # j3 (submit 300): application 1 has completed j1 (100) and j2 (200).  j4 (submit 400): also j3 (50).
     # q90 of [50, 100, 200] by linear interpolation: position 0.9 * 2 = 1.8 -> 100 + 0.8 * 100 = 180.
@@ -93,11 +93,11 @@ def test_every_predictor_over_the_whole_history_by_hand():
 
 def test_windows_of_one_and_two_jobs_by_hand():
     con = connection(HAND)
-    run(con, "swf", "hand", Settings(window=1, grouping="application"))
+    run(con, "swf", "hand", PredictionSettings(window=1, grouping="application"))
     jobs = by_job(con)
     assert (jobs[3]["p_max"], jobs[4]["p_max"]) == (200, 50)  # the last completion: j2, then j3
     assert jobs[10]["p_max"] == 30  # same instant: the later job (j8) completes last
-    run(con, "swf", "hand", Settings(window=2, grouping="application"))
+    run(con, "swf", "hand", PredictionSettings(window=2, grouping="application"))
     jobs = by_job(con)
     assert (jobs[4]["p_max"], jobs[4]["p_mean"]) == (200, 125)
     assert jobs[10]["p_max"] == 70
@@ -105,33 +105,36 @@ def test_windows_of_one_and_two_jobs_by_hand():
 
 def test_cold_start_layers_by_hand():
     con = connection(HAND)
-    report = run(con, "swf", "hand", Settings(window=ALL, grouping="application"))
+    report = run(con, "swf", "hand", PredictionSettings(window=ALL, grouping="application"))
     layers = {row["job"]: (row["layer"], row["predicted"]) for row in report.jobs.iter_rows(named=True)}
     assert layers[1] == ("request", 1000)  # nothing completed before time 0
     assert layers[2] == ("global profile", pytest.approx(100))  # only a (10 of 100) had completed: 0.1 x 1000
     # j5: a new application, but user 1 had completed j1-j3: (100 + 200 + 50) / 3000 of its 250.
     assert layers[5] == ("user profile", pytest.approx(250 * 350 / 3000))
     assert layers[4] == ("workflow", 200)
-    no_user = run(con, "swf", "hand", Settings(window=ALL, grouping="application", local_profile=False))
+    no_user = run(con, "swf", "hand", PredictionSettings(window=ALL, grouping="application", local_profile=False))
     j5 = no_user.jobs.filter(pl.col("job") == 5).row(0, named=True)
     # Without the user's profile: everyone's completions before 700 (j1, j2, j3, a, j7, j8, j9, j10).
     assert j5["layer"] == "global profile"
     assert j5["predicted"] == pytest.approx(250 * (100 + 200 + 50 + 10 + 70 + 30 + 20 + 40) / (7 * 1000 + 100))
     bare = run(
-        con, "swf", "hand", Settings(window=ALL, grouping="application", local_profile=False, global_profile=False)
+        con,
+        "swf",
+        "hand",
+        PredictionSettings(window=ALL, grouping="application", local_profile=False, global_profile=False),
     )
     assert bare.jobs.filter(pl.col("job") == 5)["predicted"].item() == 250  # the request
 
 
 def test_max_of_all_history_per_grouping_and_the_cap_at_the_request():
     con = connection(HAND)
-    run(con, "swf", "hand", Settings(window=ALL, grouping="user"))
+    run(con, "swf", "hand", PredictionSettings(window=ALL, grouping="user"))
     jobs = by_job(con, "by_grouping")
     # By user, j5 sees j1-j3 (max 200 < its request 250); by application it has no history.
     assert jobs[5]["p_user"] == 200 and jobs[5]["p_application"] is None
     # A history above the request is capped: j9's request would be below j7's 70 if it were 60.
     capped = connection([*HAND[:9], ("hand", 10, "3", "4", 101, 200, 40, 60)])
-    report = run(capped, "swf", "hand", Settings(window=ALL, grouping="application"))
+    report = run(capped, "swf", "hand", PredictionSettings(window=ALL, grouping="application"))
     assert report.jobs.filter(pl.col("job") == 10)["predicted"].item() == 60
 
 
@@ -140,7 +143,7 @@ def test_scores_by_hand():
     # j5: 29.17 predicted, 10 used, walltime 10: over by 19.17 -> 0.5 x 19.17 x 10.
     # a: request 100, used 10: 0.5 x 90 x 10.  j10: 70 predicted, 40 used: 0.5 x 30 x 40.
     con = connection(HAND)
-    report = run(con, "swf", "hand", Settings(window=ALL, grouping="application"))
+    report = run(con, "swf", "hand", PredictionSettings(window=ALL, grouping="application"))
     row = report.table.filter(
         (pl.col("scenario") == "application: sliding window + profiles, max") & (pl.col("resource") == "walltime")
     ).row(0, named=True)
@@ -162,7 +165,7 @@ def test_the_window_is_chosen_per_user_on_the_first_80_percent():
     rows = [("choice", i, "c", "x", 100 * i, 100 * i + 50, 1000 if i < 2 else 100, 2000) for i in range(10)]
     rows.append(("choice", 99, "d", "y", 5, 60, 10, 20))
     con = connection(rows)
-    report = run(con, "swf", "choice", Settings(grouping="user", local_profile=False, global_profile=False))
+    report = run(con, "swf", "choice", PredictionSettings(grouping="user", local_profile=False, global_profile=False))
     jobs = report.jobs.sort("job")
     assert jobs.filter(pl.col("user_key") == "c")["window_jobs"].unique().to_list() == [1]
     assert jobs.filter(pl.col("user_key") == "d")["window_jobs"].to_list() == [max(WINDOWS)]
@@ -196,7 +199,7 @@ def test_every_predictor_equals_numpy_over_the_last_k_completions(k):
         for i, s in enumerate(submit)
     ]  # fmt: skip
     con = connection(rows)
-    run(con, "swf", "np", Settings(window=k, grouping="application"))
+    run(con, "swf", "np", PredictionSettings(window=k, grouping="application"))
     got = by_job(con)
     for job, expected in reference_predictions(rows, k).items():
         actual = tuple(got[job][c] for c in ("p_max", "p_mean", "p_median", "p_q90", "p_last2"))
@@ -211,9 +214,9 @@ def test_keys_as_dense_ranks_give_the_same_report_as_hashes(monkeypatch):
     # codings must give the same report (here forced, as no real collision is at hand).
     import lakehouse.models.predictions.model as predict
 
-    by_hash = run(connection(HAND), "swf", "hand", Settings())
+    by_hash = run(connection(HAND), "swf", "hand", PredictionSettings())
     monkeypatch.setattr(predict, "_hashes_collide", lambda distinct, hashes: True)
-    by_rank = run(connection(HAND), "swf", "hand", Settings())
+    by_rank = run(connection(HAND), "swf", "hand", PredictionSettings())
     # (Sums over a different row order may differ in the last bit.)
     assert_frame_equal(by_hash.table, by_rank.table, rel_tol=1e-12)
     assert_frame_equal(by_hash.jobs, by_rank.jobs, rel_tol=1e-12)
@@ -233,9 +236,9 @@ def test_groupings_with_the_same_workflows_share_their_history(monkeypatch):
         "wf_application": "wf_application",
         "wf_signature": "wf_signature",
     }
-    shared = run(connection(HAND), "swf", "hand", Settings(grouping="user+group"))
+    shared = run(connection(HAND), "swf", "hand", PredictionSettings(grouping="user+group"))
     monkeypatch.setattr(predict, "_twins", lambda con, keys: {key: key for key in keys})
-    alone = run(connection(HAND), "swf", "hand", Settings(grouping="user+group"))
+    alone = run(connection(HAND), "swf", "hand", PredictionSettings(grouping="user+group"))
     assert_frame_equal(shared.table, alone.table)
     assert_frame_equal(shared.jobs, alone.jobs)
     # A user in two groups splits differently.
@@ -248,11 +251,11 @@ def test_groupings_with_the_same_workflows_share_their_history(monkeypatch):
 def test_unknown_grouping_and_empty_source_are_clear_errors():
     con = connection(HAND)
     with pytest.raises(ValueError, match="no workflow grouping 'queue'"):
-        run(con, "swf", "hand", Settings(grouping="queue"))
+        run(con, "swf", "hand", PredictionSettings(grouping="queue"))
     with pytest.raises(ValueError, match="nothing: no job"):
         run(con, "swf", "nothing")
     with pytest.raises(ValueError, match="at least one job"):
-        run(con, "swf", "hand", Settings(window=0))
+        run(con, "swf", "hand", PredictionSettings(window=0))
 
 
 job_lists = st.lists(
@@ -280,7 +283,7 @@ def as_rows(jobs: list[tuple]) -> list[tuple]:
 PREDICTION_COLUMNS = ["p_max", "p_mean", "p_median", "p_q90", "p_last2", "local_profile", "global_profile"]
 
 
-def predictions(rows: list[tuple], chosen: Settings) -> tuple[dict, dict]:
+def predictions(rows: list[tuple], chosen: PredictionSettings) -> tuple[dict, dict]:
     con = connection(rows)
     report = run(con, "swf", "p", chosen)
     window = {r["job"]: tuple(r[c] for c in PREDICTION_COLUMNS) for r in by_job(con).values()}
@@ -305,7 +308,7 @@ def test_nothing_submitted_later_changes_a_prediction(jobs, later, pivot, window
         for i, (user, app, gap, wait, used, requested) in enumerate(later)
     ]
     original = [*before, *[r for r in rows if r[4] > j[4]]]
-    fixed = Settings(window=window, grouping=data.draw(st.sampled_from(["user", "application"])))
+    fixed = PredictionSettings(window=window, grouping=data.draw(st.sampled_from(["user", "application"])))
     first, _ = predictions(original, fixed)
     second, _ = predictions([*before, *changed], fixed)
     kept = {r[1] for r in before}
@@ -341,7 +344,7 @@ def test_with_windows_chosen_per_user_later_outcomes_never_reach_an_evaluation_j
         else (s, job, user, app, sub, done, used, req)
         for s, job, user, app, sub, done, used, req in rows
     ]
-    per_user = Settings(grouping="user")
+    per_user = PredictionSettings(grouping="user")
     _, first = predictions(rows, per_user)
     _, second = predictions(changed, per_user)
     for row in rows:
@@ -355,7 +358,7 @@ def test_partitions_by_workflow_change_no_prediction_and_no_score(jobs, partitio
     # Applications span users: the history is split by workflow, while each user's profile, split into
     # training and evaluation jobs and window choice span the partitions (computed once or summed).
     rows = as_rows(jobs)
-    chosen = Settings(grouping=grouping)
+    chosen = PredictionSettings(grouping=grouping)
     whole = run(connection(rows), "swf", "p", chosen, partitioning=Partitioning(1))
     split = run(connection(rows), "swf", "p", chosen, partitioning=Partitioning(min(partitions, len(rows))))
     assert split.grouping == whole.grouping

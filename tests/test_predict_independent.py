@@ -10,7 +10,7 @@ from collections import defaultdict
 
 import pytest
 
-from lakehouse.models.predictions.model import ALL, TRAIN_SHARE, WINDOWS, Settings, report
+from lakehouse.models.predictions.model import ALL, TRAIN_SHARE, WINDOWS, PredictionSettings, report
 
 KTH = "KTH-SP2-1996-2.1-cln"
 # The workflow keys as documented for predict.swf_targets, from the log's raw fields.
@@ -76,14 +76,14 @@ class History:
         return self.sum_used[n] / self.sum_requested[n] if n else None
 
 
-def _loss(p: float, used: float, walltime: float, s: Settings) -> float:
+def _loss(p: float, used: float, walltime: float, s: PredictionSettings) -> float:
     return (s.under if p < used else s.over) * abs(p - used) * walltime
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("resource", ["walltime", "processors"])
 def test_a_real_logs_predictions_recomputed_job_by_job(kth_lake, resource):
-    settings = Settings()
+    settings = PredictionSettings()
     result = report(kth_lake, "swf", KTH, settings)
     stored = {r["job"]: r for r in result.jobs.filter(result.jobs["resource"] == resource).iter_rows(named=True)}
     rows = _targets(kth_lake, resource)

@@ -289,7 +289,7 @@ def test_hmm_rows_say_the_log_is_missing_then_are_the_whole_trace_fit_once_it_is
     rows = _reproduce(lake, "hmm")
     assert rows.height == 48 and (rows["log"] == "SDSC-Par-1995-3.1-cln").all()
     assert (rows["note"].str.starts_with("measured") | (rows["note"] == "the state has no stay")).all()
-    settings = hmm.Settings(states=16, submit_bin=5400, band=2, epsilon=1e-5, per_job=False, rounds=10_000)
+    settings = hmm.HmmSettings(states=16, submit_bin=5400, band=2, epsilon=1e-5, per_job=False, rounds=10_000)
     found = log_jobs(lake, "SDSC-Par-1995-3.1-cln").jobs
     direct = hmm.whole_trace(found["submit_time"].to_numpy(), found["run_time"].to_numpy(), settings).divergences()
     ours = {row["quantity"]: row["ours"] for row in rows.iter_rows(named=True)}

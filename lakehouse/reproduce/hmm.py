@@ -22,8 +22,7 @@ def _hmm(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, 
     into stays, and each state's stays against their geometric law (`models.hmm.stay_divergences`).
     States are numbered as the static initial values number them: state i starts on the i-th band of
     run-time bins, shortest first (the thesis' Algorithm 3)."""
-    from lakehouse.models.hmm.model import Init, Stop, whole_trace
-    from lakehouse.models.hmm.model import Settings as HmmSettings
+    from lakehouse.models.hmm.model import HmmSettings, Init, Stop, whole_trace
     from lakehouse.models.job_bins import log_jobs
 
     out: list[dict[str, object]] = []

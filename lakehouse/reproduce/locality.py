@@ -20,7 +20,7 @@ from lakehouse.reproduce.study import (
 
 
 def _locality(lake: Lake, rows: list[Published], request: Request) -> list[dict[str, object]]:
-    from lakehouse.models.locality.model import Settings, Variant, kmeans_cell, runtime_bins
+    from lakehouse.models.locality.model import LocalitySettings, Variant, kmeans_cell, runtime_bins
     from lakehouse.reports import LOCALITY
 
     found: dict[int, dict[str, object]] = {}  # the row of each published number, by its place
@@ -31,7 +31,7 @@ def _locality(lake: Lake, rows: list[Published], request: Request) -> list[dict[
         if log is None:
             found |= {place[id(p)]: row(p, None, None, lacking(p)) for p in mine}
             continue
-        settings = Settings(
+        settings = LocalitySettings(
             submit_bins=sorted({float(p.settings()["t_s"]) for p in cells if "t_s" in p.settings()}),
             runtime_ratios=sorted({float(p.settings()["t_r"]) for p in cells}),
             variants=[Variant(v) for v in dict.fromkeys(p.settings()["variant"] for p in cells)],

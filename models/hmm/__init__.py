@@ -6,7 +6,7 @@ import pyarrow as pa
 
 from lakehouse.base.tables import StoredTable, fields
 
-HMM_FITS_SCHEMA = pa.schema(  # as model.Study.summary
+HMM_FITS_SCHEMA = pa.schema(  # as model.HeldOut.summary
     [
         *fields(pa.string(), "log"),
         pa.field("states", pa.int64()),
@@ -33,7 +33,7 @@ HMM_FITS = StoredTable(
     ),
 )
 
-HMM_STATES_SCHEMA = pa.schema(  # as model.Study.states_table
+HMM_STATES_SCHEMA = pa.schema(  # as model.HeldOut.states_table
     [
         pa.field("log", pa.string()),
         *fields(pa.int64(), "states", "state"),

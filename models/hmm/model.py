@@ -59,7 +59,7 @@ MAX_BINS = 1_000_000
 
 
 class HmmError(LakehouseError):
-    """Settings or inputs the workload HMM cannot use."""
+    """HmmSettings or inputs the workload HMM cannot use."""
 
 
 class Init(enum.StrEnum):
@@ -74,7 +74,7 @@ class Stop(enum.StrEnum):
 
 
 @dataclass(frozen=True)
-class Settings:
+class HmmSettings:
     states: int = STATES
     submit_bin: float = SUBMIT_BIN
     runtime_ratio: float = RUNTIME_RATIO
@@ -224,7 +224,7 @@ def kmeans_init(obs: Observations, states: int, seed: int, poisson: bool) -> Par
     return Params(np.full(states, 1.0 / states), transitions, emissions, rates)
 
 
-def initial_params(obs: Observations, settings: Settings) -> Params:
+def initial_params(obs: Observations, settings: HmmSettings) -> Params:
     if settings.init is Init.kmeans and settings.states > 1:
         return kmeans_init(obs, settings.states, settings.seed, settings.poisson)
     mean_load = float(obs.totals.mean()) if settings.poisson else None
@@ -276,7 +276,7 @@ class Fit:
         return self.log_likelihoods[-1]
 
 
-def baum_welch(obs: Observations, settings: Settings, params: Params | None = None) -> Fit:
+def baum_welch(obs: Observations, settings: HmmSettings, params: Params | None = None) -> Fit:
     """Fit by Baum-Welch from `params` (default: the settings' initial values)."""
     params = params if params is not None else initial_params(obs, settings)
     tolerance = settings.epsilon / math.sqrt(max(obs.jobs, 1)) if settings.per_job else settings.epsilon
@@ -392,7 +392,7 @@ def _expected_lengths(p: float, n: int) -> float:
 class WholeTrace:
     """A model fitted to every job of a log (no held-out half) and its Viterbi path's stays."""
 
-    settings: Settings
+    settings: HmmSettings
     fit: Fit
     obs: Observations
     stays: pl.DataFrame
@@ -401,7 +401,7 @@ class WholeTrace:
         return stay_divergences(self.stays, self.settings.states)
 
 
-def whole_trace(submit: np.ndarray, runtime: np.ndarray, settings: Settings) -> WholeTrace:
+def whole_trace(submit: np.ndarray, runtime: np.ndarray, settings: HmmSettings) -> WholeTrace:
     """Fit the model to the whole log and cut its Viterbi path into stays (the thesis' section 3.5)."""
     obs = observations(np.asarray(submit), np.asarray(runtime), settings.submit_bin, settings.runtime_ratio)
     if obs.jobs < max(settings.states, 2):
@@ -414,10 +414,10 @@ def whole_trace(submit: np.ndarray, runtime: np.ndarray, settings: Settings) -> 
 
 
 @dataclass(frozen=True)
-class Study:
+class HeldOut:
     """One log's fit and held-out test."""
 
-    settings: Settings
+    settings: HmmSettings
     fit: Fit
     train: Observations
     valid: Observations
@@ -477,7 +477,7 @@ class Study:
         return frame
 
 
-def study(submit: np.ndarray, runtime: np.ndarray, settings: Settings) -> Study:
+def study(submit: np.ndarray, runtime: np.ndarray, settings: HmmSettings) -> HeldOut:
     """Fit on the first half of the jobs (in submit order), test on the second half."""
     order = np.argsort(submit, kind="stable")
     submit, runtime = np.asarray(submit)[order], np.asarray(runtime)[order]
@@ -500,10 +500,10 @@ def study(submit: np.ndarray, runtime: np.ndarray, settings: Settings) -> Study:
     base_ll = score(base, valid)
     gain = (valid_ll - base_ll) / math.log(2) / valid.jobs
     stays = durations(viterbi(fit.params, train))
-    return Study(settings, fit, train, valid, gain, valid_ll, base_ll, stays)
+    return HeldOut(settings, fit, train, valid, gain, valid_ll, base_ll, stays)
 
 
-def studies(submit: np.ndarray, runtime: np.ndarray, settings: Settings, states: Sequence[int]) -> list[Study]:
+def studies(submit: np.ndarray, runtime: np.ndarray, settings: HmmSettings, states: Sequence[int]) -> list[HeldOut]:
     return [study(submit, runtime, replace(settings, states=n)) for n in states]
 
 
@@ -517,12 +517,12 @@ class LogModels:
 
     log: str
     counts: dict[str, int]  # as `locality.LogJobs.counts`
-    studies: list[Study]
+    studies: list[HeldOut]
     fits: pl.DataFrame  # analysis.hmm_fits: one row per study
     states: pl.DataFrame  # analysis.hmm_states: one row per state of each study
 
 
-def model_log(lake: Lake, log: str, settings: Sequence[Settings]) -> LogModels:
+def model_log(lake: Lake, log: str, settings: Sequence[HmmSettings]) -> LogModels:
     """Fit one model per setting to the log's jobs (those with a submit time, run time and processors)."""
     jobs = log_jobs(lake, log)
     submit, runtime = jobs.jobs["submit_time"].to_numpy(), jobs.jobs["run_time"].to_numpy()

@@ -8,10 +8,10 @@ import numpy as np
 import polars as pl
 
 from lakehouse.base.figures import pyplot, save
-from lakehouse.models.hmm.model import Study
+from lakehouse.models.hmm.model import HeldOut
 
 
-def plot_hmm(log: str, studies: list[Study], folder: Path) -> list[Path]:
+def plot_hmm(log: str, studies: list[HeldOut], folder: Path) -> list[Path]:
     plt = pyplot()
     largest = max(studies, key=lambda s: s.settings.states)
     p = largest.fit.params

@@ -16,8 +16,7 @@ from lakehouse.base.units import parse_duration
 from lakehouse.models import hmm as hmm_topic
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
-    from lakehouse.models.hmm.model import LogModels
-    from lakehouse.models.hmm.model import Settings as HmmSettings
+    from lakehouse.models.hmm.model import HmmSettings, LogModels
 
 SUMMARY = """Model the workload as a hidden Markov model over submit-time bins and measure what it predicts
 about run times on jobs it has not seen.
@@ -115,12 +114,12 @@ def _runs(lake: Lake, call: Call) -> tuple[list[tuple[str, list[HmmSettings]]], 
     """One run: the log named, with one model per number of states (every setting checked before any
     work)."""
     from lakehouse.base.job_views import resolve_log
-    from lakehouse.models.hmm.model import Init, Settings, Stop
+    from lakehouse.models.hmm.model import HmmSettings, Init, Stop
 
     o = call.read(OPTIONS)
     base = {k: o[k] for k in ("runtime_ratio", "rounds", "epsilon", "poisson", "seed", "band")}
     init, stop = Init(o["init"]), Stop(o["stop"])
-    settings = [Settings(states=n, submit_bin=o["submit_bin"], init=init, stop=stop, **base) for n in o["states"]]
+    settings = [HmmSettings(states=n, submit_bin=o["submit_bin"], init=init, stop=stop, **base) for n in o["states"]]
     return [(resolve_log(lake, call.argument), settings)], []
 
 

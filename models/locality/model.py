@@ -204,7 +204,7 @@ GRID_SCHEMA = {
 
 
 @dataclass(frozen=True)
-class Settings:
+class LocalitySettings:
     submit_bins: Sequence[float] = SUBMIT_BINS
     runtime_ratios: Sequence[float] = RUNTIME_RATIOS
     variants: Sequence[Variant] = tuple(Variant)
@@ -222,7 +222,7 @@ CELL = ["variant", "t_s", "t_r"]
 BEST = pl.col("locality") == pl.col("locality").max().over("log", "variant")
 
 
-def grid(jobs: pl.DataFrame, log: str = "", settings: Settings = Settings()) -> pl.DataFrame:
+def grid(jobs: pl.DataFrame, log: str = "", settings: LocalitySettings = LocalitySettings()) -> pl.DataFrame:
     """The locality of every cell of the grid, per variant; `best` marks each variant's highest f.
 
     `jobs`: submit_time, run_time and user_id (null when unknown: the user variants leave such jobs
@@ -257,7 +257,7 @@ def grid(jobs: pl.DataFrame, log: str = "", settings: Settings = Settings()) -> 
     )
 
 
-def kmeans_cell(jobs: pl.DataFrame, t_s: float, bins: int, settings: Settings = Settings()) -> Cell:
+def kmeans_cell(jobs: pl.DataFrame, t_s: float, bins: int, settings: LocalitySettings = LocalitySettings()) -> Cell:
     """f(s; r) of the time variant with `bins` k-means run-time bins instead of the ratio t_r (the
     thesis' Table 2.1), on the jobs and shuffles `grid` uses."""
     perms = permutations(jobs.height, settings.shuffles, settings.seed)
@@ -275,7 +275,7 @@ class Measured(NamedTuple):
     grid: pl.DataFrame
 
 
-def measure(lake: Lake, log: str, settings: Settings = Settings()) -> Measured:
+def measure(lake: Lake, log: str, settings: LocalitySettings = LocalitySettings()) -> Measured:
     """A log's usable jobs and its locality grid."""
     jobs = log_jobs(lake, log)
     return Measured(jobs, grid(jobs.jobs, log, settings))

@@ -18,8 +18,7 @@ from lakehouse.base.units import parse_duration
 from lakehouse.models import locality as locality_topic
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
-    from lakehouse.models.locality.model import Measured, Variant
-    from lakehouse.models.locality.model import Settings as LocalitySettings
+    from lakehouse.models.locality.model import LocalitySettings, Measured, Variant
 
 SUMMARY = """How much a job's submit time (or its user) tells about its run time: the runtime locality
 f = I(S; R) - mean over shuffles of I(S; R shuffled), in bits.
@@ -97,10 +96,10 @@ OPTIONS = (
 
 def _runs(lake: Lake, call: Call) -> tuple[list[tuple[str, LocalitySettings]], list[str]]:
     """One run per log named (every log of the lake when none is), with the same settings."""
-    from lakehouse.models.locality.model import RUNTIME_RATIOS, SUBMIT_BINS, Settings, Variant
+    from lakehouse.models.locality.model import RUNTIME_RATIOS, SUBMIT_BINS, LocalitySettings, Variant
 
     o = call.read(OPTIONS)
-    settings = Settings(
+    settings = LocalitySettings(
         submit_bins=o["submit_bins"] or list(SUBMIT_BINS),
         runtime_ratios=o["runtime_ratios"] or list(RUNTIME_RATIOS),
         variants=o["variant"] or list(Variant),

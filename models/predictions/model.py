@@ -87,11 +87,11 @@ BASE_COLUMNS += ("freed_weight", "train")
 
 
 class PredictionError(LakehouseError, ValueError):
-    """Settings or data the predictions cannot work with; the message says which."""
+    """PredictionSettings or data the predictions cannot work with; the message says which."""
 
 
 @dataclass(frozen=True)
-class Settings:
+class PredictionSettings:
     """What the caller can change: the loss's weights (under- and over-estimates), the window (None: chosen
     per user), the cold-start layers, and the workflow grouping (None: the best by loss)."""
 
@@ -292,7 +292,7 @@ PROFILE_JOINS = """
     ASOF LEFT JOIN global_profile AS gp ON gp.resource = t.resource AND t.submit > gp.done"""
 
 
-def _loss(predicted: str, settings: Settings) -> str:
+def _loss(predicted: str, settings: PredictionSettings) -> str:
     """The loss of one job: w * |predicted - used| * walltime, w by the sign of the error."""
     return (
         f"CASE WHEN {predicted} < used THEN {settings.under} ELSE {settings.over} END"
@@ -300,7 +300,7 @@ def _loss(predicted: str, settings: Settings) -> str:
     )
 
 
-def _predicted(history: str, settings: Settings, profiles: bool) -> str:
+def _predicted(history: str, settings: PredictionSettings, profiles: bool) -> str:
     layers = [history]
     if profiles and settings.local_profile:
         layers.append("local_profile")
@@ -309,7 +309,7 @@ def _predicted(history: str, settings: Settings, profiles: bool) -> str:
     return f"least(coalesce({', '.join(layers)}, requested), requested)"
 
 
-def _layer(history: str, settings: Settings) -> str:
+def _layer(history: str, settings: PredictionSettings) -> str:
     return (
         f"CASE WHEN {history} IS NOT NULL THEN 'workflow' "
         f"WHEN {'local_profile' if settings.local_profile else 'NULL'} IS NOT NULL THEN 'user profile' "
@@ -399,7 +399,7 @@ class _Plan:
     key column and the twin whose running maxima it reuses; the predictions the last step scores."""
 
     family: str
-    settings: Settings
+    settings: PredictionSettings
     partitions: int
     twins: Mapping[str, str]  # each grouping's key column -> the first that splits the targets alike (_twins)
     column: str = ""
@@ -549,7 +549,9 @@ def _pick(name: str, windows: list[int]) -> str:
 SCORED_COLUMNS = ("job", "resource", "used", "requested", "walltime", "freed_weight", "train")
 
 
-def _score_sums(con: duckdb.DuckDBPyConnection, table: str, predicted: str, settings: Settings) -> pl.DataFrame:
+def _score_sums(
+    con: duckdb.DuckDBPyConnection, table: str, predicted: str, settings: PredictionSettings
+) -> pl.DataFrame:
     """The sums `scores` makes each score of, per resource, over the evaluation jobs of `table`."""
     accuracy = "least(p, used) / greatest(p, used)"
     return con.execute(
@@ -577,13 +579,13 @@ def scores(sums: list[pl.DataFrame]) -> pl.DataFrame:
     )
 
 
-def score(con: duckdb.DuckDBPyConnection, table: str, predicted: str, settings: Settings) -> pl.DataFrame:
+def score(con: duckdb.DuckDBPyConnection, table: str, predicted: str, settings: PredictionSettings) -> pl.DataFrame:
     """`scores` of the predictions `predicted` of one table's evaluation jobs."""
     return scores([_score_sums(con, table, predicted, settings)])
 
 
 @dataclass(frozen=True)
-class Report:
+class Predictions:
     """One source's scores, and its per-job predictions: in memory, or (from a lake) in a Parquet file
     written as DuckDB streams them, waiting beside its place until `write_report` renames it in."""
 
@@ -608,8 +610,12 @@ class Report:
 
 
 def report(
-    lake: Lake, family: str, source: str, settings: Settings = Settings(), partitioning: Partitioning | None = None
-) -> Report:
+    lake: Lake,
+    family: str,
+    source: str,
+    settings: PredictionSettings = PredictionSettings(),
+    partitioning: Partitioning | None = None,
+) -> Predictions:
     """The scenario table of one source (an SWF log, or 'google') of the lake.  The per-job table goes
     straight from DuckDB to a file beside its place, so that the memory it takes is DuckDB's, within the
     lake's budget, however many jobs the source holds (the Google trace's 25 M tasks)."""
@@ -630,11 +636,11 @@ def run(
     con: duckdb.DuckDBPyConnection,
     family: str,
     source: str,
-    settings: Settings = Settings(),
+    settings: PredictionSettings = PredictionSettings(),
     jobs_to: Path | None = None,
     partitioning: Partitioning | None = None,
     lake: Lake | None = None,
-) -> Report:
+) -> Predictions:
     """The scenario table of one source, on any connection where predict.<family>_targets exists; the
     per-job table in memory (and, to look at, TEMP views by_grouping and by_window of the evaluation
     jobs' and every job's predictions), or written to the Parquet file `jobs_to`.  In partitions by a
@@ -740,7 +746,7 @@ def _per_job(
     results: list[tuple[str, pl.DataFrame]],
     chosen: str,
     jobs_to: Path | None,
-) -> Report:
+) -> Predictions:
     """The report: its scenario table, and the partitions' per-job rows in memory or in `jobs_to`."""
     n = plan.partitions
     # The columns and types of analysis.predictions_jobs (PREDICTION_JOBS_SCHEMA), in its order.
@@ -753,10 +759,10 @@ def _per_job(
         frame = con.execute(jobs).pl()
         if rows.folder is None:
             _views_of_the_partitions(con, plan)
-        return Report(_table(source, results), chosen, frame=frame)
+        return Predictions(_table(source, results), chosen, frame=frame)
     copied = con.execute(f"COPY ({jobs}) TO {sql_literal(jobs_to.as_posix())} (FORMAT parquet, COMPRESSION zstd)")
     [(written,)] = copied.fetchall()  # DuckDB answers a COPY with the rows it wrote
-    return Report(_table(source, results), chosen, pending=jobs_to, written=written)
+    return Predictions(_table(source, results), chosen, pending=jobs_to, written=written)
 
 
 def _views_of_the_partitions(con: duckdb.DuckDBPyConnection, plan: _Plan) -> None:
@@ -844,7 +850,7 @@ def glance(table: pl.DataFrame) -> pl.DataFrame:
     return overall.join(losses, on="scenario", how="left", maintain_order="left")
 
 
-def write_report(lake: Lake, result: Report) -> None:
+def write_report(lake: Lake, result: Predictions) -> None:
     """Store one source's table and per-job predictions where analysis.predictions_* read them."""
     source = str(result.table["source"][0])
     store(lake, PREDICTIONS_SCORES, result.table, name=source)

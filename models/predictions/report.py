@@ -16,8 +16,7 @@ from lakehouse.base.report import PARTITION_OPTIONS, Argument, Call, Option, Rep
 from lakehouse.models.predictions import PREDICTIONS_JOBS, PREDICTIONS_SCORES
 
 if TYPE_CHECKING:  # the model loads when the report runs, not when a command lists the reports
-    from lakehouse.models.predictions.model import Report as Predictions
-    from lakehouse.models.predictions.model import Settings as PredictionSettings
+    from lakehouse.models.predictions.model import Predictions, PredictionSettings
 
 
 @dataclass(frozen=True)
@@ -92,9 +91,9 @@ OPTIONS = (
 
 
 def _settings(options: Mapping[str, Any]) -> PredictionSettings:
-    from lakehouse.models.predictions.model import Settings
+    from lakehouse.models.predictions.model import PredictionSettings
 
-    return Settings(**{o.name: options[o.name] for o in OPTIONS})
+    return PredictionSettings(**{o.name: options[o.name] for o in OPTIONS})
 
 
 def _runs(lake: Lake, call: Call) -> tuple[list[Source], list[str]]:
@@ -113,9 +112,9 @@ def _partitioning(options: Mapping[str, Any]) -> Partitioning:
 
 
 def _predictions(lake: Lake, source: Source) -> Predictions:
-    from lakehouse.models.predictions.model import Settings, report
+    from lakehouse.models.predictions.model import PredictionSettings, report
 
-    return report(lake, source.family, source.name, source.settings or Settings(), source.partitioning)
+    return report(lake, source.family, source.name, source.settings or PredictionSettings(), source.partitioning)
 
 
 def _plot_predictions(lake: Lake, result: Predictions, folder: Path) -> list[Path]:
