@@ -25,7 +25,7 @@ from lakehouse.base.budget import (
     OUTSIDE_POOL_SHARE,
     THREADS_ENV,
 )
-from lakehouse.base.errors import LakehouseError, OutputError, SettingsError
+from lakehouse.base.errors import LakehouseError, OutputError
 from lakehouse.base.interrupts import stopped_by_interrupt
 from lakehouse.base.lake import ENV_VAR
 from lakehouse.base.outputs import check_file, check_folder, error_number
@@ -97,21 +97,6 @@ def _checked_before_the_work(check: Callable[[Path], Path]) -> Callable[[Path | 
         return path
 
     return callback
-
-
-def queue_order(value: str | None) -> str | None:
-    """A `--policy` checked as the command line is read (a usage error, as a bad choice is): a built-in
-    order, a preset or a formula, in the engine's spelling; the engine's message points at the place."""
-    if value is None:
-        return None
-    from lakehouse.sim.options import named_order, parse_policy  # (the engine: loaded by the commands that replay)
-
-    try:
-        name = named_order(value)[0]
-        spelled = str(parse_policy(value))
-        return spelled if name is None else f"{name}={spelled}"
-    except SettingsError as exc:
-        raise typer.BadParameter(str(exc)) from None
 
 
 #: An output file: its folder exists and can take it.
@@ -349,7 +334,6 @@ def byte_progress(label: str, total: int, describe: Callable[[Any], str]) -> Ite
 __all__ = [
     "FormatOption",
     "LakeOption",
-    "queue_order",
     "OutputFormat",
     "OutputOption",
     "PlotsOption",

@@ -84,6 +84,14 @@ def parse_policy(text: str) -> QueueOrder:
         return spelled
 
 
+def spelled_order(text: str) -> str:
+    """A queue order as the engine spells it, a name given to it kept (`cube=max:...`); its problem an
+    OrderError whose message points at the place."""
+    name = named_order(text)[0]
+    spelled = str(parse_policy(text))
+    return spelled if name is None else f"{name}={spelled}"
+
+
 #: The policy of a replay ordered by the caller's Python function (`simulate(..., order=fn)`).
 PYTHON = "python"
 

@@ -46,6 +46,7 @@ from lakehouse.sim.options import (
     parse_policy,
     parse_predictor,
     parse_selector,
+    spelled_order,
 )
 
 #: The groups of `simulate --help` a tunable setting's option is shown in.
@@ -111,14 +112,6 @@ def read_duration(text: object) -> float:
         return parse_duration(str(text))
     except LakehouseError as exc:
         raise SettingsError(str(exc)) from None
-
-
-def spelled_order(text: str) -> str:
-    """A queue order as the engine spells it (a name given to it kept: `cube=max:...`); its problem as
-    an OrderError whose message points at the place."""
-    name = named_order(text)[0]
-    spelled = str(parse_policy(text))
-    return spelled if name is None else f"{name}={spelled}"
 
 
 def reads_distributions(settings: Any) -> bool:
@@ -319,7 +312,7 @@ class ReplaySettings:
 
     @property
     def uses_distributions(self) -> bool:
-        return self.engine_predictor.split(":")[0] in DISTRIBUTION_PREDICTORS
+        return reads_distributions(self)
 
     @property
     def selector(self) -> str | None:
