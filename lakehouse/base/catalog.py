@@ -162,8 +162,11 @@ NOT_VIEWS = ("audits", "queries")
 _REFERENCE = re.compile(r"(?<![\w.])([a-z][a-z0-9_]*\.[a-z_][a-z0-9_]*)(?![\w(])")
 
 
-def _sql_files() -> list[tuple[str, str]]:
-    """Every .sql file of sql/ and of its topic folders (sql/cluster/...), by its path in sql/."""
+@functools.cache
+def _sql_files() -> tuple[tuple[str, str], ...]:
+    """Every .sql file of sql/ and of its topic folders (sql/cluster/...), by its path in sql/: read once
+    per process (the package's files do not change under it; each writer session read and parsed them
+    three times, some 10 ms)."""
     root = resources.files("lakehouse.sql")
     found = []
     for entry in root.iterdir():
@@ -175,25 +178,35 @@ def _sql_files() -> list[tuple[str, str]]:
                 for file in entry.iterdir()
                 if file.name.endswith(".sql")
             ]
-    return sorted(found)
+    return tuple(sorted(found))
 
 
 def setup_files() -> list[SetupFile]:
     """The statements run before the views (schemas, the manifest table, macros), in order."""
+    return list(_setups_of(tuple(_sql_files())))
+
+
+@functools.cache
+def _setups_of(files: tuple[tuple[str, str], ...]) -> tuple[SetupFile, ...]:
     found = []
-    for name, text in _sql_files():
+    for name, text in files:
         meta, body = parse_header(name, text)
         if "setup" in meta:
             _require(name, meta, {"setup", "description"})
             found.append(SetupFile(name, meta["setup"], meta["description"], body))
-    return found
+    return tuple(found)
 
 
 def view_files() -> list[ViewFile]:
     """Every view of the package, in the order it must be created: each after the views it reads (DuckDB
     binds a view when it is made), else by its file's path.  So a view's file may sit in any folder of a
     topic and needs no number; one that reads itself round a cycle is refused, naming the cycle."""
-    views = [parse_view_file(name, text) for name, text in _sql_files() if "setup" not in parse_header(name, text)[0]]
+    return list(_views_of(tuple(_sql_files())))
+
+
+@functools.cache
+def _views_of(files: tuple[tuple[str, str], ...]) -> tuple[ViewFile, ...]:
+    views = [parse_view_file(name, text) for name, text in files if "setup" not in parse_header(name, text)[0]]
     views += declared_views()
     by_name = {v.name: v for v in views}
     reads = {v.name: sorted({r for r in _REFERENCE.findall(v.body) if r in by_name and r != v.name}) for v in views}
@@ -214,7 +227,7 @@ def view_files() -> list[ViewFile]:
 
     for view in views:
         visit(view, ())
-    return ordered
+    return tuple(ordered)
 
 
 def declared_views() -> list[ViewFile]:
@@ -239,24 +252,34 @@ def named_query(name: str) -> str:
     return body.rstrip().rstrip(";")
 
 
-def apply_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> dict[str, str]:
-    """Run the setup files (the manifest is created only if new), then (re)create every view with the
-    lake's absolute paths; returns each view's DDL (for `refresh_views`)."""
+def prepare_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> dict[str, str]:
+    """Run the setup files (the manifest is created only if new) and record where the lake is; returns
+    the DDL of the views that are as their statements made them (`refresh_views` makes the others)."""
     fresh, listed = not _has_table(con, "meta", "manifest"), _has_table(con, "meta", "outputs")
-    for setup in setup_files():
-        try:
-            con.execute(setup.statements)
-        except duckdb.Error as exc:
-            raise CatalogError(f"sql/{setup.file_name} ({setup.what}): {exc}") from exc
-    # Where the views read: a lake moved or copied elsewhere must be rebuilt before it is read
-    # (`Lake.connect` compares), or its views would read the old place.
-    con.execute(f"CREATE OR REPLACE VIEW meta.lake AS SELECT {sql_literal(root.as_posix())} AS root")
-    con.execute("COMMENT ON VIEW meta.lake IS 'The folder the views were built to read (lakehouse catalog rebuild).'")
-    if fresh and restore_meta(con, root):
-        pass  # a catalog lost or broken: its tables come back from their copies (`save_meta`)
-    elif not listed:
-        adopt_analysis_files(con, root)
-    return refresh_views(con, root, _views_as_made(con))
+    # One transaction, as the views' (each statement on its own synced the catalog's log: 20 ms of
+    # every writer session, 12 ms so).
+    con.begin()
+    try:
+        for setup in setup_files():
+            try:
+                con.execute(setup.statements)
+            except duckdb.Error as exc:
+                raise CatalogError(f"sql/{setup.file_name} ({setup.what}): {exc}") from exc
+        # Where the views read: a lake moved or copied elsewhere must be rebuilt before it is read
+        # (`Lake.connect` compares), or its views would read the old place.
+        con.execute(f"CREATE OR REPLACE VIEW meta.lake AS SELECT {sql_literal(root.as_posix())} AS root")
+        con.execute(
+            "COMMENT ON VIEW meta.lake IS 'The folder the views were built to read (lakehouse catalog rebuild).'"
+        )
+        if fresh and restore_meta(con, root):
+            pass  # a catalog lost or broken: its tables come back from their copies (`save_meta`)
+        elif not listed:
+            adopt_analysis_files(con, root)
+    except BaseException:
+        con.rollback()
+        raise
+    con.commit()
+    return _views_as_made(con)
 
 
 #: Each view the catalog still holds as its statements made it, with those statements.  A view dropped
