@@ -48,16 +48,15 @@ def test_views_carry_their_comment(pwa_lake):
 
 
 def test_every_named_query_loads_and_binds_on_a_lake(tmp_path):
-    """sql/queries/ holds the package's fixed queries: each has its header and binds on a new lake."""
-    from importlib import resources
-
-    from lakehouse.base.catalog import named_query
+    """sql/queries/ and the topic folders hold the package's fixed queries: each has its header and binds
+    on a new lake."""
+    from lakehouse.base.catalog import named_queries, named_query
     from lakehouse.base.lake import Lake
 
     lake = Lake(tmp_path / "lake").init()
-    names = sorted(p.name.removesuffix(".sql") for p in resources.files("lakehouse.sql").joinpath("queries").iterdir())
-    assert len(names) >= 15
+    queries = named_queries()
+    assert len(queries) >= 15 and ("trace_comparison", "lakehouse.models.compare_traces") in queries
     with lake.connect() as con:
-        for name in names:
-            con.execute(f"PREPARE q AS {named_query(name)}")  # binds every name and type, runs nothing
+        for name, topic in queries:
+            con.execute(f"PREPARE q AS {named_query(name, topic)}")  # binds every name and type, runs nothing
             con.execute("DEALLOCATE q")

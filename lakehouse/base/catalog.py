@@ -26,7 +26,7 @@ import duckdb
 
 from lakehouse.base.datasets import DATASETS, SCHEMA_FILE, ingest_outputs
 from lakehouse.base.errors import CatalogError
-from lakehouse.base.tables import stored_tables
+from lakehouse.base.tables import TOPICS_PACKAGE, stored_tables, topic_packages
 
 _HEADER = re.compile(r"^--\s*(name|grain|description|setup|audit|query)\s*:\s*(.*)$")
 
@@ -241,15 +241,41 @@ def declared_views() -> list[ViewFile]:
 
 
 @functools.cache
-def named_query(name: str) -> str:
-    """The SQL of `sql/queries/<name>.sql`, where the package's fixed queries live.  Python builds SQL
-    from what a user gives (a log name, a condition, a grouping), and keeps a query beside the constants
-    it is made of where those are shared with other code (the volatility report's bins and counts)."""
-    path = resources.files("lakehouse.sql").joinpath("queries", f"{name}.sql")
-    meta, body = parse_header(f"queries/{name}.sql", path.read_text(encoding="utf-8"))
+def named_query(name: str, topic: str | None = None) -> str:
+    """The SQL of a fixed query: `sql/queries/<name>.sql` (the ground floor's), or, given a topic's
+    package (its `__package__`, e.g. lakehouse.models.packing), `<name>.sql` in that topic's folder, so
+    that a topic's queries sit with its model.  Python builds SQL from what a user gives (a log name, a
+    condition, a grouping), and keeps a query beside the constants it is made of where those are shared
+    with other code (the volatility report's bins and counts)."""
+    if topic is None:
+        path, shown = resources.files("lakehouse.sql").joinpath("queries", f"{name}.sql"), f"sql/queries/{name}.sql"
+    else:
+        path, shown = resources.files(topic).joinpath(f"{name}.sql"), f"{topic_folder(topic)}/{name}.sql"
+    meta, body = parse_header(shown, path.read_text(encoding="utf-8"))
     if "query" not in meta or not body:
-        raise CatalogError(f"sql/queries/{name}.sql: needs a `-- query:` line, then the query")
+        raise CatalogError(f"{shown}: needs a `-- query:` line, then the query")
     return body.rstrip().rstrip(";")
+
+
+def topic_folder(topic: str) -> str:
+    """A topic package's folder as the repository names it (lakehouse.models.packing: models/packing)."""
+    return "models/" + topic.removeprefix(f"{TOPICS_PACKAGE}.").replace(".", "/")
+
+
+def named_queries() -> list[tuple[str, str | None]]:
+    """(name, topic) of every fixed query: the ground floor's, then each topic folder's."""
+    found: list[tuple[str, str | None]] = [
+        (entry.name.removesuffix(".sql"), None)
+        for entry in resources.files("lakehouse.sql").joinpath("queries").iterdir()
+        if entry.name.endswith(".sql")
+    ]
+    for topic in topic_packages():
+        found += [
+            (entry.name.removesuffix(".sql"), topic)
+            for entry in resources.files(topic).iterdir()
+            if entry.name.endswith(".sql")
+        ]
+    return sorted(found, key=lambda pair: (pair[1] or "", pair[0]))
 
 
 def prepare_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> dict[str, str]:

@@ -61,18 +61,25 @@ class StoredTable:
         return f"SELECT * FROM read_parquet({{{self.key}}}{by_name})"
 
 
+def topic_packages() -> list[str]:
+    """The package of every topic folder of models/, by name (lakehouse.models.locality, ...)."""
+    package = importlib.import_module(TOPICS_PACKAGE)
+    return [
+        f"{TOPICS_PACKAGE}.{m.name}"
+        for m in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name)
+        if m.ispkg
+    ]
+
+
 @functools.cache
 def stored_tables() -> tuple[StoredTable, ...]:
     """Every stored table of every topic, by topic folder then as declared; two topics declaring one
     name is an error naming both."""
-    package = importlib.import_module(TOPICS_PACKAGE)
     found: dict[str, tuple[str, StoredTable]] = {}
-    for topic in sorted(pkgutil.iter_modules(package.__path__), key=lambda m: m.name):
-        if not topic.ispkg:
-            continue
-        declared = getattr(importlib.import_module(f"{TOPICS_PACKAGE}.{topic.name}"), "TABLES", ())
-        for table in declared:
+    for topic in topic_packages():
+        name = topic.rsplit(".", 1)[1]
+        for table in getattr(importlib.import_module(topic), "TABLES", ()):
             if table.name in found:
-                raise ValueError(f"analysis.{table.name} is declared by {found[table.name][0]} and by {topic.name}")
-            found[table.name] = (topic.name, table)
+                raise ValueError(f"analysis.{table.name} is declared by {found[table.name][0]} and by {name}")
+            found[table.name] = (name, table)
     return tuple(table for _, table in found.values())

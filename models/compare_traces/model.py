@@ -23,8 +23,8 @@ class Comparison:
 
 def compare(lake: Lake) -> Comparison:
     with lake.reading():
-        table = lake.query(named_query("trace_comparison"))
-        distributions = lake.query(named_query("trace_distributions"))
+        table = lake.query(named_query("trace_comparison", __package__))
+        distributions = lake.query(named_query("trace_distributions", __package__))
     if table.is_empty():
         raise TooLittleDataError("no trace in the lake: ingest an SWF log or a cluster trace first")
     return Comparison(table, distributions)

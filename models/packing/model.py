@@ -325,10 +325,10 @@ def default_capacity(lake, cell: str | None = None) -> float:
     """The most common CPU capacity among the machines of google.machine_events, or of one cell of the
     2019 trace (google2019.machine_events, in NCU)."""
     if cell is None:
-        capacity = lake.query(named_query("machine_capacity"))["capacity"][0]
+        capacity = lake.query(named_query("machine_capacity", __package__))["capacity"][0]
         where = "google.machine_events"
     else:
-        capacity = lake.query(named_query("machine_capacity_2019"), {"cell": cell})["capacity"][0]
+        capacity = lake.query(named_query("machine_capacity_2019", __package__), {"cell": cell})["capacity"][0]
         where = f"google2019.machine_events of cell {cell}"
     if capacity is None:
         raise TooLittleDataError(
@@ -345,7 +345,7 @@ def periodic_jobs_2019(cell: str) -> str:
 
 def cell_to_pack(lake, cell: str | None) -> str:
     """The cell of the 2019 trace to pack: the one named, or the only one with periodic jobs."""
-    cells = lake.query(named_query("periodicity_2019_cells"))["cell"].to_list()
+    cells = lake.query(named_query("periodicity_2019_cells", __package__))["cell"].to_list()
     if not cells:
         raise TooLittleDataError(
             "no periodic job of Google's 2019 trace to pack: run `lakehouse report periodicity --trace google-2019`"

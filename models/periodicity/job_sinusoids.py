@@ -45,7 +45,7 @@ class DemandSeries:
 
 def long_running_jobs(lake: Lake) -> dict[int, int]:
     """The jobs with long-running tasks, and how many tasks each has."""
-    return {int(job): int(tasks) for job, tasks in lake.rows(named_query("long_running_jobs"))}
+    return {int(job): int(tasks) for job, tasks in lake.rows(named_query("long_running_jobs", __package__))}
 
 
 def demand_series(lake: Lake, tasks: Mapping[int, int] | None = None) -> Iterator[DemandSeries]:
@@ -140,7 +140,7 @@ def periodicity(
     series is streamed, so memory does not ask for more)."""
     partitioning = partitioning or Partitioning()
     # Each job with its tasks and its hash (DuckDB's, as every partitioned report splits), in one scan.
-    jobs = lake.rows(f"SELECT job_id, tasks, hash(job_id) FROM ({named_query('long_running_jobs')})")
+    jobs = lake.rows(f"SELECT job_id, tasks, hash(job_id) FROM ({named_query('long_running_jobs', __package__)})")
     partitions = partitioning.resolve(1, lambda: len(jobs), "long-running jobs")
     by_partition: list[dict[int, int]] = [{} for _ in range(partitions)]
     for job, tasks, hashed in jobs:
@@ -192,7 +192,7 @@ def overlaid_jobs(fits: pl.DataFrame) -> list[int]:
 
 def _what_the_trace_covers(lake: Lake) -> str:
     """Why no job could be fitted, in terms of what was ingested and what to ingest."""
-    row = lake.query(named_query("trace_coverage")).row(0, named=True)
+    row = lake.query(named_query("trace_coverage", __package__)).row(0, named=True)
     hours = row["usage_hours"] or 0.0
     if not row["long_running"]:
         return (

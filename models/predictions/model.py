@@ -864,8 +864,8 @@ def write_report(lake: Lake, result: Predictions) -> None:
 def sources(lake: Lake) -> list[tuple[str, str]]:
     """(family, source) of everything in the lake with targets: every SWF log, then 'google', each cell of
     the 2019 trace ('google-2019-a', ...) and 'alibaba-2018'."""
-    logs = lake.query(named_query("prediction_sources"))["source"].to_list()
-    clouds = lake.query(named_query("cloud_prediction_sources"))["source"].to_list()
+    logs = lake.query(named_query("prediction_sources", __package__))["source"].to_list()
+    clouds = lake.query(named_query("cloud_prediction_sources", __package__))["source"].to_list()
     return [("swf", name) for name in logs] + [("cluster", name) for name in clouds]
 
 
