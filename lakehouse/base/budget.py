@@ -33,7 +33,7 @@ import stat
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lakehouse.base.errors import SettingsError
@@ -139,6 +139,9 @@ class Budget:
     memory: int
     threads: int
     memory_source: str = "default"  # an option, the environment variable, or the default share
+    #: The share of a larger budget kept out of DuckDB's pool (a command whose operators hold more
+    #: outside it leaves more: `leaving`).
+    outside_share: float = OUTSIDE_POOL_SHARE
 
     @classmethod
     def resolve(cls, memory_limit: str | None = None, threads: int | str | None = None) -> Budget:
@@ -160,13 +163,21 @@ class Budget:
     @property
     def duckdb_memory(self) -> int:
         """The memory limit DuckDB is given: the budget less what DuckDB does not count (OUTSIDE_POOL, or
-        OUTSIDE_POOL_SHARE of a larger budget), at least SMALLEST_POOL_SHARE of the budget."""
-        outside = max(OUTSIDE_POOL, int(self.memory * OUTSIDE_POOL_SHARE))
+        `outside_share` of a larger budget), at least SMALLEST_POOL_SHARE of the budget."""
+        outside = max(OUTSIDE_POOL, int(self.memory * self.outside_share))
         return max(self.memory - outside, int(self.memory * SMALLEST_POOL_SHARE), SMALLEST)
+
+    def leaving(self, outside_share: float) -> Budget:
+        """The same budget with `outside_share` of it kept out of DuckDB's pool."""
+        return replace(self, outside_share=outside_share)
+
+    def pool_statement(self) -> str:
+        """The SET statement that gives a connection this budget's pool (`statements` gives it all)."""
+        return f"SET memory_limit = '{self.duckdb_memory}B';"
 
     def statements(self, spill: Path | None) -> str:
         """The SET statements that give a DuckDB connection this budget (and its spill folder)."""
-        sql = f"SET memory_limit = '{self.duckdb_memory}B'; SET threads = {self.threads};"
+        sql = f"{self.pool_statement()} SET threads = {self.threads};"
         if spill is not None:
             sql += " SET temp_directory = '" + spill.as_posix().replace("'", "''") + "';"
         return sql

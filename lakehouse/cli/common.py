@@ -41,7 +41,7 @@ MemoryLimitOption = Annotated[
         "--memory-limit",
         help=f"Memory the command may take, all of it (3GB, 512MB, 30%; at least 1GB to be held whole): DuckDB's own "
         f"limit is that less what the rest of the command takes ({OUTSIDE_POOL // 10**6} MB, or "
-        f"{OUTSIDE_POOL_SHARE:.0%} of a larger limit); "
+        f"{OUTSIDE_POOL_SHARE:.0%} of a larger limit, more for a report that needs it); "
         "beyond that, DuckDB spills into the lake's .spill folder "
         f"[default: ${MEMORY_ENV}, else {DEFAULT_SHARE:.0%} of this machine's memory].",
         show_default=False,
