@@ -20,6 +20,7 @@ import os
 import re
 from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 import duckdb
@@ -265,17 +266,15 @@ def topic_folder(topic: str) -> str:
 def named_queries() -> list[tuple[str, str | None]]:
     """(name, topic) of every fixed query: the ground floor's, then each topic folder's."""
     found: list[tuple[str, str | None]] = [
-        (entry.name.removesuffix(".sql"), None)
-        for entry in resources.files("lakehouse.sql").joinpath("queries").iterdir()
-        if entry.name.endswith(".sql")
+        (name, None) for name in _query_names(resources.files("lakehouse.sql").joinpath("queries"))
     ]
     for topic in topic_packages():
-        found += [
-            (entry.name.removesuffix(".sql"), topic)
-            for entry in resources.files(topic).iterdir()
-            if entry.name.endswith(".sql")
-        ]
+        found += [(name, topic) for name in _query_names(resources.files(topic))]
     return sorted(found, key=lambda pair: (pair[1] or "", pair[0]))
+
+
+def _query_names(folder: Traversable) -> list[str]:
+    return [entry.name.removesuffix(".sql") for entry in folder.iterdir() if entry.name.endswith(".sql")]
 
 
 def prepare_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> dict[str, str]:
