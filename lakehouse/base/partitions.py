@@ -29,9 +29,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lakehouse.base.budget import SPILL
+from lakehouse.base.catalog import sql_literal
 from lakehouse.base.errors import LakehouseError, ResourceError, SettingsError
 
 if TYPE_CHECKING:
+    import duckdb
+
     from lakehouse.base.lake import Lake
 
 T = TypeVar("T")
@@ -227,3 +230,25 @@ def work_folder(lake: Lake, name: str) -> Iterator[Path]:
         yield spill
     finally:
         shutil.rmtree(spill, ignore_errors=True)
+
+
+def split_by_hash(con: duckdb.DuckDBPyConnection, folder: Path, name: str, query: str, key: str, count: int) -> None:
+    """Write `query`'s rows into `folder/name/partition=N/` by a hash of `key` (columns of the query),
+    in one scan: each of the `count` partitions then reads its own rows (`partition_files`), not all
+    of them filtered, so the work grows with the rows, not with the rows times the partitions."""
+    con.execute("SET preserve_insertion_order = false")  # lets DuckDB write the partitions without buffering
+    target = sql_literal((folder / name).as_posix())
+    con.execute(
+        f"COPY (SELECT *, hash({key}) % {count} AS partition FROM ({query})) TO {target} "
+        "(FORMAT parquet, PARTITION_BY (partition), WRITE_PARTITION_COLUMNS false)"
+    )
+
+
+def partition_files(folder: Path, name: str, number: int) -> list[Path]:
+    """The files `split_by_hash` wrote for partition `number` of `name` (none when it had no rows)."""
+    return sorted((folder / name / f"partition={number}").glob("*.parquet"))
+
+
+def read_files(files: list[Path]) -> str:
+    """A FROM clause reading exactly these Parquet files (their folders' names are not columns)."""
+    return f"read_parquet([{', '.join(sql_literal(f.as_posix()) for f in files)}], hive_partitioning = false)"

@@ -16,7 +16,8 @@ The windows are the tasks' (google2019.instance_usage rows of jobs, inside an al
 kind.  (Per-window numbers count nothing twice: the double count of the alloc sets matters to sums,
 which google2019.usage is for.)  Everything is made of sums and counts, which hold a fixed state, so
 its memory does not grow with the trace, and which add up over partitions of the windows (by a hash of
-the job, here or as Ray tasks: lakehouse.base.partitions): the means, shares and correlation from
+the job, here or as Ray tasks: lakehouse.base.partitions; written once by partition, so that each reads
+its own): the means, shares and correlation from
 sums per cell and tier, the medians of the spreads selected by counting (`order_statistics`: a count
 per bin of each spread, then the values of the bins holding the middle, the median to the last bit).
 DuckDB's own median held every window's value (0.05 of a real cell, 71 million windows, did not fit a
@@ -26,17 +27,27 @@ DuckDB's own median held every window's value (0.05 of a real cell, 71 million w
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import math
 from collections.abc import Iterator
+from pathlib import Path
 
 import duckdb
 import polars as pl
 
 from lakehouse.base.catalog import sql_literal
 from lakehouse.base.google2019_format import CPU_PERCENTILES, TAIL_CPU_PERCENTILES
-from lakehouse.base.lake import Lake
-from lakehouse.base.partitions import Partitioning, joined, run_partitions
+from lakehouse.base.lake import JOINS_AS_WRITTEN, Lake
+from lakehouse.base.partitions import (
+    Partitioning,
+    joined,
+    partition_files,
+    read_files,
+    run_partitions,
+    split_by_hash,
+    work_folder,
+)
 from lakehouse.models.order_statistics import bin_key, counted_in, medians_in, middle_bins
 
 #: The probabilities of the 20 percentiles, in order: 0, .1, ..., .9, .91, ..., .99, 1.
@@ -54,35 +65,83 @@ def _mad_from_percentiles(mean: str, points: str) -> str:
     return " + ".join(terms)
 
 
-def windows_sql(cell: str | None = None, partition: tuple[int, int] = (0, 1)) -> str:
-    """One row per task window with a mean above 0, a random second and both histograms (of partition
-    `number` of `count`, by a hash of the job): its cell, tier, |d| by the 2011 method and the truth the
-    percentiles give."""
+def window_values_sql(cell: str | None = None, where: str = "") -> str:
+    """One row per task window with a mean above 0, a random second and both histograms, without its
+    tier: its cell and job, |d| by the 2011 method, the truth the percentiles give, the spreads and the
+    flags (`where`: more conditions on google2019.instance_usage's columns)."""
     # The 20 points in level order: p0..p90 of the first histogram, p91..p99 of the tail, then p100.
     points = "list_concat(cpu_usage_distribution[1:10], tail_cpu_usage_distribution, cpu_usage_distribution[11:11])"
-    where = "" if cell is None else f"AND u.cell = {sql_literal(cell)}"
-    number, count = partition
-    of_partition = "true"
-    if count > 1:  # the windows and the tiers of the same jobs: the tiers' table shrinks with the partition
-        where += f" AND hash(u.collection_id) % {count} = {number}"
-        of_partition = f"hash(collection_id) % {count} = {number}"
+    of_cell = "" if cell is None else f"AND cell = {sql_literal(cell)}"
     return f"""
-        WITH tiers AS (
-            SELECT cell, collection_id, arg_max(tier, time) AS tier
-            FROM google2019.collection_events WHERE {of_partition} GROUP BY cell, collection_id
-        ),
-        windows AS (
-            SELECT u.cell, coalesce(t.tier, 'unknown') AS tier, u.average_usage_cpus AS m,
-                   u.random_sample_usage_cpus AS s, {points} AS q
-            FROM google2019.instance_usage AS u LEFT JOIN tiers AS t USING (cell, collection_id)
-            WHERE u.collection = 'JOB' AND u.average_usage_cpus > 0 AND u.random_sample_usage_cpus IS NOT NULL
-              AND len(u.cpu_usage_distribution) = 11 AND len(u.tail_cpu_usage_distribution) = 9 {where}
-        )
-        SELECT cell, tier, m, s, abs(m - s) / m AS abs_d, ({_mad_from_percentiles("m", "q")}) / m AS mad,
+        SELECT cell, collection_id, abs(m - s) / m AS abs_d, ({_mad_from_percentiles("m", "q")}) / m AS mad,
                (q[10] - q[2]) / m AS spread_p90_p10, q[19] / m AS p99_over_mean,
                s < q[1] OR s > q[20] AS sample_outside, s = 0 AS zero_sample
-        FROM windows
+        FROM (
+            SELECT cell, collection_id, average_usage_cpus AS m, random_sample_usage_cpus AS s, {points} AS q
+            FROM google2019.instance_usage
+            WHERE collection = 'JOB' AND average_usage_cpus > 0 AND random_sample_usage_cpus IS NOT NULL
+              AND len(cpu_usage_distribution) = 11 AND len(tail_cpu_usage_distribution) = 9 {of_cell} {where}
+        )
     """
+
+
+def tier_events_sql(cell: str | None = None, where: str = "") -> str:
+    """The collections' events that give each its tier (the last one's)."""
+    of_cell = "" if cell is None else f"AND cell = {sql_literal(cell)}"
+    return f"SELECT cell, collection_id, time, tier FROM google2019.collection_events WHERE true {of_cell} {where}"
+
+
+def _with_tiers(values: str, events: str) -> str:
+    """The windows of `values` with the tiers of their jobs from `events`: the tiers are the join's side
+    held in memory (as written: `_windows_connection`), one row a job, the windows stream past them."""
+    return f"""
+        WITH tiers AS (
+            SELECT cell, collection_id, arg_max(tier, time) AS tier FROM ({events}) GROUP BY cell, collection_id
+        )
+        SELECT v.cell, coalesce(t.tier, 'unknown') AS tier, abs_d, mad, spread_p90_p10, p99_over_mean,
+               sample_outside, zero_sample
+        FROM ({values}) AS v LEFT JOIN tiers AS t USING (cell, collection_id)
+    """
+
+
+def windows_sql(cell: str | None = None) -> str:
+    """One row per task window (`window_values_sql`) with its tier, read from the lake."""
+    return _with_tiers(window_values_sql(cell), tier_events_sql(cell))
+
+
+@dataclasses.dataclass(frozen=True)
+class _Windows:
+    """Where each partition reads its windows: the lake (`split` None: one partition), or the files
+    `split_windows` wrote, one folder a partition, so that no partition scans the others' windows (a
+    scan of the lake's windows per partition made the time grow as the rows times the partitions)."""
+
+    cell: str | None
+    partitions: int
+    split: Path | None = None
+
+    def sql(self, number: int) -> str:
+        if self.split is None:
+            return windows_sql(self.cell)
+        values, events = (partition_files(self.split, name, number) for name in ("windows", "events"))
+        if not values:  # a partition with no windows: none, with the columns' types
+            return f"SELECT * FROM ({windows_sql(self.cell)}) LIMIT 0"
+        events_sql = f"SELECT * FROM {read_files(events)}" if events else f"{tier_events_sql(self.cell)} LIMIT 0"
+        return _with_tiers(f"SELECT * FROM {read_files(values)}", events_sql)
+
+
+@contextlib.contextmanager
+def split_windows(lake: Lake, cell: str | None, partitions: int) -> Iterator[_Windows]:
+    """The windows' values and their jobs' events, written once by partition (in a work folder of the
+    lake, removed at the end) when there are several partitions; read from the lake when one."""
+    if partitions == 1:
+        yield _Windows(cell, partitions)
+        return
+    with work_folder(lake, "volatility-2019") as folder:
+        with lake.connect() as con, lake.query_errors():
+            job = "cell, collection_id"
+            split_by_hash(con, folder, "windows", window_values_sql(cell), job, partitions)
+            split_by_hash(con, folder, "events", tier_events_sql(cell), job, partitions)
+        yield _Windows(cell, partitions, folder)
 
 
 #: The spreads whose medians the comparison gives: exact, selected by counting (`order_statistics`).
@@ -110,7 +169,7 @@ ALL_TIERS = "all"
 SUMS = ("windows", "abs_d", "mad", "abs_d2", "mad2", "abs_d_mad", "outside", "zero")
 
 
-def _sums_and_bins(lake: Lake, cell: str | None, partitions: int, number: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+def _sums_and_bins(lake: Lake, windows: _Windows, number: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Partition `number`'s SUMS per cell and tier, and its counts per bin of each spread, in one scan of
     its windows."""
     keys = ", ".join(f"{bin_key(spread, SPREAD_BINS_PER_OCTAVE)} AS {spread}_key" for spread in SPREADS)
@@ -120,7 +179,7 @@ def _sums_and_bins(lake: Lake, cell: str | None, partitions: int, number: int) -
         SELECT cell, tier, {flags}, count(*) AS windows, sum(abs_d) AS abs_d, sum(mad) AS mad,
                sum(abs_d * abs_d) AS abs_d2, sum(mad * mad) AS mad2, sum(abs_d * mad) AS abs_d_mad,
                count(*) FILTER (sample_outside) AS outside, count(*) FILTER (zero_sample) AS zero
-        FROM (SELECT *, {keys} FROM ({windows_sql(cell, (number, partitions))}))
+        FROM (SELECT *, {keys} FROM ({windows.sql(number)}))
         GROUP BY GROUPING SETS ((cell, tier), {sets})
     """
     with _windows_connection(lake) as con:
@@ -140,12 +199,12 @@ def _sums_and_bins(lake: Lake, cell: str | None, partitions: int, number: int) -
     return sums, bins
 
 
-def _counted(lake: Lake, cell: str | None, partitions: int, wanted: pl.DataFrame, number: int) -> pl.DataFrame:
+def _counted(lake: Lake, windows: _Windows, wanted: pl.DataFrame, number: int) -> pl.DataFrame:
     """Partition `number`'s values of each spread that fall in the bins holding the medians (`wanted`),
     each value counted for its tier and for all tiers."""
     every = f"CASE WHEN every THEN '{ALL_TIERS}' ELSE tier END AS tier"
     unpivoted = f"""(SELECT *, {bin_key("x", SPREAD_BINS_PER_OCTAVE)} AS key FROM (UNPIVOT (
-        SELECT cell, {every}, {", ".join(SPREADS)} FROM ({windows_sql(cell, (number, partitions))}),
+        SELECT cell, {every}, {", ".join(SPREADS)} FROM ({windows.sql(number)}),
             (VALUES (false), (true)) AS d(every)
         ) ON {", ".join(SPREADS)} INTO NAME metric VALUE x))"""
     with _windows_connection(lake) as con:
@@ -157,7 +216,7 @@ def _windows_connection(lake: Lake) -> Iterator[duckdb.DuckDBPyConnection]:
     """A connection of the lake's budget whose joins keep the side they are written with in memory
     (`Lake.joins_as_written` says why): the windows stream past the tiers of their collections."""
     with lake.connect() as con, lake.query_errors():
-        con.execute("SET disabled_optimizers = 'join_order'")
+        con.execute(JOINS_AS_WRITTEN)
         yield con
 
 
@@ -181,12 +240,15 @@ def compare(lake: Lake, cell: str | None = None, partitioning: Partitioning | No
     )
     partitions = partitioning.resolve(shares_for(jobs, lake.budget.memory), lambda: jobs, "jobs")
     ray = partitioning.ray
-    with joined(ray) if ray else contextlib.nullcontext():  # one join of the cluster for both steps
-        parts = run_partitions(functools.partial(_sums_and_bins, lake, cell, partitions), partitions, ray)
+    with (
+        joined(ray) if ray else contextlib.nullcontext(),  # one join of the cluster for both steps
+        split_windows(lake, cell, partitions) as windows,
+    ):
+        parts = run_partitions(functools.partial(_sums_and_bins, lake, windows), partitions, ray)
         wanted = middle_bins(_with_all_tiers(pl.concat(b for _, b in parts), [*GROUPS, "key"], ["n"]), GROUPS)
         counted = []
         if not wanted.is_empty():
-            counted = run_partitions(functools.partial(_counted, lake, cell, partitions, wanted), partitions, ray)
+            counted = run_partitions(functools.partial(_counted, lake, windows, wanted), partitions, ray)
     medians = medians_in(pl.concat(counted), wanted, GROUPS) if counted else {}
     sums = _with_all_tiers(pl.concat(s for s, _ in parts), ["cell", "tier"], list(SUMS))
     n = pl.col("windows")

@@ -35,7 +35,14 @@ from lakehouse.base.catalog import sql_literal
 from lakehouse.base.datasets import DATASETS
 from lakehouse.base.errors import TooLittleDataError
 from lakehouse.base.lake import Lake, count
-from lakehouse.base.partitions import Partitioning, run_partitions, work_folder
+from lakehouse.base.partitions import (
+    Partitioning,
+    partition_files,
+    read_files,
+    run_partitions,
+    split_by_hash,
+    work_folder,
+)
 from lakehouse.base.results import store
 from lakehouse.base.writer import pending_path
 from lakehouse.models.order_statistics import exact_medians
@@ -184,10 +191,6 @@ def shares_for(windows: int, memory_limit: int) -> int:
     return max(1, math.ceil(windows * WINDOW_BYTES / (memory_limit * SHARE_OF_LIMIT)))
 
 
-def _parquet(files: list[Path]) -> str:
-    return f"read_parquet([{', '.join(sql_literal(f.as_posix()) for f in files)}], hive_partitioning = false)"
-
-
 def compute_volatility(lake: Lake, partitioning: Partitioning | None = None) -> Volatility:
     """Compute every volatility statistic of the lake, its tasks split into partitions (by default as
     many as the memory limit asks for, in this process).  The per-task table is written beside its final
@@ -220,7 +223,6 @@ def store_volatility(lake: Lake, result: Volatility) -> None:
 def _split(con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, partitioning: Partitioning) -> int:
     """Write the measured windows and their tasks' attributes into `work`, split by a hash of the task
     into partitions (a task's medians need all its windows in one); how many partitions."""
-    con.execute("SET preserve_insertion_order = false")  # lets DuckDB write the partitions without buffering
     usage_rows = count(con, "SELECT count(*) FROM google.task_usage")
     con.execute("CREATE TEMP TABLE measured AS SELECT job_id FROM google.measured_jobs")
 
@@ -229,19 +231,17 @@ def _split(con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, partitioning:
 
     # Measured windows are fewer than the usage rows: an upper bound of what the memory limit asks for.
     partitions = partitioning.resolve(shares_for(usage_rows, lake.budget.memory), tasks, "tasks of measured jobs")
-    partition = f"hash(job_id, task_index) % {partitions} AS partition"
-    for what, query in (
-        ("windows", f"SELECT job_id, task_index, mu5m, mu1s, d, {partition} FROM google.measured_usage"),
-        (
-            "tasks",
-            "SELECT job_id, task_index, scheduling_class, cpu_request, high_slo, long_running, "
-            f"{partition} FROM google.tasks SEMI JOIN measured USING (job_id)",
-        ),
-    ):
-        con.execute(
-            f"COPY ({query}) TO {sql_literal((work / what).as_posix())} "
-            "(FORMAT parquet, PARTITION_BY (partition), WRITE_PARTITION_COLUMNS false)"
-        )
+    task = "job_id, task_index"
+    split_by_hash(con, work, "windows", f"SELECT {task}, mu5m, mu1s, d FROM google.measured_usage", task, partitions)
+    split_by_hash(
+        con,
+        work,
+        "tasks",
+        f"SELECT {task}, scheduling_class, cpu_request, high_slo, long_running "
+        "FROM google.tasks SEMI JOIN measured USING (job_id)",
+        task,
+        partitions,
+    )
     return partitions
 
 
@@ -249,13 +249,13 @@ def _partition(con: duckdb.DuckDBPyConnection, work: Path, number: int) -> tuple
     """One partition's per-task table (a file in `work`) and window histograms, or None when none of its
     tasks has a measured window.  Written under a temporary name, then renamed: a worker killed midway
     leaves nothing its retry would count twice."""
-    windows = sorted((work / "windows" / f"partition={number}").glob("*.parquet"))
+    windows = partition_files(work, "windows", number)
     if not windows:
         return None
-    events = sorted((work / "tasks" / f"partition={number}").glob("*.parquet"))
-    con.execute(f"CREATE OR REPLACE TEMP VIEW partition_windows AS SELECT * FROM {_parquet(windows)}")
+    events = partition_files(work, "tasks", number)
+    con.execute(f"CREATE OR REPLACE TEMP VIEW partition_windows AS SELECT * FROM {read_files(windows)}")
     if events:
-        con.execute(f"CREATE OR REPLACE TEMP VIEW partition_tasks AS SELECT * FROM {_parquet(events)}")
+        con.execute(f"CREATE OR REPLACE TEMP VIEW partition_tasks AS SELECT * FROM {read_files(events)}")
     else:  # no task events for these windows: the attributes are NULL (the flags false)
         con.execute("CREATE OR REPLACE TEMP VIEW partition_tasks AS SELECT * FROM google.tasks LIMIT 0")
     output = work / f"task_volatility_{number}.parquet"
@@ -264,7 +264,7 @@ def _partition(con: duckdb.DuckDBPyConnection, work: Path, number: int) -> tuple
         "COPY (SELECT * FROM google.task_volatility_of('partition_windows', 'partition_tasks')) "
         f"TO {sql_literal(written.as_posix())} (FORMAT parquet)"
     )
-    histograms = con.execute(HISTOGRAMS.format(windows="partition_windows", tasks=_parquet([written]))).pl()
+    histograms = con.execute(HISTOGRAMS.format(windows="partition_windows", tasks=read_files([written]))).pl()
     os.replace(written, output)
     return output, histograms
 
@@ -285,12 +285,12 @@ def _compute(
         parts = run_partitions(functools.partial(_partition_on_worker, lake, work), partitions, partitioning.ray)
     outputs = [output for output, _ in filter(None, parts)]
     histograms = [frame for _, frame in filter(None, parts)]
-    per_task = _parquet(outputs) if outputs else "(SELECT * FROM google.task_volatility LIMIT 0)"
+    per_task = read_files(outputs) if outputs else "(SELECT * FROM google.task_volatility LIMIT 0)"
     con.execute(
         f"COPY (SELECT * FROM {per_task} ORDER BY job_id, task_index) TO {sql_literal(out.as_posix())} "
         "(FORMAT parquet, COMPRESSION zstd)"
     )
-    stored = _parquet([out])
+    stored = read_files([out])
     tasks = count(con, f"SELECT count(*) FROM {stored}")
     counts = con.execute(TASKS_BY_SUBSET.format(tasks=stored)).pl()
     medians = exact_medians(con, stored, [column for _, column in TASK_MEDIANS], SUBSET_CONDITIONS)
