@@ -331,10 +331,11 @@ class Lake:
 
     @contextmanager
     def scratch_folder(self, name: str) -> Iterator[Path]:
-        """A folder for a command's own temporary files (a campaign's copy of its jobs), in this
-        process's spill folder of the lake: removed when the block ends, and, if the process is killed,
-        by the next command that opens the lake (as DuckDB's spill files are).  In the system's
-        temporary folder where the lake cannot be written."""
+        """A folder for a command's own temporary files (a campaign's copy of its jobs, a report's
+        partitions' files), in this process's spill folder of the lake, which a cluster's workers reach
+        where they reach the lake: removed when the block ends, and, if the process is killed, by the
+        next command that opens the lake (as DuckDB's spill files are).  In the system's temporary
+        folder where the lake cannot be written."""
         database = f"{name}-{next(_SCRATCH_NUMBERS)}"
         folder = SPILL.folder(self.root, database)
         if folder is None:

@@ -17,10 +17,8 @@ A partition's work must be idempotent: a worker killed mid-partition is run agai
 
 from __future__ import annotations
 
-import itertools
 import logging
 import re
-import shutil
 import socket
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,14 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from lakehouse.base.budget import SPILL
 from lakehouse.base.catalog import sql_literal
 from lakehouse.base.errors import LakehouseError, ResourceError, SettingsError
 
 if TYPE_CHECKING:
     import duckdb
 
-    from lakehouse.base.lake import Lake
 
 T = TypeVar("T")
 
@@ -213,23 +209,6 @@ def _failure(number: int, count: int, exc: Exception) -> str:
     died = "WorkerCrashed" in type(exc).__name__ or "died" in text.lower()
     reason = f"its worker died {RETRIES + 1} times" if died else text[:300]
     return f"partition {number} of {count} failed on Ray: {reason}"
-
-
-_WORK_FOLDERS = itertools.count()
-
-
-@contextmanager
-def work_folder(lake: Lake, name: str) -> Iterator[Path]:
-    """A folder for a report's partitions' files, inside this process's spill folder of the lake, which
-    a cluster's workers reach where they reach the lake (removed at the end, and by the next command
-    if this one is killed)."""
-    spill = SPILL.folder(lake.root, f"{name}-{next(_WORK_FOLDERS)}")
-    if spill is None:
-        raise OSError(f"cannot make a spill folder in {lake.root} or the system's temporary folder")
-    try:
-        yield spill
-    finally:
-        shutil.rmtree(spill, ignore_errors=True)
 
 
 def split_by_hash(con: duckdb.DuckDBPyConnection, folder: Path, name: str, query: str, key: str, count: int) -> None:

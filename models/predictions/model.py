@@ -40,7 +40,7 @@ from lakehouse.base.datasets import DATASETS
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake, count, one_row
 from lakehouse.base.log_names import LogNameError, log_named
-from lakehouse.base.partitions import Partitioning, joined, run_partitions, work_folder
+from lakehouse.base.partitions import Partitioning, joined, run_partitions
 from lakehouse.base.results import store
 from lakehouse.base.traces import TRACES, refuse_unfed
 from lakehouse.base.writer import pending_path
@@ -678,7 +678,7 @@ def run(
         rows = _Rows()
         if partitioning.ray is not None:
             assert lake is not None
-            rows = _Rows(stack.enter_context(work_folder(lake, "predictions")))
+            rows = _Rows(stack.enter_context(lake.scratch_folder("predictions")))
             stack.enter_context(joined(partitioning.ray))  # one join of the cluster for the three steps
         table, chosen, plan = _partitioned(con, rows, plan, groupings, requests, lake, partitioning.ray)
         return _per_job(con, rows, plan, source, table, chosen, jobs_to)

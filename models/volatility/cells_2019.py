@@ -46,7 +46,6 @@ from lakehouse.base.partitions import (
     read_files,
     run_partitions,
     split_by_hash,
-    work_folder,
 )
 from lakehouse.models.order_statistics import bin_key, counted_in, medians_in, middle_bins
 
@@ -136,7 +135,7 @@ def split_windows(lake: Lake, cell: str | None, partitions: int) -> Iterator[_Wi
     if partitions == 1:
         yield _Windows(cell, partitions)
         return
-    with work_folder(lake, "volatility-2019") as folder:
+    with lake.scratch_folder("volatility-2019") as folder:
         with lake.connect() as con, lake.query_errors():
             job = "cell, collection_id"
             split_by_hash(con, folder, "windows", window_values_sql(cell), job, partitions)

@@ -41,7 +41,6 @@ from lakehouse.base.partitions import (
     read_files,
     run_partitions,
     split_by_hash,
-    work_folder,
 )
 from lakehouse.base.results import store
 from lakehouse.base.writer import pending_path
@@ -200,7 +199,7 @@ def compute_volatility(lake: Lake, partitioning: Partitioning | None = None) -> 
     final.parent.mkdir(parents=True, exist_ok=True)
     pending = pending_path(final)
     try:
-        with lake.connect() as con, lake.query_errors(), work_folder(lake, "volatility") as work:
+        with lake.connect() as con, lake.query_errors(), lake.scratch_folder("volatility") as work:
             result = _compute(con, lake, work, pending, partitioning or Partitioning())
         if not result.tasks:
             raise TooLittleDataError("no usage windows of mu1s-measured jobs in the lake (ingest task_usage first)")
