@@ -73,6 +73,11 @@ def cli(*args: object, code: int = 0) -> typer.testing.Result:
     return result
 
 
+def unboxed(text: str) -> str:
+    """Rich's panels (an error, a help page) as one line of words (no borders, no wrapping)."""
+    return " ".join(text.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
+
+
 def modules_loaded_by(statement: str, forbidden: tuple[str, ...]) -> list[str]:
     """The modules a fresh interpreter has loaded once it ran `statement`, among `forbidden` (names and
     their submodules) and the modules of a topic's folder of models/ but its declarations: the folder

@@ -2,7 +2,7 @@
 
 pyproject.toml's package-dir maps `sql/`, `models/` and the folders of `sim/` into the one `lakehouse`
 namespace; mypy and import-linter know no such mapping, so they read `FOLDER/lakehouse`, whose entries
-link to the repository's files.  `make lint` and tests/test_layers.py build it with this.
+link to the repository's files.  `make lint` and tests/test_contributing_layers.py build it with this.
 
     python tests/package_tree.py FOLDER
 """

@@ -1,7 +1,7 @@
 """Refresh the record of `lakehouse reproduce` that the docs cite: docs/reproduced/STUDY.csv (every row
 of each study, with its status) and the status counts of docs/reproductions.md, from lakes holding the
 studies' data.  `make reproductions` runs it on the shared data (about 15 minutes on 2 cores: the
-studies' campaigns); tests/test_reproduction_record.py checks that the counts are the record's and the
+studies' campaigns); tests/test_reproduce_record.py checks that the counts are the record's and the
 statuses are what the code gives for its numbers.
 
     python tests/refresh_reproductions.py SWF_LAKE GOOGLE_LAKE

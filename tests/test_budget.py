@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -16,7 +17,7 @@ import pytest
 from polars.testing import assert_frame_equal
 from typer.testing import CliRunner
 
-from lakehouse.base.budget import MEMORY_ENV, SPILL_FOLDER, THREADS_ENV, Budget, parse_memory, sweep
+from lakehouse.base.budget import MEMORY_ENV, SPILL_FOLDER, THREADS_ENV, Budget, SpillFolders, parse_memory, sweep
 from lakehouse.base.errors import SettingsError
 from lakehouse.base.lake import Lake
 from lakehouse.cli import app
@@ -223,3 +224,73 @@ def test_every_command_that_reads_the_google_trace_takes_a_memory_limit():
     for name in READS_GOOGLE:
         options = {opt for param in found[name].params for opt in param.opts}
         assert {"--memory-limit", "--threads"} <= options, name
+
+
+runner = CliRunner()
+
+
+def _victim(tmp_path: Path) -> Path:
+    """A folder of someone else's, with unlocked subfolders a sweep would take for dead spill folders."""
+    victim = tmp_path / "victim"
+    for sub in ("12345-abc", "important", ".new-old"):
+        (victim / sub).mkdir(parents=True)
+        (victim / sub / "data.txt").write_text("keep me")
+    return victim
+
+
+def _intact(victim: Path) -> bool:
+    return all((victim / sub / "data.txt").read_text() == "keep me" for sub in ("12345-abc", "important", ".new-old"))
+
+
+def test_a_spill_folder_that_is_a_link_is_never_swept_or_used(cli_lake, tmp_path):
+    victim = _victim(tmp_path)
+    spill = cli_lake / SPILL_FOLDER
+    if spill.exists():
+        for folder in spill.iterdir():
+            folder.rmdir()
+        spill.rmdir()
+    spill.symlink_to(victim, target_is_directory=True)
+    # A reader, a writer, and a command that fails: none follows the link.
+    assert runner.invoke(app, ["sql", "select count(*) from swf.jobs", "--lake", str(cli_lake)]).exit_code == 0
+    assert runner.invoke(app, ["ingest", "swf", str(tmp_path / "mini.swf"), "--lake", str(cli_lake)]).exit_code == 0
+    assert runner.invoke(app, ["sql", "select * from nowhere", "--lake", str(cli_lake)]).exit_code != 0
+    subprocess.run(
+        [sys.executable, "-m", "lakehouse.cli", "logs", "--lake", str(cli_lake)], check=True, capture_output=True
+    )
+    assert _intact(victim)
+    assert sweep(spill) == [] and _intact(victim)
+    assert spill.is_symlink()  # left as it was
+
+
+def test_a_sweep_never_follows_a_link_inside_the_spill_folder(tmp_path):
+    victim = _victim(tmp_path)
+    spill = tmp_path / "lake" / SPILL_FOLDER
+    spill.mkdir(parents=True)
+    (spill / "999-dead").symlink_to(victim / "important", target_is_directory=True)
+    (spill / "998-dead").mkdir()  # a real dead folder: swept
+    assert sweep(spill) == [spill / "998-dead"]
+    assert _intact(victim) and (spill / "999-dead").is_symlink()
+
+
+def test_spill_folders_are_private_and_the_fallback_has_no_fixed_name(tmp_path, monkeypatch):
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    folders = SpillFolders()
+    mine = folders.folder(lake, "reader")
+    assert mine is not None and mine.parent.parent == lake / SPILL_FOLDER
+    for place in (lake / SPILL_FOLDER, mine.parent):
+        assert stat.S_IMODE(os.lstat(place).st_mode) == 0o700
+    # A lake it cannot write (its .spill is a file here): a new private folder, never a planted name.
+    other = tmp_path / "read-only-lake"
+    other.mkdir()
+    (other / SPILL_FOLDER).write_text("not a folder")
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    victim = _victim(tmp_path)
+    (tmp_path / "tmp" / "lakehouse-spill").symlink_to(victim, target_is_directory=True)  # the old fixed name
+    fallback = folders.folder(other, "reader")
+    assert fallback is not None and fallback.parent.parent == tmp_path / "tmp"
+    assert fallback.parent.name.startswith("lakehouse-spill-") and not fallback.parent.is_symlink()
+    assert stat.S_IMODE(os.lstat(fallback.parent).st_mode) == 0o700
+    folders.remove_all()
+    assert not fallback.parent.exists() and _intact(victim)

@@ -182,3 +182,16 @@ def test_a_campaign_refused_for_its_size_leaves_the_shown_plan_as_it_was(kth_lak
     table = shown(kth_lake, "budget")
     assert table["variant"].to_list() == ["easy-fcfs"] and table["inputs"].to_list() == ["current"]
     assert kth_lake.rows("select count(*) from analysis.campaign_plans where campaign = 'budget'") == [(1,)]
+
+
+@pytest.mark.parametrize("threshold", ["[3600.7]", "1.9", "[true]"])
+def test_a_threshold_that_is_not_whole_seconds_is_refused_not_rounded(tmp_path, threshold):
+    from lakehouse.campaigns.grid import GridError, grid_from_toml
+
+    spec = tmp_path / "t.toml"
+    spec.write_text(f'name = "t"\nlogs = ["KTH"]\n[grid]\nthreshold = {threshold}\n')
+    with pytest.raises(GridError, match="whole number of seconds|must be a value or a list"):
+        grid_from_toml(spec)
+    whole = tmp_path / "w.toml"
+    whole.write_text('name = "w"\nlogs = ["KTH"]\n[grid]\nthreshold = [3600, 7200.0, "none"]\n')
+    assert grid_from_toml(whole).values["threshold"] == (3600, 7200, None)

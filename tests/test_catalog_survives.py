@@ -19,6 +19,7 @@ from lakehouse.cli import app
 from lakehouse.nightly import history
 from lakehouse.nightly.run import run
 
+from conftest import cli as command
 from nightly_inbox import FAST, put_log
 
 
@@ -203,3 +204,19 @@ def test_a_rebuild_that_cannot_read_the_tables_copies_moves_nothing(lake, meta_d
     assert refused.exit_code == 1 and "the copies of the catalog's tables cannot be read" in said
     assert "nothing was moved" in said and lake.catalog_path.read_bytes() == damaged
     assert not list(lake.root.glob("lake.duckdb.broken-*"))
+
+
+def test_catalog_rebuild_with_another_tables_copy_is_one_line_naming_the_file(tmp_path):
+    from lakehouse.base.catalog import meta_copy
+    from lakehouse.base.testing import small_log, write_swf
+
+    jobs, header = small_log(4)
+    lake = Lake(tmp_path / "lake")
+    command("ingest", "swf", write_swf(tmp_path / "mini.swf", jobs, header), "--lake", lake.root)
+    manifest, outputs = meta_copy(lake.root, "manifest"), meta_copy(lake.root, "outputs")
+    assert manifest.exists() and outputs.exists()
+    shutil.copyfile(manifest, outputs)  # valid Parquet, another table's columns
+    lake.catalog_path.unlink()  # the catalog lost: rebuilt from the copies
+    result = command("catalog", "rebuild", "--lake", lake.root, code=1)
+    said = " ".join(result.stderr.split())
+    assert f"{outputs}: not a copy of meta.outputs" in said and "Traceback" not in said, said

@@ -7,25 +7,23 @@ import importlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 
 import polars as pl
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from lakehouse.base.lake import Lake
+from lakehouse.base.render import rich_table
 from lakehouse.base.testing import small_log, write_swf
 from lakehouse.cli import app
 from lakehouse.cli.commands import COMMANDS, GROUPS
 
-runner = CliRunner()
-
-
-def run(*args, code=0):
-    result = runner.invoke(app, [str(a) for a in args])
-    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
-    return result
+from conftest import cli as run
+from conftest import unboxed
 
 
 def test_init(tmp_path):
@@ -268,11 +266,6 @@ def test_pack_synthetic_campaign_with_a_plot(tmp_path):
     assert (tmp_path / "bars.png").stat().st_size > 10_000
 
 
-def unboxed(text: str) -> str:
-    """Rich's error panel as one line of words (no borders, no wrapping)."""
-    return " ".join(text.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
-
-
 def test_simulate_errors_are_clear(cli_lake):
     assert "no log matches 'nope'" in run("simulate", "nope", "--lake", cli_lake, code=1).stderr
     bad_policy = run("simulate", "mini", "--lake", cli_lake, "--policy", "fifo", code=2)  # a usage error
@@ -313,9 +306,6 @@ def test_every_command_help_has_an_example(command):
 
 
 def test_tables_never_print_counts_or_times_in_scientific_notation():
-    from rich.console import Console
-
-    from lakehouse.base.render import rich_table
 
     frame = pl.DataFrame({"max_wait": [262194.0, 8715136.0], "mean_wait": [13580.5, 6837.49], "util": [0.6971, 1.0]})
     console = Console(record=True, width=120)
@@ -500,3 +490,51 @@ def test_shell_opens_the_duckdb_command_line_on_the_lake_read_only(cli_lake):
 def test_shell_without_a_lake_is_one_line(tmp_path):
     done = _shell(tmp_path / "none", "-c", "select 1")
     assert done.returncode == 1 and "no lake at" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_no_help_cuts_a_word_at_80_columns():
+    """Every command's --help at 80 columns: long words (--no-global-profile, $LAKEHOUSE_MEMORY_LIMIT,
+    analysis/campaign_jobs/) fold onto the next line, none ends in "…"."""
+    import os
+    import subprocess
+    import sys
+
+    script = """
+import typer
+from typer.testing import CliRunner
+from lakehouse.cli.commands import app
+command = typer.main.get_command(app)
+def paths(group, prefix):
+    for name, sub in group.commands.items():
+        yield prefix + [name]
+        if hasattr(sub, "commands"):
+            yield from paths(sub, prefix + [name])
+for path in paths(command, []):
+    shown = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80"}).output
+    print("@@", " ".join(path), len(shown.splitlines()))
+    print(shown)
+"""
+    narrow = {**os.environ, "COLUMNS": "80"}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=narrow, check=True).stdout
+    pages = out.split("@@ ")[1:]
+    assert len(pages) >= 30  # every command and group
+    cut = {page.splitlines()[0]: [line for line in page.splitlines() if "…" in line] for page in pages}
+    assert {name: lines for name, lines in cut.items() if lines} == {}
+    wide = [line for page in pages for line in page.splitlines()[1:] if len(line) > 80]
+    assert wide == []
+    # A list of choices is cut only after a `|` (`<jobs_clean|jobs_stro` / `ng>` could not be read).
+    broken = {page.splitlines()[0]: re.findall(r"<[^ >│]*\|[^ >│]*[^ |>│](?= )", page) for page in pages}
+    assert {name: found for name, found in broken.items() if found} == {}
+    simulate = next(page for page in pages if page.startswith("simulate "))
+    assert all(f"─ {panel} " in simulate for panel in ("Jobs replayed", "Scheduler", "Predictions", "Metrics"))
+    pack = next(page for page in pages if page.startswith("pack "))
+    folded = re.search(r"\$LAKEHOUSE_MEMORY_(\w*) *│\n│ +(\w+)", pack)  # the word goes on, whole, below
+    assert folded and (folded[1] + folded[2]).startswith("LIMIT")
+
+
+def test_generate_google_lake_help_gives_the_measured_memory():
+    """It said 22 GB per unit of scale; scale 0.01 peaked at 2 GB: a fixed part, then about 5 GB per unit."""
+    shown = " ".join(
+        CliRunner().invoke(app, ["generate", "google-lake", "--help"], env={"COLUMNS": "200"}).stdout.split()
+    )
+    assert "22 GB" not in shown and "about 2 GB of memory plus 5 GB per unit of scale" in shown

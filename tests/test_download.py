@@ -12,9 +12,11 @@ from typer.testing import CliRunner
 from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.data import sample_google_trace
+from lakehouse.ingest import download as downloads
 from lakehouse.ingest.download import URL_ENV, parse_checksums
 from lakehouse.ingest.google import ingest_google
 
+from conftest import cli as run
 from google_bucket import Faults, make_bucket, serve
 
 USAGE = "task_usage/part-00000-of-00500.csv.gz"
@@ -105,3 +107,82 @@ def test_a_bad_request_is_one_line(bucket, tmp_path, args, message):
     with serve(bucket) as url:
         run = download(url, tmp_path / "trace", *args)
     assert run.exit_code == 1 and message in " ".join(run.stderr.split()) and "Traceback" not in run.output
+
+
+@pytest.mark.parametrize(
+    "hostile",
+    ["job_events/../../outside/part-00000-of-00001.csv.gz", "/tmp/part-00000-of-00001.csv.gz",
+     "job_events//part-00000-of-00001.csv.gz", "job_events\\\\..\\\\part-00000-of-00001.csv.gz"],
+)  # fmt: skip
+def test_a_listing_path_that_leaves_the_download_folder_refuses_the_listing(tmp_path, monkeypatch, hostile):
+    bucket = make_bucket(tmp_path / "bucket")
+    with (bucket / "SHA256SUM").open("a") as listing:
+        listing.write(f"{'0' * 64}  {hostile}\n")
+    dest = tmp_path / "work" / "dest"
+    with serve(bucket) as url:
+        monkeypatch.setenv(URL_ENV, url)
+        result = run("download", "google-2011", dest, code=1)
+    said = " ".join(result.stderr.split())
+    assert "the listing is refused" in said and "Traceback" not in said, said
+    assert not (tmp_path / "work" / "outside").exists() and not (dest / "job_events").exists()
+
+
+def test_a_file_listed_twice_refuses_the_listing():
+    from lakehouse.ingest.download import DownloadError, parse_checksums
+
+    listing = (
+        f"{'a' * 64}  job_events/part-00000-of-00500.csv.gz\n{'b' * 64}  ./job_events/part-00000-of-00500.csv.gz\n"
+    )
+    with pytest.raises(DownloadError, match="line 2: 'job_events/part-00000-of-00500.csv.gz' is listed already"):
+        parse_checksums(listing)
+
+
+def test_a_body_longer_than_announced_is_cut_and_refused(tmp_path, monkeypatch):
+    bucket = make_bucket(tmp_path / "bucket")
+    grown = "machine_events/part-00000-of-00001.csv.gz"
+    with serve(bucket, Faults(grow={grown})) as url:
+        monkeypatch.setenv(URL_ENV, url)
+        result = run("download", "google-2011", tmp_path / "dest", "--tables", "machine_events", code=1)
+    said = " ".join(result.stderr.split())
+    assert "announced" in said and "sends more: not fetched" in said, said
+    assert not (tmp_path / "dest" / grown).exists() and not list((tmp_path / "dest").rglob("*.part"))
+
+
+def test_an_endless_listing_is_read_up_to_its_bound(tmp_path, monkeypatch):
+    bucket = make_bucket(tmp_path / "bucket")
+    monkeypatch.setattr(downloads, "MAX_LISTING", 1000)  # (the real bound is 16 MB; the listing is ~700 bytes)
+    with (bucket / "SHA256SUM").open("a") as listing:
+        listing.write("\n" * 2000)
+    with serve(bucket) as url:
+        monkeypatch.setenv(URL_ENV, url)
+        result = run("download", "google-2011", tmp_path / "dest", code=1)
+    assert "longer than" in result.stderr and "not a listing of the trace" in result.stderr
+
+
+def test_ctrl_c_stops_the_transfers_under_way_at_once_and_keeps_what_came(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    bucket = make_bucket(tmp_path / "bucket")
+    slow = "task_usage/part-00000-of-00500.csv.gz"  # (365 KB: 7 s at this pace)
+    dest = tmp_path / "dest"
+    with serve(bucket, Faults(slow={slow}, slow_pause=0.3)) as url:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "lakehouse.cli", "download", "google-2011", str(dest), "--tables", "task_usage"],
+            env={**os.environ, URL_ENV: url}, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )  # fmt: skip
+        partial = dest / (slow + ".part")
+        deadline = time.monotonic() + 30
+        while not (partial.exists() and partial.stat().st_size > 0) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert partial.exists(), process.communicate(timeout=30)
+        process.send_signal(signal.SIGINT)
+        stopped = time.monotonic()
+        _, err = process.communicate(timeout=30)
+    # (A block is 64 KB, 1.2 s at this pace; the rest of the file would take 5 s more.)
+    assert time.monotonic() - stopped < 3.5, err.decode()
+    assert process.returncode == 130, err.decode()
+    assert partial.exists() and not (dest / slow).exists()  # what came is kept, for the next run

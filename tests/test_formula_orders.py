@@ -356,7 +356,7 @@ def test_a_python_order_that_fails_stops_the_replay(kth_lake):
 
 def test_the_tutorials_python_runs(kth_lake, capsys, tmp_path, monkeypatch):
     """docs/your-own-policy.md's Python blocks, on the embedded KTH-SP2 log (its sh blocks run in
-    test_examples); the table the page writes imports and replays."""
+    test_cli_examples); the table the page writes imports and replays."""
     monkeypatch.chdir(tmp_path)
     import re
     from pathlib import Path

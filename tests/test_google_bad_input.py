@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import shutil
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,10 @@ from typer.testing import CliRunner
 
 from lakehouse.base.lake import Lake
 from lakehouse.cli import app
+from lakehouse.data import sample_google_trace
 from lakehouse.ingest.google import ingest_google
+
+from conftest import cli as run
 
 # Real lines of job_events part 0 (8 columns).
 JOB_LINES = [
@@ -319,3 +323,17 @@ def test_a_line_longer_than_the_trace_allows_fails_its_part_alone_and_fast(tmp_p
         with pytest.raises(google.BrokenFileError, match=said):
             google.write_part(lake, google.discover_trace(root)[0][0], fast=False)
     assert time.perf_counter() - started < 30  # (the 300,000-field line took DuckDB over 8 minutes)
+
+
+def test_a_trace_folder_with_glob_characters_is_read_as_it_is(tmp_path):
+    shutil.copytree(sample_google_trace(), tmp_path / "tr[1]")
+    shutil.copytree(sample_google_trace(), tmp_path / "tr1")
+    name = Path("machine_events") / "part-00000-of-00001.csv.gz"
+    lines = gzip.decompress((tmp_path / "tr1" / name).read_bytes()).splitlines(keepends=True)
+    (tmp_path / "tr1" / name).write_bytes(gzip.compress(b"".join(lines[:5])))  # the sibling: five events
+    # A bad line sends the part through DuckDB's line-checked reader, the one that took a path as a pattern.
+    (tmp_path / "tr[1]" / name).write_bytes(gzip.compress(b"".join(lines) + b"not,a,machine,event\n"))
+    lake = Lake(tmp_path / "lake")
+    run("ingest", "google", tmp_path / "tr[1]", "--lake", lake.root)
+    assert lake.rows("select count(*) from google.machine_events")[0][0] == len(lines)
+    assert lake.rows("select count(*) from google.quarantine")[0][0] == 1

@@ -4,11 +4,18 @@ once stays with the log when it is ingested again, until another is given."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from typer.testing import CliRunner
 
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.testing import small_log, write_swf
+from lakehouse.cli import app
 from lakehouse.ingest.swf import ingest_swf
+
+from conftest import cli as run
+from conftest import unboxed
 
 
 @pytest.fixture
@@ -56,10 +63,8 @@ def test_a_given_size_is_kept_on_a_forced_reingest_until_changed(lake, logs):
 
 
 def test_the_command_takes_n_and_log_equals_n(tmp_path, logs):
-    from typer.testing import CliRunner
 
     from lakehouse.base.lake import Lake
-    from lakehouse.cli import app
 
     root = tmp_path / "lake"
     command = ["ingest", "swf", *logs, "--machine-size", "8192", "--machine-size", "sized=4", "--lake", str(root)]
@@ -68,3 +73,33 @@ def test_the_command_takes_n_and_log_equals_n(tmp_path, logs):
     assert sizes(Lake(root)) == {"sized": 4, "bare": 8192}
     bad = CliRunner().invoke(app, ["ingest", "swf", *logs, "--machine-size", "=4", "--lake", str(root)])
     assert bad.exit_code == 1 and "the log before '=' is missing" in bad.output
+
+
+@pytest.mark.parametrize(
+    ("header", "size", "warning"),
+    [
+        ({"MaxProcs": 8, "MaxNodes": 4}, 8, None),
+        ({"MaxNodes": 6}, 6, "no MaxProcs in the header: machine size 6 taken from MaxNodes"),
+        (
+            {},
+            None,
+            "no MaxProcs or MaxNodes in the header: the log has no machine size (re-ingest with --machine-size N",
+        ),
+    ],
+)
+def test_ingest_says_where_the_machine_size_comes_from(tmp_path, header, size, warning):
+    jobs, _ = small_log(4, max_procs=4)
+    write_swf(tmp_path / "x.swf", jobs, header)
+    result = run("ingest", "swf", tmp_path / "x.swf", "--lake", tmp_path / "l", "--format", "json")
+    note = json.loads(result.stdout)[0]["note"]
+    assert (warning in note) if warning else note == ""
+    logs = run("sql", "select machine_size from swf.logs", "--lake", tmp_path / "l", "-f", "json").stdout
+    assert json.loads(logs) == [{"machine_size": size}]
+
+
+def test_a_log_without_a_machine_size_asks_for_one_when_simulated(tmp_path):
+    jobs, _ = small_log(4, max_procs=4)
+    write_swf(tmp_path / "x.swf", jobs, {})
+    run("ingest", "swf", tmp_path / "x.swf", "--lake", tmp_path / "l")
+    assert "give --machine-size" in unboxed(run("simulate", "x", "--lake", tmp_path / "l", code=1).stderr)
+    assert json.loads(run("simulate", "x", "--lake", tmp_path / "l", "--machine-size", 4, "-f", "json").stdout)

@@ -19,6 +19,9 @@ from lakehouse.models.periodicity.job_sinusoids import fit_long_running_jobs, su
 from lakehouse.reports import PERIODICITY, PeriodicitySettings
 from lakehouse.synth.google_trace import Settings, generate, generate_lake
 
+from conftest import cli as run
+from conftest import unboxed
+
 
 @pytest.fixture(scope="module")
 def fitted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Lake, pl.DataFrame]:
@@ -94,3 +97,15 @@ def test_the_daily_test_on_generated_services_with_and_without_cycles(tmp_path):
     assert acyclic.height >= 250 and cyclic.height >= 70
     assert acyclic.select(flagged.mean()).item() <= 0.05
     assert cyclic.select(flagged.mean()).item() >= 0.95
+
+
+def test_periodicity_on_the_embedded_google_sample_says_what_to_ingest(tmp_path):
+    from lakehouse.data import sample_google_trace
+
+    run("ingest", "google", sample_google_trace(), "--lake", tmp_path / "l")
+    result = run("report", "periodicity", "--lake", tmp_path / "l", "--noise-trials", 5, code=1)
+    assert result.stdout == ""  # no empty table
+    message = unboxed(result.stderr)
+    assert (
+        "nothing to fit: no long-running task in google.tasks_long_running (ingest the trace's task_events" in message
+    )

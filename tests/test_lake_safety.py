@@ -8,15 +8,18 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import pytest
+from typer.testing import CliRunner
 
 from lakehouse.base.audit import run_audits
 from lakehouse.base.errors import LakeBusyError
 from lakehouse.base.lake import Lake
 from lakehouse.base.testing import small_log, swf_job, write_swf
 from lakehouse.base.writer import pending_path
+from lakehouse.cli import app
 from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.swf import ingest_swf
 
@@ -293,3 +296,60 @@ def test_the_shared_lakes_guard_catches_a_change_to_their_ingested_data(tmp_path
         (data / "x.parquet").write_bytes(b"PAR1PAR1")
     with pytest.raises(AssertionError, match="changed the ingested data"), left_unchanged(tmp_path):
         (data / "y.parquet").write_bytes(b"PAR1")
+
+
+runner = CliRunner()
+
+
+def test_a_lake_whose_lock_cannot_be_taken_is_one_line_for_every_writer(cli_lake, tmp_path):
+    # (A read-only mount gives EROFS; a folder where the lock file goes fails the same open, as root too.)
+    from lakehouse.base.writer import LOCK_FILE
+
+    lock = cli_lake / LOCK_FILE
+    lock.unlink(missing_ok=True)
+    lock.mkdir()
+    for args in (
+        ["init"],
+        ["ingest", "swf", str(tmp_path / "mini.swf")],
+        ["catalog", "rebuild"],
+        ["report", "locality", "mini"],
+    ):
+        result = runner.invoke(app, [*args, "--lake", str(cli_lake)])
+        output = result.stdout + result.stderr
+        assert result.exit_code != 0 and "Traceback" not in output, (args, output)
+        assert "cannot take the writers' lock" in output and output.count("error:") == 1, (args, output)
+    # A reader works on it as it is.
+    assert runner.invoke(app, ["sql", "select count(*) from swf.jobs", "--lake", str(cli_lake)]).exit_code == 0
+
+
+KTH = "KTH-SP2-1996-2.1-cln"
+
+
+def test_one_lake_used_from_four_threads_replays_without_a_crash(kth_lake):
+    from lakehouse.sim import simulate_log
+
+    lake = Lake(kth_lake.root)  # one object, shared
+    results, errors = [], []
+
+    def replay(policy: str) -> None:
+        try:
+            for _ in range(3):
+                results.append(
+                    (
+                        policy,
+                        simulate_log(lake, KTH, policy=policy, where="submit_offset < 5*86400").summary["mean_wait"],
+                    )
+                )
+        except Exception as exc:  # noqa: BLE001 (the test reports any)
+            errors.append(exc)
+
+    threads = [threading.Thread(target=replay, args=(p,)) for p in ("fcfs", "spf", "lexp", "saf")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    by_policy: dict[str, set[float]] = {}
+    for policy, value in results:
+        by_policy.setdefault(policy, set()).add(value)
+    assert all(len(values) == 1 for values in by_policy.values()) and len(results) == 12

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from lakehouse.base.errors import SettingsError
 from lakehouse.base.lake import Lake
 from lakehouse.cli import app
+from lakehouse.data import sample_google_trace
 from lakehouse.nightly import history
 from lakehouse.nightly.config import GOOGLE_REPORTS, SWF_REPORTS, Config, load
 from lakehouse.nightly.run import EXIT_BUSY, NIGHTLY_LOCK, plan, run
@@ -265,7 +266,6 @@ def test_readers_see_the_old_or_the_new_state_never_an_error(tmp_path, inbox, du
 
 
 def test_google_trace_arrives_and_its_reports_run(tmp_path, inbox):
-    from lakehouse.data import sample_google_trace
 
     shutil.copytree(sample_google_trace(), inbox / "trace")
     lake = Lake(tmp_path / "lake")
@@ -513,3 +513,37 @@ def test_the_documented_configuration_loads_and_gives_its_options_to_the_runs(tm
     runs, notes = PREDICTIONS.nightly_runs(kth_lake, kth_lake.log_names(), config.options_of("predictions"))
     assert [(r.name, r.settings.under, r.settings.over) for r in runs] == [("KTH-SP2-1996-2.1-cln", 2.0, 0.5)]
     assert notes == []
+
+
+KTH = "KTH-SP2-1996-2.1-cln"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "said"),
+    [
+        ("under", "nan", "expected a finite number from 0 to 1e+06, got nan"),
+        ("over", "inf", "expected a finite number from 0 to 1e+06, got inf"),
+        ("window", "-1", "expected a whole number from 1 to 1e+09, got -1"),
+        ("grouping", '"foo"', "expected one of user, user+group"),
+    ],
+)
+def test_a_nightly_report_option_is_checked_by_the_words_of_its_command(tmp_path, key, value, said):
+    from lakehouse.base.errors import SettingsError
+    from lakehouse.nightly.config import load
+
+    config = tmp_path / "nightly.toml"
+    config.write_text(f"[predictions]\n{key} = {value}\n")
+    with pytest.raises(SettingsError, match="predictions." + key) as caught:
+        load(config)
+    assert said in str(caught.value)
+    flag = "--" + key
+    command = cli("report", "predictions", "KTH", flag, value.strip('"'), code=2)
+    assert said.split(", got")[0].split(" from")[0] in " ".join(command.stderr.split()) or "range" in command.stderr
+
+
+def test_a_machine_size_glob_for_logs_not_there_yet_names_none():
+    from lakehouse.nightly.config import Config
+
+    config = Config(machine_size={"RICC-*": 8192})
+    assert config.size_for(KTH, [KTH]) is None
+    assert config.size_for("RICC-2010-2.2-cln", [KTH, "RICC-2010-2.2-cln"]) == 8192

@@ -6,10 +6,13 @@ figure, a folder of figures, the nightly pages) with each kind of place that can
 
 from __future__ import annotations
 
+import os
 import resource
 import signal
+import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -160,3 +163,63 @@ def test_an_error_never_folds_a_path_or_a_word(cli_lake, tmp_path, monkeypatch, 
         if "no-such-format" not in args:
             assert str(deep) in output, output
         assert "no-such-format" in output or "folder" in output, output
+
+
+def _refused(args: list[str]) -> str:
+    result = runner.invoke(app, args)
+    output = result.stdout + result.stderr
+    assert result.exit_code != 0 and "Traceback" not in output, output
+    return output
+
+
+def test_an_output_into_the_lakes_data_is_refused(cli_lake, tmp_path):
+    parquet = next((cli_lake / "parquet" / "swf" / "jobs").glob("[!_]*.parquet"))
+    before = {p: p.read_bytes() for p in [parquet, cli_lake / "lake.duckdb"]}
+    link = tmp_path / "innocent.csv"
+    link.symlink_to(cli_lake / "lake.duckdb")
+    for destination, fmt in ((parquet, "parquet"), (cli_lake / "lake.duckdb", "csv"), (link, "csv")):
+        output = _refused(["sql", "select 1 as x", "-f", fmt, "--output", str(destination), "--lake", str(cli_lake)])
+        assert "it is in the data of the lake" in output, output
+    simulate = ["simulate", "mini", "--lake", str(cli_lake), "--jobs-out", str(cli_lake / "analysis" / "x.parquet")]
+    assert "it is in the data of the lake" in _refused(simulate)
+    assert all(p.read_bytes() == data for p, data in before.items())
+    assert link.is_symlink()
+    # Elsewhere in the lake's folder (the nightly pages live there) is the user's.
+    ok = runner.invoke(
+        app, ["sql", "select 1 as x", "-f", "csv", "-o", str(cli_lake / "notes.csv"), "--lake", str(cli_lake)]
+    )
+    assert ok.exit_code == 0, ok.output
+
+
+def test_a_device_a_fifo_a_link_and_stdout_are_written_through(cli_lake, tmp_path):
+    query = ["sql", "select 42 as answer", "-f", "csv", "--lake", str(cli_lake)]
+    # A character device: as root (where a regression would replace it), a null device of the test's own
+    # (so that a failing build cannot take the machine's /dev/null); elsewhere /dev/null, which a user
+    # cannot replace anyway.
+    device = Path("/dev/null")
+    if os.geteuid() == 0:
+        device = tmp_path / "null"
+        os.mknod(device, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    before = os.stat(device)
+    assert runner.invoke(app, [*query, "--output", str(device)]).exit_code == 0
+    after = os.lstat(device)
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+    # Through a link: the file it names is written, the link stays.
+    real, link = tmp_path / "real.csv", tmp_path / "link.csv"
+    link.symlink_to(real)
+    assert runner.invoke(app, [*query, "--output", str(link)]).exit_code == 0
+    assert link.is_symlink() and "42" in real.read_text()
+    # A FIFO: a reader on the other end gets the rows; it stays a FIFO.
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()), daemon=True)  # (never blocks the exit)
+    reader.start()
+    assert runner.invoke(app, [*query, "--output", str(fifo)]).exit_code == 0
+    reader.join(timeout=30)
+    assert got and "42" in got[0] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    # `-`: standard output.
+    out = subprocess.run(
+        [sys.executable, "-m", "lakehouse.cli", *query, "--output", "-"], capture_output=True, text=True, check=True
+    )
+    assert "42" in out.stdout and not (Path.cwd() / "-").exists()

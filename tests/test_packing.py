@@ -23,6 +23,9 @@ from lakehouse.models.packing.model import (
     smallest_mm,
 )
 
+from conftest import cli as run
+from conftest import unboxed
+
 CAPACITY = 20.0
 
 
@@ -144,3 +147,12 @@ def test_mm_reports_its_own_machines_even_where_first_fit_needs_fewer():
     assert np.array_equal(where, mm(tasks, CAPACITY, machines))
     assert all(mm(tasks, CAPACITY, m) is None for m in range(first_fit - 3, machines))
     assert dict(pack_all(jobs, CAPACITY).select("heuristic", "machines").rows())["MM"] == machines
+
+
+def test_pack_without_periodic_jobs_says_what_to_run(tmp_path):
+    run("init", "--lake", tmp_path / "l")
+    result = run("pack", "--lake", tmp_path / "l", code=1)
+    assert result.stdout == ""
+    assert "no periodic job to pack: analysis.job_sinusoids is empty (run `lakehouse report periodicity`" in unboxed(
+        result.stderr
+    )

@@ -3,6 +3,8 @@ profile layer, the scores, and the property that nothing submitted later changes
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import numpy as np
 import polars as pl
@@ -12,9 +14,10 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from lakehouse.base.partitions import Partitioning
+from lakehouse.base.testing import small_log, write_swf
 from lakehouse.models.predictions.model import ALL, WINDOWS, PredictionSettings, run
 
-from conftest import examples
+from conftest import cli, examples, unboxed
 
 COLUMNS = ["source", "job", "user_key", "submit", "done", "walltime", "resource", "used", "requested"]
 
@@ -389,3 +392,15 @@ def test_the_page_glance_has_one_row_per_scenario_with_each_resources_loss():
     assert shown["walltime loss vs requests"].to_list() == [1.0, 0.5]
     assert shown["processors loss vs requests"].to_list() == [None, None]
     assert shown["accuracy"].to_list() == [0.75, 0.85]
+
+
+def test_report_predictions_names_the_logs_it_skips(tmp_path):
+    jobs, header = small_log(30)
+    write_swf(tmp_path / "with.swf", jobs, header)
+    for job in jobs:
+        job["req_time"] = job["req_procs"] = job["req_memory"] = -1  # nothing requested: nothing to predict
+    write_swf(tmp_path / "without.swf", jobs, header)
+    cli("ingest", "swf", tmp_path / "with.swf", tmp_path / "without.swf", "--lake", tmp_path / "l")
+    result = cli("report", "predictions", "--lake", tmp_path / "l", "-f", "json")
+    assert {row["source"] for row in json.loads(result.stdout)} == {"with"}
+    assert "skipped without: no job with a positive run time and both a request and a usage" in unboxed(result.stderr)

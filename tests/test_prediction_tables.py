@@ -7,8 +7,11 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from lakehouse.base.lake import Lake
 from lakehouse.cli import app
 from lakehouse.sim import simulate, simulate_log
+
+from conftest import cli as run
 
 runner = CliRunner()
 KTH = "KTH-SP2-1996-2.1-cln"
@@ -181,3 +184,56 @@ def test_predictions_list_and_drop_and_an_unknown_table_names_the_imported_ones(
     assert not kth_lake.query("select * from analysis.imported_predictions where name = 'to-drop'").height
     again = runner.invoke(app, ["predictions", "drop", "to-drop", "--lake", str(kth_lake.root)])
     assert again.exit_code == 1 and "no prediction table named 'to-drop'" in again.output
+
+
+def test_an_imported_file_name_with_glob_characters_is_that_file(kth_lake, tmp_path):
+    first = kth_lake.query(f"select job_id from swf.jobs where log = '{KTH}' order by job_id limit 1")["job_id"][0]
+    (tmp_path / "m1.csv").write_text(f"log,job_id,predicted\n{KTH},{first},111\n")
+    (tmp_path / "m[1].csv").write_text(f"log,job_id,predicted\n{KTH},{first},999\n")
+    run("import", "predictions", tmp_path / "m[1].csv", "--name", "bracket", "--lake", kth_lake.root)
+    stored = kth_lake.query("select predicted from analysis.imported_predictions where name = 'bracket'")
+    assert stored["predicted"].to_list() == [999.0]
+    star = run("import", "predictions", tmp_path / "m*.csv", "--name", "star", "--lake", kth_lake.root, code=1)
+    assert "no such file" in star.stderr
+
+
+def test_a_prediction_table_is_bound_to_the_content_its_log_had(tmp_path):
+    from lakehouse.base.testing import small_log, write_swf
+
+    jobs, header = small_log(8)
+    log = write_swf(tmp_path / "mini.swf", jobs, header)
+    lake = Lake(tmp_path / "lake")
+    run("ingest", "swf", log, "--lake", lake.root)
+    ids = lake.query("select job_id from swf.jobs where log = 'mini'")["job_id"].to_list()
+    pl.DataFrame({"log": "mini", "job_id": ids, "predicted": 60.0}).write_csv(tmp_path / "p.csv")
+    run("import", "predictions", tmp_path / "p.csv", "--name", "minute", "--lake", lake.root)
+    run("simulate", "mini", "--predictor", "table:minute", "--lake", lake.root)
+    assert run("audit", "--lake", lake.root).exit_code == 0
+    # The log ingested again from another version of its file: the same ids, other jobs.
+    write_swf(log, [{**job, "run_time": job["run_time"] + 1} for job in jobs], header)
+    run("ingest", "swf", log, "--lake", lake.root)
+    refused = run("simulate", "mini", "--predictor", "table:minute", "--lake", lake.root, code=1)
+    said = " ".join(refused.stderr.split())
+    assert "table:minute was imported for mini as its file was then" in said and "import the table again" in said
+    audit = run("audit", "--lake", lake.root, code=1)
+    assert "analysis.imported_predictions" in audit.stdout + audit.stderr
+    run("import", "predictions", tmp_path / "p.csv", "--name", "minute", "--lake", lake.root)  # bound anew
+    run("simulate", "mini", "--predictor", "table:minute", "--lake", lake.root)
+
+
+def test_an_import_names_the_line_an_editor_shows_and_leaves_special_files_alone(kth_lake, tmp_path):
+    import os
+
+    first = kth_lake.query(f"select job_id from swf.jobs where log = '{KTH}' order by job_id limit 3")["job_id"]
+    a, b, c = first.to_list()
+    # A blank line and a quoted field over two lines before the bad record: it is on line 7.
+    (tmp_path / "t.csv").write_text(
+        f'log,job_id,predicted,note\n{KTH},{a},10,\n\n{KTH},{b},20,\n{KTH},{c},30,"two\nlines"\n{KTH},{a + 1},-5,\n'
+    )
+    result = run("import", "predictions", tmp_path / "t.csv", "--name", "lines", "--lake", kth_lake.root, code=1)
+    assert f"{tmp_path / 't.csv'}, line 7: has a negative prediction" in " ".join(result.stderr.split())
+    os.mkfifo(tmp_path / "fifo.csv")
+    (tmp_path / "zero.csv").symlink_to("/dev/zero")
+    for special in ("fifo.csv", "zero.csv"):
+        refused = run("import", "predictions", tmp_path / special, "--name", "x", "--lake", kth_lake.root, code=1)
+        assert "not a regular file" in refused.stderr, refused.stderr

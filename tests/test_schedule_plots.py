@@ -194,3 +194,10 @@ def test_the_html_page_loads_in_a_headless_browser(kth_schedule, tmp_path):
     assert dom.stdout.count('class="main-svg"') >= 1  # Plotly drew its figure
     assert "Uncaught" not in dom.stderr
     assert not_blank(screenshot(page, tmp_path / "shot.png"))
+
+
+def test_two_formulas_that_differ_only_in_symbols_plot_to_two_files():
+    from lakehouse.sim.schedule_plots import file_stem
+
+    assert file_stem("KTH easy-min:r*n") != file_stem("KTH easy-min:r/n")
+    assert file_stem("KTH EASY-SJBF") == "schedule-KTH-EASY-SJBF"  # (a plain title keeps its name)

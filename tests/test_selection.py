@@ -8,36 +8,28 @@ Python layer passes everything through and names the policies.
 from __future__ import annotations
 
 import math
+import shutil
 from datetime import UTC, datetime
 
 import hypothesis.strategies as st
 import polars as pl
 import pytest
 from hypothesis import given, settings
-from typer.testing import CliRunner
 
 from lakehouse.base.errors import LakehouseError, SimulationInputError
 from lakehouse.base.lake import Lake
 from lakehouse.campaigns.grid import RunSettings
 from lakehouse.campaigns.resample import resample_weeks, week_count
 from lakehouse.campaigns.runner import stored_runs
-from lakehouse.cli import app
 from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.sim import simulate
 from lakehouse.sim.options import WEEK, Policy, Selector
 from lakehouse.studies.selection import PAPER_POLICIES, selection_curves, selection_settings, selection_table
 
-from conftest import examples
+from conftest import cli, examples
 
 KTH = "KTH-SP2-1996-2.1-cln"
-runner = CliRunner()
-
-
-def cli(*args: object, code: int = 0):
-    result = runner.invoke(app, [str(a) for a in args])
-    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
-    return result
 
 
 def frame(rows: list[tuple[int, int, int, int]]) -> pl.DataFrame:
@@ -328,7 +320,6 @@ def test_the_study_replays_cea_curie_on_its_80640_processors_unless_told():
 
 
 def test_report_selection_replays_a_cea_curie_log_on_the_studys_machine(tmp_path):
-    import shutil
 
     # The embedded KTH-SP2 sample under CEA-Curie's archive name: only the name decides the machine.
     (sample,) = sample_swf_paths()
@@ -341,3 +332,11 @@ def test_report_selection_replays_a_cea_curie_log_on_the_studys_machine(tmp_path
     assert set(stored_runs(lake, "study")["machine_size"]) == {80_640}
     cli(*base, "--name", "told", "--machine-size", "CEA=200")
     assert set(stored_runs(lake, "told")["machine_size"]) == {200}
+
+
+def test_a_fixed_selectors_formula_reads_the_views_columns_as_the_policy_does(kth_lake):
+    from lakehouse.sim import simulate_log
+
+    fixed = simulate_log(kth_lake, KTH, selector="fixed:min:group_id")
+    policy = simulate_log(kth_lake, KTH, policy="min:group_id")
+    assert fixed.jobs["start_time"].equals(policy.jobs["start_time"])

@@ -6,11 +6,14 @@ Invariant checked throughout: data lines in = rows in swf.jobs + quarantined lin
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from lakehouse.base.testing import small_log, swf_job, swf_text, write_swf
+from lakehouse.cli import app
 from lakehouse.ingest.swf import ingest_swf
 
 
@@ -235,3 +238,71 @@ def test_values_below_minus_one_are_kept_and_said(lake, tmp_path):
     assert result.jobs == 4 and result.quarantined == 0
     assert any("status: 1 value(s) below -1, which SWF does not allow" in w and "line" in w for w in result.warnings)
     assert lake.query("SELECT status FROM swf.jobs WHERE job_id = 3")["status"][0] == -5
+
+
+runner = CliRunner()
+
+
+def _good_log(folder: Path) -> Path:
+    jobs, header = small_log(8)
+    return write_swf(folder / "good.swf", jobs, header)
+
+
+def _ingest(lake: Path, *paths: Path) -> str:
+    result = runner.invoke(app, ["ingest", "swf", *map(str, paths), "--lake", str(lake), "-f", "csv"])
+    assert "Traceback" not in result.output, result.output
+    return result.output
+
+
+def test_a_fifo_or_a_device_named_like_a_log_fails_alone(tmp_path):
+    inputs = tmp_path / "in"
+    inputs.mkdir()
+    good = _good_log(inputs)
+    os.mkfifo(inputs / "fifo.swf")  # a reader of it would block for ever
+    (inputs / "zero.swf").symlink_to("/dev/zero")  # a reader of it would never end
+    output = _ingest(tmp_path / "lake", good, inputs / "fifo.swf", inputs / "zero.swf")
+    assert "good,ok,8,8" in output and "fifo,failed" in output and "zero,failed" in output, output
+    assert "not a regular file (a FIFO" in output and "not a regular file (a device" in output
+    jobs = runner.invoke(
+        app, ["sql", "select count(*) as n from swf.jobs", "--lake", str(tmp_path / "lake"), "-f", "csv"]
+    )
+    assert jobs.stdout.splitlines()[-1] == "8"
+    # The nightly run's inbox: the same files are unreadable there, the good log is new.
+    from lakehouse.base.lake import Lake
+    from lakehouse.nightly.inbox import State, scan
+
+    found = {f.path.name: f for f in scan(Lake(tmp_path / "lake2"), inputs).files}
+    assert found["fifo.swf"].state is State.unreadable and "not a regular file" in str(found["fifo.swf"].problem)
+    assert found["zero.swf"].state is State.unreadable and found["good.swf"].state is State.new
+
+
+def test_a_gzip_bomb_fails_alone_within_its_bound(tmp_path, monkeypatch):
+    import gzip
+
+    from lakehouse.ingest import input_files
+
+    monkeypatch.setattr(input_files, "MIN_EXPANDED", 2**20)  # (the bound at a test's scale: 1 MB, 200x)
+    bomb = tmp_path / "bomb.swf.gz"
+    bomb.write_bytes(gzip.compress(b"0" * (64 * 2**20)))  # 64 MB of text in ~64 KB: 1000x
+    good = _good_log(tmp_path)
+    output = _ingest(tmp_path / "lake", bomb, good)
+    assert "expands past" in output and "gzip bomb" in output, output
+    assert runner.invoke(app, ["logs", "--lake", str(tmp_path / "lake"), "-f", "csv"]).stdout.count("good") == 1
+
+
+def test_hostile_header_lines_are_text_in_linear_time(tmp_path):
+    import time
+
+    jobs, header = small_log(5)
+    path = write_swf(tmp_path / "odd.swf", jobs, header)
+    text = path.read_text()
+    hostile = f"; MaxRecords: {'9' * 5000}\n;{' ' * 200_000}x\n; Note{' ' * 200_000}\n"
+    path.write_text(hostile + text)
+    started = time.monotonic()
+    output = _ingest(tmp_path / "lake", path)
+    assert time.monotonic() - started < 30, "a header line must not take minutes"
+    assert "odd" in output and "failed" not in output.split("\n")[-2:], output
+    stored = runner.invoke(
+        app, ["sql", "select count(*) as n from swf.jobs", "--lake", str(tmp_path / "lake"), "-f", "csv"]
+    )
+    assert stored.stdout.splitlines()[-1] == "5"

@@ -147,3 +147,40 @@ def test_a_new_topic_folder_is_held_to_the_topics_contract(tmp_path):
     checked = lint(tmp_path, REPO / "pyproject.toml")
     broken = "lakehouse.models.toy is not allowed to import lakehouse.models.volatility"
     assert checked.returncode == 1 and broken in checked.stdout, checked.stdout + checked.stderr
+
+
+#: What a test file may be named after besides a module, package or topic: the docs (the site's build
+#: and links) and a docs page (its recipes).
+NAMED_AFTER_DOCS = "docs"
+
+
+def names_of_the_project() -> set[str]:
+    """Every module, package and topic of the project (Python and Rust), and every docs page."""
+    names = {NAMED_AFTER_DOCS}
+    for folder in ("lakehouse", "models", "sql", "sim/python", "sim/campaigns", "sim/studies", "sim/src"):
+        for path in (REPO / folder).rglob("*"):
+            if "__pycache__" in path.parts:
+                continue
+            if path.is_dir():
+                names.add(path.name)
+            elif path.suffix in (".py", ".rs") and path.stem not in ("__init__", "mod", "lib"):
+                names.add(path.stem)
+    names |= set(tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"])
+    names |= {name.rsplit(".", 1)[-1] for name in list(names) if "." in name}
+    return names | {page.stem.replace("-", "_") for page in (REPO / "docs").glob("*.md")}
+
+
+def named_after_the_project(test: str, names: set[str]) -> bool:
+    """Whether test file `test` (its stem) is test_NAME[_ASPECT], NAME one of `names`."""
+    words = test.removeprefix("test_").split("_")
+    return any("_".join(words[:k]) in names for k in range(1, len(words) + 1))
+
+
+def test_each_test_file_is_named_after_what_it_tests():
+    """tests/test_NAME[_ASPECT].py, NAME a module, package or topic (or a docs page, for its recipes): a
+    module's tests are found by its name, not by the session or the adversary that wrote them."""
+    names = names_of_the_project()
+    tests = sorted(test.stem for test in (REPO / "tests").glob("test_*.py"))
+    assert len(tests) > 50 and [test for test in tests if not named_after_the_project(test, names)] == []
+    assert not named_after_the_project("test_paper_cuts", names)  # (what the files were named after once)
+    assert named_after_the_project("test_swf_bad_input", names) and named_after_the_project("test_sim_golden", names)

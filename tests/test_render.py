@@ -1,61 +1,13 @@
-"""What a new user trips over first: a log without a machine size, tables in a narrow terminal, reports
-on too little data, logs a report leaves out."""
+"""Tables as a terminal and a file show them (lakehouse.base.render): every column of a wide table in
+blocks of 80 columns, each block keyed by its log or job, one row turned when it is too wide, units in
+headers and not in CSV, names and paths never cut."""
 
 from __future__ import annotations
 
-import json
-import re
-
 import polars as pl
-import pytest
 from rich.console import Console
-from typer.testing import CliRunner
 
 from lakehouse.base.render import print_frame, print_table, rich_table
-from lakehouse.base.testing import small_log, write_swf
-from lakehouse.cli import app
-
-runner = CliRunner()
-
-
-def run(*args: object, code: int = 0):
-    result = runner.invoke(app, [str(a) for a in args])
-    assert result.exit_code == code, (result.stdout, result.stderr, result.exception)
-    return result
-
-
-def words(text: str) -> str:
-    return " ".join(text.translate(str.maketrans("", "", "│╭╮╰╯─")).split())
-
-
-@pytest.mark.parametrize(
-    ("header", "size", "warning"),
-    [
-        ({"MaxProcs": 8, "MaxNodes": 4}, 8, None),
-        ({"MaxNodes": 6}, 6, "no MaxProcs in the header: machine size 6 taken from MaxNodes"),
-        (
-            {},
-            None,
-            "no MaxProcs or MaxNodes in the header: the log has no machine size (re-ingest with --machine-size N",
-        ),
-    ],
-)
-def test_ingest_says_where_the_machine_size_comes_from(tmp_path, header, size, warning):
-    jobs, _ = small_log(4, max_procs=4)
-    write_swf(tmp_path / "x.swf", jobs, header)
-    result = run("ingest", "swf", tmp_path / "x.swf", "--lake", tmp_path / "l", "--format", "json")
-    note = json.loads(result.stdout)[0]["note"]
-    assert (warning in note) if warning else note == ""
-    logs = run("sql", "select machine_size from swf.logs", "--lake", tmp_path / "l", "-f", "json").stdout
-    assert json.loads(logs) == [{"machine_size": size}]
-
-
-def test_a_log_without_a_machine_size_asks_for_one_when_simulated(tmp_path):
-    jobs, _ = small_log(4, max_procs=4)
-    write_swf(tmp_path / "x.swf", jobs, {})
-    run("ingest", "swf", tmp_path / "x.swf", "--lake", tmp_path / "l")
-    assert "give --machine-size" in words(run("simulate", "x", "--lake", tmp_path / "l", code=1).stderr)
-    assert json.loads(run("simulate", "x", "--lake", tmp_path / "l", "--machine-size", 4, "-f", "json").stdout)
 
 
 def test_log_names_and_counts_are_never_broken_in_an_80_column_terminal():
@@ -108,85 +60,12 @@ def test_one_row_too_wide_is_shown_turned_and_a_file_keeps_one_line_per_row():
     assert len(rows) == 2 and all(name in whole for name in WIDE.columns)
 
 
-def test_pack_without_periodic_jobs_says_what_to_run(tmp_path):
-    run("init", "--lake", tmp_path / "l")
-    result = run("pack", "--lake", tmp_path / "l", code=1)
-    assert result.stdout == ""
-    assert "no periodic job to pack: analysis.job_sinusoids is empty (run `lakehouse report periodicity`" in words(
-        result.stderr
-    )
-
-
-def test_report_predictions_names_the_logs_it_skips(tmp_path):
-    jobs, header = small_log(30)
-    write_swf(tmp_path / "with.swf", jobs, header)
-    for job in jobs:
-        job["req_time"] = job["req_procs"] = job["req_memory"] = -1  # nothing requested: nothing to predict
-    write_swf(tmp_path / "without.swf", jobs, header)
-    run("ingest", "swf", tmp_path / "with.swf", tmp_path / "without.swf", "--lake", tmp_path / "l")
-    result = run("report", "predictions", "--lake", tmp_path / "l", "-f", "json")
-    assert {row["source"] for row in json.loads(result.stdout)} == {"with"}
-    assert "skipped without: no job with a positive run time and both a request and a usage" in words(result.stderr)
-
-
-def test_periodicity_on_the_embedded_google_sample_says_what_to_ingest(tmp_path):
-    from lakehouse.data import sample_google_trace
-
-    run("ingest", "google", sample_google_trace(), "--lake", tmp_path / "l")
-    result = run("report", "periodicity", "--lake", tmp_path / "l", "--noise-trials", 5, code=1)
-    assert result.stdout == ""  # no empty table
-    message = words(result.stderr)
-    assert (
-        "nothing to fit: no long-running task in google.tasks_long_running (ingest the trace's task_events" in message
-    )
-
-
 def test_seconds_say_so_in_a_table_header_but_not_in_csv():
     frame = pl.DataFrame({"log": ["x"], "mean_wait": [12.5], "makespan": [100], "mean_bounded_slowdown": [1.5]})
     console = Console(width=200, record=True)
     print_frame(console, frame)
     text = console.export_text()
     assert "mean_wait (s)" in text and "makespan (s)" in text and "mean_bounded_slowdown (s)" not in text
-
-
-def test_no_help_cuts_a_word_at_80_columns():
-    """Every command's --help at 80 columns: long words (--no-global-profile, $LAKEHOUSE_MEMORY_LIMIT,
-    analysis/campaign_jobs/) fold onto the next line, none ends in "…"."""
-    import os
-    import subprocess
-    import sys
-
-    script = """
-import typer
-from typer.testing import CliRunner
-from lakehouse.cli.commands import app
-command = typer.main.get_command(app)
-def paths(group, prefix):
-    for name, sub in group.commands.items():
-        yield prefix + [name]
-        if hasattr(sub, "commands"):
-            yield from paths(sub, prefix + [name])
-for path in paths(command, []):
-    shown = CliRunner().invoke(app, [*path, "--help"], env={"COLUMNS": "80"}).output
-    print("@@", " ".join(path), len(shown.splitlines()))
-    print(shown)
-"""
-    narrow = {**os.environ, "COLUMNS": "80"}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=narrow, check=True).stdout
-    pages = out.split("@@ ")[1:]
-    assert len(pages) >= 30  # every command and group
-    cut = {page.splitlines()[0]: [line for line in page.splitlines() if "…" in line] for page in pages}
-    assert {name: lines for name, lines in cut.items() if lines} == {}
-    wide = [line for page in pages for line in page.splitlines()[1:] if len(line) > 80]
-    assert wide == []
-    # A list of choices is cut only after a `|` (`<jobs_clean|jobs_stro` / `ng>` could not be read).
-    broken = {page.splitlines()[0]: re.findall(r"<[^ >│]*\|[^ >│]*[^ |>│](?= )", page) for page in pages}
-    assert {name: found for name, found in broken.items() if found} == {}
-    simulate = next(page for page in pages if page.startswith("simulate "))
-    assert all(f"─ {panel} " in simulate for panel in ("Jobs replayed", "Scheduler", "Predictions", "Metrics"))
-    pack = next(page for page in pages if page.startswith("pack "))
-    folded = re.search(r"\$LAKEHOUSE_MEMORY_(\w*) *│\n│ +(\w+)", pack)  # the word goes on, whole, below
-    assert folded and (folded[1] + folded[2]).startswith("LIMIT")
 
 
 def _headers(frame: pl.DataFrame, keys: tuple[str, ...] | None = None) -> list[list[str]]:
@@ -266,11 +145,3 @@ def test_a_path_in_a_table_is_never_cut_at_80_columns():
     console = Console(width=80, record=True, force_terminal=True)
     print_frame(console, frame)
     assert path in console.export_text()
-
-
-def test_generate_google_lake_help_gives_the_measured_memory():
-    """It said 22 GB per unit of scale; scale 0.01 peaked at 2 GB: a fixed part, then about 5 GB per unit."""
-    shown = " ".join(
-        CliRunner().invoke(app, ["generate", "google-lake", "--help"], env={"COLUMNS": "200"}).stdout.split()
-    )
-    assert "22 GB" not in shown and "about 2 GB of memory plus 5 GB per unit of scale" in shown
