@@ -252,7 +252,7 @@ def test_a_shard_without_a_cell_is_refused_with_the_way_to_name_it(tmp_path: Pat
 
 
 def test_the_sql_macros_name_the_codes_as_the_format_declares_them(machine_lakes: dict[str, Path]) -> None:
-    """sql/05_google2019_macros.sql spells the proto's names for the views; the Python declaration
+    """sql/google2019/macros.sql spells the proto's names for the views; the Python declaration
     spells them for the checks and the docs: both must agree, code for code."""
     from lakehouse.base import google2019_format as f
 

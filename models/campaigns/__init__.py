@@ -66,7 +66,7 @@ CAMPAIGN_RUNS_SCHEMA = pa.schema(
     ]
 )
 
-#: Its view is sql/78_analysis_campaign_runs.sql, which keeps each slot's newest row.
+#: Its view is sql/analysis/campaign_runs.sql, which keeps each slot's newest row.
 CAMPAIGN_RUNS = StoredTable("campaign_runs", CAMPAIGN_RUNS_SCHEMA, evolves=True)
 
 #: analysis.campaign_plans, one row per run a `lakehouse campaign run` planned (skipped ones too): which
@@ -85,7 +85,7 @@ CAMPAIGN_PLANS_SCHEMA = pa.schema(
     ]
 )
 
-#: Its view is sql/89_analysis_campaign_plans.sql, which keeps each slot's newest row.
+#: Its view is sql/analysis/campaign_plans.sql, which keeps each slot's newest row.
 CAMPAIGN_PLANS = StoredTable("campaign_plans", CAMPAIGN_PLANS_SCHEMA, evolves=True)
 
 TABLES = (
