@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import pyarrow as pa
 
+from lakehouse.base.traces import Trace
+
 DUCKDB_TO_ARROW = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "DOUBLE": pa.float64()}
 
 
@@ -115,6 +117,11 @@ PROVENANCE = (pa.field("part", pa.string()), pa.field("line", pa.int64()))
 
 def arrow_schema(table: str) -> pa.Schema:
     return pa.schema([*(pa.field(c.name, DUCKDB_TO_ARROW[c.type]) for c in TABLES[table]), *PROVENANCE])
+
+
+#: Alibaba's 2018 trace, declared (lakehouse.base.traces): its clock starts at 0, a unit of CPU is a core,
+#: memory is a percentage of the machine's; a file's name begins with its table (its quarantine's too).
+TRACE = Trace("alibaba-2018", "alibaba2018", tuple(TABLES), arrow_schema, 0, "core", 100, quarantine_by_table=False)
 
 
 # What the first field of each table looks like (ids are `m_<n>`, `c_<n>`, `j_<n>`, ...), to tell two

@@ -18,12 +18,12 @@ import polars as pl
 import pyarrow as pa
 
 from lakehouse.base.catalog import named_query, path_literal, sql_literal
+from lakehouse.base.datasets import CLOUD_TRACES
 from lakehouse.base.errors import LakehouseError, TooLittleDataError
 from lakehouse.base.job_views import View, log_jobs, log_machine_size, resolve_log
 from lakehouse.base.lake import Lake
 from lakehouse.base.outputs import check_file, written_aside
 from lakehouse.base.swf_format import FIELDS, comment_line
-from lakehouse.base.traces import CLUSTER_TRACES, MEMORY_UNITS_PER_MACHINE
 
 #: The trace clock's start (its 600 s): 19:00 EDT on Sunday 1 May 2011, as a Unix time.
 GOOGLE_TRACE_START = 1_304_290_800
@@ -198,7 +198,7 @@ def cluster_jobs(
         where = f"cell {cell} of {trace}" if cell else trace
         raise TooLittleDataError(f"no job of {where} with tasks in {lake.root} (ingest {trace} first)")
     machines, cores = lake.query(named_query("cluster_machine_cores"), [trace, cell, per_unit]).row(0)
-    machine_unit = CLUSTER_TRACES[trace][1] == "machine"
+    machine_unit = CLOUD_TRACES[trace].cpu_unit == "machine"
     cores_rule = f"x {per_unit} per unit of the trace's CPU" if machine_unit else "the trace gives cores"
     notes = [line.format(trace=trace, processors=rule, cores_rule=cores_rule) for line in CLUSTER_RULES]
     return ClusterJobs(trace, cell, jobs, int(machines or 0), int(cores or 0), notes)
@@ -206,12 +206,12 @@ def cluster_jobs(
 
 def cluster_units(trace: str, cores_per_machine: int) -> tuple[int, int]:
     """(seconds of the trace's clock before its start, cores per unit of its CPU), or a clear refusal."""
-    if trace not in CLUSTER_TRACES:
-        raise LakehouseError(f"--trace {trace!r}: the cloud traces are {', '.join(CLUSTER_TRACES)}")
+    if trace not in CLOUD_TRACES:
+        raise LakehouseError(f"--trace {trace!r}: the cloud traces are {', '.join(CLOUD_TRACES)}")
     if cores_per_machine < 1:
         raise LakehouseError(f"--cores-per-machine must be at least 1, got {cores_per_machine}")
-    offset, unit = CLUSTER_TRACES[trace]
-    return offset, cores_per_machine if unit == "machine" else 1
+    declared = CLOUD_TRACES[trace]
+    return declared.clock_offset, cores_per_machine if declared.cpu_unit == "machine" else 1
 
 
 def cluster_swf(found: ClusterJobs, path: Path) -> int:
@@ -274,7 +274,7 @@ def export_opendc(
         raise LakehouseError("--mhz-per-core and --memory-mb-per-machine must be more than 0")
     start = lake.query("SELECT epoch_ms(start_at) AS ms FROM cluster.traces WHERE trace = $1", [trace])["ms"]
     start_ms = int(start[0]) if len(start) and start[0] is not None else 0
-    memory_mb = memory_mb_per_machine / MEMORY_UNITS_PER_MACHINE[trace]
+    memory_mb = memory_mb_per_machine / CLOUD_TRACES[trace].memory_units_per_machine
     params: list[object] = [trace, cell, per_unit, mhz_per_core, memory_mb, offset, start_ms]
     fragments = f"({named_query('export_opendc')})"
     files = {  # each written by DuckDB as it reads: no row passes through Python

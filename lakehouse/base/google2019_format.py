@@ -19,6 +19,8 @@ from functools import cache
 
 import pyarrow as pa
 
+from lakehouse.base.traces import Trace
+
 #: Cells of the 2019 trace, and the time zone each ran in (from the v3 document): all start on
 #: 1 May 2019 00:00 Pacific Daylight Time.
 CELL_TIME_ZONES = {
@@ -277,3 +279,15 @@ def arrow_schema(table: str) -> pa.Schema:
 
 #: The stored tables: the five of the trace and the constraints' child table.
 STORED_TABLES = (*TABLES, "instance_constraints")
+
+#: The 2019 trace, declared (lakehouse.base.traces): a shard of instance_events writes its constraints too.
+TRACE = Trace(
+    "google-2019",
+    "google2019",
+    STORED_TABLES,
+    arrow_schema,
+    600,
+    "machine",
+    1,
+    children={"instance_events": ("instance_constraints",)},
+)

@@ -15,6 +15,8 @@ from importlib import resources
 
 import pyarrow as pa
 
+from lakehouse.base.traces import Trace
+
 #: DuckDB and Arrow types of the schema's formats.  Hashes stay strings; "STRING_HASH_OR_INTEGER"
 #: (attribute values) mixes both, so it is a string too.
 FORMAT_TYPES = {
@@ -69,6 +71,9 @@ QUARANTINE_SCHEMA = pa.schema(
         pa.field("reason", pa.string()),
     ]
 )
+
+#: The 2011 trace, declared (lakehouse.base.traces).
+TRACE = Trace("google-2011", "google", tuple(tables()), arrow_schema, 600, "machine", 1)
 
 #: Column whose order within a part the trace promises (non-decreasing), per table.
 TIME_COLUMN = {table: ("start_time" if table == "task_usage" else "time") for table in tables()}

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, NamedTuple, TypeVar
 
 import polars as pl
 
+from lakehouse.base.datasets import TRACES
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.google2019_format import CELL_TIME_ZONES
 from lakehouse.base.lake import Lake
 from lakehouse.base.tables import StoredTable
-from lakehouse.base.traces import TRACES
 
 if TYPE_CHECKING:  # the campaigns load when a report's campaign runs
     from lakehouse.campaigns.grid import Grid

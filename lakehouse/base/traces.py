@@ -1,21 +1,52 @@
-"""The cloud traces by name, in one place: what the exports need to know of each (its clock, its units),
-and the one-line refusal of a report a trace cannot feed yet (each topic says which and why)."""
+"""The cloud traces, each declared once (`Trace`, in its format module: its name, the schema of its
+views and datasets, its tables, its clock and its units), and the one-line refusal of a report a trace
+cannot feed yet (each topic says which and why).  The lake's datasets, the ingest's outputs, the
+exports and every `--trace` follow the declarations (lakehouse.base.datasets gathers them)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
 
 from lakehouse.base.errors import TooLittleDataError
 
-#: The cloud traces `export swf|batsim|opendc --trace` convert (through the common views, cluster.*): the
-#: seconds their clock runs before the trace starts, and whether a unit of their CPU is a whole (largest)
-#: machine, which --cores-per-machine turns into cores, or already a core.
-CLUSTER_TRACES = {"google-2011": (600, "machine"), "google-2019": (600, "machine"), "alibaba-2018": (0, "core")}
-#: Units of each trace's memory in a whole machine (Google: the largest machine is 1; Alibaba: 0-100).
-MEMORY_UNITS_PER_MACHINE = {"google-2011": 1, "google-2019": 1, "alibaba-2018": 100}
+if TYPE_CHECKING:
+    import pyarrow as pa
 
-#: The cloud traces a report's `--trace` names (and, on 2019, `--cell`).
-TRACES = tuple(CLUSTER_TRACES)
+
+@dataclass(frozen=True)
+class Trace:
+    """A cloud trace the lake ingests.  Its datasets are `<schema>_<table>` in `parquet/<schema>/<table>`
+    and `<schema>_quarantine` in `quarantine/<schema>`; the manifest names an ingested file's dataset
+    `<schema>.<table>`."""
+
+    #: What `--trace` names: google-2011.
+    name: str
+    #: The schema of its views, and its datasets' prefix and folder: google.
+    schema: str
+    #: The tables it stores, and the Parquet schema of each.
+    tables: tuple[str, ...]
+    arrow_schema: Callable[[str], pa.Schema]
+    #: The seconds its clock runs before the trace starts (the exports start at 0).
+    clock_offset: int
+    #: A unit of its CPU: a whole (largest) machine, which --cores-per-machine turns into cores, or a core.
+    cpu_unit: Literal["machine", "core"]
+    #: Units of its memory in a whole machine (Google: the largest machine is 1; Alibaba: 0-100).
+    memory_units_per_machine: int
+    #: The tables a file of a table also writes (2019's instance_events: their constraints).
+    children: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Whether a file's quarantine is named TABLE.NAME (False: its name begins with its table already).
+    quarantine_by_table: bool = True
+
+    def dataset(self, table: str) -> str:
+        return f"{self.schema}_{table}"
+
+    def outputs(self, table: str, name: str) -> list[tuple[str, str]]:
+        """(dataset key, file stem) of every output of an ingested file `name` of `table`."""
+        children = [(self.dataset(child), name) for child in self.children.get(table, ())]
+        quarantine = f"{table}.{name}" if self.quarantine_by_table else name
+        return [(self.dataset(table), name), *children, (self.dataset("quarantine"), quarantine)]
 
 
 def refuse_unfed(report: str, trace: str, cannot_feed: Mapping[str, str]) -> None:

@@ -36,13 +36,13 @@ import duckdb
 import polars as pl
 
 from lakehouse.base.catalog import named_query, sql_literal
-from lakehouse.base.datasets import DATASETS
+from lakehouse.base.datasets import DATASETS, TRACES
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake, count, one_row
 from lakehouse.base.log_names import LogNameError, log_named
 from lakehouse.base.partitions import Partitioning, joined, run_partitions
 from lakehouse.base.results import store
-from lakehouse.base.traces import TRACES, refuse_unfed
+from lakehouse.base.traces import refuse_unfed
 from lakehouse.base.writer import pending_path
 from lakehouse.models.predictions import CANNOT_FEED, PREDICTIONS_JOBS, PREDICTIONS_SCORES
 
