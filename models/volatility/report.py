@@ -107,7 +107,8 @@ p99 / mean. Stores analysis.volatility_2019; `--cell` takes one cell.
 
 On the 2011 trace the tasks are split into partitions by a hash of (job, task), each computed alone:
 as many as `--memory-limit` asks for, or `--partitions N`; on the 2019 trace the windows by a hash of
-the job, one partition unless `--partitions N` (its sums and counts hold a fixed state).  `--ray
+the job, as many as `--memory-limit` asks for (each holds the tiers of its jobs), or `--partitions N`,
+the windows written once by partition so that each reads its own.  `--ray
 auto|HOST:PORT` runs them as Ray tasks on a cluster whose workers share the lake's folder
 (docs/scale-out.md).  The numbers do not depend on either.
 
