@@ -64,10 +64,10 @@ def _mad_from_percentiles(mean: str, points: str) -> str:
     return " + ".join(terms)
 
 
-def window_values_sql(cell: str | None = None, where: str = "") -> str:
+def window_values_sql(cell: str | None = None) -> str:
     """One row per task window with a mean above 0, a random second and both histograms, without its
     tier: its cell and job, |d| by the 2011 method, the truth the percentiles give, the spreads and the
-    flags (`where`: more conditions on google2019.instance_usage's columns)."""
+    flags."""
     # The 20 points in level order: p0..p90 of the first histogram, p91..p99 of the tail, then p100.
     points = "list_concat(cpu_usage_distribution[1:10], tail_cpu_usage_distribution, cpu_usage_distribution[11:11])"
     of_cell = "" if cell is None else f"AND cell = {sql_literal(cell)}"
@@ -79,15 +79,15 @@ def window_values_sql(cell: str | None = None, where: str = "") -> str:
             SELECT cell, collection_id, average_usage_cpus AS m, random_sample_usage_cpus AS s, {points} AS q
             FROM google2019.instance_usage
             WHERE collection = 'JOB' AND average_usage_cpus > 0 AND random_sample_usage_cpus IS NOT NULL
-              AND len(cpu_usage_distribution) = 11 AND len(tail_cpu_usage_distribution) = 9 {of_cell} {where}
+              AND len(cpu_usage_distribution) = 11 AND len(tail_cpu_usage_distribution) = 9 {of_cell}
         )
     """
 
 
-def tier_events_sql(cell: str | None = None, where: str = "") -> str:
+def tier_events_sql(cell: str | None = None) -> str:
     """The collections' events that give each its tier (the last one's)."""
     of_cell = "" if cell is None else f"AND cell = {sql_literal(cell)}"
-    return f"SELECT cell, collection_id, time, tier FROM google2019.collection_events WHERE true {of_cell} {where}"
+    return f"SELECT cell, collection_id, time, tier FROM google2019.collection_events WHERE true {of_cell}"
 
 
 def _with_tiers(values: str, events: str) -> str:
@@ -115,7 +115,6 @@ class _Windows:
     scan of the lake's windows per partition made the time grow as the rows times the partitions)."""
 
     cell: str | None
-    partitions: int
     split: Path | None = None
 
     def sql(self, number: int) -> str:
@@ -133,14 +132,14 @@ def split_windows(lake: Lake, cell: str | None, partitions: int) -> Iterator[_Wi
     """The windows' values and their jobs' events, written once by partition (in a work folder of the
     lake, removed at the end) when there are several partitions; read from the lake when one."""
     if partitions == 1:
-        yield _Windows(cell, partitions)
+        yield _Windows(cell)
         return
     with lake.scratch_folder("volatility-2019") as folder:
         with lake.connect() as con, lake.query_errors():
             job = "cell, collection_id"
             split_by_hash(con, folder, "windows", window_values_sql(cell), job, partitions)
             split_by_hash(con, folder, "events", tier_events_sql(cell), job, partitions)
-        yield _Windows(cell, partitions, folder)
+        yield _Windows(cell, folder)
 
 
 #: The spreads whose medians the comparison gives: exact, selected by counting (`order_statistics`).
