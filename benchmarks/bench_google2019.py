@@ -126,23 +126,30 @@ REPORTS = {
 }
 
 
-def _make_shape(root: Path, scale: float) -> tuple[dict[str, tuple[float, float]], Path]:
-    """Generate a cell of `scale` of a real one under `root`, copy it bare and ingest it (each timed);
-    the times and the lake."""
+def _generate_shape(root: Path, scale: float) -> dict[str, tuple[float, float]]:
+    """Generate a cell of `scale` of a real one under `root` (timed); its time and its usage rows."""
     import json
 
     root.mkdir()
     found = {"generate": timed(command("generate", "google-2019-shape", str(root / "gen"), "--scale", str(scale)))}
     found["rows"] = (float(json.loads((root / "gen" / "truth.json").read_text())["usage_rows"]), 0.0)
-    cell, lake = root / "gen" / "cell_a", root / "lake"
+    return found
+
+
+def _bare_copy(root: Path) -> tuple[float, float]:
     (root / "bare").mkdir()
-    found["bare read"] = timed([sys.executable, "-c", BARE_PARQUET, str(cell), str(root / "bare"), CELL_MEMORY_LIMIT])
-    shutil.rmtree(root / "bare")
-    found["ingest"] = timed(
-        command("ingest", "google-2019", str(cell), "--lake", str(lake), "--memory-limit", CELL_MEMORY_LIMIT)
+    cell = root / "gen" / "cell_a"
+    try:
+        return timed([sys.executable, "-c", BARE_PARQUET, str(cell), str(root / "bare"), CELL_MEMORY_LIMIT])
+    finally:
+        shutil.rmtree(root / "bare")
+
+
+def _ingest(root: Path) -> tuple[float, float]:
+    cell = root / "gen" / "cell_a"
+    return timed(
+        command("ingest", "google-2019", str(cell), "--lake", str(root / "lake"), "--memory-limit", CELL_MEMORY_LIMIT)
     )
-    shutil.rmtree(root / "gen" / "cell_a")  # (the disk holds one size's shards at a time, and both lakes)
-    return found, lake
 
 
 def bench_google2019_cell() -> bool:
@@ -152,14 +159,20 @@ def bench_google2019_cell() -> bool:
         f"--memory-limit {CELL_MEMORY_LIMIT}"
     )
     with tempfile.TemporaryDirectory(prefix="bench-2019-cell-") as tmp:
-        made = [_make_shape(Path(tmp) / f"size-{number}", scale) for number, scale in enumerate(SHAPE_SCALES)]
-        # Each report on the two sizes one after the other: the machine's speed drifts by 10-20 % within
+        roots = [Path(tmp) / f"size-{number}" for number in range(len(SHAPE_SCALES))]
+        sizes = [_generate_shape(root, scale) for root, scale in zip(roots, SHAPE_SCALES, strict=True)]
+        # Each command on the two sizes one after the other: the machine's speed drifts by 10-20 % within
         # an hour, and a size measured half an hour after the other made a report's exponent 1.32 where
-        # runs in turn gave 0.99 (generate, the same work a row at any size, came out as rows^0.62).
+        # runs in turn gave 0.99 (generate, the same work a row at any size, came out as rows^0.62), and
+        # the ingest's 1.15 where the run before gave 0.98.  (So the disk holds both sizes' shards.)
+        for found, root in zip(sizes, roots, strict=True):
+            found["bare read"] = _bare_copy(root)
+        for found, root in zip(sizes, roots, strict=True):
+            found["ingest"] = _ingest(root)
+            shutil.rmtree(root / "gen" / "cell_a")
         for name, args in REPORTS.items():
-            for found, lake in made:
-                found[name] = timed(command(*args, "--lake", str(lake), "--memory-limit", CELL_MEMORY_LIMIT))
-    sizes = [found for found, _ in made]
+            for found, root in zip(sizes, roots, strict=True):
+                found[name] = timed(command(*args, "--lake", str(root / "lake"), "--memory-limit", CELL_MEMORY_LIMIT))
     small, large = sizes
     n1, n2 = small["rows"][0], large["rows"][0]
     checks: dict[str, bool] = {}

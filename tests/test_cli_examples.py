@@ -7,7 +7,9 @@ and a generated two-day Google trace, beside the input files the examples read (
 `path/to/...` (a generated cell of the 2019 trace and two files of Alibaba's 2018 trace among them),
 `~/traces/...`, `RICC.swf.gz`,
 `study.toml`, `services.csv`, `medians.csv`, the nightly run's inboxes).
-The examples run as written, except where the list SCALED_DOWN says otherwise, and why.
+The examples run as written, except where the list SCALED_DOWN says otherwise, and why.  `make test`
+runs each example that tries something no example before it tries (first_of_their_kind) and parses
+every documented line; `make faults` runs them all.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 import duckdb
 import pytest
 import typer
+from typer.exceptions import TyperException
 from typer.testing import CliRunner
 
 from lakehouse.base.testing import small_log, swf_job, write_swf
@@ -296,6 +299,50 @@ def unrepeated(examples: list[tuple[str, list[str]]]) -> list[tuple[str, list[st
     return kept
 
 
+CLICK_APP = typer.main.get_group(app)
+
+
+def command_path(line: str) -> tuple[str, ...]:
+    """The command a documented `lakehouse` line runs: `lakehouse report selection KTH` is
+    ("report", "selection")."""
+    group, path = CLICK_APP, []
+    for word in shlex.split(line)[1:]:
+        commands = getattr(group, "commands", None)
+        if commands is None or word not in commands:
+            break
+        path.append(word)
+        group = commands[word]
+    return tuple(path)
+
+
+#: A query or a policy formula is a trial of its own: parsing the command line does not read them.
+OWN_TRIAL = re.compile(r"^D |^lakehouse sql |--polic(y|ies)[ =]\S*:")
+
+
+def kinds(lines: list[str]) -> set[object]:
+    """What an example tries: the commands it runs, and each query or formula it types."""
+    found: set[object] = set()
+    for line in lines:
+        if OWN_TRIAL.search(line):
+            found.add(line)
+        elif line.startswith("lakehouse"):
+            found.add(command_path(line))
+    return found
+
+
+def first_of_their_kind(examples: list[tuple[str, list[str]]]) -> list[bool]:
+    """For each example, whether it tries something no example before it tries (help pages first, in the
+    order of the commands).  `make test` runs those; the others run in `make faults` (marked thorough),
+    and `make test` still parses every line of them (test_every_documented_line_parses)."""
+    seen: set[object] = set()
+    first = []
+    for _, lines in examples:
+        tried = kinds(lines)
+        first.append(not tried <= seen)
+        seen |= tried
+    return first
+
+
 HELP_EXAMPLES = help_examples()
 README_BLOCKS = readme_blocks()
 EXAMPLES = unrepeated(
@@ -304,7 +351,10 @@ EXAMPLES = unrepeated(
 
 
 def _params(examples: list[tuple[str, list[str]]]) -> list[object]:
-    return [pytest.param(name, lines, id=name) for name, lines in examples]
+    return [
+        pytest.param(name, lines, id=name, marks=[] if first else [pytest.mark.thorough])
+        for (name, lines), first in zip(examples, first_of_their_kind(examples), strict=True)
+    ]
 
 
 def test_the_examples_are_found():
@@ -322,3 +372,24 @@ def test_every_example_runs_somewhere():
 def test_example_runs(world, first, lines):
     for line in lines:
         run_line(line, world)
+
+
+def test_every_documented_line_parses():
+    """Every documented `lakehouse` line names a command and options it has, with values they take (the
+    lines `make test` does not run included): parsed as the command line parses them, not run."""
+    for _, lines in [*HELP_EXAMPLES, *README_BLOCKS]:
+        for line in lines:
+            if not line.startswith("lakehouse"):
+                continue
+            for pattern, replacement in SCALED_DOWN:
+                line = pattern.sub(replacement, line)
+            path = command_path(line)
+            command = CLICK_APP
+            for word in path:
+                command = command.commands[word]
+            assert not hasattr(command, "commands"), f"{line!r} names no command"
+            args = [os.path.expanduser(word) for word in shlex.split(line)[1 + len(path) :]]
+            try:
+                command.make_context(" ".join(path), args)
+            except TyperException as exc:
+                raise AssertionError(f"{line!r}: {exc}") from None

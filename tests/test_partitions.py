@@ -196,8 +196,15 @@ def test_partitions_in_this_process_give_the_whole_result(google_lake, whole, re
     assert_same(compute(google_lake, Partitioning(partitions)), whole[report])
 
 
+#: The reports `make test` runs on Ray: the 2019 volatility, whose workers read the windows split into
+#: the lake's spill folder, and the predictions, split by workflow; `make faults` runs every report.
+ON_RAY_IN_MAKE_TEST = ("volatility-2019", "predictions")
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("report", list(REPORTS))
+@pytest.mark.parametrize(
+    "report", [r if r in ON_RAY_IN_MAKE_TEST else pytest.param(r, marks=pytest.mark.thorough) for r in REPORTS]
+)
 # (Each run joins the cluster and starts its workers' connections, 3-5 s: `make test` runs the split in
 # most partitions; `make faults` the one and two partitions of every report too.)
 @pytest.mark.parametrize(
