@@ -302,17 +302,17 @@ def unrepeated(examples: list[tuple[str, list[str]]]) -> list[tuple[str, list[st
 CLICK_APP = typer.main.get_group(app)
 
 
-def command_path(line: str) -> tuple[str, ...]:
-    """The command a documented `lakehouse` line runs: `lakehouse report selection KTH` is
+def command_of(line: str) -> tuple[tuple[str, ...], object]:
+    """The command a documented `lakehouse` line runs, and its path: `lakehouse report selection KTH` runs
     ("report", "selection")."""
-    group, path = CLICK_APP, []
+    command, path = CLICK_APP, []
     for word in shlex.split(line)[1:]:
-        commands = getattr(group, "commands", None)
+        commands = getattr(command, "commands", None)
         if commands is None or word not in commands:
             break
         path.append(word)
-        group = commands[word]
-    return tuple(path)
+        command = commands[word]
+    return tuple(path), command
 
 
 #: A query or a policy formula is a trial of its own: parsing the command line does not read them.
@@ -326,7 +326,7 @@ def kinds(lines: list[str]) -> set[object]:
         if OWN_TRIAL.search(line):
             found.add(line)
         elif line.startswith("lakehouse"):
-            found.add(command_path(line))
+            found.add(command_of(line)[0])
     return found
 
 
@@ -383,10 +383,7 @@ def test_every_documented_line_parses():
                 continue
             for pattern, replacement in SCALED_DOWN:
                 line = pattern.sub(replacement, line)
-            path = command_path(line)
-            command = CLICK_APP
-            for word in path:
-                command = command.commands[word]
+            path, command = command_of(line)
             assert not hasattr(command, "commands"), f"{line!r} names no command"
             args = [os.path.expanduser(word) for word in shlex.split(line)[1 + len(path) :]]
             try:
