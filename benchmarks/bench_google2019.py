@@ -87,9 +87,14 @@ for table in ("instance_usage", "instance_events", "collection_events", "machine
 """
 
 
+def _cell(root: Path) -> Path:
+    """The generated cell's shards under a size's folder."""
+    return root / "gen" / "cell_a"
+
+
 def _measure(root: Path, jobs: int) -> dict[str, tuple[float, float]] | None:
     rows = _generate(root / "gen", jobs)
-    cell, lake = root / "gen" / "cell_a", root / "lake"
+    cell, lake = _cell(root), root / "lake"
     (root / "bare").mkdir()
     found = {"rows": (float(rows), 0.0)}
     found["bare read"] = timed([sys.executable, "-c", BARE, str(cell), str(root / "bare")])
@@ -138,17 +143,17 @@ def _generate_shape(root: Path, scale: float) -> dict[str, tuple[float, float]]:
 
 def _bare_copy(root: Path) -> tuple[float, float]:
     (root / "bare").mkdir()
-    cell = root / "gen" / "cell_a"
     try:
-        return timed([sys.executable, "-c", BARE_PARQUET, str(cell), str(root / "bare"), CELL_MEMORY_LIMIT])
+        return timed([sys.executable, "-c", BARE_PARQUET, str(_cell(root)), str(root / "bare"), CELL_MEMORY_LIMIT])
     finally:
         shutil.rmtree(root / "bare")
 
 
 def _ingest(root: Path) -> tuple[float, float]:
-    cell = root / "gen" / "cell_a"
     return timed(
-        command("ingest", "google-2019", str(cell), "--lake", str(root / "lake"), "--memory-limit", CELL_MEMORY_LIMIT)
+        command(
+            "ingest", "google-2019", str(_cell(root)), "--lake", str(root / "lake"), "--memory-limit", CELL_MEMORY_LIMIT
+        )
     )
 
 
@@ -169,7 +174,7 @@ def bench_google2019_cell() -> bool:
             found["bare read"] = _bare_copy(root)
         for found, root in zip(sizes, roots, strict=True):
             found["ingest"] = _ingest(root)
-            shutil.rmtree(root / "gen" / "cell_a")
+            shutil.rmtree(_cell(root))
         for name, args in REPORTS.items():
             for found, root in zip(sizes, roots, strict=True):
                 found[name] = timed(command(*args, "--lake", str(root / "lake"), "--memory-limit", CELL_MEMORY_LIMIT))

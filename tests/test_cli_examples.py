@@ -64,6 +64,8 @@ SCALED_DOWN = [
     # ingest); one day shows the same commands run.
     (re.compile(r"(google-2019-shape \S+ --scale \S+)(?!.*--days)"), r"\1 --days 1"),
 ]
+#: The CLI as Click sees it: its groups and commands, walked for the help pages and the documented lines.
+CLICK_APP = typer.main.get_group(app)
 #: README lines that are not ours to run here: the test suite itself and the install step.
 NOT_RUN = ("make demo", "make test")
 
@@ -71,7 +73,7 @@ NOT_RUN = ("make demo", "make test")
 def help_examples() -> list[tuple[str, list[str]]]:
     """(command, its example's command lines) for every `Example:` of every --help page."""
     found = []
-    for path, command in _commands(typer.main.get_group(app), ()):
+    for path, command in _commands(CLICK_APP, ()):
         text = " ".join(inspect.cleandoc(command.help or "").split())
         for example in text.split("Example:")[1:]:
             lines = [line.strip() for span in CODE_SPAN.findall(example) for line in span.split("&&")]
@@ -234,10 +236,15 @@ def world(
     return root
 
 
-def run_line(line: str, world: Path) -> None:
-    """One documented command line, as a shell would run it in the world."""
+def scaled_down(line: str) -> str:
     for pattern, replacement in SCALED_DOWN:
         line = pattern.sub(replacement, line)
+    return line
+
+
+def run_line(line: str, world: Path) -> None:
+    """One documented command line, as a shell would run it in the world."""
+    line = scaled_down(line)
     if line.startswith("D "):  # a query typed in the duckdb shell the line before opened
         with duckdb.connect("lake/lake.duckdb", read_only=True) as con:
             con.sql(line[2:]).fetchall()
@@ -297,9 +304,6 @@ def unrepeated(examples: list[tuple[str, list[str]]]) -> list[tuple[str, list[st
         if not covered:
             kept.append((name, lines))
     return kept
-
-
-CLICK_APP = typer.main.get_group(app)
 
 
 def command_of(line: str) -> tuple[tuple[str, ...], object]:
@@ -381,8 +385,7 @@ def test_every_documented_line_parses():
         for line in lines:
             if not line.startswith("lakehouse"):
                 continue
-            for pattern, replacement in SCALED_DOWN:
-                line = pattern.sub(replacement, line)
+            line = scaled_down(line)
             path, command = command_of(line)
             assert not hasattr(command, "commands"), f"{line!r} names no command"
             args = [os.path.expanduser(word) for word in shlex.split(line)[1 + len(path) :]]
