@@ -26,9 +26,10 @@ rust-test:
 # test starts as a process would otherwise compile the package anew (0.2 s of its 0.5 s start).  Each
 # test file runs on one worker (--dist loadfile), so that a file's module-wide fixtures (an ingested
 # trace, the examples' world) are made once: it measured faster than spreading a file's tests, and
-# pytest 9.2 ignores the groups of --dist loadgroup.
+# pytest 9.2 ignores the groups of --dist loadgroup.  The files go out in the order collected
+# (--no-loadscope-reorder): tests/conftest.py puts the longest first, so the two workers end together.
 test: $(STAMP) rust-test browser
-	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -n 2 --dist loadfile --durations=25 -m "not thorough"
+	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=25 -m "not thorough"
 
 # The HTML reports are checked in a real headless browser: Debian's Chromium, installed where this
 # machine allows it (root and apt-get); elsewhere those tests skip and say why.
@@ -56,7 +57,7 @@ $(S3_SERVER):
 	cargo install s3s-fs --version 0.14.1 --locked --features binary --root $(S3_SERVER_HOME) --quiet
 
 test-fast: $(STAMP)
-	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -n 2 --dist loadfile -m "not slow and not thorough"
+	PYTHONDONTWRITEBYTECODE= $(PYTHON) -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder -m "not slow and not thorough"
 
 # Benchmarks measure on real logs: DATA holds swf/ (Parallel Workloads Archive logs as published).
 DATA ?= ../shared/data

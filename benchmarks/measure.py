@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
 import tempfile
@@ -41,6 +42,33 @@ def timed(args: list[str]) -> tuple[float, float]:
             messages.seek(0)
             raise RuntimeError(f"{' '.join(args)} failed: {messages.read().decode(errors='replace')[-400:]}")
     return elapsed, peak
+
+
+#: A fixed piece of DuckDB work on every core (a hash of 300 M integers, summed): some 3 s on this
+#: project's 2-core machine.  Its time is the machine's speed at that moment.
+REFERENCE_WORK = (
+    "import duckdb; con = duckdb.connect(); con.execute('SET enable_progress_bar = false'); "
+    "con.execute('SELECT sum(hash(i)) FROM range(300000000) AS t(i)').fetchall()"
+)
+
+
+def reference_seconds(runs: int = 3) -> float:
+    """Wall seconds of REFERENCE_WORK, the median of `runs` in processes of their own: the machine's speed
+    now.  A shared machine's drifts by 10-30 % within an hour, which no comparison of two commands run
+    minutes apart survives; one run of the reference varies by some 10 % from the next (2.9-3.6 s)."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", REFERENCE_WORK], check=True)
+        times.append(time.perf_counter() - started)
+    return sorted(times)[len(times) // 2]
+
+
+def cpu_seconds_of_children() -> float:
+    """User and system CPU seconds of this process's children that have ended (their difference around a
+    command is the command's own)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def best(args: list[str], repeats: int = 3) -> tuple[float, float]:

@@ -90,6 +90,13 @@ def _clean(kind: str, source: Path, root: Path) -> tuple[dict[str, object], floa
     return state(root), time.perf_counter() - started
 
 
+@pytest.fixture(scope="module")
+def clean_swf(swf_logs, tmp_path_factory) -> tuple[dict[str, object], float]:
+    """The lake's state after a clean ingest of the fault trials' logs, and its seconds: what every SWF
+    trial must end with (made once for the module's trials)."""
+    return _clean("swf", swf_logs, tmp_path_factory.mktemp("clean-swf") / "lake")
+
+
 def _trial(kind: str, source: Path, root: Path, clean: dict, how: signal.Signals, after: float, tally: Counter) -> bool:
     """One fault `after` seconds into an ingest; False (and no trial counted) if the ingest had ended
     before the signal landed: only a signal that lands mid-work tests anything."""
@@ -140,9 +147,9 @@ FAULT_CASES = [
 
 
 @pytest.mark.parametrize(("kind", "how"), FAULT_CASES)
-def test_faults_at_random_moments_of_an_ingest(tmp_path, swf_logs, trace, kind, how):
+def test_faults_at_random_moments_of_an_ingest(request, tmp_path, swf_logs, trace, kind, how):
     source = swf_logs if kind == "swf" else trace
-    clean, seconds = _clean(kind, source, tmp_path / "clean")
+    clean, seconds = request.getfixturevalue("clean_swf") if kind == "swf" else _clean(kind, source, tmp_path / "clean")
     tally = TALLY.setdefault(f"{'kill -9' if how == signal.SIGKILL else 'Ctrl-C'} during ingest {kind}", Counter())
     rng = np.random.default_rng([TRIALS, len(kind), int(how)])
     latest = 0.9 * seconds  # `seconds` ends with the interpreter's exit
@@ -158,9 +165,9 @@ def test_faults_at_random_moments_of_an_ingest(tmp_path, swf_logs, trace, kind, 
     assert (tally["hangs"], tally["tracebacks"], tally["inconsistent"], tally["lost"]) == (0, 0, 0, 0), dict(tally)
 
 
-def test_two_writers_started_together(tmp_path, swf_logs):
+def test_two_writers_started_together(tmp_path, swf_logs, clean_swf):
     source = swf_logs
-    clean, _ = _clean("swf", source, tmp_path / "clean")
+    clean, _ = clean_swf
     tally = TALLY.setdefault("two ingests started together", Counter())
     for trial in range(TRIALS):
         tally["trials"] += 1
