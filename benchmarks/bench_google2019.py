@@ -181,7 +181,7 @@ def bench_google2019_cell() -> bool:
     )
     with tempfile.TemporaryDirectory(prefix="bench-2019-cell-") as tmp:
         roots = [Path(tmp) / f"size-{number}" for number in range(len(SHAPE_SCALES))]
-        sizes: list[dict[str, Timed]] = [{}, {}]
+        sizes: list[dict[str, Timed]] = [{} for _ in SHAPE_SCALES]
         rows = []
         for found, root, scale in zip(sizes, roots, SHAPE_SCALES, strict=True):
             usage_rows, found["generate"] = _generate_shape(root, scale)
