@@ -3,8 +3,8 @@
 started together, readers during an ingest.  After each trial the lake opens read-only, every view
 answers, a re-run completes, and the rows equal a clean ingest's.
 
-`make test` runs one trial of each (kill -9 and Ctrl-C, on each kind of ingest; two writers; readers)
-on the four smallest shared logs; `make faults` runs 20
+`make test` runs one trial of kill -9 on an SWF ingest, on the smallest shared logs; `make faults` runs
+every signal on each kind of ingest, two writers and readers, 20
 (LAKEHOUSE_FAULT_TRIALS) on every shared log and prints the table: trials, hangs, tracebacks,
 inconsistent lakes, lost or duplicated rows, all zero."""
 
@@ -136,11 +136,12 @@ def _trial(kind: str, source: Path, root: Path, clean: dict, how: signal.Signals
     return True
 
 
-#: `make test` signals each ingest once and sends each signal once (SWF killed, Google interrupted); the
-#: other two pairs run in `make faults` (marked thorough).
+#: `make test` kills an SWF ingest at a random moment; the other three pairs run in `make faults` (marked
+#: thorough).  `make test` meets the others elsewhere: Ctrl-C mid-ingest in test_lake_safety, a Google
+#: ingest killed (kill -9 or SIGTERM) at a random moment of a nightly run in test_nightly_faults.
 FAULT_CASES = [
     pytest.param("swf", signal.SIGKILL, id="swf-kill -9"),
-    pytest.param("google", signal.SIGINT, id="google-ctrl-c"),
+    pytest.param("google", signal.SIGINT, id="google-ctrl-c", marks=pytest.mark.thorough),
     pytest.param("swf", signal.SIGINT, id="swf-ctrl-c", marks=pytest.mark.thorough),
     pytest.param("google", signal.SIGKILL, id="google-kill -9", marks=pytest.mark.thorough),
 ]
@@ -165,6 +166,10 @@ def test_faults_at_random_moments_of_an_ingest(request, tmp_path, swf_logs, trac
     assert (tally["hangs"], tally["tracebacks"], tally["inconsistent"], tally["lost"]) == (0, 0, 0, 0), dict(tally)
 
 
+# `make test` starts two writers together in test_lake_safety (on a new lake) and reads during a nightly
+# run's ingest in test_nightly (with lakehouse and with the duckdb shell): these repeat them on the
+# archive's logs in `make faults`.
+@pytest.mark.thorough
 def test_two_writers_started_together(tmp_path, swf_logs, clean_swf):
     source = swf_logs
     clean, _ = clean_swf
@@ -190,13 +195,13 @@ def test_two_writers_started_together(tmp_path, swf_logs, clean_swf):
     assert (tally["tracebacks"], tally["inconsistent"], tally["lost"]) == (0, 0, 0), dict(tally)
 
 
-#: Logs the readers' test ingests one by one: three in `make test` (each commit is read several times),
-#: six in `make faults`.
-READER_LOGS = 6 if "LAKEHOUSE_FAULT_TRIALS" in os.environ else 3
+#: Logs the readers' test ingests one by one (each commit is read several times).
+READER_LOGS = 6
 
 
+@pytest.mark.thorough
 def test_readers_during_an_ingest_see_whole_logs(tmp_path):
-    # Six logs (three in make test), ingested one after the other (one process each): each commits while readers read,
+    # Six logs, ingested one after the other (one process each): each commits while readers read,
     # and the run lasts long enough for many reads on a busy machine (one ingest of the whole folder
     # left some runs with only 4 reads).  The six smallest archive logs: what is tested is the commits,
     # and small logs give more reads in less time (the first six by name, CEA-Curie's 312 k jobs

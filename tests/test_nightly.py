@@ -139,7 +139,9 @@ def test_a_corrupt_file_fails_alone_and_the_exit_code_says_partial(tmp_path, inb
     put_log(inbox, "alpha", 60)
     put_broken(inbox)
     root = tmp_path / "lake"
-    result = cli("nightly", "--inbox", inbox, "--lake", root, code=1)
+    config = tmp_path / "nightly.toml"  # the cheapest report: what is tested is the inbox's files
+    config.write_text('reports = ["logs"]\nfigures = false\n')
+    result = cli("nightly", "--inbox", inbox, "--lake", root, "--config", config, code=1)
     assert "broken.swf.gz" in result.err and "partial" in result.err
     lake = Lake(root)
     assert lake.log_names() == ["alpha"]
@@ -174,7 +176,7 @@ def test_a_run_that_never_finished_is_marked_failed_by_the_next(tmp_path, inbox)
     lake = Lake(tmp_path / "lake")
     put_log(inbox, "alpha", 20)
     killed, _ = history.begin(lake, inbox, lake.root / "reports")  # as a run killed right after it started
-    outcome = run(lake, inbox, FAST)
+    outcome = run(lake, inbox, INBOX)
     assert outcome.killed_runs == 1
     rows = {r["run"]: r for r in history.runs(lake).iter_rows(named=True)}
     assert rows[killed.run]["status"] == "failed" and "interrupted" in rows[killed.run]["errors"][0]
@@ -457,29 +459,36 @@ def test_print_systemd_escapes_what_systemd_and_cron_would_take_for_their_own(tm
     assert "cannotgointoasystemdunitoracrontabline" in refused.err and "ExecStartPre" not in refused.stdout
 
 
-def _hold_writers_lock(root: Path, seconds: float) -> threading.Thread:
-    """Another writer (as a user's `ingest` would) holding the lake's writer lock for `seconds`."""
-    from lakehouse.base.writer import LOCK_FILE
+class _Holder(threading.Thread):
+    """Another writer (as a user's `ingest` would) holding the lake's writer lock for `seconds`, or until
+    `release()`."""
 
-    held = open(root / LOCK_FILE, "a+")  # noqa: SIM115 (closed by the thread)
-    fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    held.write("4242")
-    held.flush()
+    def __init__(self, root: Path, seconds: float) -> None:
+        from lakehouse.base.writer import LOCK_FILE
 
-    def release() -> None:
-        time.sleep(seconds)
-        held.close()
+        super().__init__(daemon=True)
+        self.held = open(root / LOCK_FILE, "a+")  # noqa: SIM115 (closed by the thread)
+        fcntl.flock(self.held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        self.held.write("4242")
+        self.held.flush()
+        self.seconds = seconds
+        self.done = threading.Event()
+        self.start()
 
-    thread = threading.Thread(target=release, daemon=True)
-    thread.start()
-    return thread
+    def run(self) -> None:
+        self.done.wait(self.seconds)
+        self.held.close()
+
+    def release(self) -> None:
+        self.done.set()
+        self.join()
 
 
 def test_a_run_that_meets_another_writer_waits_for_it_then_does_everything(tmp_path, inbox):
     put_log(inbox, "alpha", 40)
     lake = Lake(tmp_path / "lake")
     lake.init()
-    holder = _hold_writers_lock(lake.root, 1.5)
+    holder = _Holder(lake.root, 1.5)
     started = time.perf_counter()
     outcome = run(lake, inbox, INBOX)
     holder.join()
@@ -493,9 +502,9 @@ def test_a_writer_that_keeps_the_lake_past_the_wait_is_one_line_and_a_true_recor
     put_log(inbox, "alpha", 40)
     lake = Lake(tmp_path / "lake")
     lake.init()
-    holder = _hold_writers_lock(lake.root, 3)
+    holder = _Holder(lake.root, 30)
     result = cli("nightly", "--inbox", inbox, "--lake", lake.root, code=2)
-    holder.join()
+    holder.release()
     assert "anotherwriterisrunning(pid4242)(waited0.5s)" in result.err
     assert lake.log_names() == []  # nothing was ingested, and nothing claims it was
 

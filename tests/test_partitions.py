@@ -196,9 +196,10 @@ def test_partitions_in_this_process_give_the_whole_result(google_lake, whole, re
     assert_same(compute(google_lake, Partitioning(partitions)), whole[report])
 
 
-#: The reports `make test` runs on Ray: the 2019 volatility, whose workers read the windows split into
-#: the lake's spill folder, and the predictions, split by workflow; `make faults` runs every report.
-ON_RAY_IN_MAKE_TEST = ("volatility-2019", "predictions")
+#: The report `make test` runs on Ray: the 2019 volatility, whose workers read the windows split into the
+#: lake's spill folder (the 2011 volatility runs there too, by its command, below); `make faults` runs
+#: every report.  The predictions' split by workflow is checked in this process at 2 and 7 partitions.
+ON_RAY_IN_MAKE_TEST = ("volatility-2019",)
 
 
 @pytest.mark.slow

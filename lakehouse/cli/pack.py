@@ -19,6 +19,7 @@ from lakehouse.cli.common import (
     writable_file,
 )
 from lakehouse.cli.root import app
+from lakehouse.models.packing.campaign import SEEDS
 from lakehouse.models.packing.model import DEFAULT_PACK_QUERY, TaskOrder
 
 
@@ -54,7 +55,9 @@ def pack(
     synthetic: Annotated[
         bool, typer.Option(help="Run the synthetic campaign (8 families of instances) instead of --query.")
     ] = False,
-    seeds: Annotated[int, typer.Option(min=1, max=1_000, help="Instances per family in the synthetic campaign.")] = 10,
+    seeds: Annotated[
+        int, typer.Option(min=1, max=1_000, help="Instances per family in the synthetic campaign.")
+    ] = SEEDS,
     plot: Annotated[
         Path | None,
         typer.Option(help="With --synthetic: write grouped bars to this PNG.", dir_okay=False, callback=writable_file),

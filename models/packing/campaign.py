@@ -19,6 +19,8 @@ from lakehouse.models.packing.model import pack_all
 
 CAPACITY = 20.0
 TARGET_BOUND = 250
+#: Instances per family (`lakehouse pack --synthetic --seeds`, and the campaign `reproduce packing` runs).
+SEEDS = 10
 
 
 def instance(rng: np.random.Generator, big_tasks: bool, large_amplitude: bool, large_jobs: bool) -> pl.DataFrame:
@@ -39,7 +41,7 @@ def instance(rng: np.random.Generator, big_tasks: bool, large_amplitude: bool, l
     )
 
 
-def campaign(seeds: int = 10) -> pl.DataFrame:
+def campaign(seeds: int = SEEDS) -> pl.DataFrame:
     """One row per family, heuristic and task order: machines / lower bound over the seeds."""
     rows = []
     for index, (big, large_rho, large_jobs) in enumerate(itertools.product((True, False), repeat=3)):
