@@ -151,10 +151,7 @@ def _jobs_sql(log: str, view: View, where: str | None, columns: Sequence[str] | 
         condition = f" AND ({where})" if where else ""
         selected = f"SELECT {view_columns}, line FROM swf.{view} WHERE log = {name}{condition}"
     if with_predictions:
-        predictions = (
-            "SELECT job AS job_id, any_value(predicted) AS predicted_walltime FROM analysis.predictions_jobs "
-            f"WHERE resource = 'walltime' AND source = {name} GROUP BY ALL"
-        )
+        predictions = f"SELECT job_id, predicted_walltime FROM predict.walltimes WHERE source = {name}"
         sql = f"SELECT j.*, p.predicted_walltime FROM ({selected}) AS j LEFT JOIN ({predictions}) AS p USING (job_id)"
     else:
         sql = f"SELECT * FROM ({selected})"

@@ -1,6 +1,6 @@
 """The tables the analyses store (each read by its view analysis.NAME), declared once, in their topic's
 folder: `TABLES` in the `__init__.py` of each topic package of `lakehouse.models`
-(models/locality/__init__.py declares analysis.locality).  The lake's datasets, the catalog's views and
+(models/NAME/__init__.py declares analysis.NAME and its siblings).  The lake's datasets, the catalog's views and
 `store` take every table from `stored_tables()`, so the ground floor names no topic, and a new table is
 one declaration beside its topic's model.
 
