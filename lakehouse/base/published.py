@@ -20,24 +20,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 
-#: The papers, as cited in the output (the data file names the study only).
-PAPERS = {
-    "locality": "A. Nissimov (D. Feitelson), Locality and its usage in parallel job runtime distribution "
-    "modeling using HMM, MSc thesis, Hebrew University, 2006, chapter 2",
-    "hmm": "A. Nissimov (D. Feitelson), Locality and its usage in parallel job runtime distribution "
-    "modeling using HMM, MSc thesis, Hebrew University, 2006, chapter 3",
-    "hmm-backfilling": "A. Nissimov (D. Feitelson), Locality and its usage in parallel job runtime distribution "
-    "modeling using HMM, MSc thesis, Hebrew University, 2006, chapter 5",
-    "packing": "O. Beaumont, I. Belaid, L. Eyraud-Dubois, J.-A. Lorenzo-Del-Castillo, Allocating jobs with "
-    "periodic demand variations, Euro-Par 2015",
-    "selection": "E. Gaussier, J. Lelong, V. Reis, D. Trystram, Online (bandit) policy selection for "
-    "EASY-backfilling, 2017",
-    "volatility": "V. Reis, Modeling and Estimation for Resource Allocation Problems in Large-Scale Computing "
-    "Systems, MSc thesis, 2015, section 3.4 (the CPU usage of the Google trace)",
-    "eloss-triples": "V. Reis, Modeling and Estimation for Resource Allocation Problems in Large-Scale Computing "
-    "Systems, MSc thesis, 2015, chapter 2 (the SC'15 runtime-prediction study)",
-}
-
 
 @dataclass(frozen=True)
 class Published:
@@ -83,12 +65,12 @@ class Status(enum.StrEnum):
 #: value from 3.5 to 4.5); the stays' divergences are whole bits to two decimals, near zero, so within
 #: half their last digit alone, 0.005 bit (see docs/reproductions.md).
 RELATIVE_TOLERANCE = 0.05
-LAST_DIGIT_ONLY = frozenset({"hmm"})
 
 
-def within_tolerance(study: str, published: float, ours: float, resolution: float = 0.0) -> bool:
-    """`resolution`: the paper's last printed digit (Published.resolution)."""
-    relative = 0.0 if study in LAST_DIGIT_ONLY else RELATIVE_TOLERANCE * abs(published)
+def within_tolerance(published: float, ours: float, resolution: float = 0.0, last_digit_only: bool = False) -> bool:
+    """`resolution`: the paper's last printed digit (Published.resolution); `last_digit_only`: the study's
+    numbers are within half that digit alone (Study.last_digit_only)."""
+    relative = 0.0 if last_digit_only else RELATIVE_TOLERANCE * abs(published)
     return abs(ours - published) <= max(relative, resolution / 2)
 
 

@@ -22,7 +22,7 @@ import polars as pl
 
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
-from lakehouse.base.published import PAPERS, Status, explanations, published, within_tolerance
+from lakehouse.base.published import Status, explanations, published, within_tolerance
 from lakehouse.models.reproductions import REPRODUCTIONS, REPRODUCTIONS_SCHEMA
 from lakehouse.reports import Report
 from lakehouse.reproduce.study import COLUMNS, Request, Study
@@ -78,10 +78,10 @@ def judge(table: pl.DataFrame) -> pl.DataFrame:
         elif row["published"] is None:
             status = Status.ours_alone
         elif within_tolerance(
-            row["study"],
             row["published"],
             row["ours"],
             digits.get((row["study"], row["source"], row["trace"], row["quantity"]), 0.0),
+            STUDIES[row["study"]].last_digit_only,
         ):
             status = Status.within
         else:
@@ -103,7 +103,7 @@ def counts(table: pl.DataFrame) -> dict[str, int]:
 
 
 def cite(study: str) -> str:
-    return PAPERS[study]
+    return STUDIES[study].citation
 
 
 def _store(lake: Lake, result: Reproduction) -> None:

@@ -137,4 +137,8 @@ STUDY = Study(
         "then `lakehouse report triples`' tables"
     ),
     order=40,
+    citation=(
+        "V. Reis, Modeling and Estimation for Resource Allocation Problems in Large-Scale Computing "
+        "Systems, MSc thesis, 2015, chapter 2 (the SC'15 runtime-prediction study)"
+    ),
 )

@@ -64,4 +64,9 @@ STUDY = Study(
         "states are numbered by the band of run times they start on, shortest first, as the thesis numbers them"
     ),
     order=20,
+    citation=(
+        "A. Nissimov (D. Feitelson), Locality and its usage in parallel job runtime distribution "
+        "modeling using HMM, MSc thesis, Hebrew University, 2006, chapter 3"
+    ),
+    last_digit_only=True,
 )

@@ -122,4 +122,8 @@ STUDY = Study(
         "distributions, run as `lakehouse report hmm-backfilling` runs it, as a campaign whose runs are kept"
     ),
     order=30,
+    citation=(
+        "A. Nissimov (D. Feitelson), Locality and its usage in parallel job runtime distribution "
+        "modeling using HMM, MSc thesis, Hebrew University, 2006, chapter 5"
+    ),
 )

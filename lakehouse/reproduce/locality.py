@@ -107,4 +107,8 @@ STUDY = Study(
         " as `lakehouse report locality` measures it"
     ),
     order=10,
+    citation=(
+        "A. Nissimov (D. Feitelson), Locality and its usage in parallel job runtime distribution "
+        "modeling using HMM, MSc thesis, Hebrew University, 2006, chapter 2"
+    ),
 )

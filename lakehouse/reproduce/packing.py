@@ -94,4 +94,8 @@ STUDY = Study(
         "holding the whole Google trace, as `lakehouse report periodicity` and `lakehouse pack` give them"
     ),
     order=50,
+    citation=(
+        "O. Beaumont, I. Belaid, L. Eyraud-Dubois, J.-A. Lorenzo-Del-Castillo, Allocating jobs with "
+        "periodic demand variations, Euro-Par 2015"
+    ),
 )

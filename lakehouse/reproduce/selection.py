@@ -86,4 +86,7 @@ STUDY = Study(
         "campaign with the paper's ten policies and 100 week resamples, 10 with --quick"
     ),
     order=60,
+    citation=(
+        "E. Gaussier, J. Lelong, V. Reis, D. Trystram, Online (bandit) policy selection for EASY-backfilling, 2017"
+    ),
 )

@@ -44,9 +44,14 @@ class Study:
     rows: Rows
     summary: str
     order: int
+    #: The paper, as the output cites it (the data file names the study only).
+    citation: str
     #: The lake its record (docs/reproduced, `make reproductions`) is made on: the archive's logs, or
     #: the Google trace's sample.
     lake: Literal["swf", "google"] = "swf"
+    #: Whether a number is within only half the paper's last printed digit, not 5 % of it
+    #: (lakehouse.base.published.within_tolerance): the workload HMM's stays, whole bits near zero.
+    last_digit_only: bool = False
 
 
 def row(p: Published, log: str | None, ours: float | None, note: str) -> dict[str, object]:

@@ -67,5 +67,9 @@ STUDY = Study(
         "volatility`"
     ),
     order=70,
+    citation=(
+        "V. Reis, Modeling and Estimation for Resource Allocation Problems in Large-Scale Computing "
+        "Systems, MSc thesis, 2015, section 3.4 (the CPU usage of the Google trace)"
+    ),
     lake="google",
 )
