@@ -17,6 +17,8 @@ FAST = Config(workers=1, figures=False, options={"periodicity": {"noise_trials":
 DRAWN = Config(workers=1, options={"periodicity": {"noise_trials": 0}})
 #: For the tests of the inbox alone (names, sources, failures): the cheapest report, not every one.
 INBOX = Config(reports=("logs",), workers=1, figures=False, options={"periodicity": {"noise_trials": 0}})
+#: For the tests of the replays' change between versions of a log: the replays alone.
+REPLAYS = Config(reports=("replays",), workers=1, figures=False, options={"periodicity": {"noise_trials": 0}})
 HEADER = {"Version": 2.2, "MaxProcs": 64, "UnixStartTime": 0, "TimeZoneString": "UTC"}
 
 

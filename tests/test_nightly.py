@@ -27,7 +27,7 @@ from lakehouse.nightly.run import EXIT_BUSY, NIGHTLY_LOCK, plan, run
 from lakehouse.sim import simulate
 
 from conftest import rewrite_stored_runs
-from nightly_inbox import DRAWN, FAST, INBOX, jobs, put_broken, put_log
+from nightly_inbox import DRAWN, FAST, INBOX, REPLAYS, jobs, put_broken, put_log
 
 runner = CliRunner()
 
@@ -62,17 +62,17 @@ def test_dry_run_lists_what_would_be_done_and_changes_nothing(tmp_path, inbox):
 def test_a_second_run_with_nothing_new_ingests_nothing_and_says_so(tmp_path, inbox):
     lake = Lake(tmp_path / "lake")
     put_log(inbox, "alpha", 120)
-    first = run(lake, inbox, FAST)
+    first = run(lake, inbox, INBOX)
     assert first.record.status == "ok" and first.exit_code == 0
-    assert first.record.files_ingested == 1 and first.record.reports_run == list(SWF_REPORTS)
-    second = run(lake, inbox, FAST)
+    assert first.record.files_ingested == 1 and first.record.reports_run == ["logs"]
+    second = run(lake, inbox, INBOX)
     assert (second.record.files_ingested, second.record.files_skipped, second.record.reports_run) == (0, 1, [])
     assert second.exit_code == 0 and second.record.run == f"{first.record.run}-2"
     assert second.page is None and not (lake.root / "reports" / second.record.run).exists()  # a quiet night
     index = (lake.root / "reports" / "index.html").read_text()
     assert second.record.run in index and f'href="{second.record.run}/index.html"' not in index
     assert lake.query("SELECT count(*) AS n FROM swf.jobs")["n"][0] == 120  # not twice
-    dry = plan(lake, inbox, FAST)
+    dry = plan(lake, inbox, INBOX)
     assert dry.swf == [] and dry.reports == []
 
 
@@ -80,9 +80,9 @@ def test_a_changed_log_replaces_its_rows_and_the_page_shows_the_change(tmp_path,
     lake = Lake(tmp_path / "lake")
     put_log(inbox, "alpha", 150)
     put_log(inbox, "beta", 80, seed=3)
-    run(lake, inbox, FAST)
+    run(lake, inbox, REPLAYS)
     put_log(inbox, "alpha", 300)  # the log's next month
-    outcome = run(lake, inbox, FAST)
+    outcome = run(lake, inbox, REPLAYS)
     assert outcome.record.status == "ok"
     assert [(f.name, str(f.state)) for f in outcome.plan.inbox.arrived()] == [("alpha", "changed")]
     counts = dict(lake.query("SELECT log, count(*) AS n FROM swf.jobs GROUP BY log").rows())
@@ -120,11 +120,11 @@ def test_a_lake_whose_history_predates_skipped_reports_reads_and_gains_the_colum
 def test_the_change_of_a_log_says_when_another_build_of_the_engine_replayed_its_previous_version(tmp_path, inbox):
     lake = Lake(tmp_path / "lake")
     put_log(inbox, "alpha", 150)
-    run(lake, inbox, FAST)
+    run(lake, inbox, REPLAYS)
     older = "0.0.9+0123456789abcdef"
     rewrite_stored_runs(lake, engine_version=older)
     put_log(inbox, "alpha", 300)
-    outcome = run(lake, inbox, FAST)
+    outcome = run(lake, inbox, REPLAYS)
     replays = next(s for s in outcome.sections if s.key == "replays")
     change = dict(replays.tables)["change since the log's previous version (mean bounded slowdown)"]
     assert change["engine"].unique().to_list() == [f"before: {older}"]
@@ -225,7 +225,7 @@ def test_print_systemd_fills_in_the_run(tmp_path, inbox):
 def test_readers_see_the_old_or_the_new_state_never_an_error(tmp_path, inbox, duckdb_shell):
     lake = Lake(tmp_path / "lake")
     put_log(inbox, "alpha", 400)
-    run(lake, inbox, FAST)
+    run(lake, inbox, INBOX)
     put_log(inbox, "alpha", 2000)
     shell = duckdb_shell
     query = "SELECT count(*) AS n FROM swf.jobs"
@@ -253,7 +253,7 @@ def test_readers_see_the_old_or_the_new_state_never_an_error(tmp_path, inbox, du
     for reader in readers:
         reader.start()
     try:
-        run(lake, inbox, FAST)
+        run(lake, inbox, FAST)  # with its reports: time for several reads during and after the ingest
     finally:
         stop.set()
         for reader in readers:
