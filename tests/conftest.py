@@ -122,6 +122,18 @@ def modules_loaded_by(statement: str, forbidden: tuple[str, ...]) -> list[str]:
     return ast.literal_eval(loaded.strip())
 
 
+def read_every_view(lake: Lake, columns: str = "*") -> int:
+    """Select `columns` (every row and column, or `count(*)` where a test repeats the check and needs
+    only that each view binds and scans) from every view of the lake, on one reader (a connection per
+    view took seconds of a test); how many views.  Any view that fails to answer raises."""
+    with lake.connect() as con:
+        views = [row[0] for row in con.execute(
+            "SELECT schema_name || '.' || view_name FROM duckdb_views() WHERE NOT internal").fetchall()]  # fmt: skip
+        for view in views:
+            con.execute(f"SELECT {columns} FROM {view}").pl()  # (.pl(): Python's datetimes would need pytz)
+    return len(views)
+
+
 def shared_or_skip(path: Path) -> Path:
     if not path.exists():
         pytest.skip(f"shared data not available: {path}")
