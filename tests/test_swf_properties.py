@@ -13,8 +13,6 @@ from lakehouse.base.errors import BrokenFileError
 from lakehouse.base.testing import FIELD_NAMES
 from lakehouse.ingest.swf import decompress, parse_log
 
-from conftest import examples
-
 # Mostly jobs a log has, now and then one with values beyond the ingest's limits (quarantined, and checked
 # as such). The draw is per job, not per field: with seven limited fields each out of range one time in ten,
 # half the jobs were out of range, half the logs were refused whole, and the value check had too few rows
@@ -59,7 +57,9 @@ def render(values: dict, corruption: str) -> str:
     return "  ".join(tokens)
 
 
-VALUE_EXAMPLES = examples(200)
+#: All 200 in `make test` too: the checks after the run (rows in most examples) count shares of the
+#: examples, and a sixth of them (33) left too few to count on (16 of 33 with rows, one run in many).
+VALUE_EXAMPLES = 200
 
 
 @settings(max_examples=VALUE_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
