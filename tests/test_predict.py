@@ -251,6 +251,23 @@ def test_groupings_with_the_same_workflows_share_their_history(monkeypatch):
     assert predict._twins(con, ["wf_user", "wf_user_group"])["wf_user_group"] == "wf_user_group"
 
 
+def test_a_run_written_to_a_file_keeps_no_scored_table(tmp_path):
+    # The evaluation jobs' tables serve the TEMP views of a run in memory only; a report written to a file
+    # drops each once scored, so that the last steps have the pool (at a 2019 cell's size they spilled).
+    def scored_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+        names = con.execute("SELECT table_name FROM duckdb_tables() WHERE table_name LIKE 'by_%'").fetchall()
+        return sorted(name for (name,) in names)
+
+    in_memory = connection(HAND)
+    kept = run(in_memory, "swf", "hand")
+    assert "by_window_0" in scored_tables(in_memory) and "by_grouping_wf_user_0" in scored_tables(in_memory)
+    to_file = connection(HAND)
+    written = run(to_file, "swf", "hand", jobs_to=tmp_path / "jobs.parquet")
+    assert scored_tables(to_file) == []
+    assert_frame_equal(written.table, kept.table)
+    assert_frame_equal(pl.read_parquet(tmp_path / "jobs.parquet"), kept.jobs)
+
+
 def test_unknown_grouping_and_empty_source_are_clear_errors():
     con = connection(HAND)
     with pytest.raises(ValueError, match="no workflow grouping 'queue'"):

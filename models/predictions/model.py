@@ -410,6 +410,10 @@ class _Plan:
     column: str = ""
     maxima: str = ""
     scored: tuple[str, ...] = ()
+    #: Keep the evaluation jobs' tables (by_grouping_*, by_window_*) for the TEMP views of a run in
+    #: memory; otherwise each goes once scored (at 0.2 of a 2019 cell they held about a third of the pool
+    #: the last steps had: the larger the trace, the more those steps spilled).
+    keep_scored: bool = False
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -449,6 +453,8 @@ def _groupings_step(con: duckdb.DuckDBPyConnection, rows: _Rows, plan: _Plan, nu
                 ON m.resource = t.resource AND m.wf = t.{key} AND t.submit > m.done""",
         )
         scores.append(_score_sums(con, rows.read(jobs), _predicted("p", plan.settings, False), plan.settings))
+        if not plan.keep_scored:
+            rows.drop(con, jobs)
     return scores
 
 
@@ -520,6 +526,8 @@ def _predictions_step(con: duckdb.DuckDBPyConnection, rows: _Rows, plan: _Plan, 
             {_layer("p_max", settings)} AS layer, {full} AS predicted, train
         FROM {rows.read(by_window)}""",
     )
+    if not plan.keep_scored:
+        rows.drop(con, by_window)
     return scores
 
 
@@ -672,7 +680,7 @@ def run(
     partitions = partitioning.resolve(1, lambda: count(con, "SELECT count(DISTINCT job) FROM targets"), "jobs")
     columns = GROUPINGS[family]
     twins = _twins(con, [columns[name] for name in groupings])
-    plan = _Plan(family, settings, partitions, twins)
+    plan = _Plan(family, settings, partitions, twins, keep_scored=jobs_to is None and partitioning.ray is None)
     requests = score(con, "targets", "requested", settings)
     with contextlib.ExitStack() as stack:
         rows = _Rows()
