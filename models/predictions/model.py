@@ -902,20 +902,24 @@ def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tup
     """(family, source) pairs to predict, and one line per SWF log left out with the reason.
 
     `names`: SWF log names (or unique prefixes), `google`, `google-2019` (every cell of it), one cell
-    (`google-2019-a`) or `alibaba-2018`; None means everything that has targets.  A named source without
-    targets is an error naming what the lake has."""
-    found = sources(lake)
-    known = {name: family for family, name in found}
+    (`google-2019-a`) or `alibaba-2018`; None means everything that has targets.  A named source the lake
+    does not hold is an error naming what it has.  A named cloud source is taken from the manifest: to see
+    which cloud sources have targets takes a scan of all their usage (then a source without any is refused
+    by its run, `load_targets`)."""
     logs = lake.log_names()
-    skipped = [no_targets(log) for log in logs if log not in known]
     if not names:
+        found = sources(lake)
         if not found:
             raise PredictionError(
                 "no job with both a request and a usage in the lake (ingest SWF logs or a cloud trace)"
             )
-        return found, skipped
+        known_logs = {name for family, name in found if family == "swf"}
+        return found, [no_targets(log) for log in logs if log not in known_logs]
+    clouds = lake.query(named_query("ingested_cloud_sources", __package__))["source"].to_list()
+    known = {name: "swf" for name in lake.query(named_query("prediction_sources", __package__))["source"]}
+    known |= {name: "cluster" for name in clouds}
     chosen = []
-    cells = [(family, name) for family, name in found if family == "cluster" and cloud_trace(name)[0] == GOOGLE_2019]
+    cells = [("cluster", name) for name in clouds if cloud_trace(name)[0] == GOOGLE_2019]
     for name in names:
         if name == GOOGLE_2019 and cells:
             chosen += cells
