@@ -15,7 +15,7 @@ from lakehouse.base.errors import CatalogError
 from lakehouse.base.lake import Lake
 from lakehouse.data import sample_swf_paths
 
-from conftest import cli
+from conftest import cli, unboxed
 
 # Real rows of the trace's files (the heads of batch_task and machine_meta; a batch_instance row of the
 # published schema's shape): a job of two tasks, one a DAG task after the other, and one unended task.
@@ -296,3 +296,18 @@ def test_the_predictions_run_on_alibaba(lake: Path) -> None:
     # The one job is evaluated (a user's first 80 % of none): predicted 0.5 for 0.43 used, over by 0.07 for
     # 7 s at weight 0.5.
     assert requests["jobs"] == 1 and requests["loss"] == pytest.approx(0.5 * 0.07 * 7 / 3600)
+
+
+def test_a_named_cloud_source_without_targets_is_refused_in_one_line(tmp_path: Path) -> None:
+    # A named cloud source is taken from the lake's manifest (listing the sources with targets scans all
+    # usage); one whose only measured instance is of the unended task has nothing to predict, as its run says.
+    (tmp_path / "alibaba").mkdir()
+    unended = {**ALIBABA, "batch_instance.csv": ALIBABA["batch_instance.csv"].replace("M1,j_2", "M1,j_5")}
+    for name, text in unended.items():
+        (tmp_path / "alibaba" / name).write_text(text)
+    cli("ingest", "alibaba-2018", tmp_path / "alibaba", "--lake", tmp_path / "lake")
+    result = cli("report", "predictions", "alibaba-2018", "--lake", tmp_path / "lake", code=1)
+    assert "alibaba-2018: no job with both a positive request and usage of any resource" in unboxed(result.stderr)
+    assert not Lake(tmp_path / "lake").rows("SELECT * FROM analysis.predictions_scores")
+    result = cli("report", "predictions", "google", "--lake", tmp_path / "lake", code=1)
+    assert "nothing to predict for google: the lake has alibaba-2018" in unboxed(result.stderr)
