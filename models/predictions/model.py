@@ -885,11 +885,12 @@ def write_report(lake: Lake, result: Predictions) -> None:
         lake.committing.place(PREDICTIONS_JOBS.key, result.pending, source, result.written)
 
 
-def sources(lake: Lake) -> list[tuple[str, str]]:
+def sources(lake: Lake, clouds_query: str = "cloud_prediction_sources") -> list[tuple[str, str]]:
     """(family, source) of everything in the lake with targets: every SWF log, then 'google', each cell of
-    the 2019 trace ('google-2019-a', ...) and 'alibaba-2018'."""
+    the 2019 trace ('google-2019-a', ...) and 'alibaba-2018' (with "ingested_cloud_sources", every cloud
+    source the manifest holds, targets or not: the other reads all their usage)."""
     logs = lake.query(named_query("prediction_sources", __package__))["source"].to_list()
-    clouds = lake.query(named_query("cloud_prediction_sources", __package__))["source"].to_list()
+    clouds = lake.query(named_query(clouds_query, __package__))["source"].to_list()
     return [("swf", name) for name in logs] + [("cluster", name) for name in clouds]
 
 
@@ -906,20 +907,18 @@ def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tup
     does not hold is an error naming what it has.  A named cloud source is taken from the manifest: to see
     which cloud sources have targets takes a scan of all their usage (then a source without any is refused
     by its run, `load_targets`)."""
+    found = sources(lake) if not names else sources(lake, "ingested_cloud_sources")
+    known = {name: family for family, name in found}
     logs = lake.log_names()
+    skipped = [no_targets(log) for log in logs if log not in known]
     if not names:
-        found = sources(lake)
         if not found:
             raise PredictionError(
                 "no job with both a request and a usage in the lake (ingest SWF logs or a cloud trace)"
             )
-        known_logs = {name for family, name in found if family == "swf"}
-        return found, [no_targets(log) for log in logs if log not in known_logs]
-    clouds = lake.query(named_query("ingested_cloud_sources", __package__))["source"].to_list()
-    known = {name: "swf" for name in lake.query(named_query("prediction_sources", __package__))["source"]}
-    known |= {name: "cluster" for name in clouds}
+        return found, skipped
     chosen = []
-    cells = [("cluster", name) for name in clouds if cloud_trace(name)[0] == GOOGLE_2019]
+    cells = [(family, name) for family, name in found if family == "cluster" and cloud_trace(name)[0] == GOOGLE_2019]
     for name in names:
         if name == GOOGLE_2019 and cells:
             chosen += cells
