@@ -889,9 +889,13 @@ def sources(lake: Lake, clouds_query: str = "cloud_prediction_sources") -> list[
     """(family, source) of everything in the lake with targets: every SWF log, then 'google', each cell of
     the 2019 trace ('google-2019-a', ...) and 'alibaba-2018' (with "ingested_cloud_sources", every cloud
     source the manifest holds, targets or not: the other reads all their usage)."""
-    logs = lake.query(named_query("prediction_sources", __package__))["source"].to_list()
     clouds = lake.query(named_query(clouds_query, __package__))["source"].to_list()
-    return [("swf", name) for name in logs] + [("cluster", name) for name in clouds]
+    return [("swf", name) for name in log_sources(lake)] + [("cluster", name) for name in clouds]
+
+
+def log_sources(lake: Lake) -> list[str]:
+    """The SWF logs with targets (the cloud traces' are not read: listing them scans all their usage)."""
+    return lake.query(named_query("prediction_sources", __package__))["source"].to_list()
 
 
 def no_targets(log: str) -> str:

@@ -131,9 +131,9 @@ def _glance(result: Predictions) -> pl.DataFrame:
 
 def _nightly(lake: Lake, logs: Sequence[str], options: Mapping[str, Any]) -> tuple[list[Any], list[str]]:
     """Each changed SWF log that has targets to predict; a note for each that has none."""
-    from lakehouse.models.predictions.model import no_targets, sources
+    from lakehouse.models.predictions.model import log_sources, no_targets
 
-    with_targets = {name for family, name in sources(lake) if family == "swf"}
+    with_targets = set(log_sources(lake))
     notes = [f"skipped {no_targets(log)}" for log in logs if log not in with_targets]
     settings, partitioning = _settings(options), _partitioning(options)
     return [Source("swf", log, settings, partitioning) for log in logs if log in with_targets], notes
