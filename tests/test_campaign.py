@@ -24,7 +24,8 @@ from lakehouse.base.lake import Lake
 from lakehouse.base.log_names import LogNameError, select_logs
 from lakehouse.base.machine import parse_machine_sizes
 from lakehouse.base.testing import small_log, write_swf
-from lakehouse.campaigns.executors import ExecutorKind, local_executor, make_executor
+from lakehouse.campaigns import executors
+from lakehouse.campaigns.executors import ExecutorKind, local_executor, make_executor, pool_pays
 from lakehouse.campaigns.grid import (
     Grid,
     GridError,
@@ -299,6 +300,28 @@ def test_the_engine_build_is_the_crate_version_and_a_digest_of_its_sources():
     assert len(digest) == 16 and int(digest, 16) >= 0
 
 
+def test_a_pool_starts_only_when_the_rest_of_the_runs_repays_its_start():
+    # The first task took 1 s for 10,000 jobs: 40,000 more take 4 s here, 2 s on two workers, which
+    # saves 2 s > the 1 s start; 10,000 more save 0.5 s; one worker saves nothing.
+    assert executors.POOL_START_SECONDS == 1.0
+    assert pool_pays(1.0, 10_000, 40_000, workers=2)
+    assert not pool_pays(1.0, 10_000, 10_000, workers=2)
+    assert pool_pays(1.0, 10_000, 15_000, workers=4)  # 1.5 s here, 0.375 s on four: 1.125 s saved
+    assert not pool_pays(1.0, 10_000, 400_000, workers=1)
+
+
+def test_a_small_campaign_with_workers_starts_no_process(two_logs, tmp_path, monkeypatch):
+    """Twelve short runs of KTH and mini: a pool would take longer to start than they take here."""
+
+    def no_pool(workers: int) -> None:
+        raise AssertionError(f"a pool of {workers} started")
+
+    monkeypatch.setattr(executors, "_spawn_pool", no_pool)
+    outcome = run_campaign(two_logs, small_grid("small"), local_executor(2, "small", "jobs_clean", 10.0),
+                           scratch=tmp_path)  # fmt: skip
+    assert (outcome.ok, outcome.failed) == (12, 0)
+
+
 def test_failed_runs_are_recorded_and_counted_in_the_exit_code(two_logs):
     result = cli("campaign", "run", "--lake", two_logs.root, "--name", "tiny", "--log", "mini", "--machine-size", 4,
                  "--policy", "fcfs,spf", "--workers", 1, "-f", "json", code=2)  # fmt: skip
@@ -308,7 +331,8 @@ def test_failed_runs_are_recorded_and_counted_in_the_exit_code(two_logs):
     assert "2 run(s) failed" in result.stderr
 
 
-def test_the_cli_runs_a_grid_with_a_process_pool_and_resumes(two_logs, tmp_path):
+def test_the_cli_runs_a_grid_with_a_process_pool_and_resumes(two_logs, tmp_path, monkeypatch):
+    monkeypatch.setattr(executors, "POOL_START_SECONDS", 0.0)  # a pool even for runs this short
     args = ["campaign", "run", "--lake", two_logs.root, "--name", "pool", "--log", KTH, "--log", "mini",
             "--policy", "fcfs,spf,lexp", "--backfill", "queue,sjbf", "--workers", 2, "-f", "json"]  # fmt: skip
     rows = json.loads(cli(*args).stdout)
@@ -360,7 +384,8 @@ def test_ray_is_optional_with_a_clear_message(monkeypatch):
 
 
 @pytest.mark.slow
-def test_ray_gives_the_same_rows_as_the_local_pool(two_logs, tmp_path, capfd):
+def test_ray_gives_the_same_rows_as_the_local_pool(two_logs, tmp_path, capfd, monkeypatch):
+    monkeypatch.setattr(executors, "POOL_START_SECONDS", 0.0)
     pytest.importorskip("ray", reason="Ray is optional: pip install 'lakehouse[ray]'")
     grid = small_grid("on-ray")
     ray_run = make_executor(ExecutorKind.ray, workers=2, ray_address=None, campaign="on-ray", view="jobs_clean", tau=10)
