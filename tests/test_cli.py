@@ -23,7 +23,7 @@ from lakehouse.cli import app
 from lakehouse.cli.commands import COMMANDS, GROUPS
 
 from conftest import cli as run
-from conftest import unboxed
+from conftest import modules_loaded_by, unboxed
 
 
 def test_init(tmp_path):
@@ -88,6 +88,21 @@ def test_catalog_rebuild_after_moving_the_lake(cli_lake, tmp_path):
     cli_lake.rename(moved)
     run("catalog", "rebuild", "--lake", moved)
     assert run("sql", "select count(*) as n from swf.jobs", "--lake", moved, "-f", "csv").stdout == "n\n6\n"
+
+
+def test_a_command_draws_nothing_with_typers_rich_module_and_loads_none_of_it(tmp_path):
+    """typer's help and error drawing (its rich_utils, with rich's Markdown) costs a tenth of a second:
+    only a help page or a usage error loads it, and then with our changes to it."""
+    command = (
+        "import contextlib, io\nfrom lakehouse.cli.commands import app_for\n"
+        f"sys.argv = ['lakehouse', 'views', '--lake', {str(tmp_path)!r}]\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        "    try: app_for(sys.argv[1:])()\n"
+        "    except SystemExit: pass"
+    )
+    assert modules_loaded_by(command, ("rich.markdown",)) == []
+    usage = command.replace("'views', '--lake'", "'views', '--no-such-option'")
+    assert modules_loaded_by(usage, ("rich.markdown",)) == ["rich.markdown"]
 
 
 def test_no_lake_is_a_clear_error(tmp_path):

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+from types import ModuleType
+from typing import Any
+
 import click
 import typer
-import typer.rich_utils
 from rich.columns import Columns
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
@@ -13,6 +17,24 @@ from rich.text import Text
 
 from lakehouse.base.render import labelled, stderr
 from lakehouse.cli.common import StrictGroup
+
+
+def _loaded_when_used(name: str) -> ModuleType:
+    """The module `name`, executed only when a command first reads one of its names.  typer imports
+    its rich_utils only to draw a help page or an error, but it costs 0.1 s (rich's Markdown among it)
+    and the changes below must be made to it: imported outright here, every command paid for it.  What
+    is set on the module before it runs stays set after (importlib's LazyLoader keeps it)."""
+    spec = importlib.util.find_spec(name)
+    assert spec is not None and spec.loader is not None, name
+    spec.loader = importlib.util.LazyLoader(spec.loader)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+#: (Any: its names are set below, as typer reads them, and mypy does not see a module made at run time.)
+rich_utils: Any = sys.modules.get("typer.rich_utils") or _loaded_when_used("typer.rich_utils")
 
 
 class _Folding:
@@ -52,7 +74,7 @@ class _FoldingTable(Table):
             column.overflow = "fold"
 
 
-typer.rich_utils.Table = _FoldingTable  # type: ignore[misc]
+rich_utils.Table = _FoldingTable
 
 
 def _usage_error(error: click.ClickException) -> None:
@@ -70,7 +92,7 @@ def _usage_error(error: click.ClickException) -> None:
     stderr.print(labelled("error:", "bold red", error.format_message()), highlight=False)
 
 
-typer.rich_utils.rich_format_error = _usage_error  # type: ignore[assignment]
+rich_utils.rich_format_error = _usage_error
 
 app = typer.Typer(
     name="lakehouse",
