@@ -20,7 +20,7 @@ from lakehouse.cli import app
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.models.locality import model as locality
 
-from conftest import SWF_DIR, shared_or_skip
+from conftest import SWF_DIR, examples, shared_or_skip
 
 
 def plug_in_mi(s, r) -> float:
@@ -222,6 +222,41 @@ def test_kmeans_bins_find_the_planted_groups_in_order_of_run_time():
     assert kmeans_runtime_bins(runtime, 3).tolist() == [1, 0, 2, 0, 1, 0, 2, 0, 1]
     # As many bins as distinct values: each value its own bin.
     assert kmeans_runtime_bins(np.array([5, 5, 60, 7]), 4).tolist() == [0, 0, 2, 1]
+
+
+def kmeans_job_by_job(runtime: np.ndarray, n: int) -> list[int]:
+    """The thesis' k-means as its Algorithm 2 reads, one job at a time (slow, plain): the reference the
+    model's version, which works on cuts of the sorted run times, must agree with."""
+    logs = [math.log(max(float(t), 1.0)) if t >= 1.5 else 0.0 for t in runtime]
+    distinct = sorted(set(logs))
+    if len(distinct) <= n:
+        return [distinct.index(x) for x in logs]
+    ordered = sorted(logs)
+    gaps = [b - a for a, b in itertools.pairwise(ordered)]
+    widest = sorted(gaps, reverse=True)[n - 2] if n >= 2 else math.inf
+    bounds = [b for b, gap in zip(ordered[1:], gaps, strict=True) if gap >= widest]
+    labels = [sum(bound <= x for bound in bounds) for x in logs]
+    while True:
+        members: dict[int, list[float]] = {}
+        for label, x in zip(labels, logs, strict=True):
+            members.setdefault(label, []).append(x)
+        averages = [sum(members[k]) / len(members[k]) for k in sorted(members)]
+        bounds = [(a + b) / 2 for a, b in itertools.pairwise(averages)]
+        moved = [sum(bound <= x for bound in bounds) for x in logs]
+        if moved == labels:
+            return labels
+        labels = moved
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(st.one_of(st.integers(0, 5), st.integers(0, 10**6)), min_size=1, max_size=80),
+    st.integers(1, 12),
+)
+def test_kmeans_bins_are_the_algorithm_job_by_job(runtime, n):
+    from lakehouse.models.locality.model import kmeans_runtime_bins
+
+    assert kmeans_runtime_bins(np.array(runtime), n).tolist() == kmeans_job_by_job(np.array(runtime), n)
 
 
 def test_kmeans_bins_follow_the_thesis_algorithm_by_hand():

@@ -74,15 +74,23 @@ def kmeans_runtime_bins(runtime: np.ndarray, n: int) -> np.ndarray:
     gaps = np.diff(values)
     widest = np.sort(gaps)[::-1][n - 2] if n >= 2 else np.inf
     bounds = values[1:][gaps >= widest] if n >= 2 else np.empty(0)
-    labels = np.searchsorted(bounds, logs, side="right")
+    # The bins are worked out on the sorted values, where each is a run between two cuts: a job's bin
+    # is the number of bounds at or below its run time, so a bound cuts the sorted values at the first
+    # one it does not exceed.  Each round then costs a search of the few bounds among the values and one
+    # sum per bin, not a search of every job among the bounds (6.7 of `reproduce locality`'s 15 s).
+    # A cut past the last value puts no job above it: cuts that differ only there give the same bins.
+    size = values.size
+    cuts = np.searchsorted(values, bounds, side="left")
     while True:
-        counts = np.bincount(labels)
-        averages = np.bincount(labels, logs)[counts > 0] / counts[counts > 0]  # increasing, as the bins
+        edges = np.concatenate(([0], cuts, [size]))
+        starts, lengths = edges[:-1], np.diff(edges)
+        filled = lengths > 0  # a bin left without a run time disappears
+        averages = np.add.reduceat(values, starts[filled]) / lengths[filled]  # increasing, as the bins
         bounds = (averages[:-1] + averages[1:]) / 2
-        moved = np.searchsorted(bounds, logs, side="right")
-        if np.array_equal(moved, labels):
-            return labels.astype(np.int64)
-        labels = moved
+        moved = np.searchsorted(values, bounds, side="left")
+        if np.array_equal(moved[moved < size], cuts[cuts < size]):
+            return np.searchsorted(bounds, logs, side="right").astype(np.int64)
+        cuts = moved
 
 
 def submit_bins(submit: np.ndarray, t_s: float) -> np.ndarray:
