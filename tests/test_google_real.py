@@ -292,3 +292,13 @@ def test_the_whole_trace_generator_is_calibrated_on_the_real_sample(google_lake)
     )[0][0]
     assert seconds == pytest.approx(shape.TASK_SECONDS_MEDIAN, rel=0.001)
     assert real.rows("SELECT count(DISTINCT machine_id) FROM google.machine_events")[0][0] == shape.MACHINES
+
+
+def test_the_predictions_run_on_the_real_sample(google_lake):
+    """(Here, not in test_predict_lake.py: on this file's lake, ingested once.)"""
+    from lakehouse.models.predictions.model import report
+
+    lake, _, _ = google_lake
+    result = report(lake, "cluster", "google")
+    assert {"cpu", "memory", "cpu_peak", "memory_peak"} <= set(result.table["resource"])
+    assert result.jobs.height > 0

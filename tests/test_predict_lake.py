@@ -13,10 +13,7 @@ from typer.testing import CliRunner
 from lakehouse.base.job_views import log_jobs
 from lakehouse.base.lake import Lake
 from lakehouse.cli import app
-from lakehouse.ingest.google import ingest_google
 from lakehouse.models.predictions.model import report
-
-from conftest import SHARED, shared_or_skip
 
 KTH = "KTH-SP2-1996-2.1-cln"
 # The shared logs that record requested times (PWA field 9); OSC-Clust has only requested processors.
@@ -89,15 +86,6 @@ def test_runs_on_every_shared_log_with_requested_times(pwa_lake, log):
     requests = result.table.filter(pl.col("scenario") == "users' requests")
     assert (requests["loss_vs_requests"].drop_nulls() == 1).all()
     assert result.table["accuracy"].is_between(0, 1).all()
-
-
-def test_runs_on_the_real_google_sample(tmp_path: Path):
-    google = shared_or_skip(SHARED / "google")
-    lake = Lake(tmp_path / "lake")
-    ingest_google(lake, google)
-    result = report(lake, "cluster", "google")
-    assert {"cpu", "memory", "cpu_peak", "memory_peak"} <= set(result.table["resource"])
-    assert result.jobs.height > 0
 
 
 def test_a_ctrl_c_inside_the_reports_own_queries_ends_as_an_interrupt(kth_lake, monkeypatch):
