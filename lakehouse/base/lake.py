@@ -399,13 +399,16 @@ class Lake:
         return self._run(sql, params, lambda result: result.fetchall())
 
     def _run(
-        self, sql: str, params: list[object] | dict[str, object] | None, fetch: Callable[[duckdb.DuckDBPyRelation], T]
+        self, sql: str, params: list[object] | dict[str, object] | None, fetch: Callable[[duckdb.DuckDBPyConnection], T]
     ) -> T:
+        # execute, not sql(): DuckDB's relation of a query with parameters filtered only after reading
+        # (a log's jobs out of swf.jobs: 0.9 s through a relation, 0.06 s executed, of 20 files it read
+        # every one), which every report paid for each query it ran with a parameter.
         with self.query_errors():
             if self._session is not None:
-                return fetch(self._session.sql(sql, params=params))
+                return fetch(self._session.execute(sql, params))
             with self.connect() as con:
-                return fetch(con.sql(sql, params=params))
+                return fetch(con.execute(sql, params))
 
     def copy(self, sql: str, params: list[object] | None = None) -> int:
         """Run a `COPY (query) TO file` statement (on the block's connection in `reading`); the rows written."""
