@@ -54,7 +54,7 @@ def log_jobs(lake: Lake, log: str) -> LogJobs:
     """Jobs of swf.jobs (not a cleaned view: the metric has its own rules) with a known submit time, a
     known run time and at least one known processor count, allocated or requested.  Jobs of unknown user
     stay for the time variant; the user variants leave them out."""
-    every = lake.query(named_query("locality_jobs"), {"log": log})
+    every = lake.query(named_query("log_jobs_to_bin"), {"log": log})
     rules = {
         "no_submit_time": pl.col("submit_time").is_null(),
         "no_run_time": pl.col("run_time").is_null(),

@@ -244,7 +244,7 @@ def declared_views() -> list[ViewFile]:
 @functools.cache
 def named_query(name: str, topic: str | None = None) -> str:
     """The SQL of a fixed query: `sql/queries/<name>.sql` (the ground floor's), or, given a topic's
-    package (its `__package__`, e.g. lakehouse.models.packing), `<name>.sql` in that topic's folder, so
+    package (its `__package__`, lakehouse.models.NAME), `<name>.sql` in that topic's folder, so
     that a topic's queries sit with its model.  Python builds SQL from what a user gives (a log name, a
     condition, a grouping), and keeps a query beside the constants it is made of where those are shared
     with other code (the volatility report's bins and counts)."""
@@ -259,7 +259,7 @@ def named_query(name: str, topic: str | None = None) -> str:
 
 
 def topic_folder(topic: str) -> str:
-    """A topic package's folder as the repository names it (lakehouse.models.packing: models/packing)."""
+    """A topic package's folder as the repository names it (lakehouse.models.NAME: models/NAME)."""
     return "models/" + topic.removeprefix(f"{TOPICS_PACKAGE}.").replace(".", "/")
 
 

@@ -2,7 +2,8 @@
 folder: `TABLES` in the `__init__.py` of each topic package of `lakehouse.models`
 (models/NAME/__init__.py declares analysis.NAME and its siblings).  The lake's datasets, the catalog's views and
 `store` take every table from `stored_tables()`, so the ground floor names no topic, and a new table is
-one declaration beside its topic's model.
+one declaration beside its topic's model.  One table is the lake's own, declared here: the predictions
+users import, which no analysis writes and the replays read (`IMPORTED_PREDICTIONS`).
 
 A topic's `__init__.py` imports no model (pyarrow and this module only): every command lists the
 tables when it opens a lake and must not pay for numpy, statsmodels or cvxpy.
@@ -61,8 +62,39 @@ class StoredTable:
         return f"SELECT * FROM read_parquet({{{self.key}}}{by_name})"
 
 
+#: The one table the lake keeps of its users' own making (`lakehouse import predictions`, beside the ingests):
+#: run-time predictions made outside lakehouse, one file per name, which the replays read
+#: (`--predictor table:NAME`, `lakehouse.base.job_views`).  No analysis writes it, so it is declared here,
+#: by the layer that reads it, not in a topic's folder.
+IMPORTED_PREDICTIONS = StoredTable(
+    "imported_predictions",
+    pa.schema(
+        [
+            *fields(pa.string(), "name", "log"),
+            pa.field("job_id", pa.int64()),
+            pa.field("predicted", pa.float64()),
+            *fields(pa.string(), "source_file", "content_hash"),
+            # The SHA-256 of the log file the predictions were imported for (the lake's manifest): a log
+            # ingested again from other content makes them refused, since its job ids may name other jobs.
+            pa.field("log_content_hash", pa.string()),
+        ]
+    ),
+    grain=(
+        "one row per prediction table (name) and job (log, job_id), as `lakehouse import predictions FILE "
+        "--name NAME` last stored it"
+    ),
+    description=(
+        "Run-time predictions made outside lakehouse, read by `--predictor table:NAME`: predicted is the "
+        "predicted run time in seconds (rounded to the nearest whole second for a replay, halves up; a job "
+        "without one uses its requested time). source_file is the file imported, content_hash the SHA-256 of "
+        "the rows stored (log, job_id, predicted), which changes whenever the table does."
+    ),
+    evolves=True,
+)
+
+
 def topic_packages() -> list[str]:
-    """The package of every topic folder of models/, by name (lakehouse.models.locality, ...)."""
+    """The package of every topic folder of models/, by name (lakehouse.models.NAME, ...)."""
     package = importlib.import_module(TOPICS_PACKAGE)
     return [
         f"{TOPICS_PACKAGE}.{m.name}"
@@ -73,9 +105,9 @@ def topic_packages() -> list[str]:
 
 @functools.cache
 def stored_tables() -> tuple[StoredTable, ...]:
-    """Every stored table of every topic, by topic folder then as declared; two topics declaring one
-    name is an error naming both."""
-    found: dict[str, tuple[str, StoredTable]] = {}
+    """The lake's own stored table (`IMPORTED_PREDICTIONS`), then every stored table of every topic, by
+    topic folder then as declared; two declaring one name is an error naming both."""
+    found: dict[str, tuple[str, StoredTable]] = {IMPORTED_PREDICTIONS.name: ("the lake itself", IMPORTED_PREDICTIONS)}
     for topic in topic_packages():
         name = topic.rsplit(".", 1)[1]
         for table in getattr(importlib.import_module(topic), "TABLES", ()):

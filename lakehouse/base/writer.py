@@ -236,7 +236,7 @@ def _owner_alive(path: Path) -> bool:
 
 
 def invocation() -> str:
-    """The command that wrote a file (`lakehouse report locality --variant user`), for meta.outputs."""
+    """The command that wrote a file (`lakehouse report NAME --option value`), for meta.outputs."""
     return " ".join([Path(sys.argv[0]).name, *sys.argv[1:]])[:300]
 
 

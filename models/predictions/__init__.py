@@ -59,40 +59,9 @@ PREDICTIONS_JOBS = StoredTable(
     ),
 )
 
-#: A table of run-time predictions made outside lakehouse (`lakehouse import predictions`): one file per
-#: name, read by `--predictor table:NAME`.
-IMPORTED_PREDICTIONS_SCHEMA = pa.schema(
-    [
-        *fields(pa.string(), "name", "log"),
-        pa.field("job_id", pa.int64()),
-        pa.field("predicted", pa.float64()),
-        *fields(pa.string(), "source_file", "content_hash"),
-        # The SHA-256 of the log file the predictions were imported for (the lake's manifest): a log
-        # ingested again from other content makes them refused, since its job ids may name other jobs.
-        pa.field("log_content_hash", pa.string()),
-    ]
-)
-
-IMPORTED_PREDICTIONS = StoredTable(
-    "imported_predictions",
-    IMPORTED_PREDICTIONS_SCHEMA,
-    grain=(
-        "one row per prediction table (name) and job (log, job_id), as `lakehouse import predictions FILE "
-        "--name NAME` last stored it"
-    ),
-    description=(
-        "Run-time predictions made outside lakehouse, read by `--predictor table:NAME`: predicted is the "
-        "predicted run time in seconds (rounded to the nearest whole second for a replay, halves up; a job "
-        "without one uses its requested time). source_file is the file imported, content_hash the SHA-256 of "
-        "the rows stored (log, job_id, predicted), which changes whenever the table does."
-    ),
-    evolves=True,
-)
-
 TABLES = (
     PREDICTIONS_SCORES,
     PREDICTIONS_JOBS,
-    IMPORTED_PREDICTIONS,
 )
 
 #: The traces the report cannot read, each with why in one line (lakehouse.base.traces.refuse_unfed):

@@ -1,2 +1,0 @@
--- query: every job of one SWF log ($log) with what the locality metric needs, in submit order
-SELECT submit_time, run_time, procs, user_id FROM swf.jobs WHERE log = $log ORDER BY submit_time, line
