@@ -298,14 +298,42 @@ def test_the_predictions_run_on_alibaba(lake: Path) -> None:
     assert requests["jobs"] == 1 and requests["loss"] == pytest.approx(0.5 * 0.07 * 7 / 3600)
 
 
+def alibaba_without_targets(folder: Path) -> Path:
+    """A lake of the Alibaba slice whose only measured instance is of the unended task: nothing to predict."""
+    (folder / "alibaba").mkdir()
+    unended = {**ALIBABA, "batch_instance.csv": ALIBABA["batch_instance.csv"].replace("M1,j_2", "M1,j_5")}
+    for name, text in unended.items():
+        (folder / "alibaba" / name).write_text(text)
+    cli("ingest", "alibaba-2018", folder / "alibaba", "--lake", folder / "lake")
+    return folder / "lake"
+
+
+def test_unnamed_sources_come_from_the_manifest_and_one_without_targets_is_skipped_by_its_run(tmp_path: Path) -> None:
+    # With no source named, the cloud sources come from the manifest too (listing those with targets
+    # first read all their usage, which each run reads again): the one without targets is skipped by its
+    # run, in one line, and the others are predicted and stored.
+    lake = alibaba_without_targets(tmp_path)
+    cli("ingest", "swf", sample_swf_paths()[0], "--lake", lake)
+    result = cli("report", "predictions", "--lake", lake, "-f", "json")
+    assert "skipped alibaba-2018: no job with both a positive request and usage of any resource" in unboxed(
+        result.stderr
+    )
+    assert {source for (source,) in Lake(lake).rows("SELECT DISTINCT source FROM analysis.predictions_scores")} == {
+        "KTH-SP2-1996-2.1-cln"
+    }
+
+
+def test_when_every_run_is_skipped_the_command_says_so_and_stores_nothing(tmp_path: Path) -> None:
+    alibaba_without_targets(tmp_path)
+    result = cli("report", "predictions", "--lake", tmp_path / "lake", code=1)
+    assert "nothing to report: every run was skipped (alibaba-2018: no job with both" in unboxed(result.stderr)
+    assert not Lake(tmp_path / "lake").rows("SELECT * FROM analysis.predictions_scores")
+
+
 def test_a_named_cloud_source_without_targets_is_refused_in_one_line(tmp_path: Path) -> None:
     # A named cloud source is taken from the lake's manifest (listing the sources with targets scans all
     # usage); one whose only measured instance is of the unended task has nothing to predict, as its run says.
-    (tmp_path / "alibaba").mkdir()
-    unended = {**ALIBABA, "batch_instance.csv": ALIBABA["batch_instance.csv"].replace("M1,j_2", "M1,j_5")}
-    for name, text in unended.items():
-        (tmp_path / "alibaba" / name).write_text(text)
-    cli("ingest", "alibaba-2018", tmp_path / "alibaba", "--lake", tmp_path / "lake")
+    alibaba_without_targets(tmp_path)
     result = cli("report", "predictions", "alibaba-2018", "--lake", tmp_path / "lake", code=1)
     assert "alibaba-2018: no job with both a positive request and usage of any resource" in unboxed(result.stderr)
     assert not Lake(tmp_path / "lake").rows("SELECT * FROM analysis.predictions_scores")

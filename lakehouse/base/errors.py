@@ -41,6 +41,11 @@ class TooLittleDataError(LakehouseError, ValueError):
     """The data is too short or too small for the analysis (the message says what is needed)."""
 
 
+class RunSkipped(TooLittleDataError):
+    """One run of a report that the report chose itself (the user named nothing) has nothing to work
+    on, which only the run could find out: its command says so and goes on with the other runs."""
+
+
 class QueryError(LakehouseError):
     """DuckDB refused or failed a query on the lake (a typo in user SQL, a view that cannot bind)."""
 

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from lakehouse.base.errors import RunSkipped, TooLittleDataError
 from lakehouse.base.lake import Lake
 from lakehouse.base.render import OutputFormat, emit, emit_tables, stderr
 from lakehouse.base.report import Argument, Call, Option, Report, Shown
@@ -138,16 +139,23 @@ def generated_command(report: Report[Any, Any]) -> Callable[..., None]:
         runs, notes = report.command_runs(target, call)
         for note in notes:
             stderr.print(note, highlight=False)
-        results = []
+        results, skipped = [], []
         for settings in runs:
-            with stderr.status(report.doing_for(settings)):
-                result = report.run(target, settings)
+            try:
+                with stderr.status(report.doing_for(settings)):
+                    result = report.run(target, settings)
+            except RunSkipped as exc:  # one the report chose itself found nothing: the others go on
+                stderr.print(f"skipped {exc}", highlight=False)
+                skipped.append(str(exc))
+                continue
             results.append(result)
             for note in report.notes_of(result):
                 stderr.print(note, highlight=False)
             if plots is not None:
                 with stderr.status(report.drawing) if report.drawing else contextlib.nullcontext():
                     announce_plots(report.plots(target, result, plots))
+        if skipped and not results:
+            raise TooLittleDataError(f"nothing to report: every run was skipped ({'; '.join(skipped)})")
         shown = report.presented(results, fmt is OutputFormat.table) if results else []
         _emit_shown(shown, fmt, output)
         stderr.print(f"{shown[0].caption} {report.stored}" if len(shown) == 1 else report.stored, highlight=False)

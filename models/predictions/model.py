@@ -95,6 +95,10 @@ class PredictionError(LakehouseError, ValueError):
     """PredictionSettings or data the predictions cannot work with; the message says which."""
 
 
+class NoTargetsError(PredictionError):
+    """A source without one job that has both a request and a usage of some resource."""
+
+
 @dataclass(frozen=True)
 class PredictionSettings:
     """What the caller can change: the loss's weights (under- and over-estimates), the window (None: chosen
@@ -668,7 +672,7 @@ def run(
         raise PredictionError("predictions on a Ray cluster read the targets from a lake")
     con.execute("SET preserve_insertion_order = false")  # every table here is ordered where it is read
     if not load_targets(con, family, source):
-        raise PredictionError(f"{source}: no job with both a positive request and usage of any resource")
+        raise NoTargetsError(f"{source}: no job with both a positive request and usage of any resource")
     groupings = available_groupings(con, family)
     if settings.grouping is not None and settings.grouping not in groupings:
         raise PredictionError(f"{source} has no workflow grouping {settings.grouping!r}; it has {', '.join(groupings)}")
@@ -885,11 +889,11 @@ def write_report(lake: Lake, result: Predictions) -> None:
         lake.committing.place(PREDICTIONS_JOBS.key, result.pending, source, result.written)
 
 
-def sources(lake: Lake, clouds_query: str = "cloud_prediction_sources") -> list[tuple[str, str]]:
-    """(family, source) of everything in the lake with targets: every SWF log, then 'google', each cell of
-    the 2019 trace ('google-2019-a', ...) and 'alibaba-2018' (with "ingested_cloud_sources", every cloud
-    source the manifest holds, targets or not: the other reads all their usage)."""
-    clouds = lake.query(named_query(clouds_query, __package__))["source"].to_list()
+def sources(lake: Lake) -> list[tuple[str, str]]:
+    """(family, source) of everything the lake may predict: every SWF log with targets, then 'google', each
+    cell of the 2019 trace ('google-2019-a', ...) and 'alibaba-2018' as the manifest holds them, targets
+    or not (to see which have targets reads all their usage, which their runs do anyway: `NoTargetsError`)."""
+    clouds = lake.query(named_query("ingested_cloud_sources", __package__))["source"].to_list()
     return [("swf", name) for name in log_sources(lake)] + [("cluster", name) for name in clouds]
 
 
@@ -907,11 +911,12 @@ def choose_sources(lake: Lake, names: list[str] | None = None) -> tuple[list[tup
     """(family, source) pairs to predict, and one line per SWF log left out with the reason.
 
     `names`: SWF log names (or unique prefixes), `google`, `google-2019` (every cell of it), one cell
-    (`google-2019-a`) or `alibaba-2018`; None means everything that has targets.  A named source the lake
-    does not hold is an error naming what it has.  A named cloud source is taken from the manifest: to see
-    which cloud sources have targets takes a scan of all their usage (then a source without any is refused
-    by its run, `load_targets`)."""
-    found = sources(lake) if not names else sources(lake, "ingested_cloud_sources")
+    (`google-2019-a`) or `alibaba-2018`; None means every SWF log with targets and every cloud source the
+    lake ingested.  A named source the lake does not hold is an error naming what it has.  The cloud
+    sources come from the manifest: to see which have targets takes a scan of all their usage, which
+    their runs make anyway (a run finds a source without any, `NoTargetsError`: refused when named,
+    skipped when not)."""
+    found = sources(lake)
     known = {name: family for family, name in found}
     logs = lake.log_names()
     skipped = [no_targets(log) for log in logs if log not in known]

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from lakehouse.base.errors import RunSkipped
 from lakehouse.base.lake import Lake
 from lakehouse.base.partitions import Partitioning
 from lakehouse.base.report import PARTITION_OPTIONS, Argument, Call, Option, Report, Shown
@@ -28,6 +29,7 @@ class Source:
     name: str
     settings: PredictionSettings | None = None  # None: the defaults
     partitioning: Partitioning = Partitioning()  # by a hash of the workflow [default: one, in this process]
+    named: bool = True  # the user named it (or its trace): a source without targets is then an error
 
 
 SUMMARY = """Predict each job's walltime, memory and processors (Google: each task's CPU and memory, mean and
@@ -97,13 +99,14 @@ def _settings(options: Mapping[str, Any]) -> PredictionSettings:
 
 
 def _runs(lake: Lake, call: Call) -> tuple[list[Source], list[str]]:
-    """One run per source named (every one with targets when none is), and the logs left out."""
+    """One run per source named (when none is, every one the lake may predict), and the logs left out."""
     from lakehouse.models.predictions.model import choose_sources
 
     settings = _settings(call.options)  # checked before the lake is read
     partitioning = _partitioning(call.options)
     found, skipped = choose_sources(lake, call.argument)
-    runs = [Source(family, name, settings, partitioning) for family, name in found]
+    named = bool(call.argument)
+    runs = [Source(family, name, settings, partitioning, named) for family, name in found]
     return runs, [f"skipped {reason}" for reason in skipped]
 
 
@@ -112,9 +115,14 @@ def _partitioning(options: Mapping[str, Any]) -> Partitioning:
 
 
 def _predictions(lake: Lake, source: Source) -> Predictions:
-    from lakehouse.models.predictions.model import PredictionSettings, report
+    from lakehouse.models.predictions.model import NoTargetsError, PredictionSettings, report
 
-    return report(lake, source.family, source.name, source.settings or PredictionSettings(), source.partitioning)
+    try:
+        return report(lake, source.family, source.name, source.settings or PredictionSettings(), source.partitioning)
+    except NoTargetsError as exc:
+        if source.named:
+            raise
+        raise RunSkipped(str(exc)) from None
 
 
 def _plot_predictions(lake: Lake, result: Predictions, folder: Path) -> list[Path]:
@@ -161,7 +169,8 @@ REPORT: Report[Source, Predictions] = Report(
     argument=Argument(
         "sources",
         "SWF log names, `google` (the 2011 trace), `google-2019` (each ingested cell of the 2019 trace) or one "
-        "cell (`google-2019-a`) [default: every source in the lake with something to predict].",
+        "cell (`google-2019-a`) [default: every SWF log with something to predict and every cloud trace or cell "
+        "ingested; one without anything to predict is skipped, saying so].",
         many=True,
     ),
     runs=_runs,
