@@ -169,11 +169,33 @@ def _nightly(inbox: Path, root: Path, config: Path) -> subprocess.Popen:
     return subprocess.Popen([*command, "--config", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def _finish(process: subprocess.Popen) -> int:
-    """Wait for the process and keep its stderr (as `stderr_text`)."""
+def _finish(process: subprocess.Popen, read: str = "") -> int:
+    """Wait for the process and keep its stderr (as `stderr_text`), after the lines `read` already."""
     _, err = process.communicate()
-    process.stderr_text = err.decode()  # type: ignore[attr-defined]
+    process.stderr_text = read + err.decode()  # type: ignore[attr-defined]
     return process.returncode
+
+
+def _progress_times(process: subprocess.Popen) -> tuple[list[float], str]:
+    """Read the run's progress lines as they come: the seconds from its start to each, and the text."""
+    started, times, text = time.perf_counter(), [], []
+    assert process.stderr is not None
+    for line in iter(process.stderr.readline, b""):
+        times.append(time.perf_counter() - started)
+        text.append(line.decode())
+    return times, "".join(text)
+
+
+def _kill_at(process: subprocess.Popen, after_line: int, delay: float, stop: signal.Signals) -> str:
+    """Send `stop` `delay` s after the run printed its line number `after_line` (0: after it started);
+    returns the lines read till then."""
+    read = []
+    assert process.stderr is not None
+    while len(read) < after_line and (line := process.stderr.readline()):
+        read.append(line.decode())
+    time.sleep(delay)
+    process.send_signal(stop)
+    return "".join(read)
 
 
 @pytest.mark.slow
@@ -188,11 +210,16 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
     # the night while it draws too.
     config = _fast_config(tmp_path, figures=HOSTILE_KILL_TRIALS)
     clean_root = tmp_path / "clean"
-    started = time.perf_counter()
     clean_run = _nightly(inbox, clean_root, config)
-    assert _finish(clean_run) == ended, clean_run.stderr_text  # partial: the hostile files failed alone
+    # When the clean night printed each of its progress lines: a kill is aimed between two of them
+    # (the run's stages), so it lands while the run works, however fast the machine is at the time.
+    line_times, read = _progress_times(clean_run)
+    assert _finish(clean_run, read) == ended, clean_run.stderr_text  # partial: the hostile files failed alone
     assert all(name in clean_run.stderr_text for name in hostile), clean_run.stderr_text
-    duration = time.perf_counter() - started
+    # The stretches to aim at: from the start to the first line, and between two lines up to the one
+    # that sums the night up (after it the run only writes its page and ends).
+    last = next(i for i, line in enumerate(clean_run.stderr_text.splitlines()) if line.startswith("nightly "))
+    stretches = np.diff([0.0, *line_times[: last + 1]])
     clean = state(Lake(clean_root))
     clean_reports = reports(Lake(clean_root))
     logs = 3 if HOSTILE_KILL_TRIALS else 2  # alpha, beta (and the hostile odd.swf's one job): 3 replays each
@@ -208,10 +235,8 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
         return older_root
 
     rng = np.random.default_rng(20261124)
-    killed_points: list[float] = []
-    # (The clean run's time ends with the interpreter's exit: a draw in its last tenth mostly missed.)
-    latest = 0.9 * duration
-    for trial in range(3 * KILL_TRIALS):  # a draw after the run ended is drawn again
+    killed_points: list[str] = []
+    for trial in range(3 * KILL_TRIALS):  # a draw after the run ended (which aiming makes rare) is drawn again
         if len(killed_points) == KILL_TRIALS:
             break
         root = tmp_path / f"trial{trial}"
@@ -224,15 +249,16 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
         # kill -9, or systemd's SIGTERM (which the run takes as a Ctrl-C)
         stop = signal.SIGKILL if landed % 3 else signal.SIGTERM
         victim = _nightly(inbox, root, config)
-        delay = float(rng.uniform(0.3, max(latest, 0.4)))
-        time.sleep(delay)
-        victim.send_signal(stop)
-        if _finish(victim) == ended:  # it had ended: the signal tested nothing
+        # A stretch, and a point in its first nine tenths (a run quicker than the clean one, the machine
+        # being shared with other tests, may have ended a stretch sooner).
+        after_line = int(rng.integers(len(stretches)))
+        delay = float(rng.uniform(0.0, 0.9)) * stretches[after_line]
+        read = _kill_at(victim, after_line, delay, stop)
+        if _finish(victim, read) == ended:  # it had ended: the signal tested nothing
             shutil.rmtree(root)
-            # This run was quicker than the clean one (the machine is shared with other tests): draw earlier.
-            latest = min(latest, delay) * 0.8
             continue
-        killed_points.append(round(delay, 2))
+        where = f"{delay:.2f} s after line {after_line}"
+        killed_points.append(where)
         lake = Lake(root)
         if lake.exists():  # consistent right after the kill: every view answers
             lake.query("SELECT count(*) FROM swf.jobs_clean")
@@ -245,9 +271,9 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
         late = bool(HOSTILE_KILL_TRIALS and nothing_left and code == EXIT_FAILED)
         assert code == ended or late, again.stderr_text
         assert all(name in again.stderr_text for name in hostile), again.stderr_text
-        assert state(lake) == clean, f"trial {trial}, killed after {delay:.2f} s"
+        assert state(lake) == clean, f"trial {trial}, killed {where}"
         # Every report owed by what the stopped run ingested has run: as in the clean lake.
-        assert reports(lake) == clean_reports, f"trial {trial}, {stop.name} after {delay:.2f} s"
+        assert reports(lake) == clean_reports, f"trial {trial}, {stop.name} {where}"
         runs = history.runs(lake)
         assert runs["status"].to_list()[0] == ("failed" if late else "partial" if HOSTILE_KILL_TRIALS else "ok")
         assert all(any(name in error for name in hostile) for error in runs["errors"].to_list()[0])
@@ -259,7 +285,7 @@ def test_kill_9_or_sigterm_at_random_points_then_a_rerun_completes_exactly(tmp_p
         campaign = lake.query("SELECT count(*) AS n, count(DISTINCT run_key) AS d FROM analysis.campaign_runs")
         assert campaign["n"][0] == campaign["d"][0]  # no replay stored twice
         shutil.rmtree(root)
-    print(f"{len(killed_points)} kill -9 / SIGTERM trials, stopped after (s): {killed_points}")
+    print(f"{len(killed_points)} kill -9 / SIGTERM trials, stopped: {killed_points}")
     assert len(killed_points) == KILL_TRIALS, "the kills did not land while the nightly run worked"
 
 
