@@ -107,5 +107,5 @@ def test_periodicity_on_the_embedded_google_sample_says_what_to_ingest(tmp_path)
     assert result.stdout == ""  # no empty table
     message = unboxed(result.stderr)
     assert (
-        "nothing to fit: no long-running task in google.tasks_long_running (ingest the trace's task_events" in message
+        "nothing to fit: no long-running task in cluster.tasks (ingest the trace's task_events" in message
     )

@@ -189,6 +189,50 @@ def whole(google_lake: Lake) -> dict[str, object]:
     return results
 
 
+#: The periodicity's series as they were read before they went through cluster.*: the 2011 trace's
+#: long-running jobs from google.tasks_long_running and their demand from google.job_demand_5min (on the
+#: trace-start origin), a 2019 cell's from google2019.instances and google2019.usage (from local midnight).
+FORMER_SERIES_2011 = """
+    WITH running AS (SELECT job_id, count(*) AS long_running FROM google.tasks_long_running GROUP BY job_id)
+    SELECT job_id, r.long_running AS tasks, d.bucket_s - 600 AS t, d.cpu_rate / d.tasks AS per_task
+    FROM google.job_demand_5min AS d JOIN running AS r USING (job_id)
+    ORDER BY job_id, t"""
+FORMER_SERIES_2019 = """
+    WITH running AS (
+        SELECT collection_id, count(*) AS tasks FROM google2019.instances
+        WHERE cell = 'b' AND long_running AND collection = 'JOB' GROUP BY collection_id)
+    SELECT collection_id AS job_id, any_value(tasks) AS tasks,
+           (start_time - 600000000) // 300000000 * 300 + hour(google2019.local_time(600000000, 'b')) * 3600 AS t,
+           sum(average_usage_cpus * (end_time - start_time)) / sum(end_time - start_time) AS per_task
+    FROM google2019.usage JOIN running USING (collection_id)
+    WHERE cell = 'b' AND average_usage_cpus IS NOT NULL AND NOT google2019.special_time(start_time)
+    GROUP BY collection_id, t ORDER BY job_id, t"""
+
+
+def _former_fits(lake: Lake, sql: str) -> pl.DataFrame:
+    from lakehouse.models.periodicity.job_sinusoids import MIN_WINDOWS, DemandSeries, fit_long_running_jobs
+
+    rows = lake.query(sql)
+    series = [
+        DemandSeries(job, group["tasks"][0], group["t"].to_numpy().astype(float), group["per_task"].to_numpy())
+        for (job,), group in rows.group_by("job_id", maintain_order=True)
+        if group.height >= MIN_WINDOWS
+    ]
+    return fit_long_running_jobs(lake, series).sort("job_id")
+
+
+def test_the_periodicity_through_cluster_views_fits_what_the_former_google_views_gave(google_lake, whole):
+    """The same jobs, windows and fits (to 1e-9: the windows' lengths are now seconds, not microseconds)
+    on the 2011 trace and on a 2019 cell, so that the reports' numbers are today's."""
+    former_2011 = _former_fits(google_lake, FORMER_SERIES_2011)
+    assert former_2011.height >= 7
+    assert_frame_equal(whole["periodicity"].fits, former_2011, rel_tol=SUMS, abs_tol=1e-12)
+    former_2019 = _former_fits(google_lake, FORMER_SERIES_2019)
+    ours_2019 = whole["periodicity-2019"].fits.filter(pl.col("cell") == "b").select(former_2019.columns)
+    assert former_2019.height >= 7
+    assert_frame_equal(ours_2019, former_2019, rel_tol=SUMS, abs_tol=1e-12)
+
+
 @pytest.mark.parametrize("report", list(REPORTS))
 @pytest.mark.parametrize("partitions", [2, 7])
 def test_partitions_in_this_process_give_the_whole_result(google_lake, whole, report, partitions):

@@ -45,8 +45,8 @@ class PeriodicitySettings:
 
 SUMMARY = """Fit hourly, daily and weekly cycles to every long-running job of the Google lake.
 
-Each job's CPU demand per task at 5-minute resolution (google.job_demand_5min, observed windows only)
-is fitted by least squares with a level, a linear trend and a sine/cosine pair per period; a component
+Each job's CPU demand per task at 5-minute resolution (its usage windows in cluster.usage, observed
+windows only) is fitted by least squares with a level, a linear trend and a sine/cosine pair per period; a component
 is significant when the Wald test (HAC covariance) rejects at 1 %.  Stores one row per job in
 analysis.job_sinusoids (level c, daily amplitude rho and phase phi per task: the input of `lakehouse
 pack`) and prints, per component: the distribution of amplitude ratios over jobs, the share of jobs
