@@ -322,17 +322,15 @@ def store_packing(lake, packed: Packed) -> None:
 
 
 def default_capacity(lake, cell: str | None = None) -> float:
-    """The most common CPU capacity among the machines of google.machine_events, or of one cell of the
-    2019 trace (google2019.machine_events, in NCU)."""
-    if cell is None:
-        capacity = lake.query(named_query("machine_capacity", __package__))["capacity"][0]
-        where = "google.machine_events"
-    else:
-        capacity = lake.query(named_query("machine_capacity_2019", __package__), {"cell": cell})["capacity"][0]
-        where = f"google2019.machine_events of cell {cell}"
+    """The most common CPU capacity among the machines of the 2011 trace, or of one cell of the 2019
+    trace (in NCU), read from cluster.machines."""
+    trace = "google-2011" if cell is None else "google-2019"
+    capacity = lake.query(named_query("machine_capacity", __package__), {"trace": trace, "cell": cell})["capacity"][0]
     if capacity is None:
+        where = f"{trace} cell {cell}" if cell else trace
         raise TooLittleDataError(
-            f"no machine with a CPU capacity in {where}: give --capacity, or ingest the trace's machine_events"
+            f"no machine with a CPU capacity in cluster.machines ({where}): give --capacity, or ingest the trace's "
+            "machine_events"
         )
     return float(capacity)
 
