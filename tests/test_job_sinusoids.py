@@ -106,6 +106,4 @@ def test_periodicity_on_the_embedded_google_sample_says_what_to_ingest(tmp_path)
     result = run("report", "periodicity", "--lake", tmp_path / "l", "--noise-trials", 5, code=1)
     assert result.stdout == ""  # no empty table
     message = unboxed(result.stderr)
-    assert (
-        "nothing to fit: no long-running task in cluster.tasks (ingest the trace's task_events" in message
-    )
+    assert "nothing to fit: no long-running task in cluster.tasks (ingest the trace's task_events" in message
