@@ -189,6 +189,16 @@ def whole(google_lake: Lake) -> dict[str, object]:
     return results
 
 
+def test_the_volatility_through_cluster_views_is_the_former_google_views_own(google_lake, whole):
+    """The per-task table of the 2011 trace, read through cluster.usage and cluster.tasks, is
+    google.task_volatility's (the trace's own view, over google.measured_usage and google.tasks: the
+    report's former input), row for row (floats to 1e-9: DuckDB adds a task's windows in any order)."""
+    _, per_task = whole["volatility"]
+    former = google_lake.query("SELECT * FROM google.task_volatility ORDER BY job_id, task_index")
+    assert former.height > 100 and former["high_slo"].any() and former["long_running"].any()
+    assert_frame_equal(per_task.sort("job_id", "task_index"), former, rel_tol=SUMS, abs_tol=1e-12)
+
+
 #: The periodicity's series as they were read before they went through cluster.*: the 2011 trace's
 #: long-running jobs from google.tasks_long_running and their demand from google.job_demand_5min (on the
 #: trace-start origin), a 2019 cell's from google2019.instances and google2019.usage (from local midnight).

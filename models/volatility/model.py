@@ -1,7 +1,9 @@
 """CPU-usage volatility of the Google trace: 1-second samples (mu1s) against the 5-minute means (mu5m).
 
-Everything is computed by DuckDB over google.measured_usage (the windows of the tasks of mu1s-measured
-jobs) and the per-task statistics of google.task_volatility (its macro google.task_volatility_of), for
+Everything is computed by DuckDB over the trace's windows in cluster.usage of the tasks of mu1s-measured
+jobs (those with a non-zero 1-second sample: google.measured_usage's windows), with their tasks'
+attributes from cluster.tasks, and the per-task statistics of google.task_volatility (its macro
+google.task_volatility_of), for
 four subsets: all tasks, high-SLO tasks (scheduling class 2-3), long-running tasks, and the tasks that are
 both (the subset the thesis' section 3.4 studies: high-SLO tasks of month-long-running jobs).  Results are
 stored for the analysis.* views: the per-task table (analysis.task_volatility), the trace-wide numbers
@@ -219,28 +221,41 @@ def store_volatility(lake: Lake, result: Volatility) -> None:
     store(lake, VOLATILITY_RATE_HISTOGRAM, result.rate_histogram)
 
 
+#: The 2011 trace's rows of the common views (read by number: a job's and a task's ids as text took twice
+#: as long to join and group).
+TRACE = "trace = 'google-2011'"
+#: The windows of the tasks of measured jobs, with the quantities the study compares: mu5m = the window's
+#: mean CPU, mu1s = its 1-second sample, d = (mu5m - mu1s) / mu5m.
+MEASURED_WINDOWS = f"""
+    SELECT job_number AS job_id, task_number AS task_index, cpu_mean AS mu5m, cpu_sample AS mu1s,
+           google.deviation(cpu_mean, cpu_sample) AS d
+    FROM cluster.usage SEMI JOIN measured USING (job_number)
+    WHERE {TRACE}"""
+#: Their tasks' attributes: high_slo = scheduling class 2 or 3 (the trace's most latency-sensitive).
+TASK_ATTRIBUTES = """
+    job_number AS job_id, task_number AS task_index, scheduling_class::BIGINT AS scheduling_class, cpu_request,
+    coalesce(scheduling_class IN (2, 3), false) AS high_slo, coalesce(long_running, false) AS long_running"""
+MEASURED_TASKS = f"SELECT {TASK_ATTRIBUTES} FROM cluster.tasks SEMI JOIN measured USING (job_number) WHERE {TRACE}"
+
+
 def _split(con: duckdb.DuckDBPyConnection, lake: Lake, work: Path, partitioning: Partitioning) -> int:
     """Write the measured windows and their tasks' attributes into `work`, split by a hash of the task
     into partitions (a task's medians need all its windows in one); how many partitions."""
-    usage_rows = count(con, "SELECT count(*) FROM google.task_usage")
-    con.execute("CREATE TEMP TABLE measured AS SELECT job_id FROM google.measured_jobs")
+    usage_rows = count(con, f"SELECT count(*) FROM cluster.usage WHERE {TRACE}")
+    # The mu1s-measured jobs: the trace recorded their 1-second samples (a job whose samples were never
+    # recorded has a sample of 0 in every window).
+    con.execute(
+        f"CREATE TEMP TABLE measured AS SELECT DISTINCT job_number FROM cluster.usage WHERE {TRACE} AND cpu_sample > 0"
+    )
 
     def tasks() -> int:  # (a scan of the task events: made only to check a count asked for)
-        return count(con, "SELECT count(*) FROM google.tasks SEMI JOIN measured USING (job_id)")
+        return count(con, f"SELECT count(*) FROM ({MEASURED_TASKS})")
 
     # Measured windows are fewer than the usage rows: an upper bound of what the memory limit asks for.
     partitions = partitioning.resolve(shares_for(usage_rows, lake.budget.memory), tasks, "tasks of measured jobs")
     task = "job_id, task_index"
-    split_by_hash(con, work, "windows", f"SELECT {task}, mu5m, mu1s, d FROM google.measured_usage", task, partitions)
-    split_by_hash(
-        con,
-        work,
-        "tasks",
-        f"SELECT {task}, scheduling_class, cpu_request, high_slo, long_running "
-        "FROM google.tasks SEMI JOIN measured USING (job_id)",
-        task,
-        partitions,
-    )
+    split_by_hash(con, work, "windows", MEASURED_WINDOWS, task, partitions)
+    split_by_hash(con, work, "tasks", MEASURED_TASKS, task, partitions)
     return partitions
 
 
@@ -256,7 +271,8 @@ def _partition(con: duckdb.DuckDBPyConnection, work: Path, number: int) -> tuple
     if events:
         con.execute(f"CREATE OR REPLACE TEMP VIEW partition_tasks AS SELECT * FROM {read_files(events)}")
     else:  # no task events for these windows: the attributes are NULL (the flags false)
-        con.execute("CREATE OR REPLACE TEMP VIEW partition_tasks AS SELECT * FROM google.tasks LIMIT 0")
+        no_tasks = f"SELECT {TASK_ATTRIBUTES} FROM cluster.tasks LIMIT 0"
+        con.execute(f"CREATE OR REPLACE TEMP VIEW partition_tasks AS {no_tasks}")
     output = work / f"task_volatility_{number}.parquet"
     written = output.with_name(f".{output.name}.tmp")
     con.execute(

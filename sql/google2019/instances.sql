@@ -1,6 +1,6 @@
 -- name: google2019.instances
 -- grain: one row per instance (a task or an alloc instance) of a cell of Google's 2019 trace
--- description: Per instance (cell, collection_id, instance_index) of google2019.instance_events: collection (JOB: a task; ALLOC_SET: an alloc instance), alloc_collection_id and alloc_instance_index (the alloc instance a task runs in; 0 and -1: none); its events, submit_s, first_schedule_s, end_s (the last FINISH, FAIL, KILL or LOST), evictions, machines it ran on (SCHEDULE events' distinct machines), the final event; the latest CPU and memory requests, priority and tier; before_trace and ended; long_running = there before the trace window and never ended.
+-- description: Per instance (cell, collection_id, instance_index) of google2019.instance_events: collection (JOB: a task; ALLOC_SET: an alloc instance), alloc_collection_id and alloc_instance_index (the alloc instance a task runs in; 0 and -1: none); its events, submit_s, first_schedule_s, end_s (the last FINISH, FAIL, KILL or LOST), evictions, machines it ran on (SCHEDULE events' distinct machines), the final event; the latest CPU and memory requests, priority, scheduling class (its latency sensitivity, 0-3 as in 2011) and tier; before_trace and ended; long_running = there before the trace window and never ended.
 SELECT *, before_trace AND NOT ended AS long_running
 FROM (
     SELECT
@@ -20,6 +20,7 @@ FROM (
         arg_max(resource_request_cpus, time) FILTER (resource_request_cpus IS NOT NULL) AS cpu_request,
         arg_max(resource_request_memory, time) FILTER (resource_request_memory IS NOT NULL) AS memory_request,
         arg_max(priority, time) AS priority,
+        arg_max(scheduling_class, time) FILTER (scheduling_class IS NOT NULL) AS scheduling_class,
         google2019.tier(arg_max(priority, time)) AS tier,
         bool_or(before_trace) AS before_trace,
         bool_or(event IN ('FINISH', 'FAIL', 'KILL', 'LOST')) AS ended
