@@ -302,3 +302,40 @@ def test_the_predictions_run_on_the_real_sample(google_lake):
     result = report(lake, "cluster", "google")
     assert {"cpu", "memory", "cpu_peak", "memory_peak"} <= set(result.table["resource"])
     assert result.jobs.height > 0
+
+
+def test_the_samples_jobs_export_as_an_swf_log_that_ingests_and_replays(google_lake, tmp_path):
+    """`export swf --trace google-2011` of the real sample (read through cluster.*): one job per job with
+    tasks that was submitted inside the trace, or submitted before it and first scheduled inside it (its
+    start is then its submission). Both counted by DuckDB from the CSV files themselves, not the lake.
+    The log ingests whole and replays."""
+    import duckdb
+
+    from conftest import cli
+
+    lake, _, _ = google_lake
+
+    def files(table: str, names: str) -> str:  # every column as text but the time, job and event
+        typed = {"time": "BIGINT", "job": "BIGINT", "event": "INTEGER"}
+        columns = ", ".join(f"'{name}': '{typed.get(name, 'VARCHAR')}'" for name in names.split())
+        return f"read_csv('{(GOOGLE / table).as_posix()}/*.csv.gz', header = false, columns = {{{columns}}})"
+
+    job_events = files("job_events", "time missing job event user class name logical_name")
+    task_events = files("task_events", "time missing job task machine event user class priority cpu ram disk other")
+    task_jobs = f"SELECT DISTINCT job FROM {task_events}"
+    with duckdb.connect() as con:
+        inside, started_inside = con.execute(
+            f"""WITH j AS (SELECT job, min(time) FILTER (event = 0 AND time > 0) AS submit,
+                                  min(time) FILTER (event = 1 AND time > 0) AS start
+                           FROM {job_events} GROUP BY job)
+                SELECT count(*) FILTER (submit IS NOT NULL), count(*) FILTER (submit IS NULL AND start IS NOT NULL)
+                FROM j WHERE job IN ({task_jobs})"""
+        ).fetchone()
+    assert (inside, started_inside) == (11_536, 2)
+    out = tmp_path / "sample.swf"
+    exported = cli("export", "swf", "--trace", "google-2011", "--lake", lake.root, "-o", out)
+    assert f"{inside + started_inside:,} jobs" in exported.stderr
+    replayed = Lake(tmp_path / "swf")
+    cli("ingest", "swf", out, "--lake", replayed.root)
+    assert replayed.rows("SELECT count(*), count(*) FILTER (submit_time < 0) FROM swf.jobs") == [(11_538, 0)]
+    assert "jobs replayed" in cli("simulate", "sample", "--lake", replayed.root).stderr
