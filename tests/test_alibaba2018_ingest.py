@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import gzip
+import itertools
 import re
 import shutil
 from pathlib import Path
@@ -56,6 +57,14 @@ def test_every_row_of_the_samples_is_ingested(lake: Path) -> None:
                                      str(float(first[7])), str(float(first[8]))]  # fmt: skip
 
 
+def _late_samples(usage: list[list[str]]) -> int:
+    """Rows more than 10 s after their machine's previous row (machine_id, time_stamp first)."""
+    times: dict[str, list[int]] = {}
+    for row in usage:
+        times.setdefault(row[0], []).append(int(row[1]))
+    return sum(b - a > 10 for stamps in times.values() for a, b in itertools.pairwise(sorted(stamps)))
+
+
 def test_the_quirk_audits_count_what_the_files_hold(lake: Path) -> None:
     tasks, usage, meta = _rows("batch_task"), _rows("machine_usage"), _rows("machine_meta")
     dag = [re.match(r"[A-Za-z]+(\d+(?:_\d+)*)", r[0]) for r in tasks]
@@ -69,6 +78,9 @@ def test_the_quirk_audits_count_what_the_files_hold(lake: Path) -> None:
         ),
         ("abnormal disk_io_percent (-1 or 101)", "machine_usage"): sum(r[8] in ("-1", "101") for r in usage),
         ("machine usage without mem_gps or mkpi", "machine_usage"): sum(not r[4] or not r[5] for r in usage),
+        ("machine usage sampled more than 10 s after the machine's previous sample", "machine_usage"): (
+            _late_samples(usage)
+        ),
         ("abnormal CPU or memory utilisation (-1 or 101)", "machine_usage"): sum(
             r[2] in ("-1", "101") or r[3] in ("-1", "101") for r in usage
         ),
