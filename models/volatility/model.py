@@ -231,10 +231,10 @@ MEASURED_WINDOWS = f"""
            google.deviation(cpu_mean, cpu_sample) AS d
     FROM cluster.usage SEMI JOIN measured USING (job_number)
     WHERE {TRACE}"""
-#: Their tasks' attributes: high_slo = scheduling class 2 or 3 (the trace's most latency-sensitive).
+#: Their tasks' attributes, high_slo as google.tasks gives it.
 TASK_ATTRIBUTES = """
     job_number AS job_id, task_number AS task_index, scheduling_class::BIGINT AS scheduling_class, cpu_request,
-    coalesce(scheduling_class IN (2, 3), false) AS high_slo, coalesce(long_running, false) AS long_running"""
+    google.high_slo(scheduling_class) AS high_slo, coalesce(long_running, false) AS long_running"""
 MEASURED_TASKS = f"SELECT {TASK_ATTRIBUTES} FROM cluster.tasks SEMI JOIN measured USING (job_number) WHERE {TRACE}"
 
 

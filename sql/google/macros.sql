@@ -12,6 +12,8 @@ CREATE OR REPLACE MACRO google.missing_info_name(m) AS
     ['SNAPSHOT_BUT_NO_TRANSITION', 'NO_SNAPSHOT_OR_TRANSITION', 'EXISTS_BUT_NO_CREATION'][m + 1];
 -- Volatility: the normalized deviation of a window's 1-second sample from its 5-minute mean.
 CREATE OR REPLACE MACRO google.deviation(mu5m, mu1s) AS (mu5m - mu1s) / nullif(mu5m, 0);
+-- The high-SLO tasks of the volatility study: scheduling classes 2 and 3, the most latency-sensitive.
+CREATE OR REPLACE MACRO google.high_slo(scheduling_class) AS coalesce(scheduling_class IN (2, 3), false);
 -- Job and task events share their derived columns: the time in seconds and as an instant, flags for
 -- the special times, and the names of the event type and of the missing information.
 CREATE OR REPLACE MACRO google.named_events(files) AS TABLE

@@ -3,7 +3,7 @@
 -- description: Per task: its events (count, first and last, in trace seconds; NULL where the event happened before or after the trace window), submit time, first schedule, end (last FINISH, FAIL, KILL or LOST) and lifetime = end - first schedule; the latest non-null CPU, memory and disk requests, scheduling class and priority; the final event; whether it was already there before the trace window (first event at time 0) and whether it ended; high_slo = latest scheduling class 2 or 3 (the highest service-level classes of the trace), long_running = there before the trace window and never ended (a service running through the whole trace).
 SELECT
     *,
-    coalesce(scheduling_class IN (2, 3), false) AS high_slo,
+    google.high_slo(scheduling_class) AS high_slo,
     before_trace AND NOT ended AS long_running
 FROM (
     SELECT
