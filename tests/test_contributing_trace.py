@@ -32,7 +32,7 @@ TRACE = Trace("toy-2020", "toy2020", tuple(SCHEMAS), SCHEMAS.__getitem__, 0, "co
 TOY_VIEW = """-- name: toy2020.jobs
 -- grain: one row per job of the toy trace
 -- description: The toy trace's jobs, as ingested: a view of its format module's declared table.
-SELECT job, submit FROM read_parquet({toy2020_jobs}, union_by_name = true)
+SELECT job, submit FROM stored.toy2020_jobs
 """
 
 

@@ -7,10 +7,11 @@ A view file holds one SELECT and a header::
     -- description: what the view is for (becomes COMMENT ON VIEW)
 
 A setup file (the ingest manifest, the Google macros) holds statements run as they are, under a
-``-- setup: what`` and a ``-- description:`` header.  Files are applied in file-name order, so a view
-may only use views of earlier files (a test checks this).  Dataset placeholders such as
-``{swf_jobs}`` become absolute Parquet globs of the lake.  ``sql/audits/`` holds the audits
-(`lakehouse.base.audit`).
+``-- setup: what`` and a ``-- description:`` header.  A view reads the lake's data as the tables of the
+`stored` schema (``FROM stored.swf_jobs``, one per dataset): here each is a view of the Parquet files
+its writers committed, listed by absolute path, and it is the only view that changes when an ingest
+commits (the views of sql/ name no file, so they are made once per version of the package).
+``sql/audits/`` holds the audits (`lakehouse.base.audit`).
 """
 
 from __future__ import annotations
@@ -38,21 +39,15 @@ class ViewFile:
     name: str  # schema.view
     grain: str
     description: str
-    body: str  # the SELECT, with dataset placeholders
+    body: str  # the SELECT
 
     @property
     def schema(self) -> str:
         return self.name.split(".", 1)[0]
 
-    def select_sql(self, root: Path, files: Files | None = None) -> str:
-        return substitute_datasets(self.body, root, files)
-
-    def ddl(self, root: Path, files: Files | None = None) -> str:
+    def ddl(self) -> str:
         comment = sql_literal(f"{self.description} Grain: {self.grain}.")
-        return (
-            f"CREATE OR REPLACE VIEW {self.name} AS\n{self.select_sql(root, files)};\n"
-            f"COMMENT ON VIEW {self.name} IS {comment};"
-        )
+        return f"CREATE OR REPLACE VIEW {self.name} AS\n{self.body};\nCOMMENT ON VIEW {self.name} IS {comment};"
 
 
 def sql_literal(text: str) -> str:
@@ -71,18 +66,17 @@ def path_literal(path: str | os.PathLike[str]) -> str:
 Files = dict[str, list[str]]
 
 
-def substitute_datasets(sql: str, root: Path, files: Files | None = None) -> str:
-    """Dataset placeholders as the list of files given for them, else as the glob of their folder."""
-
-    def replace(m: re.Match[str]) -> str:
-        key = m.group(1)
-        if key not in DATASETS:
-            raise KeyError(f"unknown dataset placeholder {{{key}}}")
-        if files is not None and key in files:
-            return "[" + ", ".join(sql_literal(path) for path in files[key]) + "]"
-        return sql_literal(DATASETS[key].glob(root))
-
-    return re.sub(r"\{([a-z][a-z0-9_]*)\}", replace, sql)
+def stored_ddl(key: str, files: list[str]) -> str:
+    """The view `stored.KEY` of a dataset's committed files (its schema file first, so that it binds with
+    the dataset's columns and types when nothing is committed yet)."""
+    dataset = DATASETS[key]
+    listed = "[" + ", ".join(sql_literal(path) for path in files) + "]"
+    by_name = ", union_by_name = true" if dataset.evolves else ""
+    comment = sql_literal(f"The rows of {dataset.folder}/ as its writers committed them (the views of sql/ read this).")
+    return (
+        f"CREATE OR REPLACE VIEW {dataset.stored} AS SELECT * FROM read_parquet({listed}{by_name});\n"
+        f"COMMENT ON VIEW {dataset.stored} IS {comment};"
+    )
 
 
 def committed_files(con: duckdb.DuckDBPyConnection, root: Path) -> Files:
@@ -385,25 +379,42 @@ def _has_table(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
     return bool(found and found[0])
 
 
+@functools.cache
+def _schemas_digest() -> str:
+    """A digest of every dataset's schema.  A view keeps the columns and types it was made with, so a
+    view of sql/ whose statement is unchanged is made again when a stored table it reads changed columns
+    (a package that added one): recorded with each view's statement, a changed digest changes them all."""
+    import hashlib
+
+    text = "\n".join(f"{key}: {dataset.schema}" for key, dataset in sorted(DATASETS.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def catalog_views(files: Files) -> list[tuple[str, str, str]]:
+    """(name, DDL, where it is declared) of every view of the catalog, in the order they are made: the
+    stored tables of the committed `files` first, then the views of sql/."""
+    schemas = f"\n-- dataset schemas {_schemas_digest()}"
+    stored = [(DATASETS[key].stored, stored_ddl(key, paths), "lakehouse.base.datasets") for key, paths in files.items()]
+    return stored + [(view.name, view.ddl() + schemas, f"sql/{view.file_name}") for view in view_files()]
+
+
 def refresh_views(con: duckdb.DuckDBPyConnection, root: Path, applied: dict[str, str]) -> dict[str, str]:
     """(Re)create the views whose DDL differs from `applied` (the files an ingest added or replaced
-    change the few views that read them); returns the DDL of every view."""
-    files = committed_files(con, root)
+    change the stored tables that list them, nothing else); returns the DDL of every view."""
     made: dict[str, str] = {}
     # One transaction for all of them: each statement on its own wrote and synced the catalog's log
     # (re-creating the ~160 views of a copied lake took 0.9-1.3 s, 0.5 s in one transaction).
     con.begin()
     try:
-        for view in view_files():
-            ddl = view.ddl(root, files)
-            if applied.get(view.name) == ddl:
+        for name, ddl, where in catalog_views(committed_files(con, root)):
+            if applied.get(name) == ddl:
                 continue
-            con.execute(f"CREATE SCHEMA IF NOT EXISTS {view.schema}")
+            con.execute(f"CREATE SCHEMA IF NOT EXISTS {name.split('.', 1)[0]}")
             try:
                 con.execute(ddl)
             except duckdb.Error as exc:
-                raise CatalogError(f"sql/{view.file_name} ({view.name}): {exc}") from exc
-            made[view.name] = ddl
+                raise CatalogError(f"{where} ({name}): {exc}") from exc
+            made[name] = ddl
         if made:  # what each view was made by, and its comment as DuckDB keeps it, in one statement
             rows = ", ".join(f"({sql_literal(name)}, {sql_literal(ddl)})" for name, ddl in made.items())
             con.execute(

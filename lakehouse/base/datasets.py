@@ -1,8 +1,8 @@
 """Where each stored dataset lives inside a lake, and its Parquet schema.
 
-SQL files refer to a dataset by its key in braces (``read_parquet({swf_jobs})``); the catalog
-substitutes the absolute glob of the dataset's folder, because DuckDB resolves relative paths
-against the reader's working directory, not against the database file.
+SQL files read a dataset as the table `stored.KEY` (``FROM stored.swf_jobs``), whatever holds its rows:
+the catalog makes that table of the files its writers committed (`lakehouse.base.catalog`), so no file of
+sql/ names a path or a file format.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from lakehouse.base import alibaba2018_format, google2019_format, google_format
 from lakehouse.base.swf_format import JOBS_SCHEMA, LOGS_SCHEMA, QUARANTINE_SCHEMA
-from lakehouse.base.tables import stored_tables
+from lakehouse.base.tables import STORED_SCHEMA, stored_tables
 from lakehouse.base.traces import Trace
 
 #: The cloud traces the lake ingests, by name (what --trace names), each declared in its format module.
@@ -38,6 +38,13 @@ class Dataset:
     key: str
     folder: str  # relative to the lake root
     schema: pa.Schema
+    #: Its files were written by versions that lacked later columns: read by column name, NULL where missing.
+    evolves: bool = False
+
+    @property
+    def stored(self) -> str:
+        """The table the views read it as."""
+        return f"{STORED_SCHEMA}.{self.key}"
 
     def directory(self, root: Path) -> Path:
         return root / self.folder
@@ -67,7 +74,7 @@ DATASETS: dict[str, Dataset] = {
         # Results of the models (each rewritten whole by its report) and of campaigns (many files per
         # campaign, one per flush of finished runs): analysis/<table>, read by the view analysis.<table>,
         # each declared in its topic's folder (lakehouse.base.tables).
-        *(Dataset(table.key, table.folder, table.schema) for table in stored_tables()),
+        *(Dataset(table.key, table.folder, table.schema, table.evolves) for table in stored_tables()),
     )
 }
 

@@ -28,6 +28,11 @@ def fields(kind: pa.DataType, *names: str) -> list[pa.Field]:
     return [pa.field(name, kind) for name in names]
 
 
+#: The schema of the tables the views read each dataset of the lake as (`stored.swf_jobs`,
+#: `stored.analysis_locality`): the catalog makes them (`lakehouse.base.catalog`).
+STORED_SCHEMA = "stored"
+
+
 @dataclass(frozen=True)
 class StoredTable:
     """One table an analysis stores: its files in the lake's `analysis/NAME/` (one per source, or
@@ -57,9 +62,8 @@ class StoredTable:
 
     @property
     def select(self) -> str:
-        """The SELECT of its one-line view, with its dataset's placeholder (`lakehouse.base.catalog`)."""
-        by_name = ", union_by_name = true" if self.evolves else ""
-        return f"SELECT * FROM read_parquet({{{self.key}}}{by_name})"
+        """The SELECT of its one-line view: its dataset's stored table (`lakehouse.base.datasets`)."""
+        return f"SELECT * FROM {STORED_SCHEMA}.{self.key}"
 
 
 #: The one table the lake keeps of its users' own making (`lakehouse import predictions`, beside the ingests):

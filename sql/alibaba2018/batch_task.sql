@@ -6,4 +6,4 @@ SELECT
     TRY_CAST(regexp_extract(task_name, '^[A-Za-z]+(\d+)', 1) AS BIGINT) AS task_number,
     end_time > 0 AND end_time >= start_time AS ended,
     CASE WHEN end_time > 0 AND end_time >= start_time THEN end_time - start_time END AS duration_s
-FROM read_parquet({alibaba2018_batch_task})
+FROM stored.alibaba2018_batch_task

@@ -10,7 +10,7 @@ FROM (
         TRY_CAST(unnest(parts[2:]) AS BIGINT) AS after
     FROM (
         SELECT job_name, task_name, string_split(regexp_extract(task_name, '^[A-Za-z]+(\d+(?:_\d+)*)', 1), '_') AS parts
-        FROM read_parquet({alibaba2018_batch_task})
+        FROM stored.alibaba2018_batch_task
     )
     WHERE parts[1] <> '' AND len(parts) > 1
 )

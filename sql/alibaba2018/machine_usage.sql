@@ -5,4 +5,4 @@ SELECT
     *,
     disk_io_percent IN (-1, 101) AS abnormal_disk_io,
     cpu_util_percent IN (-1, 101) OR mem_util_percent IN (-1, 101) AS abnormal_utilisation
-FROM read_parquet({alibaba2018_machine_usage})
+FROM stored.alibaba2018_machine_usage

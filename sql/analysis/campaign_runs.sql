@@ -1,5 +1,5 @@
 -- name: analysis.campaign_runs
 -- grain: one row per run of a campaign (campaign, log, machine size and settings), its newest result, as `lakehouse campaign run` stored it
 -- description: Results of simulation campaigns: the log, view and machine size, every simulator setting (algorithm, policy, backfill, predictor, correction, threshold, compat, tau) and its short name (variant), run_key (a hash of the jobs' fingerprint, the machine size and the settings: a re-run skips the keys this build of the engine stored), jobs_fingerprint (SHA-256 of the replayed columns), status ok or failed with its error, the summary metrics (jobs, mean_wait, mean_bounded_slowdown, max_wait, mean_response, makespan, utilization; defined in docs/campaigns.md), engine_seconds (the replay: input checks, engine and metrics), engine_version (the crate's version + a digest of the engine's sources), schema_version and finished_at. A run replayed again (by another build of the engine) shows its newest row only; the Parquet files keep every row.
-SELECT * FROM read_parquet({analysis_campaign_runs}, union_by_name = true)
+SELECT * FROM stored.analysis_campaign_runs
 QUALIFY row_number() OVER (PARTITION BY campaign, run_key ORDER BY finished_at DESC) = 1

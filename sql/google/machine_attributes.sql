@@ -7,4 +7,4 @@ SELECT
     google.instant(time) AS time_at,
     time = 0 AS before_trace,
     time = 9223372036854775807 AS after_trace
-FROM read_parquet({google_machine_attributes})
+FROM stored.google_machine_attributes

@@ -8,4 +8,4 @@ SELECT
     time = 0 AS before_trace,
     time = 9223372036854775807 AS after_trace,
     ['ADD', 'REMOVE', 'UPDATE'][event_type + 1] AS event
-FROM read_parquet({google_machine_events})
+FROM stored.google_machine_events

@@ -15,8 +15,9 @@ CREATE OR REPLACE MACRO google.deviation(mu5m, mu1s) AS (mu5m - mu1s) / nullif(m
 -- The high-SLO tasks of the volatility study: scheduling classes 2 and 3, the most latency-sensitive.
 CREATE OR REPLACE MACRO google.high_slo(scheduling_class) AS coalesce(scheduling_class IN (2, 3), false);
 -- Job and task events share their derived columns: the time in seconds and as an instant, flags for
--- the special times, and the names of the event type and of the missing information.
-CREATE OR REPLACE MACRO google.named_events(files) AS TABLE
+-- the special times, and the names of the event type and of the missing information.  `source` names the
+-- stored table ('stored.google_job_events').
+CREATE OR REPLACE MACRO google.named_events(source) AS TABLE
     SELECT
         *,
         google.seconds(time) AS time_s,
@@ -25,7 +26,7 @@ CREATE OR REPLACE MACRO google.named_events(files) AS TABLE
         time = 9223372036854775807 AS after_trace,
         google.event_name(event_type) AS event,
         google.missing_info_name(missing_info) AS missing
-    FROM read_parquet(files);
+    FROM query_table(source);
 -- The per-task volatility of a relation of usage windows (job_id, task_index, mu5m, mu1s, d), with the
 -- attributes of a relation of tasks (job_id, task_index, scheduling_class, cpu_request, high_slo,
 -- long_running), both given by name: the body of google.task_volatility, which `lakehouse report

@@ -8,4 +8,4 @@ SELECT
     time = 0 AS before_trace,
     time = 9223372036854775807 AS after_trace,
     ['EQUAL', 'NOT_EQUAL', 'LESS_THAN', 'GREATER_THAN'][comparison_operator + 1] AS operator
-FROM read_parquet({google_task_constraints})
+FROM stored.google_task_constraints

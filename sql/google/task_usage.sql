@@ -7,4 +7,4 @@ SELECT
     google.instant(start_time) AS start_at,
     end_time / 1e6 AS end_s,
     (end_time - start_time) / 1e6 AS window_s
-FROM read_parquet({google_task_usage})
+FROM stored.google_task_usage

@@ -8,4 +8,4 @@ SELECT
     (end_time - start_time) / 1e6 AS window_s,
     alloc_collection_id = 0 AS top_level,
     google2019.collection_type_name(collection_type) AS collection
-FROM read_parquet({google2019_instance_usage})
+FROM stored.google2019_instance_usage

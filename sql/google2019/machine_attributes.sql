@@ -6,4 +6,4 @@ SELECT
     google2019.seconds(time) AS time_s,
     google2019.instant(time) AS time_at,
     time = 0 AS before_trace
-FROM read_parquet({google2019_machine_attributes})
+FROM stored.google2019_machine_attributes

@@ -33,8 +33,9 @@ CREATE OR REPLACE MACRO google2019.tier(priority) AS
     CASE WHEN priority <= 99 THEN 'free' WHEN priority <= 115 THEN 'best-effort batch'
          WHEN priority <= 119 THEN 'mid' WHEN priority <= 359 THEN 'production' ELSE 'monitoring' END;
 -- Every event table (machines, collections, instances) derives the same time columns: the time in
--- seconds, as an instant and on the cell's clock, and flags for the special times.
-CREATE OR REPLACE MACRO google2019.timed_events(files) AS TABLE
+-- seconds, as an instant and on the cell's clock, and flags for the special times.  `source` names the
+-- stored table ('stored.google2019_machine_events').
+CREATE OR REPLACE MACRO google2019.timed_events(source) AS TABLE
     SELECT
         *,
         google2019.seconds(time) AS time_s,
@@ -42,10 +43,10 @@ CREATE OR REPLACE MACRO google2019.timed_events(files) AS TABLE
         google2019.local_time(time, cell) AS local_time,
         time = 0 AS before_trace,
         time = 9223372036854775807 AS after_trace
-    FROM read_parquet(files);
+    FROM query_table(source);
 -- Collection and instance events add the names of the event, the collection type, the tier, the missing
 -- data and the latency sensitivity.
-CREATE OR REPLACE MACRO google2019.named_events(files) AS TABLE
+CREATE OR REPLACE MACRO google2019.named_events(source) AS TABLE
     SELECT
         *,
         google2019.event_name(type) AS event,
@@ -53,4 +54,4 @@ CREATE OR REPLACE MACRO google2019.named_events(files) AS TABLE
         google2019.tier(priority) AS tier,
         google2019.missing_type_name(missing_type) AS missing,
         google2019.latency_sensitivity_name(scheduling_class) AS latency_sensitivity
-    FROM google2019.timed_events(files);
+    FROM google2019.timed_events(source);

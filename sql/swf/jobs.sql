@@ -26,5 +26,5 @@ SELECT
     CASE WHEN l.time_zone_known
          THEN timezone(l.time_zone_string, to_timestamp(l.unix_start_time + j.submit_time)) END AS submit_local,
     j.line
-FROM read_parquet({swf_jobs}) AS j
+FROM stored.swf_jobs AS j
 LEFT JOIN swf.logs AS l USING (log)

@@ -6,4 +6,4 @@ SELECT
     coalesce(machine_size, max_procs) AS clean_machine_size,
     coalesce(max_procs, machine_size) AS strong_machine_size,
     time_zone_string IN (SELECT name FROM pg_timezone_names()) AS time_zone_known
-FROM read_parquet({swf_logs})
+FROM stored.swf_logs
