@@ -40,10 +40,13 @@ from urllib.parse import unquote, urlsplit
 import duckdb
 
 from lakehouse.base.errors import LakehouseError, SettingsError
-from lakehouse.base.extensions import load
+from lakehouse.base.extensions import database
 
 #: The alias a lake's DuckLake catalog is attached under on every connection.
 ALIAS = "lake"
+#: A lake folder's DuckLake: its catalog and its data folder (`DuckLake.of_folder`).
+FOLDER_CATALOG = "catalog.sqlite"
+FOLDER_DATA = "data"
 #: How long a SQLite writer waits for its turn, and how often a commit that met the lock is tried again.
 TURN_TIMEOUT_S = 600.0
 LOCKED_RETRIES = 20
@@ -111,20 +114,34 @@ class Catalog:
 
 @dataclass(frozen=True)
 class DuckLake:
-    """A lake's DuckLake: its catalog and the data path its Parquet files go under."""
+    """A lake's DuckLake: its catalog and the data path its Parquet files go under.  `in_folder`: a
+    lake of one folder (its catalog and data inside), whose data path is wherever the folder now is."""
 
     catalog: Catalog
     data: str
+    in_folder: bool = False
+
+    @classmethod
+    def of_folder(cls, root: Path) -> DuckLake:
+        """The DuckLake of a lake folder: FOLDER/catalog.sqlite and FOLDER/data/.  DuckLake names each
+        data file relative to the data path, and the path it was made with is given again at each attach
+        (OVERRIDE_DATA_PATH): so the folder can be moved or copied and read where it lands, with no
+        rebuild."""
+        return cls(Catalog("sqlite", str(root / FOLDER_CATALOG)), (root / FOLDER_DATA).as_posix() + "/", True)
 
     @property
     def on_object_store(self) -> bool:
         return self.data.startswith("s3://")
 
+    @property
+    def extensions(self) -> tuple[str, ...]:
+        """The DuckDB extensions a connection to this lake loads."""
+        return ("ducklake", self.catalog.extension, *(["httpfs"] if self.on_object_store else []))
+
     def connect(self, read_only: bool = False, snapshot: int | None = None) -> duckdb.DuckDBPyConnection:
         """A connection with the lake attached as `lake` (read only, or as of a snapshot)."""
-        con = duckdb.connect()
+        con = database(*self.extensions)
         try:
-            load(con, "ducklake", self.catalog.extension, *(["httpfs"] if self.on_object_store else []))
             if self.on_object_store:
                 object_store_secret(con)
             self.attach(con, read_only, snapshot)
@@ -133,14 +150,20 @@ class DuckLake:
             raise
         return con
 
-    def attach(self, con: duckdb.DuckDBPyConnection, read_only: bool = False, snapshot: int | None = None) -> None:
+    def attach_statement(self, read_only: bool = False, snapshot: int | None = None) -> str:
+        """The ATTACH of this lake as `lake` (read only, or as of a snapshot)."""
         options = [f"DATA_PATH {_quoted(self.data)}"]
+        if self.in_folder:
+            options.append("OVERRIDE_DATA_PATH true")
         if read_only:
             options.append("READ_ONLY")
         if snapshot is not None:
             options.append(f"SNAPSHOT_VERSION {int(snapshot)}")
+        return f"ATTACH {_quoted(self.catalog.uri())} AS {ALIAS} ({', '.join(options)})"
+
+    def attach(self, con: duckdb.DuckDBPyConnection, read_only: bool = False, snapshot: int | None = None) -> None:
         try:
-            con.execute(f"ATTACH {_quoted(self.catalog.uri())} AS {ALIAS} ({', '.join(options)})")
+            con.execute(self.attach_statement(read_only, snapshot))
         except duckdb.Error as exc:
             raise CatalogError(self._unreachable(exc, snapshot)) from None
 

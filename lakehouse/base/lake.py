@@ -41,7 +41,9 @@ from lakehouse.base.catalog import (
     view_files,
 )
 from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
+from lakehouse.base.ducklake import ALIAS, FOLDER_CATALOG, FOLDER_DATA, DuckLake
 from lakehouse.base.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
+from lakehouse.base.extensions import database
 from lakehouse.base.interrupts import stopped_by_interrupt
 from lakehouse.base.outputs import protect
 from lakehouse.base.read_only import statement_writes
@@ -141,9 +143,12 @@ class Lake:
         root: str | os.PathLike[str] | None = None,
         memory_limit: str | None = None,
         threads: int | None = None,
+        snapshot: int | None = None,
     ):
         self.root = Path(root if root is not None else default_root()).expanduser().absolute()
         self.budget = Budget.resolve(memory_limit, threads)
+        #: Read the lake as this snapshot of its DuckLake left it (`--as-of`); None: as it is now.
+        self.snapshot = snapshot
         #: How long (seconds) `writer()` waits for another writer by default: 0, fail at once.
         self.wait_for_writer = 0.0
         if self.root.exists() and not self.root.is_dir():
@@ -160,7 +165,10 @@ class Lake:
         self._sessions = threading.local()
         self._writer: CatalogWriter | None = None
         # No output of this process may land in the lake's data (e.g. `sql --output` over a log's Parquet).
-        protect(self.root, (CATALOG_FILE, "parquet", "quarantine", "analysis", "meta", SPILL_FOLDER))
+        protect(
+            self.root,
+            (CATALOG_FILE, FOLDER_CATALOG, FOLDER_DATA, "parquet", "quarantine", "analysis", "meta", SPILL_FOLDER),
+        )
 
     def __repr__(self) -> str:
         return f"Lake({str(self.root)!r})"
@@ -189,8 +197,15 @@ class Lake:
     def catalog_path(self) -> Path:
         return self.root / CATALOG_FILE
 
+    @property
+    def ducklake(self) -> DuckLake | None:
+        """The lake's DuckLake, when the folder holds one (`lakehouse migrate` makes it) rather than a
+        DuckDB catalog."""
+        found = DuckLake.of_folder(self.root)
+        return found if (self.root / FOLDER_CATALOG).exists() else None
+
     def exists(self) -> bool:
-        return self.catalog_path.exists()
+        return self.catalog_path.exists() or (self.root / FOLDER_CATALOG).exists()
 
     def require(self) -> None:
         """Refuse (NoLakeError) where there is no lake, before any work and without making a folder."""
@@ -238,10 +253,20 @@ class Lake:
         lake's budget, spilling into a folder of its own."""
         if not self.exists():
             raise self._missing()
-        con = duckdb.connect()
+        ducklake = self.ducklake
+        con = duckdb.connect() if ducklake is None else database(*ducklake.extensions)
         try:
             self.apply_budget(con, f"{kind}-{next(_SCRATCH_NUMBERS)}")
             con.execute("SET enable_progress_bar = false")
+            if ducklake is not None:
+                ducklake.attach(con, read_only=True, snapshot=self.snapshot)
+                con.execute(f"USE {ALIAS}")
+                return con
+            if self.snapshot is not None:
+                raise LakehouseError(
+                    f"{self.root}: a lake of the DuckDB-catalog format keeps no snapshots (--as-of reads a "
+                    "DuckLake lake's; `lakehouse migrate` makes one of this lake)"
+                )
             with self.opening_catalog():
                 con.execute(f"ATTACH {sql_literal(str(self.catalog_path))} AS lake (READ_ONLY)")
             con.execute("USE lake")
@@ -259,6 +284,8 @@ class Lake:
         con = self._attached("sealed")
         try:
             tops = {Path(dataset.folder).parts[0] for dataset in DATASETS.values()}  # parquet/, analysis/, ...
+            if self.ducklake is not None:
+                tops = {FOLDER_DATA}  # (DuckLake reads its catalog through the connection it opened)
             folders = sorted((self.root / top).as_posix() + "/" for top in tops)
             # A literal list: a bound Python list would make DuckDB import numpy and pandas (0.5 s).
             con.execute(f"SET allowed_directories = [{', '.join(sql_literal(f) for f in folders)}]")
@@ -524,6 +551,12 @@ class Lake:
         """
         if not create and not self.exists():
             raise self._missing()
+        if self.ducklake is not None:
+            raise LakehouseError(
+                f"{self.root} is a DuckLake lake (made by `lakehouse migrate`): this version reads it (sql, shell, "
+                "snapshots, --as-of) but does not write to it yet; ingest into, or report on, the lake it was "
+                "migrated from"
+            )
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:

@@ -24,6 +24,8 @@ COMMANDS = {
     "init": "lake",
     "demo": "lake",
     "audit": "lake",
+    "migrate": "lake",
+    "snapshots": "lake",
     "nightly": "nightly",
     "pack": "pack",
     "sql": "query",

@@ -35,6 +35,15 @@ LakeOption = Annotated[
     Path | None,
     typer.Option("--lake", help=f"Lake folder [default: ${ENV_VAR}, else ./lake].", show_default=False),
 ]
+AsOfOption = Annotated[
+    int | None,
+    typer.Option(
+        "--as-of",
+        help="Read a DuckLake lake as this snapshot left it (`lakehouse snapshots` lists them).",
+        min=0,
+        show_default=False,
+    ),
+]
 MemoryLimitOption = Annotated[
     str | None,
     typer.Option(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from lakehouse.base.catalog import meta_copy
-from lakehouse.base.errors import NoLakeError
+from lakehouse.base.errors import LakehouseError, NoLakeError
 from lakehouse.base.lake import Lake
 from lakehouse.base.render import OutputFormat, emit, labelled, stderr
 from lakehouse.cli.common import (
@@ -53,6 +55,52 @@ def catalog_rebuild(lake: LakeOption = None) -> None:
     if aside is not None:
         stderr.print(f"the catalog DuckDB could not open was moved to {aside}")
     stderr.print(f"catalog rebuilt for {target.root}")
+
+
+@app.command()
+@clear_errors
+def migrate(
+    old: Annotated[Path, typer.Argument(help="The lake to migrate (a folder with lake.duckdb); it is only read.")],
+    new: Annotated[Path, typer.Argument(help="Where to make the DuckLake lake: a new or empty folder.")],
+) -> None:
+    """Make a DuckLake lake of a lake of the DuckDB-catalog format: the same rows in every view, checked.
+
+    The new folder holds catalog.sqlite (DuckLake's catalog, in SQLite) and data/ (the rows as Parquet,
+    written again by DuckLake), in one snapshot whose message names the old lake. Every view is counted in
+    both lakes before that snapshot is kept; on any difference or error the new folder is left as it was.
+    The new lake can be moved as a folder. This version reads it (`sql`, `shell`, `snapshots`, `--as-of`)
+    and does not yet write to it.
+
+    Example: `lakehouse migrate lake lake-ducklake && lakehouse logs --lake lake-ducklake`
+    """
+    from lakehouse.base.migrate import migrate as migrate_lake
+
+    migrated = migrate_lake(Lake(old), new.expanduser().absolute(), progress=stderr.print)
+    rows, tables = sum(migrated.stored_rows.values()), len(migrated.stored_rows)
+    stderr.print(f"{new}: a DuckLake lake of {rows:,} rows in {tables} stored tables, snapshot {migrated.snapshot}")
+
+
+@app.command()
+@clear_errors
+def snapshots(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output: OutputOption = None) -> None:
+    """List a DuckLake lake's snapshots: each commit, with its time, author and message (what ran).
+
+    A snapshot's number reads the lake as that commit left it: `lakehouse sql --as-of N`.
+
+    Example: `lakehouse migrate lake shared && lakehouse snapshots --lake shared`
+    """
+    import polars as pl
+
+    target = Lake(lake)
+    target.require()
+    if (ducklake := target.ducklake) is None:
+        raise LakehouseError(
+            f"{target.root}: a lake of the DuckDB-catalog format keeps no snapshots (`lakehouse migrate` makes a "
+            "DuckLake lake of it)"
+        )
+    rows = ducklake.snapshots()
+    frame = pl.DataFrame(rows, schema=["snapshot", "time", "author", "message"], orient="row")
+    emit(frame, fmt, output)
 
 
 @app.command()

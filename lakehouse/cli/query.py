@@ -9,7 +9,15 @@ import typer
 from lakehouse.base.catalog import named_query
 from lakehouse.base.lake import Lake
 from lakehouse.base.render import OutputFormat, emit, stream_parquet
-from lakehouse.cli.common import FormatOption, LakeOption, MemoryLimitOption, OutputOption, ThreadsOption, clear_errors
+from lakehouse.cli.common import (
+    AsOfOption,
+    FormatOption,
+    LakeOption,
+    MemoryLimitOption,
+    OutputOption,
+    ThreadsOption,
+    clear_errors,
+)
 from lakehouse.cli.root import app
 
 
@@ -34,13 +42,17 @@ def sql(
     threads: ThreadsOption = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
+    as_of: AsOfOption = None,
 ) -> None:
     """Run SQL on the lake (read-only: no statement can write a file) and print or save the last statement's
     result ("ok" if it has none).
 
     Example: `lakehouse sql "select log, count(*) from swf.jobs_clean group by log" --format csv`
+
+    Example: `lakehouse migrate lake dl && lakehouse sql "select count(*) from swf.jobs" --lake dl --as-of 1` (a
+    DuckLake lake as its snapshot 1 left it)
     """
-    target = Lake(lake, memory_limit, threads)
+    target = Lake(lake, memory_limit, threads, snapshot=as_of)
     if fmt is OutputFormat.parquet:  # written batch by batch as the query runs: any size, in bounded memory
         streamed: list[object] = []
 
@@ -99,7 +111,7 @@ def duckdb_command_line() -> str:
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 @clear_errors
-def shell(ctx: typer.Context, lake: LakeOption = None) -> None:
+def shell(ctx: typer.Context, lake: LakeOption = None, as_of: AsOfOption = None) -> None:
     """Open the `duckdb` command line on the lake, read-only, its views ready to query (`.tables`,
     `select ... from swf.jobs_clean`); any number of shells can read while an ingest writes. Words after
     `--` go to duckdb itself (`-c "SQL"` runs one query and exits, `-csv` prints CSV).
@@ -113,8 +125,16 @@ def shell(ctx: typer.Context, lake: LakeOption = None) -> None:
     """
     import os
 
-    target = Lake(lake)
+    target = Lake(lake, snapshot=as_of)
     with target.connect():  # (refuses a missing lake, a broken catalog and one built for another place)
         pass
     command = duckdb_command_line()
-    os.execv(command, [command, "-readonly", str(target.catalog_path), *ctx.args])
+    if (ducklake := target.ducklake) is None:
+        os.execv(command, [command, "-readonly", str(target.catalog_path), *ctx.args])
+    # A DuckLake lake: the shell loads the extensions from the installed wheels and attaches the lake as
+    # the connection does (`lakehouse.base.ducklake`), before its own prompt or `-c`.
+    from lakehouse.base.ducklake import ALIAS
+    from lakehouse.base.extensions import opening_statements
+
+    setup = [*opening_statements(*ducklake.extensions), ducklake.attach_statement(True, as_of), f"USE {ALIAS}"]
+    os.execv(command, [command, "-unsigned", "-cmd", "; ".join(setup), *ctx.args])
