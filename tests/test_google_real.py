@@ -147,16 +147,15 @@ def test_the_arrow_path_writes_what_duckdb_writes(table, tmp_path):
     import pyarrow.parquet as pq
 
     from lakehouse.ingest.google import TracePart, write_part
-    from lakehouse.ingest.pipeline import commit_outputs
 
     shared_or_skip(GOOGLE)
     path = sorted((GOOGLE / table).glob("part-*.csv.gz"))[0]
     tables = {}
     for fast in (True, False):
         lake = Lake(tmp_path / str(fast))
-        with lake.writer(create=True):
+        with lake.writer(create=True) as writer:
             result = write_part(lake, TracePart(table, path), fast=fast)
-            commit_outputs(result)
+            writer.commit_outputs(result.renames)
         assert result.status == "ok" and result.quarantined == 0
         tables[fast] = lake.root / "parquet" / "google" / table / f"{TracePart(table, path).part}.parquet"
     # Each path was taken: the writers sign their files.

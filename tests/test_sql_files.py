@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import shutil
+
+import duckdb
 import sqlglot
 from sqlglot import exp
 
@@ -54,7 +57,14 @@ def test_every_named_query_loads_and_binds_on_a_lake(tmp_path):
     lake = Lake(tmp_path / "lake").init()
     queries = named_queries()
     assert len(queries) >= 15 and ("trace_comparison", "lakehouse.models.compare_traces") in queries
-    with lake.connect() as con:
+    # A MERGE cannot be PREPAREd in SQL: it is explained, its parameters NULL, on a copy of the catalog
+    # it may write (explained, it writes nothing either).
+    shutil.copy(lake.catalog_path, tmp_path / "writable.duckdb")
+    with lake.connect() as con, duckdb.connect(str(tmp_path / "writable.duckdb")) as writable:
         for name, topic in queries:
-            con.execute(f"PREPARE q AS {named_query(name, topic)}")  # binds every name and type, runs nothing
+            sql = named_query(name, topic)
+            if (statement := con.extract_statements(sql)[0]).type.name == "MERGE_INTO":
+                writable.execute(f"EXPLAIN {sql}", [None] * len(statement.named_parameters))
+                continue
+            con.execute(f"PREPARE q AS {sql}")  # binds every name and type, runs nothing
             con.execute("DEALLOCATE q")

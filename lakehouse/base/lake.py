@@ -42,6 +42,7 @@ from lakehouse.base.catalog import (
 )
 from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.base.ducklake import ALIAS, FOLDER_CATALOG, FOLDER_DATA, DuckLake
+from lakehouse.base.ducklake_lake import DuckLakeWriter, init_catalog
 from lakehouse.base.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
 from lakehouse.base.extensions import database
 from lakehouse.base.interrupts import stopped_by_interrupt
@@ -55,6 +56,8 @@ if TYPE_CHECKING:  # Polars takes ~70 ms to import: `simulate` loads it while th
     import pyarrow as pa
 
 T = TypeVar("T")
+#: The writer of a lake: the DuckDB catalog's, or a DuckLake lake's (the same methods).
+LakeWriter = CatalogWriter | DuckLakeWriter
 
 #: Where only the ingests (holding the writer lock) write.
 ENV_VAR = "LAKEHOUSE_LAKE"
@@ -163,7 +166,7 @@ class Lake:
         # `reading()`'s connection, one per thread: a DuckDB connection used from two threads at once
         # crashes the interpreter (the adversary's fourth pass: SIGSEGV in 1-3 of 4 runs).
         self._sessions = threading.local()
-        self._writer: CatalogWriter | None = None
+        self._writer: LakeWriter | None = None
         # No output of this process may land in the lake's data (e.g. `sql --output` over a log's Parquet).
         protect(
             self.root,
@@ -215,9 +218,10 @@ class Lake:
     def _missing(self) -> NoLakeError:
         return NoLakeError(f"no lake at {self.root} (run `lakehouse init` or `lakehouse ingest` first)")
 
-    def init(self) -> Lake:
-        """Create the folders, the schema files and the catalog (idempotent)."""
-        with self.writer(wait=True, create=True):
+    def init(self, ducklake: bool = False) -> Lake:
+        """Create the folders, the schema files and the catalog (idempotent); `ducklake`: a new lake's
+        catalog is DuckLake's (an existing lake keeps its own)."""
+        with self.writer(wait=True, create=True, ducklake=ducklake):
             pass
         return self
 
@@ -321,6 +325,11 @@ class Lake:
     def rebuild(self) -> Path | None:
         """Recreate every view for where the lake is now; a catalog DuckDB cannot read is moved aside
         (returned) and remade from the copies of its tables and the lake's files."""
+        if self.ducklake is not None:
+            raise LakehouseError(
+                f"{self.root} is a DuckLake lake: its catalog names every file relative to the folder, so it needs "
+                "no rebuild after a move, and its views are made again by the next writer after an upgrade"
+            )
         aside = None
         # The session remakes the catalog when it ends: from a copy of the one in place, or anew.
         # Checked before the writer's session, which would try to commit the broken catalog on its way out.
@@ -536,8 +545,8 @@ class Lake:
     # -- writing ------------------------------------------------------------------------------------
     @contextmanager
     def writer(
-        self, commit_every: float = 2.0, wait: bool | None = None, create: bool = False
-    ) -> Iterator[CatalogWriter]:
+        self, commit_every: float = 2.0, wait: bool | None = None, create: bool = False, ducklake: bool = False
+    ) -> Iterator[LakeWriter]:
         """The single-writer session: takes the lock, yields a catalog copy, swaps it in at the end.
 
         The swap also happens when the block raises (Ctrl-C included), so whatever was recorded as
@@ -545,18 +554,13 @@ class Lake:
         of failing (`init`, which is quick); by default, for as long as `wait_for_writer` says (the
         nightly run's writes queue behind a user's ingest, for an hour at most).  `create`: make the
         lake if there is none (init and the
-        ingests; a report given a mistyped --lake must not leave an empty lake there).  The lake's
+        ingests; a report given a mistyped --lake must not leave an empty lake there); `ducklake`: make a
+        new lake a DuckLake lake (`lakehouse init --format ducklake`).  The lake's
         folders and schema files are made under the lock, so that writers starting together on a new
         lake do not race on them.
         """
         if not create and not self.exists():
             raise self._missing()
-        if self.ducklake is not None:
-            raise LakehouseError(
-                f"{self.root} is a DuckLake lake (made by `lakehouse migrate`): this version reads it (sql, shell, "
-                "snapshots, --as-of) but does not write to it yet; ingest into, or report on, the lake it was "
-                "migrated from"
-            )
         try:
             self.root.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -573,7 +577,15 @@ class Lake:
 
         with process_lock(self.root / LOCK_FILE, busy, wait=patience):
             self._ensure_layout()
-            session = CatalogWriter(self, commit_every)
+            if ducklake and not self.exists():
+                init_catalog(self.root)
+            session: LakeWriter
+            if self.ducklake is not None:
+                if self.snapshot is not None:
+                    raise LakehouseError(f"{self.root}: --as-of reads a snapshot; a command that writes cannot take it")
+                session = DuckLakeWriter(self, commit_every)
+            else:
+                session = CatalogWriter(self, commit_every)
             self._writer = session
             try:
                 yield session
@@ -582,7 +594,7 @@ class Lake:
                 session.close()
 
     @property
-    def committing(self) -> CatalogWriter:
+    def committing(self) -> LakeWriter:
         """The writer session this lake is in (a report stores its tables only under it)."""
         if self._writer is None:
             raise LakehouseError("an analysis table is stored only under the lake's writer lock (Lake.writer)")

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import duckdb
 
-from lakehouse.base.catalog import META_TABLES, committed_files, setup_files, sql_literal, view_files
+from lakehouse.base.catalog import committed_files, sql_literal, view_files
 from lakehouse.base.datasets import DATASETS
 from lakehouse.base.ducklake import ALIAS, DuckLake
+from lakehouse.base.ducklake_lake import make_catalog
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake, count
 
@@ -67,30 +68,13 @@ def _copy(con: duckdb.DuckDBPyConnection, old: Lake, progress: Callable[[str], N
     con.execute(f"USE {OLD}")
     files = committed_files(con, old.root)
     con.execute(f"USE {ALIAS}")
-    # No rows kept inside the catalog: DuckLake would put each table of under 10 rows (most analysis and
-    # meta tables) in a table of the SQLite catalog, which every reader then looks up: binding the views
-    # took twice as long (`predict.cluster_targets` 0.96 s against 0.44 s, measured here).
-    con.execute(f"CALL {ALIAS}.set_option('data_inlining_row_limit', 0)")
     con.execute("BEGIN")
-    schemas = {"stored", "meta"} | {view.schema for view in view_files()}
-    for schema in sorted(schemas):
-        con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+    make_catalog(con, (OLD, files))
     stored_rows: dict[str, int] = {}
     for key, paths in files.items():
-        dataset = DATASETS[key]
-        listed = "[" + ", ".join(sql_literal(path) for path in paths) + "]"
-        by_name = ", union_by_name = true" if dataset.evolves else ""
-        con.execute(f"CREATE TABLE {dataset.stored} AS SELECT * FROM read_parquet({listed}{by_name})")
-        stored_rows[key] = count(con, f"SELECT count(*) FROM {dataset.stored}")
+        stored_rows[key] = count(con, f"SELECT count(*) FROM {DATASETS[key].stored}")
         if stored_rows[key]:
-            progress(f"{dataset.stored}: {stored_rows[key]:,} rows from {len(paths) - 1} files")
-    for table in META_TABLES:
-        con.execute(f"CREATE TABLE meta.{table} AS SELECT * FROM {OLD}.meta.{table}")
-    for setup in setup_files():
-        if not setup.file_name.startswith("meta/"):  # the macros (the meta tables are copied above)
-            con.execute(setup.statements)
-    for view in view_files():
-        con.execute(view.ddl())
+            progress(f"{DATASETS[key].stored}: {stored_rows[key]:,} rows from {len(paths) - 1} files")
     view_rows: dict[str, int] = {}
     # A view this version added since the old lake's catalog was made is made here and not compared.
     in_old = {

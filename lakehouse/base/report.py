@@ -223,7 +223,9 @@ class Report(Generic[S, R]):
     title: str  # its section's title in the nightly page
     tables: tuple[StoredTable, ...]  # what it stores (each read by its analysis.* view), as its topic declares
     compute: Callable[[Lake, S], R]  # reads the lake; TooLittleDataError when it has nothing to work on
-    store: Callable[[Lake, R], None] | None  # writes the tables (under the writer lock); None: its campaign did
+    #: Writes the tables (under the writer lock); None: its campaign did.  It may return the result as stored,
+    #: where storing moved a file the result reads (a DuckLake lake's writer moves it into its table's folder).
+    store: Callable[[Lake, R], R | None] | None
     show: Callable[[R], Tables]  # the tables a page shows
     plot: Callable[[Lake, R, Path], list[Path]] | None = None
     follows: Literal["swf", "google"] | None = None  # the nightly run re-runs it when this family changes
@@ -253,7 +255,9 @@ class Report(Generic[S, R]):
         result = self.compute(lake, settings)
         if self.store is not None:
             with lake.writer():
-                self.store(lake, result)
+                stored = self.store(lake, result)
+            if stored is not None:
+                result = stored
         return result
 
     def plots(self, lake: Lake, result: R, folder: Path) -> list[Path]:

@@ -149,14 +149,26 @@ class CatalogWriter:
         if time.monotonic() - self._last_commit >= self.commit_every:
             self.commit()
 
-    def place(self, dataset: str, written: Path, name: str, rows: int) -> None:
+    def commit_outputs(self, renames: list[tuple[Path, Path]]) -> None:
+        """Rename an input's outputs (each written aside) into place, in order; the next commit's views
+        read them."""
+        for written, final in renames:
+            replace_atomically(written, final)
+
+    def has_output(self, key: str, name: str) -> bool:
+        """Whether the output `name` of the dataset `key` is in place."""
+        return DATASETS[key].file(self.lake.root, name).exists()
+
+    def place(self, dataset: str, written: Path, name: str, rows: int) -> Path:
         """Rename a finished file of an analysis table into its folder and record it (meta.outputs) as
-        its view's to read from the next commit on."""
+        its view's to read from the next commit on; returns where it now is."""
         con = self.con
+        final = DATASETS[dataset].file(self.lake.root, name)
         with interrupts_deferred():  # the file and its row together
-            replace_atomically(written, DATASETS[dataset].file(self.lake.root, name))
+            replace_atomically(written, final)
             con.execute(named_query("output_record"), [dataset, name, invocation(), rows])
             self._dirty = True
+        return final
 
     def remove(self, dataset: str, name: str) -> None:
         """Take a committed file of an analysis table out of its view (committed at once), then delete

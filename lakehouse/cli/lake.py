@@ -28,12 +28,24 @@ catalog_app = command_group("Maintain the DuckDB catalog (lake.duckdb).")
 
 @app.command()
 @clear_errors
-def init(lake: LakeOption = None) -> None:
+def init(
+    lake: LakeOption = None,
+    ducklake: Annotated[
+        bool,
+        typer.Option(
+            "--ducklake",
+            help="Make a new lake a DuckLake lake: a catalog with a snapshot per write, readable as of any "
+            "snapshot (`lakehouse snapshots`, `--as-of N`), movable as a folder.",
+        ),
+    ] = False,
+) -> None:
     """Create an empty lake (folders, schema files, catalog). Safe to run again.
 
     Example: `lakehouse init --lake ~/lakes/pwa`
+
+    Example: `lakehouse init --ducklake --lake ~/lakes/shared && lakehouse snapshots --lake ~/lakes/shared`
     """
-    target = Lake(lake).init()
+    target = Lake(lake).init(ducklake=ducklake)
     stderr.print(f"lake ready at {target.root}")
 
 
@@ -68,8 +80,8 @@ def migrate(
     The new folder holds catalog.sqlite (DuckLake's catalog, in SQLite) and data/ (the rows as Parquet,
     written again by DuckLake), in one snapshot whose message names the old lake. Every view is counted in
     both lakes before that snapshot is kept; on any difference or error the new folder is left as it was.
-    The new lake can be moved as a folder. This version reads it (`sql`, `shell`, `snapshots`, `--as-of`)
-    and does not yet write to it.
+    Every command reads and writes the new lake as it does the old; each write is a snapshot
+    (`lakehouse snapshots`, `--as-of N`), and the folder can be moved with no rebuild.
 
     Example: `lakehouse migrate lake lake-ducklake && lakehouse logs --lake lake-ducklake`
     """

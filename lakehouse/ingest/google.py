@@ -463,7 +463,7 @@ class TraceSource:
         return content_hash, task.path.stat().st_size
 
     def committed(self, task: Task) -> bool:
-        return DATASETS[task.dataset.replace(".", "_")].file(self.lake.root, task.name).exists()
+        return self.lake.committing.has_output(task.dataset.replace(".", "_"), task.name)
 
     def process(self, task: Task) -> Outcome:
         part = TracePart(task.dataset.removeprefix("google."), task.path)

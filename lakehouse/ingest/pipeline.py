@@ -25,8 +25,7 @@ import duckdb
 
 from lakehouse.base.errors import BrokenFileError
 from lakehouse.base.interrupts import interrupts_deferred
-from lakehouse.base.lake import Lake
-from lakehouse.base.writer import CatalogWriter, replace_atomically
+from lakehouse.base.lake import Lake, LakeWriter
 from lakehouse.ingest.status import Status
 
 
@@ -120,7 +119,7 @@ def ingest_files(
                 source.failed(task, outcome)
             with interrupts_deferred():  # an output in place always has its manifest row
                 if outcome.status is Status.ok:
-                    commit_outputs(outcome)
+                    writer.commit_outputs(outcome.renames)
                     outcome.renames = []
                 if task.problem is None:
                     _record(writer, task, outcome)
@@ -149,13 +148,7 @@ def _workers(
     pool.shutdown(wait=True)
 
 
-def commit_outputs(outcome: Outcome) -> None:
-    """Rename a file's outputs into place, in order."""
-    for written, final in outcome.renames:
-        replace_atomically(written, final)
-
-
-def _unchanged(writer: CatalogWriter, task: Task, outcome: Outcome, source: Source) -> bool:
+def _unchanged(writer: LakeWriter, task: Task, outcome: Outcome, source: Source) -> bool:
     return writer.manifest_entry(task.dataset, task.name) == (outcome.content_hash, Status.ok) and source.committed(
         task
     )
@@ -174,7 +167,7 @@ def _result(task: Task, outcome: Outcome, future: Future[Outcome]) -> Outcome:
     return made
 
 
-def _record(writer: CatalogWriter, task: Task, outcome: Outcome) -> None:
+def _record(writer: LakeWriter, task: Task, outcome: Outcome) -> None:
     writer.record(
         dataset=task.dataset,
         name=task.name,

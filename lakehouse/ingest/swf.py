@@ -319,13 +319,28 @@ class StoredSize:
 
 
 def stored_machine_size(lake: Lake, log: str) -> StoredSize | None:
-    path = DATASETS["swf_logs"].file(lake.root, log)
-    if not path.exists():
-        return None
-    row = pq.read_table(path, columns=["machine_size", "max_procs", "max_nodes"]).to_pylist()[0]
+    if lake.ducklake is not None:  # (the rows are in the lake's DuckLake table, under names of its own)
+        rows = lake.rows("SELECT machine_size, max_procs, max_nodes FROM stored.swf_logs WHERE log = $1", [log])
+        if not rows:
+            return None
+        row = dict(zip(("machine_size", "max_procs", "max_nodes"), rows[0], strict=True))
+    else:
+        path = DATASETS["swf_logs"].file(lake.root, log)
+        if not path.exists():
+            return None
+        row = pq.read_table(path, columns=["machine_size", "max_procs", "max_nodes"]).to_pylist()[0]
     from_header = row["max_procs"] if row["max_procs"] is not None else row["max_nodes"]
     given = row["machine_size"] is not None and row["machine_size"] != from_header
     return StoredSize(row["machine_size"], row["max_procs"], given)
+
+
+def stored_jobs(lake: Lake, log: str) -> int | None:
+    """How many jobs of the log the lake holds, if it holds the log."""
+    if lake.ducklake is not None:
+        rows = lake.rows("SELECT jobs FROM stored.swf_logs WHERE log = $1", [log])
+        return int(rows[0][0]) if rows else None
+    path = DATASETS["swf_jobs"].file(lake.root, log)
+    return pq.read_metadata(path).num_rows if path.exists() else None
 
 
 class SwfSource:
@@ -351,7 +366,7 @@ class SwfSource:
         if wanted is None and stored is not None and stored.max_procs is None:
             wanted = self.machine_size  # N applies to a log without MaxProcs
         same = (
-            DATASETS["swf_jobs"].file(self.lake.root, task.name).exists()
+            self.lake.committing.has_output("swf_jobs", task.name)
             and stored is not None
             and (wanted is None or wanted == stored.size)
         )
@@ -383,12 +398,12 @@ class SwfSource:
 
     def failed(self, task: Task, outcome: Outcome) -> None:
         self.raw.pop(task.name, None)
-        previous = DATASETS["swf_jobs"].file(self.lake.root, task.name)
-        if previous.exists():
+        previous = stored_jobs(self.lake, task.name)
+        if previous is not None:
             # A changed file that now fails does not take the log's earlier rows with it: say so.
             outcome.error = (
-                f"{outcome.error} (the log's previous version, {pq.read_metadata(previous).num_rows:,} jobs, "
-                "stays in the lake until the file ingests)"
+                f"{outcome.error} (the log's previous version, {previous:,} jobs, stays in the lake until the "
+                "file ingests)"
             )
 
 

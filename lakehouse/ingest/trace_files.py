@@ -14,7 +14,6 @@ from pathlib import Path
 import duckdb
 
 from lakehouse.base.catalog import sql_literal
-from lakehouse.base.datasets import DATASETS
 from lakehouse.base.errors import BrokenFileError
 from lakehouse.base.lake import Lake
 from lakehouse.ingest.google import PartResult, file_hash
@@ -38,7 +37,7 @@ class OneFileOneTable:
 
     def committed(self, task: Task) -> bool:
         key = task.dataset.replace(".", "_", 1)
-        return DATASETS[key].file(self.lake.root, task.name).exists()
+        return self.lake.committing.has_output(key, task.name)
 
     def process(self, task: Task) -> Outcome:
         return self.write(self.lake, task, 1 / self.workers)

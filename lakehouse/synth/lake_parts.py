@@ -12,6 +12,7 @@ import pyarrow as pa
 from lakehouse.base.catalog import sql_literal
 from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.base.lake import Lake
+from lakehouse.base.writer import pending_path
 
 SOURCE = "generated (lakehouse.synth)"
 
@@ -31,6 +32,7 @@ class LakeParts:
         self._scratch = self.lake.scratch("generate")
         self.con = self._scratch.__enter__()
         self.written: list[tuple[str, str, int]] = []
+        self.renames: list[tuple[Path, Path]] = []
 
     def write(self, table: str, part: int, parts: int, rows: pa.Table) -> None:
         """One part of a table, in the table's published columns (the `part` column is added here)."""
@@ -39,18 +41,21 @@ class LakeParts:
         rows = rows.append_column("part", pa.repeat(pa.scalar(name, pa.string()), rows.num_rows))
         target = dataset.file(self.lake.root, name)
         target.parent.mkdir(parents=True, exist_ok=True)
+        aside = pending_path(target)  # put in place by the writer (`commit`), as an ingest's outputs
         self.con.register("part_rows", rows.cast(dataset.schema))
         try:
-            self.con.execute(f"COPY part_rows TO {sql_literal(str(target))} ({PARQUET_OPTIONS})")
+            self.con.execute(f"COPY part_rows TO {sql_literal(str(aside))} ({PARQUET_OPTIONS})")
         finally:
             self.con.unregister("part_rows")
         self.written.append((table, name, rows.num_rows))
+        self.renames.append((aside, target))
         if self.on_part is not None:
             self.on_part(f"{table} {part + 1}/{parts}")
 
     def commit(self) -> None:
         self._scratch.__exit__(None, None, None)
         with self.lake.writer(create=True) as writer:
+            writer.commit_outputs(self.renames)
             for table, name, rows in self.written:
                 writer.record(
                     dataset=f"google.{table}",

@@ -297,9 +297,10 @@ def write_locality(lake: Lake, log: str, frame: pl.DataFrame) -> None:
     """Store one log's cells where analysis.locality reads them: the cells computed now replace their
     earlier values, the log's other cells (other variants, other bins) stay; `best` is marked again
     over all of them."""
-    stored = DATASETS[LOCALITY.key].file(lake.root, log)
-    if stored.exists():
-        earlier = pl.read_parquet(stored).join(frame.select(CELL), on=CELL, how="anti", nulls_equal=True)
+    # Read through the lake's stored table (a DuckLake lake keeps the file under a name of its own).
+    stored = lake.query(f"SELECT * FROM {DATASETS[LOCALITY.key].stored} WHERE log = $1", [log])
+    if stored.height:
+        earlier = stored.join(frame.select(CELL), on=CELL, how="anti", nulls_equal=True)
         frame = pl.concat([earlier, frame.select(earlier.columns)]).with_columns(BEST.alias("best")).sort(CELL)
     store(lake, LOCALITY, frame, name=log)
 

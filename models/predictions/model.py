@@ -878,15 +878,17 @@ def glance(table: pl.DataFrame) -> pl.DataFrame:
     return overall.join(losses, on="scenario", how="left", maintain_order="left")
 
 
-def write_report(lake: Lake, result: Predictions) -> None:
-    """Store one source's table and per-job predictions where analysis.predictions_* read them."""
+def write_report(lake: Lake, result: Predictions) -> Predictions:
+    """Store one source's table and per-job predictions where analysis.predictions_* read them; returns
+    the result as stored (its per-job file where the lake keeps it)."""
     source = str(result.table["source"][0])
     store(lake, PREDICTIONS_SCORES, result.table, name=source)
     if result.frame is not None:
         store(lake, PREDICTIONS_JOBS, result.frame, name=source)
-    else:
-        assert result.pending is not None
-        lake.committing.place(PREDICTIONS_JOBS.key, result.pending, source, result.written)
+        return result
+    assert result.pending is not None
+    placed = lake.committing.place(PREDICTIONS_JOBS.key, result.pending, source, result.written)
+    return replace(result, final=placed)
 
 
 def sources(lake: Lake) -> list[tuple[str, str]]:

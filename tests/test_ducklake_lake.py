@@ -1,0 +1,110 @@
+"""A DuckLake lake written by lakehouse (`init --ducklake`, lakehouse.base.ducklake_lake): each ingest
+and report commits one snapshot that names the command; an unchanged log is skipped; a changed log
+replaces its rows while the snapshot before still reads the old ones; the folder moves and is written
+where it lands; a file that a killed writer left unregistered is removed by the next writer."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from lakehouse.base.ducklake_lake import table_folder
+from lakehouse.base.lake import Lake
+from lakehouse.base.testing import small_log, swf_job, write_swf
+
+from conftest import cli
+
+
+@pytest.fixture(autouse=True)
+def as_typed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each command run here sees the command line a user would have typed (a snapshot's message)."""
+    import conftest
+
+    real = conftest.cli
+
+    def typed(*args: object, code: int = 0):
+        monkeypatch.setattr("sys.argv", ["lakehouse", *map(str, args)])
+        return real(*args, code=code)
+
+    monkeypatch.setitem(globals(), "cli", typed)
+
+
+def _snapshots(root: Path) -> list[str]:
+    """The message of each snapshot after the empty first one."""
+    assert Lake(root).ducklake is not None
+    return [message or "" for _, _, _, message in Lake(root).ducklake.snapshots()[1:]]
+
+
+def _jobs(root: Path, as_of: int | None = None) -> dict[str, int]:
+    return dict(Lake(root, snapshot=as_of).rows("SELECT log, count(*) FROM swf.jobs GROUP BY log"))
+
+
+@pytest.fixture
+def logs(tmp_path: Path) -> tuple[Path, Path]:
+    jobs, header = small_log(6)
+    first = write_swf(tmp_path / "first.swf", jobs, header)
+    second = write_swf(tmp_path / "second.swf", jobs[:4], header)
+    return first, second
+
+
+def test_each_write_is_a_snapshot_and_a_changed_log_keeps_its_old_rows_in_the_snapshot_before(
+    tmp_path: Path, logs: tuple[Path, Path]
+) -> None:
+    root = tmp_path / "lake"
+    first, second = logs
+    cli("init", "--ducklake", "--lake", root)
+    cli("ingest", "swf", first, "--lake", root)
+    cli("ingest", "swf", first, second, "--lake", root)  # first unchanged: skipped
+    messages = _snapshots(root)
+    assert len(messages) == 3 and messages[0].startswith("lakehouse init --ducklake")
+    assert all(f"ingest swf {first}" in m for m in messages[1:])
+    assert _jobs(root) == {"first": 6, "second": 4}
+    assert _jobs(root, as_of=2) == {"first": 6}
+    # The log changes: its rows are replaced, and snapshot 3 still reads the six jobs it had.
+    jobs, header = small_log(6)
+    write_swf(first, [*jobs, swf_job(7, submit=100, run=5, procs=1, req_time=10)], header)
+    cli("ingest", "swf", first, "--lake", root)
+    assert _jobs(root) == {"first": 7, "second": 4}
+    assert _jobs(root, as_of=3) == {"first": 6, "second": 4}
+    assert len(list(table_folder(root, "swf_jobs").glob("first.*.parquet"))) == 2  # the old one, for snapshot 3
+    # A report stores its tables in a snapshot of its own.
+    cli("report", "locality", "first", "--lake", root)
+    assert "report locality first" in _snapshots(root)[-1]
+    assert Lake(root).rows("SELECT count(*) > 0 FROM analysis.locality") == [(True,)]
+
+
+def test_the_folder_moves_and_is_written_where_it_lands(tmp_path: Path, logs: tuple[Path, Path]) -> None:
+    first, second = logs
+    cli("init", "--ducklake", "--lake", tmp_path / "here")
+    cli("ingest", "swf", first, "--lake", tmp_path / "here")
+    shutil.move(tmp_path / "here", tmp_path / "there")
+    cli("ingest", "swf", second, "--lake", tmp_path / "there")
+    assert _jobs(tmp_path / "there") == {"first": 6, "second": 4}
+    assert not (tmp_path / "here").exists()
+
+
+def test_a_file_no_snapshot_names_is_removed_by_the_next_writer(tmp_path: Path, logs: tuple[Path, Path]) -> None:
+    root = tmp_path / "lake"
+    first, second = logs
+    cli("init", "--ducklake", "--lake", root)
+    cli("ingest", "swf", first, "--lake", root)
+    registered = sorted(table_folder(root, "swf_jobs").glob("*.parquet"))
+    # As a writer killed after it moved its output into the table's folder and before its commit leaves it.
+    stray = table_folder(root, "swf_jobs") / "second.0123456789ab.parquet"
+    shutil.copy(registered[0], stray)
+    assert _jobs(root) == {"first": 6}  # never read: no snapshot names it
+    cli("ingest", "swf", second, "--lake", root)
+    assert not stray.exists()
+    assert _jobs(root) == {"first": 6, "second": 4}
+    assert set(registered) <= set(table_folder(root, "swf_jobs").glob("*.parquet"))
+
+
+def test_as_of_is_refused_where_it_cannot_apply(tmp_path: Path, logs: tuple[Path, Path], cli_lake: Path) -> None:
+    refused = cli("sql", "SELECT 1", "--lake", cli_lake, "--as-of", "1", code=1)
+    assert "keeps no snapshots" in refused.output and "Traceback" not in refused.output
+    root = tmp_path / "lake"
+    cli("init", "--ducklake", "--lake", root)
+    with pytest.raises(Exception, match="cannot take it"), Lake(root, snapshot=1).writer():
+        pass
