@@ -108,3 +108,37 @@ def test_as_of_is_refused_where_it_cannot_apply(tmp_path: Path, logs: tuple[Path
     cli("init", "--ducklake", "--lake", root)
     with pytest.raises(Exception, match="cannot take it"), Lake(root, snapshot=1).writer():
         pass
+
+
+def test_reproduce_as_of_a_snapshot_gives_its_rows_after_a_later_ingest_changed_the_lake(tmp_path: Path) -> None:
+    """`reproduce locality --as-of N`: the study's rows as they were at snapshot N, computed again after the
+    log changed, and not stored (analysis.reproductions keeps today's)."""
+    import random
+
+    def log(seed: int) -> tuple[list[dict], dict[str, object]]:
+        rng = random.Random(seed)
+        jobs = [
+            swf_job(i + 1, submit=60 * i, run=rng.randint(10, 5000), procs=rng.choice([1, 2, 4, 8]), req_time=6000,
+                    user=rng.randint(1, 20))
+            for i in range(3000)
+        ]  # fmt: skip
+        return jobs, {"Version": 2.2, "MaxProcs": 64, "UnixStartTime": 0, "TimeZoneString": "UTC"}
+
+    root = tmp_path / "lake"
+    path = tmp_path / "CTC-SP2-1996-3.1-cln.swf"  # a generated log under the name the study reads
+    cli("init", "--ducklake", "--lake", root)
+    write_swf(path, *log(1))
+    cli("ingest", "swf", path, "--lake", root)
+    ingested = len(Lake(root).ducklake.snapshots()) - 1
+    before = cli("reproduce", "locality", "--lake", root, "--format", "csv").output
+    write_swf(path, *log(2))
+    cli("ingest", "swf", path, "--lake", root)
+    after = cli("reproduce", "locality", "--lake", root, "--format", "csv").output
+    snapshots = len(Lake(root).ducklake.snapshots())
+    as_of = cli("reproduce", "locality", "--lake", root, "--format", "csv", "--as-of", ingested)
+    assert len(Lake(root).ducklake.snapshots()) == snapshots  # shown, not stored
+    measured = [line for line in before.splitlines() if "CTC-SP2-1996-3.1-cln" in line]
+    assert len(measured) >= 4
+    assert measured != [line for line in after.splitlines() if "CTC-SP2-1996-3.1-cln" in line]
+    assert measured == [line for line in as_of.output.splitlines() if "CTC-SP2-1996-3.1-cln" in line]
+    assert f"as of snapshot {ingested}; not stored" in as_of.output

@@ -250,10 +250,11 @@ class Report(Generic[S, R]):
     keep_schedules: bool = False  # its campaign keeps each run's schedule (its figures read them)
 
     def run(self, lake: Lake, settings: S) -> R:
-        """Compute, then store under the writer lock."""
+        """Compute, then store under the writer lock; on a past snapshot of a DuckLake lake (`--as-of`),
+        compute only: what it read is not what the lake now holds."""
         lake.require()  # a mistyped --lake: said before minutes of work, and no folder made there
         result = self.compute(lake, settings)
-        if self.store is not None:
+        if self.store is not None and lake.snapshot is None:
             with lake.writer():
                 stored = self.store(lake, result)
             if stored is not None:

@@ -10,6 +10,7 @@ import typer
 from lakehouse.base.lake import Lake
 from lakehouse.base.render import OutputFormat, emit, stderr
 from lakehouse.cli.common import (
+    AsOfOption,
     FormatOption,
     LakeOption,
     MemoryLimitOption,
@@ -58,6 +59,7 @@ def reproduce(
     threads: ThreadsOption = None,
     fmt: FormatOption = OutputFormat.table,
     output: OutputOption = None,
+    as_of: AsOfOption = None,
 ) -> None:
     """Every number a published study reports that public logs allow, beside ours: the paper's table,
     the trace, the lake's log it was compared on, the quantity and the setting the paper states, the
@@ -71,6 +73,11 @@ def reproduce(
     value once the log is ingested; a row we do not compute says why.  Stored as
     analysis.reproductions, one set of rows per study; docs/reproductions.md explains the differences.
 
+    On a DuckLake lake, --as-of N computes the study on the lake as snapshot N left it (listed by
+    lakehouse snapshots), so a published number can be recomputed after later ingests; those rows are
+    shown, not stored. The studies that run campaigns (eloss-triples, selection) cannot: a campaign stores
+    its runs.
+
     Example: `lakehouse reproduce locality`
 
     Example: `lakehouse reproduce eloss-triples --format csv -o triples.csv`
@@ -79,7 +86,7 @@ def reproduce(
     """
     from lakehouse.reproduce import REPRODUCE, Request, cite, counts
 
-    target = Lake(lake, memory_limit, threads)  # (volatility groups the Google trace's usage)
+    target = Lake(lake, memory_limit, threads, snapshot=as_of)  # (volatility groups the Google trace's usage)
     with stderr.status(f"reproducing {study}..."):
         result = REPRODUCE.run(target, Request(study, campaign, workers, quick))
     table = result.table
@@ -93,7 +100,8 @@ def reproduce(
     if not published.all():  # (quantities the paper names but leaves blank: ours alone)
         said += f", and {(ours & ~published).sum()} of {(~published).sum()} the paper leaves blank"
     statuses = ", ".join(f"{n} {status}" for status, n in counts(table).items() if n)
-    stderr.print(f"{said} ({statuses}) {REPRODUCE.stored}")
+    stored = REPRODUCE.stored if as_of is None else f"(as of snapshot {as_of}; not stored)"
+    stderr.print(f"{said} ({statuses}) {stored}")
     if plots is not None:
         announce_plots(REPRODUCE.plots(target, result, plots))
 
