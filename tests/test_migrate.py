@@ -122,6 +122,13 @@ def test_the_new_lake_is_sealed_to_sql_and_written_by_the_next_ingest(
     assert Lake(copy).rows("SELECT count(*) FROM swf.jobs WHERE log = 'later'") == [(5,)]
     assert Lake(copy, snapshot=1).rows("SELECT count(*) FROM swf.jobs WHERE log = 'later'") == [(0,)]
     assert len(Lake(copy).ducklake.snapshots()) == 3  # the empty one, the migration's, the ingest's
+    # A migrated log ingested again from other content replaces its own rows (its file was migrated as one
+    # file of its table), and the snapshot before still reads the old ones.
+    kth = write_swf(tmp_path / "KTH-SP2-1996-2.1-cln.swf", jobs, header)
+    cli("ingest", "swf", kth, "--lake", copy)
+    counted = "SELECT count(*) FROM swf.jobs WHERE log = 'KTH-SP2-1996-2.1-cln'"
+    assert Lake(copy).rows(counted) == [(5,)]
+    assert Lake(copy, snapshot=1).rows(counted) == migrated[0].rows(counted) != [(5,)]
 
 
 def test_migrate_refuses_a_folder_in_use_and_keeps_nothing_of_a_failed_run(

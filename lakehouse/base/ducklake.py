@@ -26,6 +26,7 @@ secret of the connection.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import random
@@ -120,6 +121,19 @@ class DuckLake:
     catalog: Catalog
     data: str
     in_folder: bool = False
+
+    def create_catalog_file(self) -> None:
+        """Make a new SQLite catalog's file in WAL mode (kept by the file).  SQLite's default journal lets
+        a reader holding the catalog make a writer's commit fail ("database is locked": an ingest failed so
+        here while a report of the same process read the lake); in WAL mode readers and the one writer do
+        not block each other.  (WAL needs the file on a local disk: a shared folder takes PostgreSQL.)"""
+        if self.catalog.kind != "sqlite" or Path(self.catalog.where).exists():
+            return
+        import sqlite3
+
+        Path(self.catalog.where).parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.closing(sqlite3.connect(self.catalog.where)) as con:
+            con.execute("PRAGMA journal_mode=WAL")
 
     @classmethod
     def of_folder(cls, root: Path) -> DuckLake:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from lakehouse.base.catalog import META_TABLES, Files, named_query, setup_files, sql_literal, view_files
+from lakehouse.base.catalog import META_TABLES, named_query, setup_files, sql_literal, view_files
 from lakehouse.base.datasets import DATASETS
 from lakehouse.base.ducklake import ALIAS, FOLDER_DATA, DuckLake
 from lakehouse.base.interrupts import interrupts_deferred
@@ -55,36 +55,26 @@ def sql_digest() -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def make_catalog(con: duckdb.DuckDBPyConnection, copy: tuple[str, Files] | None = None) -> None:
-    """Make, in the open transaction of `con` (the lake attached and in use), the schemas, one table per
-    dataset (empty, or the rows of `copy`'s files: (alias of the old catalog, its committed files)), the
-    meta tables (empty, or the old catalog's), then the macros and views of sql/."""
+def make_catalog(con: duckdb.DuckDBPyConnection) -> None:
+    """Make, in the open transaction of `con` (the lake attached and in use), the schemas, one empty table
+    per dataset and the meta tables, then the macros and views of sql/."""
     # No rows kept inside the catalog: DuckLake would put each table of under 10 rows (most analysis and
     # meta tables) in a table of the SQLite catalog, which every reader then looks up: binding the views
     # took twice as long (`predict.cluster_targets` 0.96 s against 0.44 s, measured here).
     con.execute(f"CALL {ALIAS}.set_option('data_inlining_row_limit', 0)")
     for schema in sorted({"stored", "meta"} | {view.schema for view in view_files()}):
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-    for key, dataset in DATASETS.items():
-        if copy is None:
-            con.register("empty_dataset", dataset.schema.empty_table())
-            con.execute(f"CREATE TABLE {dataset.stored} AS SELECT * FROM empty_dataset")
-            con.unregister("empty_dataset")
-        else:
-            listed = "[" + ", ".join(sql_literal(path) for path in copy[1][key]) + "]"
-            by_name = ", union_by_name = true" if dataset.evolves else ""
-            con.execute(f"CREATE TABLE {dataset.stored} AS SELECT * FROM read_parquet({listed}{by_name})")
+    for dataset in DATASETS.values():
+        con.register("empty_dataset", dataset.schema.empty_table())
+        con.execute(f"CREATE TABLE {dataset.stored} AS SELECT * FROM empty_dataset")
+        con.unregister("empty_dataset")
     # The meta tables as the setup files declare them, made in a database of their own (a transaction
-    # writes one database): DuckLake keeps no primary keys, so each is made from the declared one's
-    # columns (and rows, when copied).
+    # writes one database): DuckLake keeps no primary keys, so each is made from the declared one's columns.
     with duckdb.connect() as declared:
         for setup in setup_files():
             if setup.file_name.startswith("meta/"):
                 declared.execute(setup.statements)
         for table in META_TABLES:
-            if copy is not None:
-                con.execute(f"CREATE TABLE meta.{table} AS SELECT * FROM {copy[0]}.meta.{table}")
-                continue
             con.register("empty_meta", declared.execute(f"SELECT * FROM meta.{table}").to_arrow_table())
             con.execute(f"CREATE TABLE meta.{table} AS SELECT * FROM empty_meta")
             con.unregister("empty_meta")
@@ -95,7 +85,9 @@ def make_catalog(con: duckdb.DuckDBPyConnection, copy: tuple[str, Files] | None 
 def init_catalog(root: Path) -> None:
     """Make the DuckLake lake folder `root` (empty): its catalog and its first snapshot."""
     root.mkdir(parents=True, exist_ok=True)
-    with DuckLake.of_folder(root).connection() as con:
+    ducklake = DuckLake.of_folder(root)
+    ducklake.create_catalog_file()
+    with ducklake.connection() as con:
         con.execute(f"USE {ALIAS}")
         con.execute("BEGIN")
         make_catalog(con)
@@ -114,6 +106,21 @@ def make_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(f"INSERT INTO {CATALOG_VERSION} VALUES ({sql_literal(sql_digest())})")
 
 
+def register(con: duckdb.DuckDBPyConnection, key: str, path: Path) -> None:
+    """Add a file that sits in the folder of the table `stored.KEY` to it (DuckLake then names it relative
+    to that folder).  A file of an analysis table written before a later column: that column is NULL."""
+    missing = ", allow_missing => true" if DATASETS[key].evolves else ""
+    con.execute(
+        f"CALL ducklake_add_data_files('{ALIAS}', '{key}', {sql_literal(str(path))}, schema => 'stored'{missing})"
+    )
+
+
+def stored_name(name: str) -> str:
+    """The name of an output's file in its table's folder: its own, never that of a file an older snapshot
+    reads."""
+    return f"{name}.{secrets.token_hex(6)}.parquet"
+
+
 class DuckLakeWriter:
     """The single writer of a DuckLake lake folder: one DuckLake transaction, committed as a snapshot
     every `commit_every` seconds of work and at the end (see the module)."""
@@ -124,6 +131,11 @@ class DuckLakeWriter:
         self.lake, self.ducklake, self.commit_every = lake, ducklake, commit_every
         self._con: duckdb.DuckDBPyConnection | None = None
         self._last_commit = time.monotonic()
+        # What this session knows of the catalog, read once (we hold the lock: only we change it): each
+        # read of DuckLake's catalog took 20-100 ms, several per ingested log.
+        self._manifest: dict[tuple[str, str], tuple[str, str]] | None = None
+        self._files: dict[str, dict[str, list[str]]] = {}  # per table, per output: its files
+        self._manifest_rows: dict[tuple[str, str], list[object]] = {}  # recorded, written at the commit
         self._remove_unregistered()
 
     @property
@@ -158,12 +170,11 @@ class DuckLakeWriter:
         status: str,
         message: str | None,
     ) -> None:
-        """Write one manifest row (replacing the output's previous row)."""
-        self.con.execute(named_query("manifest_forget"), [dataset, name])
-        self.con.execute(
-            named_query("manifest_record"),
-            [dataset, name, source, size, content_hash, rows_in, rows_out, rows_quarantined, str(status), message],
-        )
+        """Record one manifest row (replacing the output's previous row), written with the commit."""
+        self._known_manifest()[(dataset, name)] = (str(content_hash), str(status))
+        self._manifest_rows[(dataset, name)] = [
+            dataset, name, source, size, content_hash, rows_in, rows_out, rows_quarantined, str(status), message
+        ]  # fmt: skip
         if time.monotonic() - self._last_commit >= self.commit_every:
             self.commit()
 
@@ -187,37 +198,51 @@ class DuckLakeWriter:
 
     def manifest_entry(self, dataset: str, name: str) -> tuple[str, str] | None:
         """(content_hash, status) of an output, if the manifest has it."""
-        row = self.con.execute(named_query("manifest_entry"), [dataset, name]).fetchone()
-        return (row[0], row[1]) if row else None
+        return self._known_manifest().get((dataset, name))
+
+    def _known_manifest(self) -> dict[tuple[str, str], tuple[str, str]]:
+        if self._manifest is None:
+            rows = self.con.execute("SELECT dataset, name, content_hash, status FROM meta.manifest").fetchall()
+            self._manifest = {(d, n): (str(h), str(s)) for d, n, h, s in rows}
+        return self._manifest
+
+    def _write_manifest(self) -> None:
+        if not self._manifest_rows:
+            return
+        keys = ", ".join(f"({sql_literal(d)}, {sql_literal(n)})" for d, n in self._manifest_rows)
+        self.con.execute(f"DELETE FROM meta.manifest WHERE (dataset, name) IN ({keys})")
+        self.con.executemany(named_query("manifest_record"), list(self._manifest_rows.values()))
+        self._manifest_rows.clear()
 
     def has_output(self, key: str, name: str) -> bool:
         """Whether the table of `key` holds a file of the output `name`."""
         return bool(self._files_of(key, name))
 
     def _files_of(self, key: str, name: str) -> list[str]:
-        folder = table_folder(self.lake.root, key)
-        return [
-            row[0]
-            for row in self.con.execute(
+        """The files of the output `name` in the table of `key` (each named `<name>.<12 hex>.parquet`)."""
+        if key not in self._files:
+            by_name: dict[str, list[str]] = {}
+            for (path,) in self.con.execute(
                 f"SELECT data_file FROM ducklake_list_files('{ALIAS}', '{key}', schema => 'stored')"
-            ).fetchall()
-            if Path(row[0]).parent == folder and Path(row[0]).name.rsplit(".", 2)[0] == name
-        ]
+            ).fetchall():
+                by_name.setdefault(Path(path).name.rsplit(".", 2)[0], []).append(path)
+            self._files[key] = by_name
+        return self._files[key].get(name, [])
 
     def _forget_files(self, key: str, name: str) -> None:
         for path in self._files_of(key, name):
             self.con.execute(f"DELETE FROM {DATASETS[key].stored} WHERE filename = $1", [path])
+        self._files[key].pop(name, None)
 
     def _replace(self, key: str, name: str, written: Path) -> Path:
         folder = table_folder(self.lake.root, key)
         folder.mkdir(parents=True, exist_ok=True)
-        final = folder / f"{name}.{secrets.token_hex(6)}.parquet"
+        final = folder / stored_name(name)
         with interrupts_deferred():
             self._forget_files(key, name)
             replace_atomically(written, final)
-            self.con.execute(
-                f"CALL ducklake_add_data_files('{ALIAS}', '{key}', {sql_literal(str(final))}, schema => 'stored')"
-            )
+            register(self.con, key, final)
+            self._files[key][name] = [str(final)]
         return final
 
     def _remove_unregistered(self) -> None:
@@ -239,6 +264,7 @@ class DuckLakeWriter:
     def commit(self) -> None:
         if self._con is None:
             return
+        self._write_manifest()
         # Committed whatever wrote (the nightly history writes through `con` itself): DuckLake makes no
         # snapshot of a transaction that changed nothing.
         self._con.execute(f"CALL {ALIAS}.set_commit_message('lakehouse', {sql_literal(invocation())})")

@@ -1,7 +1,7 @@
 """`lakehouse migrate OLD NEW`: a lake of the DuckDB-catalog format made again as a DuckLake lake.
 
-The new lake holds the same rows under the same names: each dataset's committed files become the
-DuckLake table `stored.KEY` (DuckLake writes them again under NEW/data/, named relative to it, so the new
+The new lake holds the same rows under the same names: each dataset's committed files become the files
+of the DuckLake table `stored.KEY` (linked into NEW/data/stored/KEY/, named relative to it, so the new
 lake can be moved as a folder), the catalog's own tables (`meta.manifest`, `meta.outputs`, the nightly
 history) are copied, and the macros and views of sql/ are made in the DuckLake catalog, all in one
 snapshot whose message names the old lake.  Before that snapshot is kept, every view is counted in both
@@ -10,6 +10,7 @@ lakes; a difference, or any error, leaves no new lake behind.  The old lake is o
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -17,10 +18,10 @@ from pathlib import Path
 
 import duckdb
 
-from lakehouse.base.catalog import committed_files, sql_literal, view_files
-from lakehouse.base.datasets import DATASETS
+from lakehouse.base.catalog import META_TABLES, committed_files, sql_literal, view_files
+from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.base.ducklake import ALIAS, DuckLake
-from lakehouse.base.ducklake_lake import make_catalog
+from lakehouse.base.ducklake_lake import make_catalog, register, stored_name, table_folder
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake, count
 
@@ -48,11 +49,13 @@ def migrate(old: Lake, new_root: Path, progress: Callable[[str], None] = lambda 
     made_folder = not new_root.exists()
     try:
         new_root.mkdir(parents=True, exist_ok=True)
-        with DuckLake.of_folder(new_root.absolute()).connection() as con:
+        ducklake = DuckLake.of_folder(new_root.absolute())
+        ducklake.create_catalog_file()
+        with ducklake.connection() as con:
             con.execute("SET enable_progress_bar = false")
             with old.opening_catalog():
                 con.execute(f"ATTACH {sql_literal(str(old.catalog_path))} AS {OLD} (READ_ONLY)")
-            migrated = _copy(con, old, progress)
+            migrated = _copy(con, old, new_root.absolute(), progress)
         return migrated
     except BaseException:
         # Nothing of a migration that did not finish is kept: the folder as it was (empty, or none).
@@ -64,17 +67,32 @@ def migrate(old: Lake, new_root: Path, progress: Callable[[str], None] = lambda 
         raise
 
 
-def _copy(con: duckdb.DuckDBPyConnection, old: Lake, progress: Callable[[str], None]) -> Migrated:
+def _copy(con: duckdb.DuckDBPyConnection, old: Lake, new_root: Path, progress: Callable[[str], None]) -> Migrated:
     con.execute(f"USE {OLD}")
     files = committed_files(con, old.root)
     con.execute(f"USE {ALIAS}")
     con.execute("BEGIN")
-    make_catalog(con, (OLD, files))
+    make_catalog(con)
+    for table in META_TABLES:
+        con.execute(f"INSERT INTO meta.{table} BY NAME SELECT * FROM {OLD}.meta.{table}")
+    # Each committed file of the old lake becomes a file of its table (linked, else copied: DuckLake never
+    # changes a file, and the old lake's writers replace theirs by renaming), so that an input ingested
+    # again replaces its own file, as in the old lake.
     stored_rows: dict[str, int] = {}
     for key, paths in files.items():
+        folder = table_folder(new_root, key)
+        folder.mkdir(parents=True, exist_ok=True)
+        committed = [Path(path) for path in paths if Path(path).name != SCHEMA_FILE]  # (of no rows)
+        for path in committed:
+            target = folder / stored_name(path.stem)
+            try:
+                os.link(path, target)
+            except OSError:
+                shutil.copy2(path, target)
+            register(con, key, target)
         stored_rows[key] = count(con, f"SELECT count(*) FROM {DATASETS[key].stored}")
         if stored_rows[key]:
-            progress(f"{DATASETS[key].stored}: {stored_rows[key]:,} rows from {len(paths) - 1} files")
+            progress(f"{DATASETS[key].stored}: {stored_rows[key]:,} rows in {len(committed)} files")
     view_rows: dict[str, int] = {}
     # A view this version added since the old lake's catalog was made is made here and not compared.
     in_old = {
