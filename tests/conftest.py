@@ -44,7 +44,8 @@ _one_command_per_app()
 
 
 #: The test files that take longest (their test-seconds in a profile of `make test` of 2026-11-30, at a
-#: reference of 3.6-3.8 s: 75, 74, 73, 51, 46, 43, 37, 35, 31, 28, 24, 22, 22, 21 and 21), in that order.
+#: reference of 3.6-3.8 s: 75, 74, 73, 51, 46, 43, 37, 35, 31, 28, 24, 22, 22, 21 and 21; the DuckLake
+#: files added later, 25 and 22), in that order.
 #: make test hands the files to its two workers in the order collected (--no-loadscope-reorder): the
 #: longest first, so that the workers end within a short file of each other (2.2 s apart in a run of
 #: 9:19, 7 s in one of 10:56).  pytest-xdist's own order, most tests first, handed out
@@ -60,7 +61,9 @@ LONGEST_FIRST = (
     "test_nightly_faults.py",
     "test_predict.py",
     "test_lake_safety.py",
+    "test_ducklake_lake.py",
     "test_predict_lake.py",
+    "test_migrate.py",
     "test_ducklake_catalog.py",
     "test_nightly_html.py",
     "test_published_numbers.py",

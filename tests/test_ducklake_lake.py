@@ -142,3 +142,28 @@ def test_reproduce_as_of_a_snapshot_gives_its_rows_after_a_later_ingest_changed_
     assert measured != [line for line in after.splitlines() if "CTC-SP2-1996-3.1-cln" in line]
     assert measured == [line for line in as_of.output.splitlines() if "CTC-SP2-1996-3.1-cln" in line]
     assert f"as of snapshot {ingested}; not stored" in as_of.output
+
+
+def test_a_lake_an_older_version_made_is_brought_up_to_date_by_the_next_writer(
+    tmp_path: Path, logs: tuple[Path, Path]
+) -> None:
+    """As a lake an older lakehouse made: a stored table without a column this version declares, a view
+    missing, another version recorded.  The next writer adds the column (NULL in the older files) and makes
+    the views again."""
+    first, second = logs
+    root = tmp_path / "lake"
+    cli("init", "--ducklake", "--lake", root)
+    cli("ingest", "swf", first, "--lake", root)
+    ducklake = Lake(root).ducklake
+    with ducklake.connection() as con:
+        con.execute("USE lake")
+        con.execute("BEGIN")
+        con.execute("DROP VIEW swf.jobs_clean")
+        con.execute("DROP VIEW swf.logs")  # (it reads the column)
+        con.execute("ALTER TABLE stored.swf_logs DROP COLUMN time_zone_string")
+        con.execute("UPDATE meta.catalog_version SET digest = 'an older one'")
+        con.execute("COMMIT")
+    cli("ingest", "swf", second, "--lake", root)
+    lake = Lake(root)
+    assert lake.rows("SELECT log, time_zone_string FROM swf.logs ORDER BY log") == [("first", None), ("second", "UTC")]
+    assert lake.rows("SELECT count(*) FROM swf.jobs_clean") == [(10,)]

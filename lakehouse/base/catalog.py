@@ -380,7 +380,7 @@ def _has_table(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> bool:
 
 
 @functools.cache
-def _schemas_digest() -> str:
+def schemas_digest() -> str:
     """A digest of every dataset's schema.  A view keeps the columns and types it was made with, so a
     view of sql/ whose statement is unchanged is made again when a stored table it reads changed columns
     (a package that added one): recorded with each view's statement, a changed digest changes them all."""
@@ -393,7 +393,7 @@ def _schemas_digest() -> str:
 def catalog_views(files: Files) -> list[tuple[str, str, str]]:
     """(name, DDL, where it is declared) of every view of the catalog, in the order they are made: the
     stored tables of the committed `files` first, then the views of sql/."""
-    schemas = f"\n-- dataset schemas {_schemas_digest()}"
+    schemas = f"\n-- dataset schemas {schemas_digest()}"
     stored = [(DATASETS[key].stored, stored_ddl(key, paths), "lakehouse.base.datasets") for key, paths in files.items()]
     return stored + [(view.name, view.ddl() + schemas, f"sql/{view.file_name}") for view in view_files()]
 

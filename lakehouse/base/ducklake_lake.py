@@ -2,8 +2,8 @@
 
 The catalog holds one DuckLake table per dataset (`stored.KEY`, which the views of sql/ read), the meta
 tables (the manifest, the analysis files' list, the nightly history), and the macros and views of sql/.
-`make_catalog` makes them, empty or copied from a lake of the DuckDB-catalog format (`lakehouse
-migrate`).
+`make_catalog` makes them for a new lake (`lakehouse init --ducklake`, `lakehouse migrate`), and
+`bring_up_to_date` gives a lake made by another version the tables, columns, macros and views of this one.
 
 The writer (`DuckLakeWriter`) keeps the interface of the DuckDB catalog's (`lakehouse.base.writer`): the
 ingests write each output aside, as they do for either format, and the writer moves it into its DuckLake
@@ -25,49 +25,53 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from lakehouse.base.catalog import META_TABLES, named_query, setup_files, sql_literal, view_files
+from lakehouse.base.catalog import META_TABLES, named_query, schemas_digest, setup_files, sql_literal, view_files
 from lakehouse.base.datasets import DATASETS
 from lakehouse.base.ducklake import ALIAS, FOLDER_DATA, DuckLake
 from lakehouse.base.interrupts import interrupts_deferred
+from lakehouse.base.tables import STORED_SCHEMA
 from lakehouse.base.writer import invocation, replace_atomically
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (pyarrow: only a writer that makes tables needs it; every command imports this module)
+    import pyarrow as pa
+
     from lakehouse.base.lake import Lake
 
-#: Where DuckLake keeps a table's files, under the data folder: data/stored/<key>/.
-STORED_FOLDER = "stored"
 #: The meta table that records which version of sql/ the catalog's views and macros were made from.
 CATALOG_VERSION = "meta.catalog_version"
 
 
 def table_folder(root: Path, key: str) -> Path:
     """The folder of the DuckLake table `stored.KEY` of a lake folder."""
-    return root / FOLDER_DATA / STORED_FOLDER / key
+    return root / FOLDER_DATA / STORED_SCHEMA / key  # (DuckLake names a schema's folder after it)
 
 
 def sql_digest() -> str:
-    """A digest of the macros and views of sql/ and of the datasets' schemas: a catalog made from
-    another one has its views and macros made again by the next writer."""
-    text = "\n".join(
-        [*(setup.statements for setup in setup_files()), *(view.ddl() for view in view_files())]
-        + [f"{key}: {dataset.schema}" for key, dataset in sorted(DATASETS.items())]
-    )
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    """A digest of the macros and views of sql/ and of the datasets' schemas: a catalog another version of
+    lakehouse made is brought up to date by the next writer (`bring_up_to_date`)."""
+    text = "\n".join([*(setup.statements for setup in setup_files()), *(view.ddl() for view in view_files())])
+    return hashlib.sha256(f"{text}\n{schemas_digest()}".encode()).hexdigest()[:16]
 
 
 def make_catalog(con: duckdb.DuckDBPyConnection) -> None:
-    """Make, in the open transaction of `con` (the lake attached and in use), the schemas, one empty table
-    per dataset and the meta tables, then the macros and views of sql/."""
+    """Make, in the open transaction of `con` (the lake attached and in use), the catalog of a new lake."""
     # No rows kept inside the catalog: DuckLake would put each table of under 10 rows (most analysis and
     # meta tables) in a table of the SQLite catalog, which every reader then looks up: binding the views
     # took twice as long (`predict.cluster_targets` 0.96 s against 0.44 s, measured here).
     con.execute(f"CALL {ALIAS}.set_option('data_inlining_row_limit', 0)")
-    for schema in sorted({"stored", "meta"} | {view.schema for view in view_files()}):
+    con.execute(f"CREATE SCHEMA IF NOT EXISTS {CATALOG_VERSION.split('.')[0]}")
+    con.execute(f"CREATE TABLE {CATALOG_VERSION} (digest VARCHAR)")
+    bring_up_to_date(con)
+
+
+def bring_up_to_date(con: duckdb.DuckDBPyConnection) -> None:
+    """Make what this version of lakehouse has and the catalog lacks: a table per dataset and the meta
+    tables, each with every column this version declares (a table of an older lake gains the new ones,
+    NULL in its files); then the macros and views of sql/, made again; then record the version."""
+    for schema in sorted({STORED_SCHEMA, "meta"} | {view.schema for view in view_files()}):
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
     for dataset in DATASETS.values():
-        con.register("empty_dataset", dataset.schema.empty_table())
-        con.execute(f"CREATE TABLE {dataset.stored} AS SELECT * FROM empty_dataset")
-        con.unregister("empty_dataset")
+        _ensure_table(con, dataset.stored, dataset.schema.empty_table())
     # The meta tables as the setup files declare them, made in a database of their own (a transaction
     # writes one database): DuckLake keeps no primary keys, so each is made from the declared one's columns.
     with duckdb.connect() as declared:
@@ -75,11 +79,37 @@ def make_catalog(con: duckdb.DuckDBPyConnection) -> None:
             if setup.file_name.startswith("meta/"):
                 declared.execute(setup.statements)
         for table in META_TABLES:
-            con.register("empty_meta", declared.execute(f"SELECT * FROM meta.{table}").to_arrow_table())
-            con.execute(f"CREATE TABLE meta.{table} AS SELECT * FROM empty_meta")
-            con.unregister("empty_meta")
-    con.execute(f"CREATE TABLE {CATALOG_VERSION} (digest VARCHAR)")
-    make_sql_objects(con)
+            _ensure_table(con, f"meta.{table}", declared.execute(f"SELECT * FROM meta.{table}").to_arrow_table())
+    for setup in setup_files():
+        if not setup.file_name.startswith("meta/"):
+            con.execute(setup.statements)
+    for view in view_files():
+        con.execute(view.ddl())
+    con.execute(f"DELETE FROM {CATALOG_VERSION}")
+    con.execute(f"INSERT INTO {CATALOG_VERSION} VALUES ({sql_literal(sql_digest())})")
+
+
+def _ensure_table(con: duckdb.DuckDBPyConnection, name: str, empty: pa.Table) -> None:
+    """The table `name` (schema.table) with the columns of `empty`: made, or given those it lacks."""
+    schema, table = name.split(".")
+    have = {
+        row[0]
+        for row in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE database_name = $1 AND schema_name = $2 "
+            "AND table_name = $3",
+            [ALIAS, schema, table],
+        ).fetchall()
+    }
+    con.register("declared_table", empty)
+    try:
+        if not have:
+            con.execute(f"CREATE TABLE {name} AS SELECT * FROM declared_table")
+            return
+        for column, kind in con.execute("SELECT column_name, column_type FROM (DESCRIBE declared_table)").fetchall():
+            if column not in have:
+                con.execute(f'ALTER TABLE {name} ADD COLUMN "{column}" {kind}')
+    finally:
+        con.unregister("declared_table")
 
 
 def init_catalog(root: Path) -> None:
@@ -93,17 +123,6 @@ def init_catalog(root: Path) -> None:
         make_catalog(con)
         con.execute(f"CALL {ALIAS}.set_commit_message('lakehouse', {sql_literal(invocation())})")
         con.execute("COMMIT")
-
-
-def make_sql_objects(con: duckdb.DuckDBPyConnection) -> None:
-    """(Re)make the macros and views of sql/ and record which version they are."""
-    for setup in setup_files():
-        if not setup.file_name.startswith("meta/"):
-            con.execute(setup.statements)
-    for view in view_files():
-        con.execute(view.ddl())
-    con.execute(f"DELETE FROM {CATALOG_VERSION}")
-    con.execute(f"INSERT INTO {CATALOG_VERSION} VALUES ({sql_literal(sql_digest())})")
 
 
 def register(con: duckdb.DuckDBPyConnection, key: str, path: Path) -> None:
@@ -149,7 +168,7 @@ class DuckLakeWriter:
                 con.execute("BEGIN")
                 made = con.execute(f"SELECT digest FROM {CATALOG_VERSION}").fetchone()
                 if made is None or made[0] != sql_digest():  # a lakehouse of another version made them
-                    make_sql_objects(con)
+                    bring_up_to_date(con)
             except BaseException:
                 con.close()
                 raise
@@ -249,7 +268,7 @@ class DuckLakeWriter:
         """Files in the tables' folders that no snapshot names: a writer's, killed before its commit (we
         hold the lock: no other writer is at work).  Every file there has a name of its own, and DuckLake
         names each by that name, relative to its table's folder."""
-        data = self.lake.root / FOLDER_DATA / STORED_FOLDER
+        data = self.lake.root / FOLDER_DATA / STORED_SCHEMA
         if not data.exists():
             return
         with self.ducklake.connection(read_only=True) as con:
