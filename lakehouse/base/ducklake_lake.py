@@ -25,18 +25,21 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
+from lakehouse.base.budget import SPILL
 from lakehouse.base.catalog import META_TABLES, named_query, schemas_digest, setup_files, sql_literal, view_files
 from lakehouse.base.datasets import DATASETS
 from lakehouse.base.ducklake import ALIAS, FOLDER_DATA, DuckLake
 from lakehouse.base.interrupts import interrupts_deferred
 from lakehouse.base.tables import STORED_SCHEMA
-from lakehouse.base.writer import invocation, replace_atomically
+from lakehouse.base.writer import WriterSession, invocation, replace_atomically
 
 if TYPE_CHECKING:  # (pyarrow: only a writer that makes tables needs it; every command imports this module)
     import pyarrow as pa
 
     from lakehouse.base.lake import Lake
 
+#: The spill folder of the writer's connection.
+DUCKLAKE_WRITER_SPILL = "ducklake-writer"
 #: The meta table that records which version of sql/ the catalog's views and macros were made from.
 CATALOG_VERSION = "meta.catalog_version"
 
@@ -140,7 +143,7 @@ def stored_name(name: str) -> str:
     return f"{name}.{secrets.token_hex(6)}.parquet"
 
 
-class DuckLakeWriter:
+class DuckLakeWriter(WriterSession):
     """The single writer of a DuckLake lake folder: one DuckLake transaction, committed as a snapshot
     every `commit_every` seconds of work and at the end (see the module)."""
 
@@ -162,7 +165,7 @@ class DuckLakeWriter:
         if self._con is None:
             con = self.ducklake.connect()
             try:
-                self.lake.apply_budget(con, "ducklake-writer")
+                self.lake.apply_budget(con, DUCKLAKE_WRITER_SPILL)
                 con.execute("SET enable_progress_bar = false")
                 con.execute(f"USE {ALIAS}")
                 con.execute("BEGIN")
@@ -175,27 +178,10 @@ class DuckLakeWriter:
             self._con = con
         return self._con
 
-    def record(
-        self,
-        *,
-        dataset: str,
-        name: str,
-        source: str,
-        size: int | None,
-        content_hash: str | None,
-        rows_in: int | None,
-        rows_out: int | None,
-        rows_quarantined: int | None,
-        status: str,
-        message: str | None,
-    ) -> None:
-        """Record one manifest row (replacing the output's previous row), written with the commit."""
-        self._known_manifest()[(dataset, name)] = (str(content_hash), str(status))
-        self._manifest_rows[(dataset, name)] = [
-            dataset, name, source, size, content_hash, rows_in, rows_out, rows_quarantined, str(status), message
-        ]  # fmt: skip
-        if time.monotonic() - self._last_commit >= self.commit_every:
-            self.commit()
+    def _record_row(self, dataset: str, name: str, entry: tuple[str, str], row: list[object]) -> None:
+        """The manifest row, known at once and written with the commit."""
+        self._known_manifest()[(dataset, name)] = entry
+        self._manifest_rows[(dataset, name)] = row
 
     def commit_outputs(self, renames: list[tuple[Path, Path]]) -> None:
         """Put an input's outputs (each written aside, `final` naming its dataset's file as the DuckDB
@@ -292,11 +278,5 @@ class DuckLakeWriter:
         self._con = None
         self._last_commit = time.monotonic()
 
-    def close(self) -> None:
-        try:
-            with interrupts_deferred():
-                self.commit()
-        finally:
-            if self._con is not None:
-                self._con.close()
-                self._con = None
+    def _closed(self) -> None:
+        SPILL.forget(self.lake.root, DUCKLAKE_WRITER_SPILL)

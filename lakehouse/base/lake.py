@@ -10,6 +10,9 @@ Layout under the root::
     meta/<table>.parquet        a copy of each meta table, written at every commit (`Lake.rebuild`)
     .writer.lock                held by the one writer (an ingest, a report storing its tables) while it runs
 
+A folder may instead hold a DuckLake lake (``catalog.sqlite`` and ``data/``; lakehouse.base.ducklake_lake):
+the same reading and writing methods serve it, through DuckLake.
+
 DuckDB lets one process write a database file *or* many read it.  So a writer never opens
 ``lake.duckdb`` itself: it works on a private copy and atomically renames it over the catalog at each
 commit.  Readers keep the file they opened; the next reader sees the new one.
@@ -202,8 +205,8 @@ class Lake:
 
     @property
     def ducklake(self) -> DuckLake | None:
-        """The lake's DuckLake, when the folder holds one (`lakehouse migrate` makes it) rather than a
-        DuckDB catalog."""
+        """The lake's DuckLake, when the folder holds one (`init --ducklake` or `migrate` makes it) rather
+        than a DuckDB catalog (lakehouse.base.ducklake_lake)."""
         found = DuckLake.of_folder(self.root)
         return found if (self.root / FOLDER_CATALOG).exists() else None
 
@@ -555,7 +558,7 @@ class Lake:
         nightly run's writes queue behind a user's ingest, for an hour at most).  `create`: make the
         lake if there is none (init and the
         ingests; a report given a mistyped --lake must not leave an empty lake there); `ducklake`: make a
-        new lake a DuckLake lake (`lakehouse init --format ducklake`).  The lake's
+        new lake a DuckLake lake (`lakehouse init --ducklake`).  The lake's
         folders and schema files are made under the lock, so that writers starting together on a new
         lake do not race on them.
         """

@@ -75,7 +75,61 @@ def _write_pid(lock: IO[bytes], text: str) -> None:
         pass
 
 
-class CatalogWriter:
+class WriterSession:
+    """What both writers of a lake (this module's and a DuckLake lake's) do alike: record the manifest's
+    rows, committing when `commit_every` seconds have passed since the last commit, and close."""
+
+    commit_every: float
+    _last_commit: float
+    _con: duckdb.DuckDBPyConnection | None
+
+    def record(
+        self,
+        *,
+        dataset: str,
+        name: str,
+        source: str,
+        size: int | None,
+        content_hash: str | None,
+        rows_in: int | None,
+        rows_out: int | None,
+        rows_quarantined: int | None,
+        status: str,
+        message: str | None,
+    ) -> None:
+        """Record one manifest row (replacing the output's previous row)."""
+        row: list[object] = [
+            dataset, name, source, size, content_hash, rows_in, rows_out, rows_quarantined, str(status), message
+        ]  # fmt: skip
+        self._record_row(dataset, name, (str(content_hash), str(status)), row)
+        if time.monotonic() - self._last_commit >= self.commit_every:
+            self.commit()
+
+    def _record_row(self, dataset: str, name: str, entry: tuple[str, str], row: list[object]) -> None:
+        """Record the manifest's `row` of the output `name` of `dataset`: `entry`, its (content_hash,
+        status), is what `manifest_entry` then answers."""
+        raise NotImplementedError
+
+    def commit(self) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Commit what was recorded (a Ctrl-C waits for it), then let go of the connection."""
+        try:
+            with interrupts_deferred():
+                self.commit()
+        finally:
+            if self._con is not None:
+                self._con.close()
+                self._con = None
+            self._closed()
+
+    def _closed(self) -> None:
+        """What this writer leaves to clean after its last commit."""
+        raise NotImplementedError
+
+
+class CatalogWriter(WriterSession):
     """A private copy of the catalog that is renamed over the real one at each commit."""
 
     def __init__(self, lake: Lake, commit_every: float):
@@ -125,29 +179,10 @@ class CatalogWriter:
                 self._con = con
         return self._con
 
-    def record(
-        self,
-        *,
-        dataset: str,
-        name: str,
-        source: str,
-        size: int | None,
-        content_hash: str | None,
-        rows_in: int | None,
-        rows_out: int | None,
-        rows_quarantined: int | None,
-        status: str,
-        message: str | None,
-    ) -> None:
-        """Write one manifest row (replacing the output's previous row)."""
+    def _record_row(self, dataset: str, name: str, entry: tuple[str, str], row: list[object]) -> None:
         self.con.execute(named_query("manifest_forget"), [dataset, name])
-        self.con.execute(
-            named_query("manifest_record"),
-            [dataset, name, source, size, content_hash, rows_in, rows_out, rows_quarantined, str(status), message],
-        )
+        self.con.execute(named_query("manifest_record"), row)
         self._dirty = True
-        if time.monotonic() - self._last_commit >= self.commit_every:
-            self.commit()
 
     def commit_outputs(self, renames: list[tuple[Path, Path]]) -> None:
         """Rename an input's outputs (each written aside) into place, in order; the next commit's views
@@ -200,17 +235,10 @@ class CatalogWriter:
         self._dirty = False
         self._last_commit = time.monotonic()
 
-    def close(self) -> None:
-        try:
-            with interrupts_deferred():
-                self.commit()
-        finally:
-            if self._con is not None:
-                self._con.close()
-                self._con = None
-            self._tmp.unlink(missing_ok=True)
-            self._tmp.with_name(f"{self._tmp.name}.wal").unlink(missing_ok=True)  # a commit that failed
-            SPILL.forget(self.lake.root, WRITER_SPILL)
+    def _closed(self) -> None:
+        self._tmp.unlink(missing_ok=True)
+        self._tmp.with_name(f"{self._tmp.name}.wal").unlink(missing_ok=True)  # a commit that failed
+        SPILL.forget(self.lake.root, WRITER_SPILL)
 
 
 def fingerprint(chunks: Iterator[bytes] | list[bytes]) -> str:
