@@ -167,3 +167,23 @@ def test_a_lake_an_older_version_made_is_brought_up_to_date_by_the_next_writer(
     lake = Lake(root)
     assert lake.rows("SELECT log, time_zone_string FROM swf.logs ORDER BY log") == [("first", None), ("second", "UTC")]
     assert lake.rows("SELECT count(*) FROM swf.jobs_clean") == [(10,)]
+
+
+def test_expiring_old_snapshots_deletes_the_files_only_they_read(tmp_path: Path, logs: tuple[Path, Path]) -> None:
+    first, _ = logs
+    root = tmp_path / "lake"
+    cli("init", "--ducklake", "--lake", root)
+    cli("ingest", "swf", first, "--lake", root)
+    jobs, header = small_log(6)
+    write_swf(first, jobs[:3], header)  # the log changes: its old file stays for the snapshot before
+    cli("ingest", "swf", first, "--lake", root)
+    latest = len(Lake(root).ducklake.snapshots()) - 1
+    assert len(list(table_folder(root, "swf_jobs").glob("first.*.parquet"))) == 2
+    said = cli("snapshots", "--lake", root, "--expire-before", latest)
+    assert f"{latest} snapshot(s) before {latest} forgotten" in said.output
+    assert len(list(table_folder(root, "swf_jobs").glob("first.*.parquet"))) == 1
+    assert _jobs(root) == {"first": 3}
+    gone = cli("sql", "SELECT 1", "--lake", root, "--as-of", latest - 1, code=1)
+    assert f"the oldest kept is {latest}" in gone.output and "Traceback" not in gone.output
+    wrong = cli("snapshots", "--lake", root, "--expire-before", latest + 5, code=1)
+    assert f"the snapshots kept are {latest} to {latest}" in wrong.output

@@ -260,6 +260,25 @@ class DuckLake:
         return [(int(r[0]), r[1], r[2], r[3]) for r in rows]
 
 
+def expire_before(con: duckdb.DuckDBPyConnection, snapshot: int) -> tuple[int, int]:
+    """Forget every snapshot before `snapshot` (which must be kept) and delete the files only they read;
+    returns (snapshots forgotten, files deleted).  `con` has the lake attached, not read only."""
+    kept = [row[0] for row in con.execute(f"SELECT snapshot_id FROM {ALIAS}.snapshots() ORDER BY 1").fetchall()]
+    if snapshot not in kept:
+        raise CatalogError(
+            f"no snapshot {snapshot} in the lake's catalog: the snapshots kept are {kept[0]} to {kept[-1]}"
+            if kept
+            else f"no snapshot {snapshot}: the catalog has none"
+        )
+    older = [s for s in kept if s < snapshot]
+    if older:
+        listed = ", ".join(str(s) for s in older)
+        # (Fetched as Arrow: DuckDB's Python rows of a timestamp with time zone need pytz.)
+        con.execute(f"CALL ducklake_expire_snapshots('{ALIAS}', versions => [{listed}])").to_arrow_table()
+    deleted = con.execute(f"CALL ducklake_cleanup_old_files('{ALIAS}', cleanup_all => true)").to_arrow_table()
+    return len(older), deleted.num_rows
+
+
 def object_store_secret(con: duckdb.DuckDBPyConnection) -> None:
     """The object store's credentials from the environment, as a secret of this connection only."""
     key, secret = os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")

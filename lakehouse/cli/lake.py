@@ -94,10 +94,27 @@ def migrate(
 
 @app.command()
 @clear_errors
-def snapshots(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, output: OutputOption = None) -> None:
+def snapshots(
+    lake: LakeOption = None,
+    fmt: FormatOption = OutputFormat.table,
+    output: OutputOption = None,
+    expire_before: Annotated[
+        int | None,
+        typer.Option(
+            "--expire-before",
+            help="Forget every snapshot before this one (it is kept) and delete the files only they read; "
+            "waits for a writer at work.",
+            min=0,
+            show_default=False,
+        ),
+    ] = None,
+) -> None:
     """List a DuckLake lake's snapshots: each commit, with its time, author and message (what ran).
 
-    A snapshot's number reads the lake as that commit left it: `lakehouse sql --as-of N`.
+    A snapshot's number reads the lake as that commit left it: `lakehouse sql --as-of N`. Snapshots keep
+    the files of the rows they read (a log ingested again keeps its old file); `--expire-before N` forgets
+    the snapshots before N and deletes the files no kept snapshot reads. A paper's numbers stay
+    recomputable as long as the snapshot it cites is kept.
 
     Example: `lakehouse migrate lake shared && lakehouse snapshots --lake shared`
     """
@@ -110,6 +127,12 @@ def snapshots(lake: LakeOption = None, fmt: FormatOption = OutputFormat.table, o
             f"{target.root}: a lake of the DuckDB-catalog format keeps no snapshots (`lakehouse migrate` makes a "
             "DuckLake lake of it)"
         )
+    if expire_before is not None:
+        from lakehouse.base.ducklake import expire_before as expire
+
+        with target.writer(wait=True), ducklake.connection() as con:
+            forgotten, deleted = expire(con, expire_before)
+        stderr.print(f"{forgotten} snapshot(s) before {expire_before} forgotten, {deleted} file(s) deleted")
     rows = ducklake.snapshots()
     frame = pl.DataFrame(rows, schema=["snapshot", "time", "author", "message"], orient="row")
     emit(frame, fmt, output)
