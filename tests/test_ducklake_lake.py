@@ -5,6 +5,7 @@ where it lands; a file that a killed writer left unregistered is removed by the 
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -187,3 +188,19 @@ def test_expiring_old_snapshots_deletes_the_files_only_they_read(tmp_path: Path,
     assert f"the oldest kept is {latest}" in gone.output and "Traceback" not in gone.output
     wrong = cli("snapshots", "--lake", root, "--expire-before", latest + 5, code=1)
     assert f"the snapshots kept are {latest} to {latest}" in wrong.output
+
+
+def test_the_nightly_page_names_the_snapshot_that_holds_what_it_shows(tmp_path: Path, logs: tuple[Path, Path]) -> None:
+    first, _ = logs
+    root, inbox = tmp_path / "lake", tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(first, inbox / first.name)
+    config = tmp_path / "nightly.toml"  # the cheapest report: what is tested is the page's snapshot
+    config.write_text('reports = ["logs"]\nfigures = false\n')
+    cli("init", "--ducklake", "--lake", root)
+    cli("nightly", "--inbox", inbox, "--lake", root, "--config", config)
+    page = next((root / "reports").glob("*/index.html")).read_text()
+    named = re.search(r"snapshot (\d+) holds what this page shows", page)
+    assert named is not None and f"lakehouse shell --lake {root}" in page
+    assert _jobs(root, as_of=int(named[1])) == {"first": 6}
+    assert f"lakehouse sql --as-of {named[1]} --lake {root}" in page

@@ -198,8 +198,10 @@ def render_run(
     sections: list[Section],
     counts: dict[str, int],
     ingested: Collection[str],
+    snapshot: int | None = None,
 ) -> Path:
-    """Write the run's page into `folder` (which holds its figures); returns the page."""
+    """Write the run's page into `folder` (which holds its figures); returns the page.  `snapshot`: the
+    DuckLake lake's snapshot that holds what the page shows (None: a lake of the DuckDB-catalog format)."""
     folder.mkdir(parents=True, exist_ok=True)
     elapsed = (record.finished_at - record.started_at).total_seconds() if record.finished_at else None
     page = (
@@ -209,6 +211,7 @@ def render_run(
             css=_css(),
             run=record,
             lake=str(lake_root),
+            snapshot=snapshot,
             started=record.started_at.strftime("%Y-%m-%d %H:%M:%S %Z"),
             duration=f"took {_duration(elapsed)}" if elapsed is not None else "still running",
             counts=counts,

@@ -338,9 +338,11 @@ def _page(lake: Lake, folder: Path, outcome: Outcome) -> Path:
         "changed": len(todo.inbox.by_state(State.changed)) if todo else 0,
     }
     ignored = [str(p) for p in todo.inbox.ignored] if todo else []
+    # The snapshot the run's ingests and reports left (its own record, written after the page, makes one more).
+    snapshot = lake.ducklake.snapshots()[-1][0] if lake.ducklake is not None else None
     return render_run(
         folder, outcome.record, lake.root, arrived.drop("path"), ignored, quarantine, outcome.sections, counts,
-        outcome.ingested,
+        outcome.ingested, snapshot,
     )  # fmt: skip
 
 
