@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lakehouse.base.ducklake_lake import table_folder
+from lakehouse.base.ducklake import DuckLake
 from lakehouse.base.lake import Lake
 from lakehouse.base.testing import small_log, swf_job, write_swf
 
@@ -69,7 +69,7 @@ def test_each_write_is_a_snapshot_and_a_changed_log_keeps_its_old_rows_in_the_sn
     cli("ingest", "swf", first, "--lake", root)
     assert _jobs(root) == {"first": 7, "second": 4}
     assert _jobs(root, as_of=3) == {"first": 6, "second": 4}
-    assert len(list(table_folder(root, "swf_jobs").glob("first.*.parquet"))) == 2  # the old one, for snapshot 3
+    assert len(list(Path(DuckLake.of_folder(root).table_path("swf_jobs")).glob("first.*.parquet"))) == 2  # the old one, for snapshot 3
     # A report stores its tables in a snapshot of its own.
     cli("report", "locality", "first", "--lake", root)
     assert "report locality first" in _snapshots(root)[-1]
@@ -91,15 +91,15 @@ def test_a_file_no_snapshot_names_is_removed_by_the_next_writer(tmp_path: Path, 
     first, second = logs
     cli("init", "--ducklake", "--lake", root)
     cli("ingest", "swf", first, "--lake", root)
-    registered = sorted(table_folder(root, "swf_jobs").glob("*.parquet"))
+    registered = sorted(Path(DuckLake.of_folder(root).table_path("swf_jobs")).glob("*.parquet"))
     # As a writer killed after it moved its output into the table's folder and before its commit leaves it.
-    stray = table_folder(root, "swf_jobs") / "second.0123456789ab.parquet"
+    stray = Path(DuckLake.of_folder(root).table_path("swf_jobs")) / "second.0123456789ab.parquet"
     shutil.copy(registered[0], stray)
     assert _jobs(root) == {"first": 6}  # never read: no snapshot names it
     cli("ingest", "swf", second, "--lake", root)
     assert not stray.exists()
     assert _jobs(root) == {"first": 6, "second": 4}
-    assert set(registered) <= set(table_folder(root, "swf_jobs").glob("*.parquet"))
+    assert set(registered) <= set(Path(DuckLake.of_folder(root).table_path("swf_jobs")).glob("*.parquet"))
 
 
 def test_as_of_is_refused_where_it_cannot_apply(tmp_path: Path, logs: tuple[Path, Path], cli_lake: Path) -> None:
@@ -179,10 +179,10 @@ def test_expiring_old_snapshots_deletes_the_files_only_they_read(tmp_path: Path,
     write_swf(first, jobs[:3], header)  # the log changes: its old file stays for the snapshot before
     cli("ingest", "swf", first, "--lake", root)
     latest = len(Lake(root).ducklake.snapshots()) - 1
-    assert len(list(table_folder(root, "swf_jobs").glob("first.*.parquet"))) == 2
+    assert len(list(Path(DuckLake.of_folder(root).table_path("swf_jobs")).glob("first.*.parquet"))) == 2
     said = cli("snapshots", "--lake", root, "--expire-before", latest)
     assert f"{latest} snapshot(s) before {latest} forgotten" in said.output
-    assert len(list(table_folder(root, "swf_jobs").glob("first.*.parquet"))) == 1
+    assert len(list(Path(DuckLake.of_folder(root).table_path("swf_jobs")).glob("first.*.parquet"))) == 1
     assert _jobs(root) == {"first": 3}
     gone = cli("sql", "SELECT 1", "--lake", root, "--as-of", latest - 1, code=1)
     assert f"the oldest kept is {latest}" in gone.output and "Traceback" not in gone.output

@@ -15,7 +15,13 @@ on this project's machine (two writer processes committing 30 times each while a
 A DuckDB file as catalog was measured too and is refused: a second process cannot open the file while
 one holds it, so readers failed while a writer wrote (24 of 40 reads).
 
-The data path is a folder (local or shared) or an S3-compatible bucket, `s3://BUCKET/PREFIX`.
+The data path is a folder (local or shared) or an S3-compatible bucket, `s3://BUCKET/PREFIX/`.
+
+A lake of one folder keeps its catalog and data inside (`DuckLake.of_folder`).  A team's lake keeps them
+elsewhere, and each machine's lake folder holds a lake file, `lake.toml`, that names them
+(`DuckLake.of_lake_file`; `lakehouse init --catalog ... --data ...` writes it).  On a PostgreSQL catalog,
+writers on several machines work at once and take turns only to commit (`turn`: an advisory lock of the
+catalog's database, which PostgreSQL releases if the holder dies).
 
 Credentials never appear in a catalog's name, a command line or a log: a PostgreSQL password comes
 from the environment (PGPASSWORD, or libpq's password file), and a URL that carries one is refused; an
@@ -28,9 +34,11 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json  # (a JSON string is a TOML basic string: the lake file's values)
 import os
 import random
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -42,12 +50,21 @@ import duckdb
 
 from lakehouse.base.errors import LakehouseError, SettingsError
 from lakehouse.base.extensions import database
+from lakehouse.base.tomlfile import read_toml
 
 #: The alias a lake's DuckLake catalog is attached under on every connection.
 ALIAS = "lake"
 #: A lake folder's DuckLake: its catalog and its data folder (`DuckLake.of_folder`).
 FOLDER_CATALOG = "catalog.sqlite"
 FOLDER_DATA = "data"
+#: A lake folder whose catalog and data are elsewhere (a team's): the file that names them.
+LAKE_FILE = "lake.toml"
+#: A file of the data path that no snapshot names is removed by the next writer; on a catalog writers
+#: share, only once it is this old (another writer may be about to commit it).  The lake file may say
+#: otherwise (`orphan_age_s`).
+ORPHAN_AGE_S = 3600.0
+#: The advisory lock of a PostgreSQL catalog's database that its writers take in turn to commit.
+COMMIT_TURN_LOCK = zlib.crc32(b"lakehouse commit turn")
 #: How long a SQLite writer waits for its turn, and how often a commit that met the lock is tried again.
 TURN_TIMEOUT_S = 600.0
 LOCKED_RETRIES = 20
@@ -112,6 +129,52 @@ class Catalog:
     def extension(self) -> str:
         return "sqlite_scanner" if self.kind == "sqlite" else "postgres_scanner"
 
+    def attach_database(self, con: duckdb.DuckDBPyConnection, alias: str, read_only: bool = True) -> None:
+        """Attach the catalog's database itself (not as DuckLake), as `alias`: its tables as they are."""
+        kind = "sqlite" if self.kind == "sqlite" else "postgres"
+        mode = ", READ_ONLY" if read_only else ""
+        try:
+            con.execute(f"ATTACH {_quoted(self.where)} AS {alias} (TYPE {kind}{mode})")
+        except duckdb.Error as exc:
+            raise CatalogError(f"cannot open the catalog {self}: {' '.join(str(exc).split())[:300]}") from None
+
+
+def lake_data_path(catalog: Catalog) -> str | None:
+    """The data path of the lakehouse lake `catalog` holds; None if its database is empty or absent.
+    Anything else there is refused before it is touched: DuckLake's catalog of another program, or a
+    database with other tables."""
+    if catalog.kind == "sqlite" and not Path(catalog.where).exists():
+        return None
+    with database(catalog.extension) as con:
+        catalog.attach_database(con, "probe")
+        tables = {row[0] for row in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = 'probe' "
+            "AND schema_name NOT IN ('information_schema', 'pg_catalog')"
+        ).fetchall()}  # fmt: skip
+        if not tables:
+            return None
+        if "ducklake_metadata" not in tables:
+            raise CatalogError(f"{catalog} holds other tables than a DuckLake catalog's: left as it is")
+        ours = con.execute(
+            "SELECT count(*) FROM probe.ducklake_table t JOIN probe.ducklake_schema s USING (schema_id) "
+            "WHERE s.schema_name = 'meta' AND t.table_name = 'catalog_version' AND t.end_snapshot IS NULL"
+        ).fetchone()
+        if not ours or not ours[0]:
+            raise CatalogError(f"{catalog} is a DuckLake catalog, not a lakehouse lake's: left as it is")
+        kept = con.execute("SELECT value FROM probe.ducklake_metadata WHERE key = 'data_path'").fetchone()
+    return None if kept is None else data_path(str(kept[0]))
+
+
+def data_path(text: str) -> str:
+    """A data path as DuckLake takes it: `s3://BUCKET/PREFIX/`, or an absolute folder; ending in /."""
+    if text.startswith("s3://"):
+        if not urlsplit(text).netloc:
+            raise SettingsError(f"an object store's data path is s3://BUCKET/PREFIX, not {text!r}")
+        return text.rstrip("/") + "/"
+    if "://" in text:
+        raise SettingsError(f"the data path {text!r}: give a folder or s3://BUCKET/PREFIX")
+    return Path(text).expanduser().absolute().as_posix().rstrip("/") + "/"
+
 
 @dataclass(frozen=True)
 class DuckLake:
@@ -121,6 +184,56 @@ class DuckLake:
     catalog: Catalog
     data: str
     in_folder: bool = False
+    orphan_age_s: float = ORPHAN_AGE_S
+
+    @classmethod
+    def of_lake_file(cls, path: Path) -> DuckLake:
+        """The DuckLake a lake file names (`catalog`, `data`; see `write_lake_file`)."""
+        settings = read_toml(path, SettingsError)
+        unknown = sorted(set(settings) - {"catalog", "data", "orphan_age_s"})
+        if unknown or not isinstance(settings.get("catalog"), str) or not isinstance(settings.get("data"), str):
+            raise SettingsError(
+                f"{path}: a lake file names `catalog` and `data` (strings)"
+                + (f"; it has {', '.join(unknown)} too" if unknown else "")
+            )
+        age = settings.get("orphan_age_s", ORPHAN_AGE_S)
+        if not isinstance(age, int | float) or age < 0:
+            raise SettingsError(f"{path}: orphan_age_s is a number of seconds, not {age!r}")
+        return cls(Catalog.parse(settings["catalog"]), data_path(settings["data"]), orphan_age_s=float(age))
+
+    @classmethod
+    def found_in(cls, root: Path) -> DuckLake | None:
+        """The DuckLake of a lake folder: the one its lake file names, else its own; None if neither."""
+        if (root / LAKE_FILE).exists():
+            return cls.of_lake_file(root / LAKE_FILE)
+        if (root / FOLDER_CATALOG).exists():
+            return cls.of_folder(root)
+        return None
+
+    def write_lake_file(self, root: Path) -> None:
+        """The lake file of a lake folder that reads and writes this DuckLake (written whole, then renamed)."""
+        text = (
+            "# A lakehouse lake whose catalog and data are shared (`lakehouse init --catalog ... --data ...`).\n"
+            "# No credentials here: PGPASSWORD or ~/.pgpass for the catalog, AWS_ACCESS_KEY_ID and\n"
+            "# AWS_SECRET_ACCESS_KEY (and AWS_ENDPOINT_URL) for an object store.\n"
+            f"catalog = {json.dumps(str(self.catalog))}\n"
+            f"data = {json.dumps(self.data)}\n"
+        )
+        if self.orphan_age_s != ORPHAN_AGE_S:
+            text += f"orphan_age_s = {self.orphan_age_s:g}\n"
+        tmp = root / f".{LAKE_FILE}.tmp"
+        tmp.write_text(text)
+        os.replace(tmp, root / LAKE_FILE)
+
+    @property
+    def concurrent_writers(self) -> bool:
+        """Whether writers on several machines may commit to this catalog (PostgreSQL's)."""
+        return self.catalog.kind == "postgresql"
+
+    def table_path(self, key: str, schema: str = "stored") -> str:
+        """Where DuckLake keeps the files of the table `schema.key`: a folder of the data path, named after
+        them."""
+        return f"{self.data}{schema}/{key}/"
 
     def create_catalog_file(self) -> None:
         """Make a new SQLite catalog's file in WAL mode (kept by the file).  SQLite's default journal lets
@@ -152,12 +265,21 @@ class DuckLake:
         """The DuckDB extensions a connection to this lake loads."""
         return ("ducklake", self.catalog.extension, *(["httpfs"] if self.on_object_store else []))
 
-    def connect(self, read_only: bool = False, snapshot: int | None = None) -> duckdb.DuckDBPyConnection:
-        """A connection with the lake attached as `lake` (read only, or as of a snapshot)."""
+    def database(self) -> duckdb.DuckDBPyConnection:
+        """A new in-memory database that can attach this lake: its extensions, the object store's keys."""
         con = database(*self.extensions)
         try:
             if self.on_object_store:
                 object_store_secret(con)
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def connect(self, read_only: bool = False, snapshot: int | None = None) -> duckdb.DuckDBPyConnection:
+        """A connection with the lake attached as `lake` (read only, or as of a snapshot)."""
+        con = self.database()
+        try:
             self.attach(con, read_only, snapshot)
         except BaseException:
             con.close()
@@ -210,7 +332,7 @@ class DuckLake:
         in turn with this machine's other writers.  `work` may run again if its commit met SQLite's lock:
         it must write only through the connection it is given (each try starts from the catalog as it
         then is), and its result is that of the try that committed."""
-        with self._turn():
+        with self.turn():
             for attempt in range(LOCKED_RETRIES + 1):
                 with self.connection() as con:
                     try:
@@ -226,10 +348,20 @@ class DuckLake:
         raise AssertionError("unreachable: the last try returns or raises")
 
     @contextmanager
-    def _turn(self) -> Iterator[None]:
-        """The writers of a SQLite catalog commit one at a time (an exclusive lock on CATALOG.lock)."""
+    def turn(self) -> Iterator[None]:
+        """This writer's turn to commit: writers commit one at a time.  A SQLite catalog's take an
+        exclusive lock on a file beside it (CATALOG.lock); a PostgreSQL catalog's, an advisory lock of its
+        database, held by a transaction of a connection of their own (PostgreSQL ends it, and so frees the
+        turn, when the holder's connection drops: a writer killed while it commits holds no one up)."""
         if self.catalog.kind != "sqlite":
-            yield
+            with database(self.catalog.extension) as con:
+                self.catalog.attach_database(con, "turn", read_only=False)
+                con.execute("BEGIN")
+                con.execute(f"CALL postgres_execute('turn', 'SELECT pg_advisory_xact_lock({COMMIT_TURN_LOCK})')")
+                try:
+                    yield
+                finally:
+                    con.execute("ROLLBACK")
             return
         lock_path = Path(self.catalog.where).with_suffix(".lock")
         lock_path.parent.mkdir(parents=True, exist_ok=True)

@@ -17,9 +17,14 @@ files no snapshot names: the next writer removes them (`_remove_unregistered`).
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import os
 import secrets
+import shutil
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,8 +32,9 @@ import duckdb
 
 from lakehouse.base.budget import SPILL
 from lakehouse.base.catalog import META_TABLES, named_query, schemas_digest, setup_files, sql_literal, view_files
-from lakehouse.base.datasets import DATASETS
-from lakehouse.base.ducklake import ALIAS, FOLDER_DATA, DuckLake
+from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS
+from lakehouse.base.ducklake import ALIAS, Catalog, DuckLake, data_path, lake_data_path
+from lakehouse.base.errors import LakeBusyError, SettingsError
 from lakehouse.base.interrupts import interrupts_deferred
 from lakehouse.base.tables import STORED_SCHEMA
 from lakehouse.base.writer import WriterSession, invocation, replace_atomically
@@ -42,11 +48,6 @@ if TYPE_CHECKING:  # (pyarrow: only a writer that makes tables needs it; every c
 DUCKLAKE_WRITER_SPILL = "ducklake-writer"
 #: The meta table that records which version of sql/ the catalog's views and macros were made from.
 CATALOG_VERSION = "meta.catalog_version"
-
-
-def table_folder(root: Path, key: str) -> Path:
-    """The folder of the DuckLake table `stored.KEY` of a lake folder."""
-    return root / FOLDER_DATA / STORED_SCHEMA / key  # (DuckLake names a schema's folder after it)
 
 
 def sql_digest() -> str:
@@ -115,26 +116,50 @@ def _ensure_table(con: duckdb.DuckDBPyConnection, name: str, empty: pa.Table) ->
         con.unregister("declared_table")
 
 
-def init_catalog(root: Path) -> None:
-    """Make the DuckLake lake folder `root` (empty): its catalog and its first snapshot."""
-    root.mkdir(parents=True, exist_ok=True)
-    ducklake = DuckLake.of_folder(root)
+@contextmanager
+def making_catalog(
+    ducklake: DuckLake, message: str, before: Callable[[duckdb.DuckDBPyConnection], None] = lambda con: None
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """The catalog of a new lake, made in a transaction the block continues (the lake attached and in
+    use) and commits as the first snapshot, named by `message`.  `before` runs first, outside the
+    transaction (ATTACH cannot join a transaction that writes another database)."""
     ducklake.create_catalog_file()
     with ducklake.connection() as con:
+        con.execute("SET enable_progress_bar = false")
+        before(con)
         con.execute(f"USE {ALIAS}")
         con.execute("BEGIN")
         make_catalog(con)
-        con.execute(f"CALL {ALIAS}.set_commit_message('lakehouse', {sql_literal(invocation())})")
+        yield con
+        con.execute(f"CALL {ALIAS}.set_commit_message('lakehouse', {sql_literal(message)})")
         con.execute("COMMIT")
 
 
-def register(con: duckdb.DuckDBPyConnection, key: str, path: Path) -> None:
+def init_catalog(ducklake: DuckLake) -> None:
+    """Make the catalog of a new lake (its database empty or absent) and its first snapshot."""
+    if ducklake.in_folder:
+        Path(ducklake.catalog.where).parent.mkdir(parents=True, exist_ok=True)
+    with making_catalog(ducklake, invocation()):
+        pass
+
+
+def team_lake(catalog: str, data: str | None) -> DuckLake:
+    """The DuckLake of a team's lake (`init --catalog CATALOG --data DATA`): the lake the catalog holds,
+    whose data path `data` may leave out, or a new one at `data`."""
+    named = Catalog.parse(catalog)
+    kept = lake_data_path(named)
+    if kept is None and data is None:
+        raise SettingsError(f"{named} holds no lake yet: give --data, where the new lake's files go")
+    if kept is not None and data is not None and data_path(data) != kept:
+        raise SettingsError(f"the lake of {named} keeps its data at {kept}, not {data_path(data)}")
+    return DuckLake(named, kept or data_path(data or ""))
+
+
+def register(con: duckdb.DuckDBPyConnection, key: str, path: str) -> None:
     """Add a file that sits in the folder of the table `stored.KEY` to it (DuckLake then names it relative
     to that folder).  A file of an analysis table written before a later column: that column is NULL."""
     missing = ", allow_missing => true" if DATASETS[key].evolves else ""
-    con.execute(
-        f"CALL ducklake_add_data_files('{ALIAS}', '{key}', {sql_literal(str(path))}, schema => 'stored'{missing})"
-    )
+    con.execute(f"CALL ducklake_add_data_files('{ALIAS}', '{key}', {sql_literal(path)}, schema => 'stored'{missing})")
 
 
 def stored_name(name: str) -> str:
@@ -158,7 +183,11 @@ class DuckLakeWriter(WriterSession):
         self._manifest: dict[tuple[str, str], tuple[str, str]] | None = None
         self._files: dict[str, dict[str, list[str]]] = {}  # per table, per output: its files
         self._manifest_rows: dict[tuple[str, str], list[object]] = {}  # recorded, written at the commit
-        self._remove_unregistered()
+        # On a catalog other machines write too (`DuckLake.concurrent_writers`): the snapshot this session's
+        # transaction reads, and the outputs it writes, checked at its commit against what others committed.
+        self._began_at = 0
+        self._written: set[tuple[str, str]] = set()
+        self._remove_orphans()
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -169,6 +198,8 @@ class DuckLakeWriter(WriterSession):
                 con.execute("SET enable_progress_bar = false")
                 con.execute(f"USE {ALIAS}")
                 con.execute("BEGIN")
+                if self.ducklake.concurrent_writers:
+                    self._began_at = int(con.execute(f"FROM ducklake_current_snapshot('{ALIAS}')").fetchall()[0][0])
                 made = con.execute(f"SELECT digest FROM {CATALOG_VERSION}").fetchone()
                 if made is None or made[0] != sql_digest():  # a lakehouse of another version made them
                     bring_up_to_date(con)
@@ -182,6 +213,7 @@ class DuckLakeWriter(WriterSession):
         """The manifest row, known at once and written with the commit."""
         self._known_manifest()[(dataset, name)] = entry
         self._manifest_rows[(dataset, name)] = row
+        self._written.add((dataset, name))
 
     def commit_outputs(self, renames: list[tuple[Path, Path]]) -> None:
         """Put an input's outputs (each written aside, `final` naming its dataset's file as the DuckDB
@@ -190,16 +222,17 @@ class DuckLakeWriter(WriterSession):
             key = next(k for k, d in DATASETS.items() if d.directory(self.lake.root) == final.parent)
             self._replace(key, final.stem, written)
 
-    def place(self, dataset: str, written: Path, name: str, rows: int) -> Path:
-        """A finished file of an analysis table, in place of the one of that name; returns where it now is."""
-        final = self._replace(dataset, name, written)
+    def place(self, dataset: str, written: Path, name: str, rows: int) -> None:
+        """A finished file of an analysis table, in place of the one of that name."""
+        self._replace(dataset, name, written)
         self.con.execute(named_query("output_record"), [dataset, name, invocation(), rows])
-        return final
+        self._written.add((dataset, name))
 
     def remove(self, dataset: str, name: str) -> None:
         """Take a file of an analysis table out of its table (older snapshots keep it)."""
         self._forget_files(dataset, name)
         self.con.execute(named_query("output_forget"), [dataset, name])
+        self._written.add((dataset, name))
 
     def manifest_entry(self, dataset: str, name: str) -> tuple[str, str] | None:
         """(content_hash, status) of an output, if the manifest has it."""
@@ -239,32 +272,48 @@ class DuckLakeWriter(WriterSession):
             self.con.execute(f"DELETE FROM {DATASETS[key].stored} WHERE filename = $1", [path])
         self._files[key].pop(name, None)
 
-    def _replace(self, key: str, name: str, written: Path) -> Path:
-        folder = table_folder(self.lake.root, key)
-        folder.mkdir(parents=True, exist_ok=True)
-        final = folder / stored_name(name)
+    def _replace(self, key: str, name: str, written: Path) -> None:
+        final = self.ducklake.table_path(key) + stored_name(name)
         with interrupts_deferred():
             self._forget_files(key, name)
-            replace_atomically(written, final)
+            self._put(written, final)
             register(self.con, key, final)
-            self._files[key][name] = [str(final)]
-        return final
+            self._files[key][name] = [final]
 
-    def _remove_unregistered(self) -> None:
-        """Files in the tables' folders that no snapshot names: a writer's, killed before its commit (we
-        hold the lock: no other writer is at work).  Every file there has a name of its own, and DuckLake
-        names each by that name, relative to its table's folder."""
-        data = self.lake.root / FOLDER_DATA / STORED_SCHEMA
-        if not data.exists():
+    def _put(self, written: Path, final: str) -> None:
+        """Move an output written aside to its place in the data path: renamed into its table's folder,
+        or, on an object store, uploaded (DuckDB's httpfs writes the object whole or not at all)."""
+        if self.ducklake.on_object_store:
+            self.con.execute(
+                f"COPY (FROM read_parquet({sql_literal(str(written))})) TO {sql_literal(final)} ({PARQUET_OPTIONS})"
+            )
+            written.unlink()
             return
-        with self.ducklake.connection(read_only=True) as con:
-            known = {
-                Path(row[0]).name
-                for row in con.execute(f"SELECT path FROM __ducklake_metadata_{ALIAS}.ducklake_data_file").fetchall()
-            }
-        for path in data.glob("*/*.parquet"):
-            if path.name not in known:
-                path.unlink(missing_ok=True)
+        target = Path(final)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            replace_atomically(written, target)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
+            # A data folder on another file system (a team's shared folder): copied beside its place, then
+            # renamed there (a copy the next writer finds unregistered is an orphan it removes).
+            aside = target.with_name(f".{target.name}.tmp")
+            shutil.copyfile(written, aside)
+            replace_atomically(aside, target)
+            os.unlink(written)
+
+    def _remove_orphans(self) -> None:
+        """Files of the data path that no snapshot names: a writer's, killed before its commit.  On a lake
+        of one folder (we hold its lock: no other writer is at work) every one goes; on a catalog writers
+        share, those older than the lake's orphan age (another writer may be about to commit a newer one).
+        DuckLake's own cleanup lists the data path against its catalog."""
+        if self.ducklake.concurrent_writers:
+            which = f"older_than => now() - to_seconds({self.ducklake.orphan_age_s})"
+        else:
+            which = "cleanup_all => true"
+        with self.ducklake.connection() as con:
+            con.execute(f"CALL ducklake_delete_orphaned_files('{ALIAS}', {which})").fetchall()
 
     def commit(self) -> None:
         if self._con is None:
@@ -273,10 +322,44 @@ class DuckLakeWriter(WriterSession):
         # Committed whatever wrote (the nightly history writes through `con` itself): DuckLake makes no
         # snapshot of a transaction that changed nothing.
         self._con.execute(f"CALL {ALIAS}.set_commit_message('lakehouse', {sql_literal(invocation())})")
-        self._con.execute("COMMIT")
-        self._con.close()
-        self._con = None
+        try:
+            with self.ducklake.turn():
+                if self.ducklake.concurrent_writers:
+                    self._refuse_what_others_committed()
+                self._con.execute("COMMIT")
+        finally:
+            self._con.close()
+            self._con = None
+            self._written.clear()
+            if self.ducklake.concurrent_writers:  # (what this session knew: others have committed since)
+                self._manifest, self._files = None, {}
         self._last_commit = time.monotonic()
+
+    def _refuse_what_others_committed(self) -> None:
+        """Refuse the commit (nothing of it kept) if another writer committed one of its outputs since this
+        session's transaction began: both would keep their rows, and every view would count them twice.
+        Called in this writer's turn, so that no other commit comes between the check and ours."""
+        if not self._written:
+            return
+        with self.ducklake.connection(read_only=True) as latest:
+            now = int(latest.execute(f"FROM ducklake_current_snapshot('{ALIAS}')").fetchall()[0][0])
+            if now == self._began_at:
+                return
+            span = f"{self._began_at + 1}, {now}"
+            theirs = {
+                (str(dataset), str(name))
+                for table in ("manifest", "outputs")
+                for dataset, name in latest.execute(
+                    f"SELECT dataset, name FROM ducklake_table_insertions('{ALIAS}', 'meta', '{table}', {span})"
+                ).fetchall()
+            }
+        if both := sorted(theirs & self._written):
+            named = ", ".join(f"{dataset} {name}" for dataset, name in both[:5])
+            raise LakeBusyError(
+                f"another writer committed {named}{' and more' if len(both) > 5 else ''} to the lake's catalog "
+                f"{self.ducklake.catalog} while this one worked: nothing of this commit was kept; run the "
+                "command again (what the lake holds is skipped)"
+            )
 
     def _closed(self) -> None:
         SPILL.forget(self.lake.root, DUCKLAKE_WRITER_SPILL)

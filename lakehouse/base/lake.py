@@ -44,10 +44,9 @@ from lakehouse.base.catalog import (
     view_files,
 )
 from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
-from lakehouse.base.ducklake import ALIAS, FOLDER_CATALOG, FOLDER_DATA, DuckLake
+from lakehouse.base.ducklake import ALIAS, FOLDER_CATALOG, FOLDER_DATA, LAKE_FILE, DuckLake, lake_data_path
 from lakehouse.base.ducklake_lake import DuckLakeWriter, init_catalog
 from lakehouse.base.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
-from lakehouse.base.extensions import database
 from lakehouse.base.interrupts import stopped_by_interrupt
 from lakehouse.base.outputs import protect
 from lakehouse.base.read_only import statement_writes
@@ -170,10 +169,21 @@ class Lake:
         # crashes the interpreter (the adversary's fourth pass: SIGSEGV in 1-3 of 4 runs).
         self._sessions = threading.local()
         self._writer: LakeWriter | None = None
+        self._ducklake: DuckLake | None = None
         # No output of this process may land in the lake's data (e.g. `sql --output` over a log's Parquet).
         protect(
             self.root,
-            (CATALOG_FILE, FOLDER_CATALOG, FOLDER_DATA, "parquet", "quarantine", "analysis", "meta", SPILL_FOLDER),
+            (
+                CATALOG_FILE,
+                FOLDER_CATALOG,
+                FOLDER_DATA,
+                LAKE_FILE,
+                "parquet",
+                "quarantine",
+                "analysis",
+                "meta",
+                SPILL_FOLDER,
+            ),
         )
 
     def __repr__(self) -> str:
@@ -205,13 +215,15 @@ class Lake:
 
     @property
     def ducklake(self) -> DuckLake | None:
-        """The lake's DuckLake, when the folder holds one (`init --ducklake` or `migrate` makes it) rather
-        than a DuckDB catalog (lakehouse.base.ducklake_lake)."""
-        found = DuckLake.of_folder(self.root)
-        return found if (self.root / FOLDER_CATALOG).exists() else None
+        """The lake's DuckLake, when it has one rather than a DuckDB catalog (lakehouse.base.ducklake_lake):
+        the folder's own (`init --ducklake`, `migrate`) or a team's that its lake file names (`init
+        --catalog`)."""
+        if self._ducklake is None:  # (once found, kept: a lake does not change its format)
+            self._ducklake = DuckLake.found_in(self.root)
+        return self._ducklake
 
     def exists(self) -> bool:
-        return self.catalog_path.exists() or (self.root / FOLDER_CATALOG).exists()
+        return self.catalog_path.exists() or self.ducklake is not None
 
     def require(self) -> None:
         """Refuse (NoLakeError) where there is no lake, before any work and without making a folder."""
@@ -221,9 +233,9 @@ class Lake:
     def _missing(self) -> NoLakeError:
         return NoLakeError(f"no lake at {self.root} (run `lakehouse init` or `lakehouse ingest` first)")
 
-    def init(self, ducklake: bool = False) -> Lake:
+    def init(self, ducklake: DuckLake | None = None) -> Lake:
         """Create the folders, the schema files and the catalog (idempotent); `ducklake`: a new lake's
-        catalog is DuckLake's (an existing lake keeps its own)."""
+        catalog is this DuckLake (the folder's own, or a team's, which it joins if it holds a lake)."""
         with self.writer(wait=True, create=True, ducklake=ducklake):
             pass
         return self
@@ -261,7 +273,7 @@ class Lake:
         if not self.exists():
             raise self._missing()
         ducklake = self.ducklake
-        con = duckdb.connect() if ducklake is None else database(*ducklake.extensions)
+        con = duckdb.connect() if ducklake is None else ducklake.database()
         try:
             self.apply_budget(con, f"{kind}-{next(_SCRATCH_NUMBERS)}")
             con.execute("SET enable_progress_bar = false")
@@ -291,9 +303,9 @@ class Lake:
         con = self._attached("sealed")
         try:
             tops = {Path(dataset.folder).parts[0] for dataset in DATASETS.values()}  # parquet/, analysis/, ...
-            if self.ducklake is not None:
-                tops = {FOLDER_DATA}  # (DuckLake reads its catalog through the connection it opened)
             folders = sorted((self.root / top).as_posix() + "/" for top in tops)
+            if self.ducklake is not None:  # (DuckLake reads its catalog through the connection it opened)
+                folders = [self.ducklake.data]
             # A literal list: a bound Python list would make DuckDB import numpy and pandas (0.5 s).
             con.execute(f"SET allowed_directories = [{', '.join(sql_literal(f) for f in folders)}]")
             con.execute("SET enable_external_access = false")
@@ -548,7 +560,11 @@ class Lake:
     # -- writing ------------------------------------------------------------------------------------
     @contextmanager
     def writer(
-        self, commit_every: float = 2.0, wait: bool | None = None, create: bool = False, ducklake: bool = False
+        self,
+        commit_every: float = 2.0,
+        wait: bool | None = None,
+        create: bool = False,
+        ducklake: DuckLake | None = None,
     ) -> Iterator[LakeWriter]:
         """The single-writer session: takes the lock, yields a catalog copy, swaps it in at the end.
 
@@ -557,8 +573,8 @@ class Lake:
         of failing (`init`, which is quick); by default, for as long as `wait_for_writer` says (the
         nightly run's writes queue behind a user's ingest, for an hour at most).  `create`: make the
         lake if there is none (init and the
-        ingests; a report given a mistyped --lake must not leave an empty lake there); `ducklake`: make a
-        new lake a DuckLake lake (`lakehouse init --ducklake`).  The lake's
+        ingests; a report given a mistyped --lake must not leave an empty lake there); `ducklake`: a new
+        lake's DuckLake (`lakehouse init --ducklake`, `--catalog`).  The lake's
         folders and schema files are made under the lock, so that writers starting together on a new
         lake do not race on them.
         """
@@ -580,8 +596,8 @@ class Lake:
 
         with process_lock(self.root / LOCK_FILE, busy, wait=patience):
             self._ensure_layout()
-            if ducklake and not self.exists():
-                init_catalog(self.root)
+            if ducklake is not None:
+                self._make_or_join(ducklake)
             session: LakeWriter
             if self.ducklake is not None:
                 if self.snapshot is not None:
@@ -595,6 +611,21 @@ class Lake:
             finally:
                 self._writer = None
                 session.close()
+
+    def _make_or_join(self, ducklake: DuckLake) -> None:
+        """Make this new lake's DuckLake (or join a team's: its catalog holds a lake already), then, for a
+        team's, the lake file that names it; a lake that exists keeps its own catalog."""
+        if self.exists():
+            if not ducklake.in_folder and self.ducklake != ducklake:
+                has = f"its catalog: {self.ducklake.catalog}" if self.ducklake else f"its catalog: {CATALOG_FILE}"
+                raise LakehouseError(
+                    f"{self.root} is a lake already ({has}); give --lake a new folder for the team's lake"
+                )
+            return
+        if ducklake.in_folder or lake_data_path(ducklake.catalog) is None:
+            init_catalog(ducklake)
+        if not ducklake.in_folder:
+            ducklake.write_lake_file(self.root)
 
     @property
     def committing(self) -> LakeWriter:

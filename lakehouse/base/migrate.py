@@ -21,7 +21,7 @@ import duckdb
 from lakehouse.base.catalog import META_TABLES, committed_files, sql_literal, view_files
 from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.base.ducklake import ALIAS, DuckLake
-from lakehouse.base.ducklake_lake import make_catalog, register, stored_name, table_folder
+from lakehouse.base.ducklake_lake import making_catalog, register, stored_name
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake, count
 
@@ -50,13 +50,20 @@ def migrate(old: Lake, new_root: Path, progress: Callable[[str], None] = lambda 
     try:
         new_root.mkdir(parents=True, exist_ok=True)
         ducklake = DuckLake.of_folder(new_root.absolute())
-        ducklake.create_catalog_file()
-        with ducklake.connection() as con:
-            con.execute("SET enable_progress_bar = false")
+
+        files: dict[str, list[str]] = {}
+
+        def attach_old(con: duckdb.DuckDBPyConnection) -> None:
             with old.opening_catalog():
                 con.execute(f"ATTACH {sql_literal(str(old.catalog_path))} AS {OLD} (READ_ONLY)")
-            migrated = _copy(con, old, new_root.absolute(), progress)
-        return migrated
+            con.execute(f"USE {OLD}")
+            files.update(committed_files(con, old.root))
+
+        with making_catalog(ducklake, f"lakehouse migrate {old.root}", before=attach_old) as con:
+            stored_rows, view_rows = _copy(con, old, ducklake, files, progress)
+        snapshot = ducklake.snapshots()[-1][0]
+        progress(f"{len(view_rows)} views, the same rows in both lakes; snapshot {snapshot}")
+        return Migrated(stored_rows, view_rows, snapshot)
     except BaseException:
         # Nothing of a migration that did not finish is kept: the folder as it was (empty, or none).
         if made_folder:
@@ -67,12 +74,15 @@ def migrate(old: Lake, new_root: Path, progress: Callable[[str], None] = lambda 
         raise
 
 
-def _copy(con: duckdb.DuckDBPyConnection, old: Lake, new_root: Path, progress: Callable[[str], None]) -> Migrated:
-    con.execute(f"USE {OLD}")
-    files = committed_files(con, old.root)
-    con.execute(f"USE {ALIAS}")
-    con.execute("BEGIN")
-    make_catalog(con)
+def _copy(
+    con: duckdb.DuckDBPyConnection,
+    old: Lake,
+    ducklake: DuckLake,
+    files: dict[str, list[str]],
+    progress: Callable[[str], None],
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Copy the old lake's rows into the new catalog (in its first transaction); the rows per stored table
+    and per view, the same in both lakes."""
     for table in META_TABLES:
         con.execute(f"INSERT INTO meta.{table} BY NAME SELECT * FROM {OLD}.meta.{table}")
     # Each committed file of the old lake becomes a file of its table (linked, else copied: DuckLake never
@@ -80,7 +90,7 @@ def _copy(con: duckdb.DuckDBPyConnection, old: Lake, new_root: Path, progress: C
     # again replaces its own file, as in the old lake.
     stored_rows: dict[str, int] = {}
     for key, paths in files.items():
-        folder = table_folder(new_root, key)
+        folder = Path(ducklake.table_path(key))
         folder.mkdir(parents=True, exist_ok=True)
         committed = [Path(path) for path in paths if Path(path).name != SCHEMA_FILE]  # (of no rows)
         for path in committed:
@@ -89,7 +99,7 @@ def _copy(con: duckdb.DuckDBPyConnection, old: Lake, new_root: Path, progress: C
                 os.link(path, target)
             except OSError:
                 shutil.copy2(path, target)
-            register(con, key, target)
+            register(con, key, str(target))
         stored_rows[key] = count(con, f"SELECT count(*) FROM {DATASETS[key].stored}")
         if stored_rows[key]:
             progress(f"{DATASETS[key].stored}: {stored_rows[key]:,} rows in {len(committed)} files")
@@ -110,8 +120,4 @@ def _copy(con: duckdb.DuckDBPyConnection, old: Lake, new_root: Path, progress: C
         if before != after:
             raise LakehouseError(f"{view.name}: {before:,} rows in {old.root}, {after:,} in the new lake; nothing kept")
         view_rows[view.name] = after
-    con.execute(f"CALL {ALIAS}.set_commit_message('lakehouse', {sql_literal(f'lakehouse migrate {old.root}')})")
-    con.execute("COMMIT")
-    snapshot = count(con, f"SELECT max(snapshot_id) FROM {ALIAS}.snapshots()")
-    progress(f"{len(view_rows)} views, the same rows in both lakes; snapshot {snapshot}")
-    return Migrated(stored_rows, view_rows, snapshot)
+    return stored_rows, view_rows

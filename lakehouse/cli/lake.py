@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from lakehouse.base.catalog import meta_copy
-from lakehouse.base.errors import LakehouseError, NoLakeError
+from lakehouse.base.errors import LakehouseError, NoLakeError, SettingsError
 from lakehouse.base.lake import Lake
 from lakehouse.base.render import OutputFormat, emit, labelled, stderr
 from lakehouse.cli.common import (
@@ -38,15 +38,54 @@ def init(
             "snapshot (`lakehouse snapshots`, `--as-of N`), movable as a folder.",
         ),
     ] = False,
+    catalog: Annotated[
+        str | None,
+        typer.Option(
+            "--catalog",
+            help="A team's lake: its DuckLake catalog, postgresql://USER@HOST:PORT/DATABASE (the password from "
+            "PGPASSWORD or ~/.pgpass, never here) or a SQLite file. A catalog that holds a lake already is "
+            "joined; an empty database gets a new lake.",
+            show_default=False,
+        ),
+    ] = None,
+    data: Annotated[
+        str | None,
+        typer.Option(
+            "--data",
+            help="With --catalog, for a new lake: where its Parquet files go, a shared folder or "
+            "s3://BUCKET/PREFIX (keys from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_ENDPOINT_URL). "
+            "Joining a lake, it may be left out.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Create an empty lake (folders, schema files, catalog). Safe to run again.
+
+    A team's lake (--catalog, --data) is one catalog and one data path that every member's lake folder
+    names in its lake file (LAKE/lake.toml); the folder keeps only this machine's work in progress. Every
+    command then takes the folder as it takes any lake (--lake, $LAKEHOUSE_LAKE).
 
     Example: `lakehouse init --lake ~/lakes/pwa`
 
     Example: `lakehouse init --ducklake --lake ~/lakes/shared && lakehouse snapshots --lake ~/lakes/shared`
+
+    Example: `PGPASSWORD=... lakehouse init --lake ~/lakes/team --catalog postgresql://ana@db:5432/traces
+    --data s3://traces/lake`
     """
-    target = Lake(lake).init(ducklake=ducklake)
-    stderr.print(f"lake ready at {target.root}")
+    from lakehouse.base.ducklake import DuckLake
+
+    target = Lake(lake)
+    if catalog is not None:
+        from lakehouse.base.ducklake_lake import team_lake
+
+        made = team_lake(catalog, data)
+    elif data is not None:
+        raise SettingsError("--data names a team's lake's data path: give its --catalog too")
+    else:
+        made = DuckLake.of_folder(target.root) if ducklake else None
+    target.init(ducklake=made)
+    shared = f" (catalog {made.catalog}, data {made.data})" if made is not None and not made.in_folder else ""
+    stderr.print(f"lake ready at {target.root}{shared}")
 
 
 @catalog_app.command("rebuild")

@@ -1,0 +1,175 @@
+"""A team's lake (`lakehouse init --catalog postgresql://... --data DIR|s3://...`), on real servers: a
+PostgreSQL server started here from the machine's installation (tests/postgres_server.py) and, for the
+data, a shared folder or an S3-compatible server (tests/s3_server.py, built by `make s3-server`; the
+object-store cases run in `make faults`, which builds it).  Each member's lake folder holds only a lake
+file naming the catalog and the data; two machines are two such folders."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from postgres_server import Server, postgres_server
+from s3_server import s3_server
+
+from lakehouse.base.ducklake import LAKE_FILE, DuckLake
+from lakehouse.base.ducklake_lake import DuckLakeWriter
+from lakehouse.base.lake import Lake
+from lakehouse.base.testing import small_log, write_swf
+
+from conftest import SWF_DIR, cli, provenance_job_counts, shared_or_skip
+
+#: The two smallest logs of the archive (by bytes), ingested by two machines at once.
+TWO_LOGS = ("NASA-iPSC-1993-3.1-cln.swf.gz", "KTH-SP2-1996-2.1-cln.swf.gz")
+
+
+@pytest.fixture(scope="module")
+def catalog_server() -> Iterator[Server]:
+    with postgres_server() as server:
+        yield server
+
+
+@dataclass(frozen=True)
+class Team:
+    """A new lake's catalog (a database of its own on the module's server) and data path, and the
+    environment its members' commands run in (the password and keys as a user gives them)."""
+
+    catalog: str
+    data: str
+    environment: dict[str, str]
+    password: str
+    #: The folder that holds the data path's files (the shared folder, or the one the S3 server serves).
+    backing: Path
+
+    def run(self, *args: object, check: bool = True) -> subprocess.CompletedProcess[str]:
+        """`lakehouse ARGS` in a process of its own, as a member on another machine runs it."""
+        line = [sys.executable, "-m", "lakehouse.cli", *(str(a) for a in args)]
+        done = subprocess.run(line, env=self.environment, capture_output=True, text=True, timeout=300)
+        if check:
+            assert done.returncode == 0, done.stderr[-3000:]
+        return done
+
+    def start(self, *args: object) -> subprocess.Popen[str]:
+        line = [sys.executable, "-m", "lakehouse.cli", *(str(a) for a in args)]
+        return subprocess.Popen(line, env=self.environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@pytest.fixture(params=["folder", pytest.param("s3", marks=pytest.mark.thorough)])
+def team(
+    request: pytest.FixtureRequest, catalog_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Team]:
+    database_name = f"lake_{secrets.token_hex(4)}"
+    catalog_server.create_database(database_name)
+    monkeypatch.setenv("PGPASSWORD", catalog_server.password)  # (this process reads the lake too)
+    environment = {**os.environ, "PGPASSWORD": catalog_server.password}
+    catalog = catalog_server.url(database_name)
+    if request.param == "folder":
+        yield Team(catalog, str(tmp_path / "shared"), environment, catalog_server.password, tmp_path / "shared")
+        return
+    with s3_server(tmp_path / "s3") as store:
+        for name, value in store.environment().items():
+            monkeypatch.setenv(name, value)
+        data, backing = f"s3://{store.bucket}/team", tmp_path / "s3" / store.bucket / "team"
+        yield Team(catalog, data, {**environment, **store.environment()}, store.secret, backing)
+
+
+def _jobs(root: Path) -> dict[str, int]:
+    return dict(Lake(root).rows("SELECT log, count(*) FROM swf.jobs GROUP BY log"))
+
+
+def test_two_machines_ingest_at_once_and_both_commit(team: Team, tmp_path: Path) -> None:
+    logs = [shared_or_skip(SWF_DIR / name) for name in TWO_LOGS]
+    first, second, third = (tmp_path / name for name in ("ana", "bo", "cy"))
+    team.run("init", "--lake", first, "--catalog", team.catalog, "--data", team.data)
+    team.run("init", "--lake", second, "--catalog", team.catalog)  # joins: the catalog names the data
+    both = [team.start("ingest", "swf", log, "--lake", root) for log, root in zip(logs, (first, second), strict=True)]
+    outcomes = [process.communicate(timeout=300) for process in both]
+    assert [process.returncode for process in both] == [0, 0], outcomes
+    # A third member, who joined later, reads both logs: every job line the archive publishes for each.
+    team.run("init", "--lake", third, "--catalog", team.catalog)
+    published = provenance_job_counts()
+    assert _jobs(third) == {log.name.removesuffix(".swf.gz"): published[log.name] for log in logs}
+    listed = team.run("snapshots", "--lake", third, "--format", "csv").stdout
+    for log in logs:
+        assert sum(f"ingest swf {log}" in line for line in listed.splitlines()) == 1, listed
+    # No credential is written anywhere a member or a log would show it.
+    shown = [listed, (first / LAKE_FILE).read_text(), *(text for pair in outcomes for text in pair)]
+    assert not [text for text in shown if team.password in text]
+    assert DuckLake.found_in(second) == DuckLake.found_in(third)
+
+
+def test_one_log_from_two_machines_at_once_is_kept_once(
+    team: Team, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "shared-log.swf"
+    write_swf(log, *small_log(7))
+    first, second = tmp_path / "ana", tmp_path / "bo"
+    team.run("init", "--lake", first, "--catalog", team.catalog, "--data", team.data)
+    team.run("init", "--lake", second, "--catalog", team.catalog)
+    # The second machine has read the lake and written the log's files when the first commits the same log:
+    # both would keep its rows.  Its commit is refused and nothing of it kept.
+    commit = DuckLakeWriter.commit
+
+    def first_commits_meanwhile(writer: DuckLakeWriter) -> None:
+        if writer._written:
+            team.run("ingest", "swf", log, "--lake", first)
+        commit(writer)
+
+    monkeypatch.setattr(DuckLakeWriter, "commit", first_commits_meanwhile)
+    refused = cli("ingest", "swf", log, "--lake", second, code=1)
+    assert "another writer committed swf shared-log" in " ".join(refused.output.split())
+    monkeypatch.setattr(DuckLakeWriter, "commit", commit)
+    assert _jobs(first) == {"shared-log": 7}
+    assert Lake(first).rows("SELECT count(*) FROM meta.manifest WHERE name = 'shared-log'") == [(1,)]
+    again = cli("ingest", "swf", log, "--lake", second)  # the re-run finds it in the lake
+    assert "1 unchanged" in again.output
+    assert _jobs(second) == {"shared-log": 7}
+
+
+def test_a_writer_killed_mid_ingest_leaves_the_catalog_whole_and_its_files_are_removed(
+    team: Team, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for number in range(40):
+        write_swf(logs / f"log{number:02}.swf", *small_log(200 + number))
+    root = tmp_path / "ana"
+    team.run("init", "--lake", root, "--catalog", team.catalog, "--data", team.data)
+    victim = team.start("ingest", "swf", logs, "--lake", root)
+    deadline = time.monotonic() + 120
+    while not _jobs(root) and victim.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)  # (killed once it has committed: between two of its commits)
+    time.sleep(0.5)
+    victim.send_signal(signal.SIGKILL)
+    victim.communicate()
+    held = _jobs(root)  # whole logs only, as the last commit left them
+    assert all(jobs == 200 + int(log.removeprefix("log")) for log, jobs in held.items()), held
+    table = team.backing / "stored" / "swf_jobs"
+    with Lake(root).ducklake.connection(read_only=True) as con:  # type: ignore[union-attr]
+        files = con.execute("SELECT data_file FROM ducklake_list_files('lake', 'swf_jobs', schema => 'stored')")
+        named = {Path(row[0]).name for row in files.fetchall()}
+    # Files the killed writer put in place and never committed: none are read, and the next writer removes
+    # them once they are older than a writer could still be holding one (here, aged by hand: two hours).
+    # One more, planted (the kill may have landed just after a commit); and one just written, as another
+    # member's writer leaves it a moment before its commit: that one stays.
+    some_file = table / sorted(named)[0]
+    shutil.copy(some_file, table / "log99.0123456789ab.parquet")
+    orphans = {path for path in table.iterdir() if path.name not in named}
+    long_ago = time.time() - 7200
+    for path in orphans:
+        os.utime(path, (long_ago, long_ago))
+    in_flight = table / "log98.0123456789ab.parquet"
+    shutil.copy(some_file, in_flight)
+    team.run("ingest", "swf", logs, "--lake", root)
+    assert not [path for path in orphans if path.exists()]
+    assert in_flight.exists()
+    assert _jobs(root) == {f"log{number:02}": 200 + number for number in range(40)}
