@@ -11,6 +11,7 @@ inconsistent lakes, lost or duplicated rows, all zero."""
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -18,10 +19,13 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from postgres_server import Server, postgres_server
+from s3_server import ObjectStore, s3_server
 
 from lakehouse.base.lake import Lake
 from lakehouse.synth.google_trace import Settings, generate
@@ -41,9 +45,9 @@ TALLY: dict[str, Counter] = {}
 def table():
     yield
     print("\n\ningest faults:")
-    print(f"{'trials':<34}{'runs':>6}{'hangs':>7}{'tracebacks':>12}{'inconsistent':>14}{'lost/dup rows':>15}")
+    print(f"{'trials':<48}{'runs':>6}{'hangs':>7}{'tracebacks':>12}{'inconsistent':>14}{'lost/dup rows':>15}")
     for kind, tally in TALLY.items():
-        print(f"{kind:<34}{tally['trials']:>6}{tally['hangs']:>7}{tally['tracebacks']:>12}"
+        print(f"{kind:<48}{tally['trials']:>6}{tally['hangs']:>7}{tally['tracebacks']:>12}"
               f"{tally['inconsistent']:>14}{tally['lost']:>15}")  # fmt: skip
 
 
@@ -82,16 +86,52 @@ def trace(tmp_path_factory) -> Path:
     return root / "trace"
 
 
-def _made(root: Path, ducklake: bool) -> None:
-    """A DuckLake lake is made before its ingest (`init --ducklake`); today's format by the ingest."""
-    if ducklake:
-        line = [sys.executable, "-m", "lakehouse.cli", "init", "--ducklake", "--lake", str(root)]
+#: The catalogs a trial's lake may have: today's DuckDB file, a DuckLake lake of one folder, a team's
+#: DuckLake lake (its catalog on PostgreSQL, its data on the S3-compatible server).
+CATALOGS = {"duckdb": "", "ducklake": " (DuckLake)", "postgresql": " (PostgreSQL + S3)"}
+
+
+@pytest.fixture(scope="module")
+def team_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Server, ObjectStore]]:
+    """A PostgreSQL server and an S3-compatible one for the trials on a team's lake, their password and
+    keys in the environment of the module's commands (as a member's shell has them)."""
+    with postgres_server() as catalogs, s3_server(tmp_path_factory.mktemp("object-store")) as store:
+        saved = dict(os.environ)
+        os.environ.update({"PGPASSWORD": catalogs.password, **store.environment()})
+        try:
+            yield catalogs, store
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
+
+
+def _maker(request: pytest.FixtureRequest, catalog: str) -> Callable[[Path], None]:
+    """How a trial's new lake is made before its ingest: by the ingest itself (today's format), by `init
+    --ducklake`, or by `init --catalog` on a new database and data path of the team's servers."""
+
+    def init(root: Path, *options: str) -> None:
+        line = [sys.executable, "-m", "lakehouse.cli", "init", "--lake", str(root), *options]
         made = subprocess.run(line, capture_output=True, text=True)
         assert made.returncode == 0, made.stderr
 
+    if catalog == "duckdb":
+        return lambda root: None
+    if catalog == "ducklake":
+        return lambda root: init(root, "--ducklake")
+    catalogs, store = request.getfixturevalue("team_servers")
 
-def _clean(kind: str, source: Path, root: Path, ducklake: bool = False) -> tuple[dict[str, object], float]:
-    _made(root, ducklake)
+    def on_the_team_servers(root: Path) -> None:
+        database_name = f"trial_{secrets.token_hex(4)}"
+        catalogs.create_database(database_name)
+        init(root, "--catalog", catalogs.url(database_name), "--data", f"s3://{store.bucket}/{database_name}")
+
+    return on_the_team_servers
+
+
+def _clean(
+    kind: str, source: Path, root: Path, make: Callable[[Path], None] = lambda root: None
+) -> tuple[dict[str, object], float]:
+    make(root)
     started = time.perf_counter()
     done = subprocess.run(ingest(kind, source, root), capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -106,11 +146,18 @@ def clean_swf(swf_logs, tmp_path_factory) -> tuple[dict[str, object], float]:
 
 
 def _trial(
-    kind: str, source: Path, root: Path, clean: dict, how: signal.Signals, after: float, tally: Counter, ducklake: bool
+    kind: str,
+    source: Path,
+    root: Path,
+    clean: dict,
+    how: signal.Signals,
+    after: float,
+    tally: Counter,
+    make: Callable[[Path], None],
 ) -> bool:
     """One fault `after` seconds into an ingest; False (and no trial counted) if the ingest had ended
     before the signal landed: only a signal that lands mid-work tests anything."""
-    _made(root, ducklake)
+    make(root)
     victim = subprocess.Popen(ingest(kind, source, root), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     time.sleep(after)
     if victim.poll() is not None:
@@ -153,35 +200,38 @@ def _trial(
 #: Each also on a DuckLake lake (`init --ducklake`), in `make faults`: a trial there took 44 s where one on
 #: today's format takes 8 (every view is read three times a trial, and a DuckLake view binds in ~20 ms per
 #: table it reads); `make test` meets a killed writer's leftovers on DuckLake in test_ducklake_lake.
+#: And each on a team's lake (PostgreSQL and the S3-compatible server, which make faults builds).
 FAULT_CASES = [
-    pytest.param("swf", signal.SIGKILL, False, id="swf-kill -9"),
-    pytest.param("google", signal.SIGINT, False, id="google-ctrl-c", marks=pytest.mark.thorough),
-    pytest.param("swf", signal.SIGINT, False, id="swf-ctrl-c", marks=pytest.mark.thorough),
-    pytest.param("google", signal.SIGKILL, False, id="google-kill -9", marks=pytest.mark.thorough),
-    pytest.param("swf", signal.SIGKILL, True, id="swf-kill -9-ducklake", marks=pytest.mark.thorough),
-    pytest.param("google", signal.SIGINT, True, id="google-ctrl-c-ducklake", marks=pytest.mark.thorough),
-    pytest.param("swf", signal.SIGINT, True, id="swf-ctrl-c-ducklake", marks=pytest.mark.thorough),
-    pytest.param("google", signal.SIGKILL, True, id="google-kill -9-ducklake", marks=pytest.mark.thorough),
-]
+    pytest.param("swf", signal.SIGKILL, "duckdb", id="swf-kill -9"),
+    *(
+        pytest.param(kind, how, catalog, id=f"{kind}-{name}{'' if catalog == 'duckdb' else '-' + catalog}",
+                     marks=pytest.mark.thorough)
+        for catalog in CATALOGS
+        for kind, how, name in (("google", signal.SIGINT, "ctrl-c"), ("swf", signal.SIGINT, "ctrl-c"),
+                                ("google", signal.SIGKILL, "kill -9"), ("swf", signal.SIGKILL, "kill -9"))
+        if (kind, how, catalog) != ("swf", signal.SIGKILL, "duckdb")
+    ),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize(("kind", "how", "ducklake"), FAULT_CASES)
-def test_faults_at_random_moments_of_an_ingest(request, tmp_path, swf_logs, kind, how, ducklake):
+@pytest.mark.parametrize(("kind", "how", "catalog"), FAULT_CASES)
+def test_faults_at_random_moments_of_an_ingest(request, tmp_path, swf_logs, kind, how, catalog):
     # The generated trace is made only for the Google trials (it took 4 s of the SWF trial).
     source = swf_logs if kind == "swf" else request.getfixturevalue("trace")
-    if kind == "swf" and not ducklake:
+    make = _maker(request, catalog)
+    if kind == "swf" and catalog == "duckdb":
         clean, seconds = request.getfixturevalue("clean_swf")
     else:
-        clean, seconds = _clean(kind, source, tmp_path / "clean", ducklake)
+        clean, seconds = _clean(kind, source, tmp_path / "clean", make)
     signal_name = "kill -9" if how == signal.SIGKILL else "Ctrl-C"
-    tally = TALLY.setdefault(f"{signal_name} during ingest {kind}{' (DuckLake)' if ducklake else ''}", Counter())
+    tally = TALLY.setdefault(f"{signal_name} during ingest {kind}{CATALOGS[catalog]}", Counter())
     rng = np.random.default_rng([TRIALS, len(kind), int(how)])
     latest = 0.9 * seconds  # `seconds` ends with the interpreter's exit
     for attempt in range(6 * TRIALS + 6):  # a draw after the ingest ended is drawn again
         if tally["trials"] == TRIALS:
             break
         after = float(rng.uniform(0.6, max(latest, 0.7)))
-        if not _trial(kind, source, tmp_path / f"t{attempt}", clean, how, after, tally, ducklake):
+        if not _trial(kind, source, tmp_path / f"t{attempt}", clean, how, after, tally, make):
             # The ingest ended first: the clean run was slower than this one (the machine is shared
             # with the other tests), so draw earlier.
             latest = min(latest, after) * 0.8
@@ -223,7 +273,8 @@ READER_LOGS = 6
 
 
 @pytest.mark.thorough
-def test_readers_during_an_ingest_see_whole_logs(tmp_path):
+@pytest.mark.parametrize("catalog", CATALOGS)
+def test_readers_during_an_ingest_see_whole_logs(request, tmp_path, catalog):
     # Six logs, ingested one after the other (one process each): each commits while readers read,
     # and the run lasts long enough for many reads on a busy machine (one ingest of the whole folder
     # left some runs with only 4 reads).  The six smallest archive logs: what is tested is the commits,
@@ -237,8 +288,9 @@ def test_readers_during_an_ingest_see_whole_logs(tmp_path):
         (source / log.name).symlink_to(log)
     clean, _ = _clean("swf", source, tmp_path / "clean")
     final = clean["jobs"]
-    tally = TALLY.setdefault("readers during ingest swf", Counter())
+    tally = TALLY.setdefault(f"readers during ingest swf{CATALOGS[catalog]}", Counter())
     root = tmp_path / "lake"
+    _maker(request, catalog)(root)
     pending = sorted(source.iterdir())
     writer: subprocess.Popen[str] | None = None
     errors: list[str] = []

@@ -21,13 +21,16 @@ import pytest
 from postgres_server import Server, postgres_server
 from s3_server import s3_server
 
-from lakehouse.base.ducklake import LAKE_FILE, DuckLake
+from lakehouse.base.ducklake import LAKE_FILE, Catalog, DuckLake, data_path
 from lakehouse.base.ducklake_lake import DuckLakeWriter
+from lakehouse.base.extensions import database
 from lakehouse.base.lake import Lake
 from lakehouse.base.testing import small_log, write_swf
 
 from conftest import SWF_DIR, cli, provenance_job_counts, shared_or_skip
 
+#: Logs an ingest that is killed mid-way writes (one commit every 2 s: it is killed between two).
+LOGS_KILLED = 40
 #: The two smallest logs of the archive (by bytes), ingested by two machines at once.
 TWO_LOGS = ("NASA-iPSC-1993-3.1-cln.swf.gz", "KTH-SP2-1996-2.1-cln.swf.gz")
 
@@ -135,12 +138,13 @@ def test_one_log_from_two_machines_at_once_is_kept_once(
     assert _jobs(second) == {"shared-log": 7}
 
 
+@pytest.mark.thorough  # (make faults: 15-20 s; make test meets a killed writer's files in test_ducklake_lake)
 def test_a_writer_killed_mid_ingest_leaves_the_catalog_whole_and_its_files_are_removed(
     team: Team, tmp_path: Path
 ) -> None:
     logs = tmp_path / "logs"
     logs.mkdir()
-    for number in range(40):
+    for number in range(LOGS_KILLED):
         write_swf(logs / f"log{number:02}.swf", *small_log(200 + number))
     root = tmp_path / "ana"
     team.run("init", "--lake", root, "--catalog", team.catalog, "--data", team.data)
@@ -172,4 +176,56 @@ def test_a_writer_killed_mid_ingest_leaves_the_catalog_whole_and_its_files_are_r
     team.run("ingest", "swf", logs, "--lake", root)
     assert not [path for path in orphans if path.exists()]
     assert in_flight.exists()
-    assert _jobs(root) == {f"log{number:02}": 200 + number for number in range(40)}
+    assert _jobs(root) == {f"log{number:02}": 200 + number for number in range(LOGS_KILLED)}
+
+
+def test_a_catalog_that_cannot_serve_is_named_in_one_line_and_nothing_is_made(
+    team: Team, catalog_server: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "ana"
+
+    def refused(*args: object) -> str:
+        said = " ".join(cli("init", "--lake", root, *args, code=1).output.split())
+        assert "Traceback" not in said and not (root / LAKE_FILE).exists()
+        return said
+
+    nobody = catalog_server.url().replace(f":{catalog_server.port}/", ":9/")  # (port 9: discard, closed)
+    assert "cannot open the catalog" in refused("--catalog", nobody, "--data", team.data)
+    monkeypatch.setenv("PGPASSWORD", "not-the-password")
+    assert "password authentication failed" in refused("--catalog", team.catalog, "--data", team.data)
+    monkeypatch.setenv("PGPASSWORD", catalog_server.password)
+    assert "must not carry a password" in refused("--catalog", "postgresql://ana:secret@db.example/traces")
+    assert "give its --catalog too" in refused("--data", team.data)
+    assert "holds no lake yet: give --data" in refused("--catalog", team.catalog)
+    # A database of other tables, and DuckLake's catalog of another program: refused, left as they were.
+    people, theirs = (f"{what}_{secrets.token_hex(4)}" for what in ("people", "theirs"))
+    catalog_server.create_database(people)
+    people_catalog = Catalog.parse(catalog_server.url(people))
+    with database("postgres_scanner") as con:
+        people_catalog.attach_database(con, "people", read_only=False)
+        con.execute("CREATE TABLE people.staff (name VARCHAR)")
+    assert "holds other tables" in refused("--catalog", catalog_server.url(people), "--data", team.data)
+    with database("postgres_scanner") as con:
+        people_catalog.attach_database(con, "people")
+        tables = con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = 'people' AND schema_name = 'public'"
+        ).fetchall()
+    assert tables == [("staff",)]
+    catalog_server.create_database(theirs)
+    with DuckLake(Catalog.parse(catalog_server.url(theirs)), data_path(str(tmp_path / "theirs"))).connection() as con:
+        con.execute("CREATE TABLE lake.orders (id INTEGER)")
+    assert "not a lakehouse lake's" in refused("--catalog", catalog_server.url(theirs), "--data", team.data)
+    # Joining a lake with another data path than the one its catalog keeps.
+    cli("init", "--lake", tmp_path / "bo", "--catalog", team.catalog, "--data", team.data)
+    assert "keeps its data at" in refused("--catalog", team.catalog, "--data", tmp_path / "elsewhere")
+    if team.data.startswith("s3://"):  # an object store that cannot be reached, or that refuses the keys
+        cli("init", "--lake", root, "--catalog", team.catalog)
+        log = write_swf(tmp_path / "log.swf", *small_log(3))
+        for name, value in (
+            ("AWS_SECRET_ACCESS_KEY", "not-the-key"),
+            ("AWS_ENDPOINT_URL", nobody.replace("postgresql", "http")),
+        ):
+            with monkeypatch.context() as patched:
+                patched.setenv(name, value)
+                said = " ".join(cli("ingest", "swf", log, "--lake", root, code=1).output.split())
+                assert f"cannot reach the lake's data at {team.data}" in said and "Traceback" not in said

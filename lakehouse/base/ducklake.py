@@ -265,6 +265,20 @@ class DuckLake:
         """The DuckDB extensions a connection to this lake loads."""
         return ("ducklake", self.catalog.extension, *(["httpfs"] if self.on_object_store else []))
 
+    @contextmanager
+    def reaching_data(self) -> Iterator[None]:
+        """An object store that cannot be reached or refuses the keys: one line naming it (no traceback)."""
+        try:
+            yield
+        except (duckdb.HTTPException, duckdb.IOException) as exc:
+            if not self.on_object_store:
+                raise
+            endpoint = os.environ.get("AWS_ENDPOINT_URL") or "Amazon S3"
+            reason = next((line for line in str(exc).splitlines() if line.strip()), "")
+            raise CatalogError(
+                f"cannot reach the lake's data at {self.data} (through {endpoint}): {reason[:300]}"
+            ) from None
+
     def database(self) -> duckdb.DuckDBPyConnection:
         """A new in-memory database that can attach this lake: its extensions, the object store's keys."""
         con = database(*self.extensions)

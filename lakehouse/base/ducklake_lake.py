@@ -187,7 +187,8 @@ class DuckLakeWriter(WriterSession):
         # transaction reads, and the outputs it writes, checked at its commit against what others committed.
         self._began_at = 0
         self._written: set[tuple[str, str]] = set()
-        self._remove_orphans()
+        with ducklake.reaching_data():
+            self._remove_orphans()
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -274,7 +275,7 @@ class DuckLakeWriter(WriterSession):
 
     def _replace(self, key: str, name: str, written: Path) -> None:
         final = self.ducklake.table_path(key) + stored_name(name)
-        with interrupts_deferred():
+        with interrupts_deferred(), self.ducklake.reaching_data():
             self._forget_files(key, name)
             self._put(written, final)
             register(self.con, key, final)
@@ -323,7 +324,7 @@ class DuckLakeWriter(WriterSession):
         # snapshot of a transaction that changed nothing.
         self._con.execute(f"CALL {ALIAS}.set_commit_message('lakehouse', {sql_literal(invocation())})")
         try:
-            with self.ducklake.turn():
+            with self.ducklake.reaching_data(), self.ducklake.turn():
                 if self.ducklake.concurrent_writers:
                     self._refuse_what_others_committed()
                 self._con.execute("COMMIT")
