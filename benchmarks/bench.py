@@ -22,6 +22,8 @@ The whole Google trace (the reports that read it, at its shape, four sizes): `be
 Google's 2019 trace: `benchmarks.bench_google2019` (small generated cells, then cells of 0.05 and 0.1 of
 a real cell).
 
+DuckLake (the shared lake's catalog) against today's format, whole commands: `benchmarks.bench_ducklake`.
+
 `make bench ONLY=google-2019-cell,nightly` runs only the sections named (their names: `bench.main`).
 
 Campaigns and whole `simulate` commands: see `benchmarks.bench_campaign`; the research models (locality,
@@ -51,6 +53,7 @@ import duckdb
 import numpy as np
 
 from benchmarks.bench_campaign import bench_campaigns
+from benchmarks.bench_ducklake import bench_ducklake
 from benchmarks.bench_google2019 import bench_google2019, bench_google2019_cell
 from benchmarks.bench_google_ingest import bench_google_ingest
 from benchmarks.bench_nightly import bench_nightly
@@ -317,6 +320,7 @@ def main() -> int:
         "research": lambda: bench_research(folder),
         "nightly": lambda: bench_nightly(folder),
         "scale-out": bench_scale_out,
+        "ducklake": lambda: bench_ducklake(folder),
     }
     chosen = [s.strip() for s in os.environ.get("LAKEHOUSE_BENCH_ONLY", "").split(",") if s.strip()] or list(sections)
     if unknown := [name for name in chosen if name not in sections]:

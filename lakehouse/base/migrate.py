@@ -93,13 +93,16 @@ def _copy(
         folder = Path(ducklake.table_path(key))
         folder.mkdir(parents=True, exist_ok=True)
         committed = [Path(path) for path in paths if Path(path).name != SCHEMA_FILE]  # (of no rows)
+        targets = []
         for path in committed:
             target = folder / stored_name(path.stem)
             try:
                 os.link(path, target)
             except OSError:
                 shutil.copy2(path, target)
-            register(con, key, str(target))
+            targets.append(str(target))
+        if targets:
+            register(con, key, targets)
         stored_rows[key] = count(con, f"SELECT count(*) FROM {DATASETS[key].stored}")
         if stored_rows[key]:
             progress(f"{DATASETS[key].stored}: {stored_rows[key]:,} rows in {len(committed)} files")

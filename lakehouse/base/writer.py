@@ -231,7 +231,7 @@ class CatalogWriter(WriterSession):
         self._con = None
         os.replace(self._tmp, self.lake.catalog_path)
         self._tmp = self._session_file()
-        _fsync_dir(self.lake.root)
+        fsync_dir(self.lake.root)
         self._dirty = False
         self._last_commit = time.monotonic()
 
@@ -250,7 +250,7 @@ def fingerprint(chunks: Iterator[bytes] | list[bytes]) -> str:
     return digest.hexdigest()
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -290,4 +290,4 @@ def pending_path(final: Path) -> Path:
 def replace_atomically(tmp: Path, final: Path) -> None:
     """Rename a finished output into place (readers see the old file or the new one, never half)."""
     os.replace(tmp, final)
-    _fsync_dir(final.parent)
+    fsync_dir(final.parent)
