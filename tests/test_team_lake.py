@@ -101,6 +101,9 @@ def test_two_machines_ingest_at_once_and_both_commit(team: Team, tmp_path: Path)
     team.run("init", "--lake", third, "--catalog", team.catalog)
     published = provenance_job_counts()
     assert _jobs(third) == {log.name.removesuffix(".swf.gz"): published[log.name] for log in logs}
+    # The duckdb shell reads it too (the password and keys from its environment, not its command line).
+    shell = team.run("shell", "--lake", third, "--", "-csv", "-c", "SELECT count(*) AS jobs FROM swf.jobs").stdout
+    assert shell.split() == ["jobs", str(sum(published[log.name] for log in logs))]
     listed = team.run("snapshots", "--lake", third, "--format", "csv").stdout
     for log in logs:
         assert sum(f"ingest swf {log}" in line for line in listed.splitlines()) == 1, listed

@@ -427,16 +427,27 @@ def expire_before(con: duckdb.DuckDBPyConnection, snapshot: int) -> tuple[int, i
 
 def object_store_secret(con: duckdb.DuckDBPyConnection) -> None:
     """The object store's credentials from the environment, as a secret of this connection only."""
+    con.execute(object_store_secret_statement())
+
+
+def object_store_secret_statement(in_shell: bool = False) -> str:
+    """The statement that gives DuckDB the object store's keys from the environment.  `in_shell`: for the
+    duckdb command line's opening statements, which read the keys from its own environment (getenv)
+    rather than carry them on its command line, where the process list would show them."""
     key, secret = os.environ.get("AWS_ACCESS_KEY_ID"), os.environ.get("AWS_SECRET_ACCESS_KEY")
     if not key or not secret:
         raise CatalogError(
             "the lake's data is on an object store (s3://...): set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY "
             "(and AWS_ENDPOINT_URL for a server other than Amazon's)"
         )
-    options = {"KEY_ID": key, "SECRET": secret, "REGION": os.environ.get("AWS_REGION", "us-east-1")}
-    words = [f"{name} {_quoted(value)}" for name, value in options.items()]
+
+    def value(name: str) -> str:
+        return f"getenv({_quoted(name)})" if in_shell else _quoted(os.environ[name])
+
+    words = [f"KEY_ID {value('AWS_ACCESS_KEY_ID')}", f"SECRET {value('AWS_SECRET_ACCESS_KEY')}",
+             f"REGION {_quoted(os.environ.get('AWS_REGION', 'us-east-1'))}"]  # fmt: skip
     if endpoint := os.environ.get("AWS_ENDPOINT_URL"):
         url = urlsplit(endpoint)
         words += [f"ENDPOINT {_quoted(url.netloc or url.path)}", "URL_STYLE 'path'"]
         words.append(f"USE_SSL {'true' if url.scheme == 'https' else 'false'}")
-    con.execute(f"CREATE OR REPLACE TEMPORARY SECRET lake_object_store (TYPE s3, {', '.join(words)})")
+    return f"CREATE OR REPLACE TEMPORARY SECRET lake_object_store (TYPE s3, {', '.join(words)})"

@@ -133,8 +133,13 @@ def shell(ctx: typer.Context, lake: LakeOption = None, as_of: AsOfOption = None)
         os.execv(command, [command, "-readonly", str(target.catalog_path), *ctx.args])
     # A DuckLake lake: the shell loads the extensions from the installed wheels and attaches the lake as
     # the connection does (`lakehouse.base.ducklake`), before its own prompt or `-c`.
-    from lakehouse.base.ducklake import ALIAS
+    # A team's lake: the catalog's password and the object store's keys stay in the environment, which the
+    # shell reads (libpq its PGPASSWORD, the secret its getenv), never on its command line.
+    from lakehouse.base.ducklake import ALIAS, object_store_secret_statement
     from lakehouse.base.extensions import opening_statements
 
-    setup = [*opening_statements(*ducklake.extensions), ducklake.attach_statement(True, as_of), f"USE {ALIAS}"]
-    os.execv(command, [command, "-unsigned", "-cmd", "; ".join(setup), *ctx.args])
+    setup = ["-cmd", "; ".join(opening_statements(*ducklake.extensions))]
+    if ducklake.on_object_store:  # (its one-row answer, "Success", is not shown)
+        setup += ["-cmd", ".output /dev/null", "-cmd", object_store_secret_statement(in_shell=True), "-cmd", ".output"]
+    setup += ["-cmd", f"{ducklake.attach_statement(True, as_of)}; USE {ALIAS}"]
+    os.execv(command, [command, "-unsigned", *setup, *ctx.args])
