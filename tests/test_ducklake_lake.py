@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from lakehouse.base.ducklake import DuckLake
+from lakehouse.base.ducklake_lake import DuckLakeWriter
 from lakehouse.base.lake import Lake
 from lakehouse.base.testing import small_log, swf_job, write_swf
 
@@ -69,11 +70,34 @@ def test_each_write_is_a_snapshot_and_a_changed_log_keeps_its_old_rows_in_the_sn
     cli("ingest", "swf", first, "--lake", root)
     assert _jobs(root) == {"first": 7, "second": 4}
     assert _jobs(root, as_of=3) == {"first": 6, "second": 4}
-    assert len(list(Path(DuckLake.of_folder(root).table_path("swf_jobs")).glob("first.*.parquet"))) == 2  # the old one, for snapshot 3
+    stored = Path(DuckLake.of_folder(root).table_path("swf_jobs"))
+    assert len(list(stored.glob("first.*.parquet"))) == 2  # the old one, for snapshot 3
     # A report stores its tables in a snapshot of its own.
     cli("report", "locality", "first", "--lake", root)
     assert "report locality first" in _snapshots(root)[-1]
     assert Lake(root).rows("SELECT count(*) > 0 FROM analysis.locality") == [(True,)]
+
+
+def test_an_ingest_that_commits_between_its_logs_keeps_every_log(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The writer commits every 2 s of work, and places a log's files without its transaction: here it
+    # commits after each log (a version of the writer kept only the first commit's logs of 19).
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for number in range(4):
+        write_swf(folder / f"log{number}.swf", *small_log(3 + number))
+    root = tmp_path / "lake"
+    cli("init", "--ducklake", "--lake", root)
+    made = DuckLakeWriter.__init__
+
+    def committing_after_each_log(writer: DuckLakeWriter, lake: Lake, commit_every: float) -> None:
+        made(writer, lake, 0.0)
+
+    monkeypatch.setattr(DuckLakeWriter, "__init__", committing_after_each_log)
+    cli("ingest", "swf", folder, "--lake", root)
+    assert _jobs(root) == {f"log{number}": 3 + number for number in range(4)}
+    assert len([message for message in _snapshots(root) if "ingest swf" in message]) == 4
 
 
 def test_the_folder_moves_and_is_written_where_it_lands(tmp_path: Path, logs: tuple[Path, Path]) -> None:

@@ -350,21 +350,24 @@ class DuckLakeWriter(WriterSession):
             con.execute(f"CALL ducklake_delete_orphaned_files('{ALIAS}', {which})").fetchall()
 
     def commit(self) -> None:
-        if self._con is None:
+        # Work since the last commit: a transaction (the nightly history writes through `con` itself), or
+        # only files placed and manifest rows recorded, which need none until now (what the session knows
+        # of the catalog is kept across commits).
+        if self._con is None and not (self._to_add or self._to_end or self._manifest_rows):
             return
+        con = self.con
         with self.ducklake.reaching_data():
             self._settle_files()
         self._write_manifest()
-        # Committed whatever wrote (the nightly history writes through `con` itself): DuckLake makes no
-        # snapshot of a transaction that changed nothing.
-        self._con.execute(f"CALL {ALIAS}.set_commit_message('lakehouse', {sql_literal(invocation())})")
+        # (DuckLake makes no snapshot of a transaction that changed nothing.)
+        con.execute(f"CALL {ALIAS}.set_commit_message('lakehouse', {sql_literal(invocation())})")
         try:
             with self.ducklake.reaching_data(), self.ducklake.turn():
                 if self.ducklake.concurrent_writers:
                     self._refuse_what_others_committed()
-                self._con.execute("COMMIT")
+                con.execute("COMMIT")
         finally:
-            self._con.close()
+            con.close()
             self._con = None
             self._written.clear()
             if self.ducklake.concurrent_writers:  # (what this session knew: others have committed since)

@@ -46,7 +46,7 @@ from lakehouse.base.catalog import (
 from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.base.ducklake import ALIAS, FOLDER_CATALOG, FOLDER_DATA, LAKE_FILE, DuckLake, lake_data_path
 from lakehouse.base.ducklake_lake import DuckLakeWriter, init_catalog
-from lakehouse.base.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError
+from lakehouse.base.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError, SettingsError
 from lakehouse.base.interrupts import stopped_by_interrupt
 from lakehouse.base.outputs import protect
 from lakehouse.base.read_only import statement_writes
@@ -63,6 +63,9 @@ LakeWriter = CatalogWriter | DuckLakeWriter
 
 #: Where only the ingests (holding the writer lock) write.
 ENV_VAR = "LAKEHOUSE_LAKE"
+#: The format of a lake a command makes where there is none: `duckdb` (a DuckDB catalog, the default
+#: while DuckLake's costs are measured against it) or `ducklake` (as `init --ducklake`).
+FORMAT_VAR = "LAKEHOUSE_FORMAT"
 #: The setting that keeps each join's right side as the one held in memory: DuckDB's join-order optimizer
 #: and, after it, the one that swaps a join's sides by the estimated rows (which turned the 2019 windows'
 #: LEFT JOIN of their tiers into a RIGHT JOIN holding the windows: 2.2 GB where 0.4 GB do) both choose it.
@@ -97,6 +100,14 @@ def _package_view_missing(message: str) -> str | None:
 def default_root() -> Path:
     """--lake DIR, else $LAKEHOUSE_LAKE, else ./lake."""
     return Path(os.environ.get(ENV_VAR) or "lake")
+
+
+def new_lake_format() -> str:
+    """$LAKEHOUSE_FORMAT: the format of a lake a command makes (`duckdb`, the default, or `ducklake`)."""
+    chosen = os.environ.get(FORMAT_VAR) or "duckdb"
+    if chosen not in ("duckdb", "ducklake"):
+        raise SettingsError(f"${FORMAT_VAR} is duckdb or ducklake, not {chosen!r}")
+    return chosen
 
 
 #: What DuckDB's readers take for a glob in a path (braces too): a lake's path must hold none.  (Log
@@ -596,6 +607,8 @@ class Lake:
 
         with process_lock(self.root / LOCK_FILE, busy, wait=patience):
             self._ensure_layout()
+            if ducklake is None and not self.exists() and new_lake_format() == "ducklake":
+                ducklake = DuckLake.of_folder(self.root)
             if ducklake is not None:
                 self._make_or_join(ducklake)
             session: LakeWriter
