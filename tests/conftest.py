@@ -65,6 +65,7 @@ LONGEST_FIRST = (
     "test_predict_lake.py",
     "test_migrate.py",
     "test_ducklake_catalog.py",
+    "test_ducklake_team.py",
     "test_nightly_html.py",
     "test_published_numbers.py",
     "test_schedule_plots.py",

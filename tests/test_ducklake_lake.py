@@ -100,6 +100,21 @@ def test_an_ingest_that_commits_between_its_logs_keeps_every_log(
     assert len([message for message in _snapshots(root) if "ingest swf" in message]) == 4
 
 
+def test_rejected_lines_are_kept_and_an_input_without_any_has_no_quarantine_file(tmp_path: Path) -> None:
+    jobs, header = small_log(4)
+    clean = write_swf(tmp_path / "clean.swf", jobs, header)
+    dirty = write_swf(tmp_path / "dirty.swf", jobs, header)
+    dirty.write_text(dirty.read_text() + "this is not a job\n")
+    root = tmp_path / "lake"
+    cli("init", "--ducklake", "--lake", root)
+    cli("ingest", "swf", clean, dirty, "--lake", root)
+    assert Lake(root).rows("SELECT log, count(*) FROM swf.quarantine GROUP BY log") == [("dirty", 1)]
+    assert _jobs(root) == {"clean": 4, "dirty": 4}
+    folder = Path(DuckLake.of_folder(root).table_path("swf_quarantine"))
+    assert [path.name.split(".")[0] for path in folder.glob("*.parquet")] == ["dirty"]
+    assert "2 unchanged" in cli("ingest", "swf", clean, dirty, "--lake", root).output
+
+
 def test_the_folder_moves_and_is_written_where_it_lands(tmp_path: Path, logs: tuple[Path, Path]) -> None:
     first, second = logs
     cli("init", "--ducklake", "--lake", tmp_path / "here")

@@ -46,6 +46,11 @@ class Dataset:
         """The table the views read it as."""
         return f"{STORED_SCHEMA}.{self.key}"
 
+    @property
+    def is_quarantine(self) -> bool:
+        """Whether it holds an input's rejected lines (an input without any has no rows in it)."""
+        return self.folder.startswith("quarantine/")
+
     def directory(self, root: Path) -> Path:
         return root / self.folder
 
