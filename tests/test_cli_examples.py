@@ -63,6 +63,10 @@ SCALED_DOWN = [
     # A 2019 cell's shape over its 31 days is 700,000 usage rows even then (ten seconds to write and
     # ingest); one day shows the same commands run.
     (re.compile(r"(google-2019-shape \S+ --scale \S+)(?!.*--days)"), r"\1 --days 1"),
+    # A team's lake on this machine: its catalog a SQLite file, its data a folder (test_ducklake_team runs
+    # it on a PostgreSQL server and an S3-compatible one).
+    (re.compile(r"--catalog postgresql://\S+"), "--catalog team/catalog.sqlite"),
+    (re.compile(r"--data s3://\S+"), "--data team/data"),
 ]
 #: The CLI as Click sees it: its groups and commands, walked for the help pages and the documented lines.
 CLICK_APP = typer.main.get_group(app)

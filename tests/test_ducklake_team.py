@@ -23,6 +23,7 @@ from s3_server import s3_server
 
 from lakehouse.base.ducklake import LAKE_FILE, Catalog, DuckLake, data_path
 from lakehouse.base.ducklake_lake import DuckLakeWriter
+from lakehouse.base.errors import LakehouseError
 from lakehouse.base.extensions import database
 from lakehouse.base.lake import Lake
 from lakehouse.base.testing import small_log, write_swf
@@ -92,19 +93,19 @@ def _jobs(root: Path) -> dict[str, int]:
 def test_two_machines_ingest_at_once_and_both_commit(team: Team, tmp_path: Path) -> None:
     logs = [shared_or_skip(SWF_DIR / name) for name in TWO_LOGS]
     first, second, third = (tmp_path / name for name in ("ana", "bo", "cy"))
-    team.run("init", "--lake", first, "--catalog", team.catalog, "--data", team.data)
-    team.run("init", "--lake", second, "--catalog", team.catalog)  # joins: the catalog names the data
+    cli("init", "--lake", first, "--catalog", team.catalog, "--data", team.data)
+    cli("init", "--lake", second, "--catalog", team.catalog)  # joins: the catalog names the data
     both = [team.start("ingest", "swf", log, "--lake", root) for log, root in zip(logs, (first, second), strict=True)]
     outcomes = [process.communicate(timeout=300) for process in both]
     assert [process.returncode for process in both] == [0, 0], outcomes
     # A third member, who joined later, reads both logs: every job line the archive publishes for each.
-    team.run("init", "--lake", third, "--catalog", team.catalog)
+    cli("init", "--lake", third, "--catalog", team.catalog)
     published = provenance_job_counts()
     assert _jobs(third) == {log.name.removesuffix(".swf.gz"): published[log.name] for log in logs}
     # The duckdb shell reads it too (the password and keys from its environment, not its command line).
     shell = team.run("shell", "--lake", third, "--", "-csv", "-c", "SELECT count(*) AS jobs FROM swf.jobs").stdout
     assert shell.split() == ["jobs", str(sum(published[log.name] for log in logs))]
-    listed = team.run("snapshots", "--lake", third, "--format", "csv").stdout
+    listed = cli("snapshots", "--lake", third, "--format", "csv").stdout
     for log in logs:
         assert sum(f"ingest swf {log}" in line for line in listed.splitlines()) == 1, listed
     # No credential is written anywhere a member or a log would show it.
@@ -119,8 +120,8 @@ def test_one_log_from_two_machines_at_once_is_kept_once(
     log = tmp_path / "shared-log.swf"
     write_swf(log, *small_log(7))
     first, second = tmp_path / "ana", tmp_path / "bo"
-    team.run("init", "--lake", first, "--catalog", team.catalog, "--data", team.data)
-    team.run("init", "--lake", second, "--catalog", team.catalog)
+    cli("init", "--lake", first, "--catalog", team.catalog, "--data", team.data)
+    cli("init", "--lake", second, "--catalog", team.catalog)
     # The second machine has read the lake and written the log's files when the first commits the same log:
     # both would keep its rows.  Its commit is refused and nothing of it kept.
     commit = DuckLakeWriter.commit
@@ -150,7 +151,7 @@ def test_a_writer_killed_mid_ingest_leaves_the_catalog_whole_and_its_files_are_r
     for number in range(LOGS_KILLED):
         write_swf(logs / f"log{number:02}.swf", *small_log(200 + number))
     root = tmp_path / "ana"
-    team.run("init", "--lake", root, "--catalog", team.catalog, "--data", team.data)
+    cli("init", "--lake", root, "--catalog", team.catalog, "--data", team.data)
     victim = team.start("ingest", "swf", logs, "--lake", root)
     deadline = time.monotonic() + 120
     while not _jobs(root) and victim.poll() is None and time.monotonic() < deadline:
@@ -232,3 +233,27 @@ def test_a_catalog_that_cannot_serve_is_named_in_one_line_and_nothing_is_made(
                 patched.setenv(name, value)
                 said = " ".join(cli("ingest", "swf", log, "--lake", root, code=1).output.split())
                 assert f"cannot reach the lake's data at {team.data}" in said and "Traceback" not in said
+
+
+def test_lakehouse_sql_writes_neither_the_catalog_nor_the_data(team: Team, tmp_path: Path) -> None:
+    root = tmp_path / "ana"
+    cli("init", "--lake", root, "--catalog", team.catalog, "--data", team.data)
+    log = write_swf(tmp_path / "log.swf", *small_log(5))
+    cli("ingest", "swf", log, "--lake", root)
+    lake = Lake(root)
+    kept = len(lake.ducklake.snapshots())  # type: ignore[union-attr]
+    catalog = Catalog.parse(team.catalog)
+    attempts = [
+        f"COPY (SELECT 1 AS a) TO '{team.data}stored/swf_jobs/x.parquet'",
+        "DELETE FROM stored.swf_jobs",
+        "INSERT INTO stored.swf_jobs SELECT * FROM stored.swf_jobs",
+        "DROP VIEW swf.jobs",
+        "CALL ducklake_expire_snapshots('lake', older_than => now())",
+        f"ATTACH '{catalog.uri()}' AS again (DATA_PATH '{team.data}')",
+        f"ATTACH '{catalog.where}' AS catalog_itself (TYPE postgres)",
+    ]
+    for sql in attempts:
+        with pytest.raises(LakehouseError):
+            lake.user_sql(sql)
+    assert _jobs(root) == {"log": 5}
+    assert len(lake.ducklake.snapshots()) == kept  # type: ignore[union-attr]

@@ -227,8 +227,9 @@ class DuckLake:
 
     @property
     def concurrent_writers(self) -> bool:
-        """Whether writers on several machines may commit to this catalog (PostgreSQL's)."""
-        return self.catalog.kind == "postgresql"
+        """Whether writers of other lake folders (other machines) may commit to this catalog: a team's,
+        which each member's lake file names; a lake of one folder has one writer at a time (its lock)."""
+        return not self.in_folder
 
     def table_path(self, key: str, schema: str = "stored") -> str:
         """Where DuckLake keeps the files of the table `schema.key`: a folder of the data path, named after

@@ -69,8 +69,8 @@ def init(
 
     Example: `lakehouse init --ducklake --lake ~/lakes/shared && lakehouse snapshots --lake ~/lakes/shared`
 
-    Example: `PGPASSWORD=... lakehouse init --lake ~/lakes/team --catalog postgresql://ana@db:5432/traces
-    --data s3://traces/lake`
+    Example: `lakehouse init --lake ~/lakes/team --catalog postgresql://ana@db:5432/traces --data s3://traces/lake`
+    (the password in PGPASSWORD, the object store's keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)
     """
     from lakehouse.base.ducklake import DuckLake
 
