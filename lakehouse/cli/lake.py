@@ -75,6 +75,7 @@ def init(
     from lakehouse.base.ducklake import DuckLake
 
     target = Lake(lake)
+    made: DuckLake | None
     if catalog is not None:
         from lakehouse.base.ducklake_lake import team_lake
 
