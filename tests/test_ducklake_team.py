@@ -222,6 +222,10 @@ def test_a_catalog_that_cannot_serve_is_named_in_one_line_and_nothing_is_made(
     # Joining a lake with another data path than the one its catalog keeps.
     cli("init", "--lake", tmp_path / "bo", "--catalog", team.catalog, "--data", team.data)
     assert "keeps its data at" in refused("--catalog", team.catalog, "--data", tmp_path / "elsewhere")
+    # A folder that is a lake of its own already keeps it.
+    cli("init", "--lake", tmp_path / "own")
+    kept = " ".join(cli("init", "--lake", tmp_path / "own", "--catalog", team.catalog, code=1).output.split())
+    assert "is a lake already" in kept and not (tmp_path / "own" / LAKE_FILE).exists()
     if team.data.startswith("s3://"):  # an object store that cannot be reached, or that refuses the keys
         cli("init", "--lake", root, "--catalog", team.catalog)
         log = write_swf(tmp_path / "log.swf", *small_log(3))

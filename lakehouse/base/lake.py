@@ -630,9 +630,9 @@ class Lake:
         team's, the lake file that names it; a lake that exists keeps its own catalog."""
         if self.exists():
             if not ducklake.in_folder and self.ducklake != ducklake:
-                has = f"its catalog: {self.ducklake.catalog}" if self.ducklake else f"its catalog: {CATALOG_FILE}"
+                has = self.ducklake.catalog if self.ducklake else CATALOG_FILE
                 raise LakehouseError(
-                    f"{self.root} is a lake already ({has}); give --lake a new folder for the team's lake"
+                    f"{self.root} is a lake already (its catalog: {has}); give a team's lake a new folder"
                 )
             return
         if ducklake.in_folder or lake_data_path(ducklake.catalog) is None:
