@@ -115,6 +115,21 @@ def test_rejected_lines_are_kept_and_an_input_without_any_has_no_quarantine_file
     assert "2 unchanged" in cli("ingest", "swf", clean, dirty, "--lake", root).output
 
 
+def test_a_budget_too_small_to_read_the_catalog_is_one_line_naming_the_setting(
+    tmp_path: Path, logs: tuple[Path, Path]
+) -> None:
+    root = tmp_path / "lake"
+    cli("init", "--ducklake", "--lake", root)
+    cli("ingest", "swf", logs[0], "--lake", root)
+    # DuckLake reads its catalog into memory the budget holds, and cannot spill it (it said "Failed to get
+    # table information from DuckLake", in a traceback).
+    said = " ".join(
+        cli("sql", "SELECT count(*) FROM swf.jobs", "--lake", root, "--memory-limit", "16MB", code=1).output.split()
+    )
+    assert "needs more memory than the limit of 16.0 MB" in said and "--memory-limit" in said
+    assert "Traceback" not in said
+
+
 def test_the_folder_moves_and_is_written_where_it_lands(tmp_path: Path, logs: tuple[Path, Path]) -> None:
     first, second = logs
     cli("init", "--ducklake", "--lake", tmp_path / "here")

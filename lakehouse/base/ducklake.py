@@ -315,6 +315,8 @@ class DuckLake:
     def attach(self, con: duckdb.DuckDBPyConnection, read_only: bool = False, snapshot: int | None = None) -> None:
         try:
             con.execute(self.attach_statement(read_only, snapshot))
+        except duckdb.OutOfMemoryException:
+            raise  # (the caller's budget: it names the setting to raise)
         except duckdb.Error as exc:
             raise CatalogError(self._unreachable(exc, snapshot)) from None
 

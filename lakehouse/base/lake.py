@@ -289,8 +289,11 @@ class Lake:
             self.apply_budget(con, f"{kind}-{next(_SCRATCH_NUMBERS)}")
             con.execute("SET enable_progress_bar = false")
             if ducklake is not None:
-                ducklake.attach(con, read_only=True, snapshot=self.snapshot)
-                con.execute(f"USE {ALIAS}")
+                try:
+                    ducklake.attach(con, read_only=True, snapshot=self.snapshot)
+                    con.execute(f"USE {ALIAS}")  # (DuckLake reads its tables' list from the catalog here)
+                except duckdb.OutOfMemoryException as exc:
+                    raise ResourceError(self.budget.too_small(str(exc).strip())) from None
                 return con
             if self.snapshot is not None:
                 raise LakehouseError(
