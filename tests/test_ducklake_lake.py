@@ -116,7 +116,7 @@ def test_rejected_lines_are_kept_and_an_input_without_any_has_no_quarantine_file
 
 
 def test_a_budget_too_small_to_read_the_catalog_is_one_line_naming_the_setting(
-    tmp_path: Path, logs: tuple[Path, Path]
+    tmp_path: Path, logs: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = tmp_path / "lake"
     cli("init", "--ducklake", "--lake", root)
@@ -128,6 +128,12 @@ def test_a_budget_too_small_to_read_the_catalog_is_one_line_naming_the_setting(
     )
     assert "needs more memory than the limit of 16.0 MB" in said and "--memory-limit" in said
     assert "Traceback" not in said
+    # The writer's too (an ingest).
+    monkeypatch.setenv("LAKEHOUSE_MEMORY_LIMIT", "16MB")
+    said = " ".join(cli("ingest", "swf", logs[1], "--lake", root, code=1).output.split())
+    assert "needs more memory than the limit of 16.0 MB" in said and "Traceback" not in said
+    monkeypatch.delenv("LAKEHOUSE_MEMORY_LIMIT")
+    assert _jobs(root) == {"first": 6}
 
 
 def test_the_folder_moves_and_is_written_where_it_lands(tmp_path: Path, logs: tuple[Path, Path]) -> None:

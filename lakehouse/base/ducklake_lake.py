@@ -39,7 +39,7 @@ from lakehouse.base.budget import SPILL
 from lakehouse.base.catalog import META_TABLES, named_query, schemas_digest, setup_files, sql_literal, view_files
 from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.base.ducklake import ALIAS, Catalog, DuckLake, data_path, lake_data_path
-from lakehouse.base.errors import LakeBusyError, SettingsError
+from lakehouse.base.errors import LakeBusyError, ResourceError, SettingsError
 from lakehouse.base.interrupts import interrupts_deferred
 from lakehouse.base.tables import STORED_SCHEMA
 from lakehouse.base.writer import WriterSession, fsync_dir, invocation
@@ -215,6 +215,9 @@ class DuckLakeWriter(WriterSession):
                 made = con.execute(f"SELECT digest FROM {CATALOG_VERSION}").fetchone()
                 if made is None or made[0] != sql_digest():  # a lakehouse of another version made them
                     bring_up_to_date(con)
+            except duckdb.OutOfMemoryException as exc:  # (DuckLake reads its catalog under the budget)
+                con.close()
+                raise ResourceError(self.lake.budget.too_small(str(exc).strip())) from None
             except BaseException:
                 con.close()
                 raise
