@@ -111,11 +111,11 @@ def test_a_lakes_per_job_predictions_go_to_a_file_not_to_memory_and_are_stored_w
         in_memory = run(con, "swf", KTH).jobs
     assert_frame_equal(result.jobs, in_memory)
     with kth_lake.writer():
-        write_report(kth_lake, result)
+        placed = write_report(kth_lake, result)
     assert not result.pending.exists()
     stored = kth_lake.query(f"SELECT * EXCLUDE (source) FROM analysis.predictions_jobs WHERE source = '{KTH}'")
     assert_frame_equal(stored, in_memory.drop("source"), check_dtypes=False)
-    assert_frame_equal(result.jobs, in_memory)  # read from its place now
+    assert_frame_equal(placed.jobs, in_memory)  # read from its place now
 
 
 def test_a_budget_too_small_for_the_predictions_is_one_line_naming_the_limit(kth_lake):

@@ -237,11 +237,13 @@ class DuckLakeWriter(WriterSession):
             key = next(k for k, d in DATASETS.items() if d.directory(self.lake.root) == final.parent)
             self._replace(key, final.stem, written)
 
-    def place(self, dataset: str, written: Path, name: str, rows: int) -> None:
-        """A finished file of an analysis table, in place of the one of that name."""
-        self._replace(dataset, name, written)
+    def place(self, dataset: str, written: Path, name: str, rows: int) -> Path | None:
+        """A finished file of an analysis table, in place of the one of that name; returns where it now is
+        (None on an object store: no file of this machine)."""
+        final = self._replace(dataset, name, written)
         self.con.execute(named_query("output_record"), [dataset, name, invocation(), rows])
         self._written.add((dataset, name))
+        return None if final is None or self.ducklake.on_object_store else Path(final)
 
     def remove(self, dataset: str, name: str) -> None:
         """Take a file of an analysis table out of its table (older snapshots keep it)."""
@@ -308,7 +310,9 @@ class DuckLakeWriter(WriterSession):
                 self._to_end.setdefault(key, []).append(path)
         self._files[key].pop(name, None)
 
-    def _replace(self, key: str, name: str, written: Path) -> None:
+    def _replace(self, key: str, name: str, written: Path) -> str | None:
+        """Put an output in its table in place of the files of its name; where it went (None: an empty
+        quarantine file, which is not kept)."""
         import pyarrow.parquet as pq  # (see the imports)
 
         final = self.ducklake.table_path(key) + stored_name(name)
@@ -318,10 +322,11 @@ class DuckLakeWriter(WriterSession):
                 # An input without a rejected line: no file (registering one took half of the Google
                 # sample's registrations, 513 of 1,026 files, each of no rows).
                 written.unlink()
-                return
+                return None
             self._put(written, final)
             self._to_add.setdefault(key, []).append(final)
             self._files[key][name] = [final]
+        return final
 
     def _put(self, written: Path, final: str) -> None:
         """Move an output written aside to its place in the data path: renamed into its table's folder,
