@@ -27,6 +27,7 @@ from lakehouse.base.errors import LakehouseError
 from lakehouse.base.extensions import database
 from lakehouse.base.lake import Lake
 from lakehouse.base.testing import small_log, write_swf
+from lakehouse.data import sample_swf_paths
 
 from conftest import SWF_DIR, cli, provenance_job_counts, shared_or_skip
 
@@ -261,3 +262,18 @@ def test_lakehouse_sql_writes_neither_the_catalog_nor_the_data(team: Team, tmp_p
             lake.user_sql(sql)
     assert _jobs(root) == {"log": 5}
     assert len(lake.ducklake.snapshots()) == kept  # type: ignore[union-attr]
+
+
+def test_a_report_that_stores_a_file_of_its_own_plots_it_from_the_lake(team: Team, tmp_path: Path) -> None:
+    # report predictions stores its per-job table as a file and plots from it; on an object store that file
+    # is not on this machine once stored, and the plots read it from the lake.
+    if not team.data.startswith("s3://"):
+        pytest.skip("on a data folder the file stays on this machine (test_predict_lake)")
+    root = tmp_path / "ana"
+    cli("init", "--lake", root, "--catalog", team.catalog, "--data", team.data)
+    cli("ingest", "swf", *sample_swf_paths(), "--lake", root)
+    plots = tmp_path / "plots"
+    cli("report", "predictions", "KTH-SP2-1996-2.1-cln", "--lake", root, "--plots", plots)
+    assert list(plots.glob("*.png"))
+    stored = Lake(root).rows("SELECT count(*) FROM analysis.predictions_jobs")
+    assert stored[0][0] > 20_000

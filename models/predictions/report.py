@@ -128,7 +128,12 @@ def _predictions(lake: Lake, source: Source) -> Predictions:
 def _plot_predictions(lake: Lake, result: Predictions, folder: Path) -> list[Path]:
     from lakehouse.models.predictions.plots import plot_predictions
 
-    return plot_predictions(result.jobs_where(~pl.col("train")), str(result.table["source"][0]), folder)
+    source = str(result.table["source"][0])
+    if result.frame is None and result.final is None:  # stored on a team lake's object store: read it there
+        jobs = lake.query("SELECT * FROM analysis.predictions_jobs WHERE source = $1 AND NOT train", [source])
+    else:
+        jobs = result.jobs_where(~pl.col("train"))
+    return plot_predictions(jobs, source, folder)
 
 
 def _glance(result: Predictions) -> pl.DataFrame:
