@@ -50,6 +50,7 @@ import duckdb
 
 from lakehouse.base.errors import LakehouseError, SettingsError
 from lakehouse.base.extensions import database
+from lakehouse.base.tables import STORED_SCHEMA
 from lakehouse.base.tomlfile import read_toml
 
 #: The alias a lake's DuckLake catalog is attached under on every connection.
@@ -231,10 +232,10 @@ class DuckLake:
         which each member's lake file names; a lake of one folder has one writer at a time (its lock)."""
         return not self.in_folder
 
-    def table_path(self, key: str, schema: str = "stored") -> str:
-        """Where DuckLake keeps the files of the table `schema.key`: a folder of the data path, named after
-        them."""
-        return f"{self.data}{schema}/{key}/"
+    def table_path(self, key: str) -> str:
+        """Where DuckLake keeps the files of the table `stored.KEY`: a folder of the data path, named after
+        the schema and the table."""
+        return f"{self.data}{STORED_SCHEMA}/{key}/"
 
     def create_catalog_file(self) -> None:
         """Make a new SQLite catalog's file in WAL mode (kept by the file).  SQLite's default journal lets
