@@ -14,7 +14,10 @@ from pathlib import Path
 import pytest
 import typer.testing
 
-from lakehouse.base.lake import Lake
+from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
+from lakehouse.base.ducklake import ALIAS, FOLDER_CATALOG, FOLDER_DATA
+from lakehouse.base.lake import FORMAT_VAR, Lake, new_lake_format
+from lakehouse.base.tables import STORED_SCHEMA
 from lakehouse.base.testing import small_log, swf_job, write_swf
 from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.swf import ingest_swf
@@ -70,6 +73,27 @@ LONGEST_FIRST = (
     "test_published_numbers.py",
     "test_schedule_plots.py",
 )
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_of_todays_format(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A module marked `today_format` makes its lakes in the DuckDB catalog's format, its module-wide
+    fixtures' lakes too (see `_of_todays_format`)."""
+    if request.node.get_closest_marker("today_format") is None:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(FORMAT_VAR, "duckdb")
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _of_todays_format(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test marked `today_format` checks a lake of the DuckDB catalog's format, which lakehouse made
+    before DuckLake and `migrate` moves from: every lake it makes, in this process or a command's, is made
+    so ($LAKEHOUSE_FORMAT)."""
+    if request.node.get_closest_marker("today_format") is not None:
+        monkeypatch.setenv(FORMAT_VAR, "duckdb")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -162,22 +186,23 @@ def lake(tmp_path: Path) -> Lake:
 @pytest.fixture(scope="session")
 def mini_lakes(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int, Path], Path]:
     """`make(jobs, folder)`: a lake holding the log `mini` of `jobs` small jobs, ingested from
-    `folder/mini.swf`, the test's own to change: a lake ingested once per session, restored in place
-    before each test.  In place, because its catalog's views read the files where it was made: a copy
-    elsewhere needed its ~80 views made again (0.3-0.5 s; an ingest per test cost half a second, for
-    some 80 tests)."""
-    made: dict[int, tuple[Path, Path]] = {}
+    `folder/mini.swf`, the test's own to change: a lake ingested once per session (per lake format:
+    a test of today's format gets one of that format), restored before each test (an ingest per test
+    cost half a second, for some 80 tests).  In place: the views of a lake of today's format read the
+    files where it was made (a copy elsewhere needed its ~80 views made again, 0.3-0.5 s)."""
+    made: dict[tuple[int, str], tuple[Path, Path]] = {}
 
     def make(jobs: int, folder: Path) -> Path:
-        if jobs not in made:
-            home = tmp_path_factory.mktemp(f"mini-{jobs}")
+        kind = (jobs, new_lake_format())
+        if kind not in made:
+            home = tmp_path_factory.mktemp(f"mini-{jobs}-{kind[1]}")
             write_swf(home / "mini.swf", *small_log(jobs))
             (result,) = ingest_swf(Lake(home / "lake"), [str(home / "mini.swf")])
             assert result.jobs == jobs, result
-            pristine = tmp_path_factory.mktemp(f"mini-{jobs}-pristine") / "lake"
+            pristine = tmp_path_factory.mktemp(f"mini-{jobs}-{kind[1]}-pristine") / "lake"
             shutil.copytree(home / "lake", pristine, symlinks=True)
-            made[jobs] = (home, pristine)
-        home, pristine = made[jobs]
+            made[kind] = (home, pristine)
+        home, pristine = made[kind]
         shutil.copy(home / "mini.swf", folder / "mini.swf")
         shutil.rmtree(home / "lake", ignore_errors=True)
         shutil.copytree(pristine, home / "lake", symlinks=True)
@@ -192,13 +217,34 @@ def cli_lake(mini_lakes: Callable[[int, Path], Path], tmp_path: Path) -> Path:
     return mini_lakes(6, tmp_path)
 
 
+def dataset_folder(root: Path, key: str) -> Path:
+    """Where a lake folder keeps the files of a dataset, in either format: a DuckLake lake in its table's
+    folder of `data/` (`stored/KEY`), a lake of the DuckDB catalog's format in the dataset's own."""
+    if (root / FOLDER_CATALOG).exists():
+        return root / FOLDER_DATA / STORED_SCHEMA / key
+    return DATASETS[key].directory(root)
+
+
+def stored_files(root: Path, key: str) -> dict[str, Path]:
+    """The files of a dataset in a lake folder, by the output they hold (a log's name, a trace's part):
+    DuckLake names each `<output>.<12 hex>.parquet`, the DuckDB catalog's format `<output>.parquet`
+    (beside its schema file).  What the folder holds, not what the catalog names."""
+    found = {}
+    for path in sorted(dataset_folder(root, key).glob("*.parquet")):
+        if path.name != SCHEMA_FILE:
+            found[path.name.rsplit(".", 2)[0] if (root / FOLDER_CATALOG).exists() else path.stem] = path
+    return found
+
+
 def ingested_files(root: Path) -> dict[str, tuple[int, int]]:
     """A lake's ingested data and quarantine, file by file (size, modification time): what no test of a
     shared lake may change (its analysis.* tables it may)."""
     return {
         str(path.relative_to(root)): (path.stat().st_size, path.stat().st_mtime_ns)
-        for folder in ("parquet", "quarantine")
-        for path in sorted((root / folder).rglob("*"))
+        for key, dataset in DATASETS.items()
+        if not dataset.folder.startswith("analysis/")
+        for folder in [dataset_folder(root, key)]
+        for path in sorted(folder.rglob("*"))
         if path.is_file()
     }
 
@@ -210,12 +256,21 @@ def left_unchanged(root: Path) -> Iterator[None]:
     assert ingested_files(root) == before, f"a test changed the ingested data of the shared lake {root}"
 
 
+@contextlib.contextmanager
+def of_the_default_format() -> Iterator[None]:
+    """A session's shared lake is made in the default format, whichever test asks for it first."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv(FORMAT_VAR, raising=False)
+        yield
+
+
 @pytest.fixture(scope="session")
 def pwa_lake_session(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, list]:
     """All shared SWF logs ingested once per test session."""
     shared_or_skip(SWF_DIR)
     lake = Lake(tmp_path_factory.mktemp("pwa") / "lake")
-    results = ingest_swf(lake, [str(SWF_DIR)])
+    with of_the_default_format():
+        results = ingest_swf(lake, [str(SWF_DIR)])
     return lake, results
 
 
@@ -230,7 +285,8 @@ def pwa_lake(pwa_lake_session: tuple[Lake, list]) -> Iterator[tuple[Lake, list]]
 def kth_lake_session(tmp_path_factory: pytest.TempPathFactory) -> Lake:
     """The embedded KTH-SP2 sample, ingested once per test session (tests add analysis results only)."""
     lake = Lake(tmp_path_factory.mktemp("kth") / "lake")
-    ingest_swf(lake, [str(p) for p in sample_swf_paths()])
+    with of_the_default_format():
+        ingest_swf(lake, [str(p) for p in sample_swf_paths()])
     return lake
 
 
@@ -265,13 +321,26 @@ def small_disk(tmp_path):
 
 
 def rewrite_stored_runs(lake: Lake, pattern: str = "*.parquet", **values: object) -> None:
-    """Set columns of the stored campaign rows (files `pattern` of analysis/campaign_runs) to constants:
-    how a test pretends that another build of the engine stored them."""
+    """Set columns of the stored campaign rows (those of the files `pattern` of the campaign runs' table)
+    to constants: how a test pretends that another build of the engine stored them.  A DuckLake lake's by
+    an UPDATE (its catalog knows each file's size), one of today's format's by rewriting its files."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from lakehouse.campaigns.runner import runs_folder
 
+    if lake.ducklake is not None:
+        named = "^" + ".*".join(re.escape(piece) for piece in pattern.split("*")) + "$"
+        settings = ", ".join(f'"{name}" = ?' for name in values)
+        lake.ducklake.write(
+            "a test: the runs as another build stored them",
+            lambda con: con.execute(
+                f"UPDATE {ALIAS}.stored.analysis_campaign_runs SET {settings} "
+                "WHERE regexp_matches(parse_filename(filename), ?)",
+                [*values.values(), named],
+            ),
+        )
+        return
     for path in runs_folder(lake).glob(pattern):
         table = pq.read_table(path)
         for name, value in values.items():

@@ -24,12 +24,12 @@ def square_unless_first_try(marker: str, doomed: int, number: int) -> tuple[int,
 
 
 def hungry_unless_first(lake: str, number: int) -> int:
-    """Partition 0 aggregates ten million numbers into one list (a list cannot spill) under a 20 MB budget,
+    """Partition 0 aggregates ten million numbers into one list (a list cannot spill) under a 32 MB budget,
     where DuckDB runs out of memory at once; the others answer at once.  (`list(range(...))`, a list
     made by a function, ran out of memory too, but after 7 s.)"""
     from lakehouse.base.lake import Lake
 
-    starved = Lake(lake, memory_limit="20MB")
+    starved = Lake(lake, memory_limit="32MB")
     with starved.connect() as con, starved.query_errors():
         size = 10_000_000 if number == 0 else 10
         return len(con.execute(f"SELECT list(i) FROM range({size}) AS t(i)").fetchone()[0])

@@ -22,6 +22,9 @@ from lakehouse.nightly.run import run
 from conftest import cli as command
 from nightly_inbox import FAST, put_log
 
+#: The DuckDB catalog's machinery (its copies in meta/, `catalog rebuild`): a DuckLake lake has neither.
+pytestmark = pytest.mark.today_format
+
 
 def answers(lake: Lake) -> dict[str, object]:
     """What the lake says: jobs per log, the manifest, the analysis files, runs and scores, the history."""

@@ -28,8 +28,16 @@ from conftest import modules_loaded_by, unboxed
 
 def test_init(tmp_path):
     result = run("init", "--lake", tmp_path / "l")
-    assert (tmp_path / "l" / "lake.duckdb").exists()
+    assert (tmp_path / "l" / "catalog.sqlite").exists() and not (tmp_path / "l" / "lake.duckdb").exists()
     assert "lake ready" in result.stderr and result.stdout == ""
+    assert Lake(tmp_path / "l").ducklake is not None  # a DuckLake lake, by default
+
+
+@pytest.mark.today_format
+def test_init_of_todays_format(tmp_path):
+    """LAKEHOUSE_FORMAT=duckdb: a lake of the DuckDB catalog's format, as lakehouse made before DuckLake."""
+    run("init", "--lake", tmp_path / "l")
+    assert (tmp_path / "l" / "lake.duckdb").exists() and Lake(tmp_path / "l").ducklake is None
 
 
 def test_ingest_swf_reports_and_fails_on_broken_files(tmp_path):
@@ -83,6 +91,7 @@ def test_logs_summary(cli_lake):
     assert row["share_over_request"] == 0 and row["median_req_over_run"] == pytest.approx((200 / 102 + 200 / 103) / 2)
 
 
+@pytest.mark.today_format
 def test_catalog_rebuild_after_moving_the_lake(cli_lake, tmp_path):
     moved = tmp_path / "moved"
     cli_lake.rename(moved)

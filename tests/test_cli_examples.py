@@ -6,7 +6,8 @@ of the embedded real KTH-SP2 log, small generated logs under the names of the ot
 and a generated two-day Google trace, beside the input files the examples read (`../logs/`,
 `path/to/...` (a generated cell of the 2019 trace and two files of Alibaba's 2018 trace among them),
 `~/traces/...`, `RICC.swf.gz`,
-`study.toml`, `services.csv`, `medians.csv`, the nightly run's inboxes).
+`study.toml`, `services.csv`, `medians.csv`, the nightly run's inboxes), and `./old-lake`, a lake of the
+format lakehouse made before DuckLake (for `migrate` and `catalog rebuild`).
 The examples run as written, except where the list SCALED_DOWN says otherwise, and why.  `make test`
 runs each example that tries something no example before it tries (first_of_their_kind) and parses
 every documented line; `make faults` runs them all.
@@ -25,12 +26,12 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import duckdb
 import pytest
 import typer
 from typer.exceptions import TyperException
 from typer.testing import CliRunner
 
+from lakehouse.base.lake import FORMAT_VAR, Lake
 from lakehouse.base.testing import small_log, swf_job, write_swf
 from lakehouse.cli import app
 from lakehouse.data import sample_google_trace, sample_swf_paths
@@ -154,6 +155,9 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     )
     lake = str(work / "lake")
     _lakehouse(["ingest", "swf", *map(str, logs), "--lake", lake])
+    with pytest.MonkeyPatch.context() as patch:  # a lake an earlier release made (`migrate`, `catalog rebuild`)
+        patch.setenv(FORMAT_VAR, "duckdb")
+        _lakehouse(["ingest", "swf", str(kth), "--lake", str(work / "old-lake")])
     _lakehouse(["generate", "google", str(root / "gen"), "--days", "2", "--machines", "6", "--services", "3"])
     _lakehouse(["ingest", "google", str(root / "gen" / "trace"), "--lake", lake])
     _lakehouse(["ingest", "google-2019", str(root / "gen2019" / "cell_a"), "--lake", lake])
@@ -249,9 +253,8 @@ def scaled_down(line: str) -> str:
 def run_line(line: str, world: Path) -> None:
     """One documented command line, as a shell would run it in the world."""
     line = scaled_down(line)
-    if line.startswith("D "):  # a query typed in the duckdb shell the line before opened
-        with duckdb.connect("lake/lake.duckdb", read_only=True) as con:
-            con.sql(line[2:]).fetchall()
+    if line.startswith("D "):  # a query typed in the duckdb shell the line before opened on ./lake
+        Lake("lake").query(line[2:])
         return
     words = [_in_world(os.path.expanduser(word), world) for word in shlex.split(line)]
     if words[0] == "duckdb":

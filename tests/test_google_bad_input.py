@@ -15,6 +15,7 @@ from lakehouse.data import sample_google_trace
 from lakehouse.ingest.google import ingest_google
 
 from conftest import cli as run
+from conftest import stored_files
 
 # Real lines of job_events part 0 (8 columns).
 JOB_LINES = [
@@ -136,7 +137,7 @@ def test_a_part_longer_than_the_text_buffer_goes_the_counted_way(trace, tmp_path
     lake = Lake(tmp_path / "lake")
     results, _ = ingest_google(lake, trace)
     assert by_part(results)["job_events/part-00001-of-00002"].rows == 61
-    written = pq.ParquetFile(lake.root / "parquet" / "google" / "job_events" / "part-00001-of-00002.parquet")
+    written = pq.ParquetFile(stored_files(lake.root, "google_job_events")["part-00001-of-00002"])
     assert ("DuckDB" if room < 10_000 else "parquet-cpp-arrow") in written.metadata.created_by
 
 

@@ -15,7 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from lakehouse.base.audit import run_audits
-from lakehouse.base.errors import LakeBusyError
+from lakehouse.base.errors import LakeBusyError, LakehouseError
 from lakehouse.base.lake import Lake
 from lakehouse.base.testing import small_log, swf_job, write_swf
 from lakehouse.base.writer import pending_path
@@ -23,7 +23,7 @@ from lakehouse.cli import app
 from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.swf import ingest_swf
 
-from conftest import SWF_DIR, provenance_job_counts, shared_or_skip
+from conftest import SWF_DIR, provenance_job_counts, shared_or_skip, stored_files
 
 
 def make_logs(folder, count, jobs_each=50):
@@ -41,7 +41,7 @@ def counts(lake):
 def test_unchanged_files_are_skipped_and_a_changed_file_replaces_only_its_log(lake, tmp_path):
     expected = make_logs(tmp_path / "in", 3)
     ingest_swf(lake, [str(tmp_path / "in")])
-    other = lake.root / "parquet/swf/jobs/log01.parquet"
+    other = stored_files(lake.root, "swf_jobs")["log01"]
     before = other.stat().st_mtime_ns
     assert {r.status for r in ingest_swf(lake, [str(tmp_path / "in")])} == {"unchanged"}
     jobs, header = small_log(7)
@@ -80,9 +80,8 @@ def test_ctrl_c_on_the_command_stops_promptly_with_one_line(tmp_path):
     lake = tmp_path / "lake"
     command = [sys.executable, "-m", "lakehouse.cli", "ingest", "swf", str(tmp_path / "in"), "--lake", str(lake)]
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    jobs = lake / "parquet" / "swf" / "jobs"
     deadline = time.monotonic() + 60
-    while not (jobs.is_dir() and any(p.name.startswith("log") for p in jobs.iterdir())):  # some work done
+    while not stored_files(lake, "swf_jobs"):  # some work done
         assert time.monotonic() < deadline and child.poll() is None, "the ingest ended before it could be interrupted"
         time.sleep(0.02)
     child.send_signal(signal.SIGINT)
@@ -138,11 +137,11 @@ def test_the_next_writer_sweeps_what_killed_writers_left(lake, tmp_path):
     make_logs(tmp_path / "in", 1)
     ingest_swf(lake, [str(tmp_path / "in")])
     strays = [
-        lake.root / ".lake.duckdb.999999.tmp",
-        lake.root / ".lake.duckdb.999999.tmp.wal",
         lake.root / "parquet" / "swf" / "jobs" / ".log07.parquet.tmp",
         lake.root / "quarantine" / "swf" / ".log07.parquet.tmp",
     ]
+    if lake.ducklake is None:  # the catalog copy of a lake of today's format, and its write-ahead log
+        strays += [lake.root / ".lake.duckdb.999999.tmp", lake.root / ".lake.duckdb.999999.tmp.wal"]
     # A campaign's runs, written under its own lock by a process that is still running: not the writer's.
     campaign_tmp = pending_path(lake.root / "analysis" / "campaign_runs" / "c.1.2.parquet")
     for path in [*strays, campaign_tmp]:
@@ -184,19 +183,36 @@ def test_a_writer_can_swap_the_catalog_while_a_reader_is_open(lake, tmp_path):
     assert lake.query("SELECT count(*) AS n FROM swf.logs")["n"][0] == 2
 
 
-def test_an_unchanged_file_is_ingested_again_when_its_output_is_gone_or_its_machine_size_changes(lake, tmp_path):
+def test_an_unchanged_file_is_ingested_again_when_its_machine_size_changes(lake, tmp_path):
     expected = make_logs(tmp_path / "in", 2)
     ingest_swf(lake, [str(tmp_path / "in")])
-    (lake.root / "parquet/swf/jobs/log00.parquet").unlink()
-    assert {r.log: r.status for r in ingest_swf(lake, [str(tmp_path / "in")])} == {"log00": "ok", "log01": "unchanged"}
     results = ingest_swf(lake, [str(tmp_path / "in" / "log01.swf.gz")], machine_sizes=[("log01", 16)])
     assert [(r.log, r.status) for r in results] == [("log01", "ok")]
     assert counts(lake) == expected
     assert lake.query("SELECT machine_size FROM swf.logs WHERE log = 'log01'")["machine_size"][0] == 16
 
 
+def test_an_output_deleted_by_hand_is_one_line_naming_it(lake, tmp_path):
+    """DuckLake ends a file's rows by reading them: a file deleted outside lakehouse cannot be replaced."""
+    make_logs(tmp_path / "in", 2)
+    ingest_swf(lake, [str(tmp_path / "in")])
+    gone = stored_files(lake.root, "swf_jobs")["log00"]
+    gone.unlink()
+    with pytest.raises(LakehouseError, match=f"{gone}: a file of the lake's table stored.swf_jobs was deleted"):
+        ingest_swf(lake, [str(tmp_path / "in")])
+
+
+@pytest.mark.today_format
+def test_an_unchanged_file_is_ingested_again_when_its_output_is_gone(lake, tmp_path):
+    expected = make_logs(tmp_path / "in", 2)
+    ingest_swf(lake, [str(tmp_path / "in")])
+    stored_files(lake.root, "swf_jobs")["log00"].unlink()
+    assert {r.log: r.status for r in ingest_swf(lake, [str(tmp_path / "in")])} == {"log00": "ok", "log01": "unchanged"}
+    assert counts(lake) == expected
+
+
 @pytest.mark.faults
-@pytest.mark.parametrize("room_kb", [100, 600, 1200, 2000])
+@pytest.mark.parametrize("room_kb", [100, 600, 1200])
 def test_a_full_disk_mid_ingest_is_one_line_and_leaves_every_log_whole(small_disk, tmp_path, room_kb):
     from typer.testing import CliRunner
 
@@ -228,6 +244,7 @@ def test_a_full_disk_mid_ingest_is_one_line_and_leaves_every_log_whole(small_dis
     assert counts == {"KTH-SP2-1996-2.1-cln": 28_476, "SDSC-Par-1996-3.1-cln": par, "CTC-SP2-1996-3.1-cln": ctc}
 
 
+@pytest.mark.today_format  # (a DuckLake lake's tables list their files: test_ducklake_lake puts one in)
 def test_views_read_only_the_files_the_manifest_names(lake, tmp_path):
     """A file someone writes into the lake's folders (`duckdb -readonly` can COPY there) is not read:
     the ingested datasets' views list their files, they do not glob the folder."""
@@ -248,6 +265,7 @@ def test_views_read_only_the_files_the_manifest_names(lake, tmp_path):
     assert set(counts(lake)) == {"log00", "log01", "log02"}
 
 
+@pytest.mark.today_format
 def test_each_writer_session_connects_to_a_catalog_copy_of_its_own(lake):
     # An earlier session's connection still referenced (the traceback of an interrupted query holds it)
     # must not make the next session's connection wait for it: each session has its own file.
@@ -259,6 +277,24 @@ def test_each_writer_session_connects_to_a_catalog_copy_of_its_own(lake):
         writer.con.execute("SELECT 1")
         assert writer._tmp != first and writer._tmp.exists()
     assert kept is not None and not list(lake.root.glob(".lake.duckdb.*.tmp"))
+
+
+def test_ctrl_c_inside_a_deferred_block_within_another_waits_for_the_outer_ones_end():
+    """The pipeline defers Ctrl-C over an input's outputs and its manifest row; the DuckLake writer defers
+    it again over each output: the inner block's end raised it, and a log's files were committed without
+    its manifest row (found by test_ctrl_c_on_the_command_stops_promptly_with_one_line)."""
+    from lakehouse.base.interrupts import interrupts_deferred
+
+    steps = []
+    with pytest.raises(KeyboardInterrupt):
+        with interrupts_deferred():
+            with interrupts_deferred():
+                os.kill(os.getpid(), signal.SIGINT)
+                time.sleep(0.05)  # handled here
+                steps.append("the output put in place")
+            steps.append("its manifest row")
+    assert steps == ["the output put in place", "its manifest row"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 def test_sigterm_inside_a_deferred_block_waits_for_its_end_where_it_is_an_interrupt():
@@ -311,7 +347,7 @@ def test_a_lake_whose_lock_cannot_be_taken_is_one_line_for_every_writer(cli_lake
     for args in (
         ["init"],
         ["ingest", "swf", str(tmp_path / "mini.swf")],
-        ["catalog", "rebuild"],
+        *([["catalog", "rebuild"]] if Lake(cli_lake).ducklake is None else []),
         ["report", "locality", "mini"],
     ):
         result = runner.invoke(app, [*args, "--lake", str(cli_lake)])

@@ -24,6 +24,9 @@ from lakehouse.ingest.swf import ingest_swf
 
 from conftest import cli, ingested_files, unboxed
 
+#: `migrate` reads a lake of the DuckDB catalog's format: the lakes made here are of that format.
+pytestmark = pytest.mark.today_format
+
 
 @pytest.fixture(scope="module")
 def migrated(tmp_path_factory: pytest.TempPathFactory) -> tuple[Lake, Path]:

@@ -105,16 +105,23 @@ def test_a_lake_whose_history_predates_skipped_reports_reads_and_gains_the_colum
 
     lake = Lake(tmp_path / "lake")
     run(lake, inbox, FAST)  # a quiet night: one row in the history
-    with duckdb.connect(str(lake.catalog_path)) as con:  # the catalog as a version before the column made it
-        con.execute("ALTER TABLE meta.nightly_runs DROP COLUMN reports_skipped")
+    if lake.ducklake is not None:  # the catalog as a version before the column made it (and says so)
+        lake.ducklake.write(
+            "a test",
+            lambda con: con.execute(
+                "ALTER TABLE lake.meta.nightly_runs DROP COLUMN reports_skipped; "
+                "UPDATE lake.meta.catalog_version SET digest = 'older'"
+            ),
+        )
+    else:
+        with duckdb.connect(str(lake.catalog_path)) as con:
+            con.execute("ALTER TABLE meta.nightly_runs DROP COLUMN reports_skipped")
     old = history.runs(lake)
     assert old.height == 1 and old["reports_skipped"].to_list() == [None]
     assert cli("nightly", "--history", "--lake", lake.root).exit_code == 0
     run(lake, inbox, FAST)  # its first write adds the column back
     assert history.runs(lake).height == 2
-    with duckdb.connect(str(lake.catalog_path), read_only=True) as con:
-        columns = {row[0] for row in con.execute("DESCRIBE meta.nightly_runs").fetchall()}
-    assert "reports_skipped" in columns
+    assert "reports_skipped" in lake.query("SELECT * FROM meta.nightly_runs").columns
 
 
 def test_the_change_of_a_log_says_when_another_build_of_the_engine_replayed_its_previous_version(tmp_path, inbox):
@@ -222,14 +229,16 @@ def test_print_systemd_fills_in_the_run(tmp_path, inbox):
     cli("nightly", "--inbox", inbox, "--print-systemd", "--at", "25:00", code=2)
 
 
-def test_readers_see_the_old_or_the_new_state_never_an_error(tmp_path, inbox, duckdb_shell):
+def test_readers_see_the_old_or_the_new_state_never_an_error(tmp_path, inbox):
+    from lakehouse.cli.query import shell_line
+
     lake = Lake(tmp_path / "lake")
     put_log(inbox, "alpha", 400)
     run(lake, inbox, INBOX)
     put_log(inbox, "alpha", 2000)
-    shell = duckdb_shell
+    shell = shell_line(lake)  # (as `lakehouse shell` runs it)
     query = "SELECT count(*) AS n FROM swf.jobs"
-    seen: dict[str, list[int]] = {"lakehouse sql": [], "duckdb -readonly": []}
+    seen: dict[str, list[int]] = {"lakehouse sql": [], "lakehouse shell": []}
     errors: list[object] = []
     stop = threading.Event()
 
@@ -242,12 +251,11 @@ def test_readers_see_the_old_or_the_new_state_never_an_error(tmp_path, inbox, du
 
     def read_with_the_duckdb_shell() -> None:
         while not stop.is_set():
-            done = subprocess.run([shell, "-readonly", "-csv", "-noheader", str(lake.catalog_path), "-c", query],
-                                  capture_output=True, text=True)  # fmt: skip
+            done = subprocess.run([*shell, "-csv", "-noheader", "-c", query], capture_output=True, text=True)
             if done.returncode:
                 errors.append(done.stderr)
             else:
-                seen["duckdb -readonly"].append(int(done.stdout.strip()))
+                seen["lakehouse shell"].append(int(done.stdout.strip()))
 
     readers = [threading.Thread(target=read_with_lakehouse), threading.Thread(target=read_with_the_duckdb_shell)]
     for reader in readers:
@@ -264,7 +272,7 @@ def test_readers_see_the_old_or_the_new_state_never_an_error(tmp_path, inbox, du
     assert len(seen["lakehouse sql"]) > 3
     # A read that began before the commit may end after the run: the next one sees the new state.
     assert Lake(lake.root).user_sql(query)["n"][0] == 2000
-    assert len(seen["duckdb -readonly"]) > 3
+    assert len(seen["lakehouse shell"]) > 3
 
 
 def test_google_trace_arrives_and_its_reports_run(tmp_path, inbox):

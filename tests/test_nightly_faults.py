@@ -107,8 +107,10 @@ INBOX_ONLY = 'reports = ["logs"]'
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("room_kb", [0, 1200, *(pytest.param(kb, marks=pytest.mark.thorough) for kb in (300, 3000))])
+@pytest.mark.parametrize("room_kb", [0, 40, *(pytest.param(kb, marks=pytest.mark.thorough) for kb in (15, 80))])
 def test_a_real_full_disk_keeps_the_previous_state(small_disk, tmp_path, room_kb):
+    """The disk fills at some point of a nightly run that writes some 120 KB (its new logs' files, some
+    36 KB each, its catalog's rows): one line, each log whole, and the run again once there is room."""
     inbox, lake = tmp_path / "inbox", Lake(small_disk / "lake")
     before = first_night(inbox, lake, 200)
     put_log(inbox, "alpha", 3000)

@@ -20,6 +20,8 @@ from typer.testing import CliRunner
 
 from lakehouse.cli import app
 
+from conftest import stored_files
+
 runner = CliRunner()
 
 
@@ -109,15 +111,18 @@ def _limited(limit_bytes: int):
         ("export", ["export", "swf", "mini", "--output", "{out}"]),
     ],
 )
-def test_a_write_stopped_by_a_file_size_limit_keeps_the_previous_file(cli_lake, tmp_path, kind, args):
-    """A file-size limit (as a full disk would) stops the write halfway: one line, the old file whole."""
+def test_a_write_stopped_by_a_file_size_limit_keeps_the_previous_file(mini_lakes, tmp_path, kind, args):
+    """A file-size limit (as a full disk would) stops the write halfway: one line, the old file whole.
+    The limit lets the lake be read (a reader of a DuckLake lake's SQLite catalog makes the 32 KB index
+    of its write-ahead log beside it); the outputs of a log of 5,000 jobs go past it."""
+    cli_lake = mini_lakes(5_000, tmp_path)
     suffix = {"--jobs-out": ".parquet", "export": ".swf"}.get(kind, ".csv")
     out = tmp_path / f"previous{suffix}"
     previous = b"the previous file\n" * 10
     out.write_bytes(previous)
     command = [sys.executable, "-m", "lakehouse.cli", *[a.replace("{out}", str(out)) for a in args]]
     done = subprocess.run(
-        [*command, "--lake", str(cli_lake)], capture_output=True, text=True, preexec_fn=_limited(2_000), timeout=120
+        [*command, "--lake", str(cli_lake)], capture_output=True, text=True, preexec_fn=_limited(48_000), timeout=120
     )
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr and done.stderr.count("error:") == 1, done.stderr
@@ -173,11 +178,12 @@ def _refused(args: list[str]) -> str:
 
 
 def test_an_output_into_the_lakes_data_is_refused(cli_lake, tmp_path):
-    parquet = next((cli_lake / "parquet" / "swf" / "jobs").glob("[!_]*.parquet"))
-    before = {p: p.read_bytes() for p in [parquet, cli_lake / "lake.duckdb"]}
+    parquet = stored_files(cli_lake, "swf_jobs")["mini"]
+    catalog = next(path for path in (cli_lake / "catalog.sqlite", cli_lake / "lake.duckdb") if path.exists())
+    before = {p: p.read_bytes() for p in [parquet, catalog]}
     link = tmp_path / "innocent.csv"
-    link.symlink_to(cli_lake / "lake.duckdb")
-    for destination, fmt in ((parquet, "parquet"), (cli_lake / "lake.duckdb", "csv"), (link, "csv")):
+    link.symlink_to(catalog)
+    for destination, fmt in ((parquet, "parquet"), (catalog, "csv"), (link, "csv")):
         output = _refused(["sql", "select 1 as x", "-f", fmt, "--output", str(destination), "--lake", str(cli_lake)])
         assert "it is in the data of the lake" in output, output
     simulate = ["simulate", "mini", "--lake", str(cli_lake), "--jobs-out", str(cli_lake / "analysis" / "x.parquet")]

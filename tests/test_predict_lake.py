@@ -122,11 +122,11 @@ def test_a_budget_too_small_for_the_predictions_is_one_line_naming_the_limit(kth
     """DuckDB's out-of-memory inside the report's own connection is the lake's one-line error (it was a
     traceback), and no per-job file is left beside its place."""
     run = CliRunner().invoke(
-        app, ["report", "predictions", KTH, "--lake", str(kth_lake.root), "--memory-limit", "16MB"]
+        app, ["report", "predictions", KTH, "--lake", str(kth_lake.root), "--memory-limit", "32MB"]
     )
     said = " ".join(run.output.split())
     assert run.exit_code == 1 and "Traceback" not in said, said
-    assert "needs more memory than the limit of 16.0 MB (set by --memory-limit)" in said
+    assert "needs more memory than the limit of 32.0 MB (set by --memory-limit)" in said
     assert not list((kth_lake.root / "analysis" / "predictions_jobs").glob(".*.tmp"))
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import duckdb
 import sqlglot
@@ -10,6 +11,8 @@ from sqlglot import exp
 
 from lakehouse.base.catalog import view_files
 from lakehouse.base.datasets import DATASETS
+from lakehouse.base.ducklake import ALIAS, DuckLake
+from lakehouse.base.lake import Lake
 
 BUILTIN_SCHEMAS = {"meta", "stored"}  # what the catalog code creates before the views of sql/
 
@@ -48,19 +51,27 @@ def test_views_carry_their_comment(pwa_lake):
         assert comments[v.name].startswith(v.description[:30])
 
 
+def _writable_copy(lake: Lake, folder: Path) -> duckdb.DuckDBPyConnection:
+    """A connection that may write a copy of the lake's catalog, in use as the lake's readers use it."""
+    shutil.copytree(lake.root, folder)
+    if lake.ducklake is None:
+        return duckdb.connect(str(folder / "lake.duckdb"))
+    con = DuckLake.of_folder(folder).connect()
+    con.execute(f"USE {ALIAS}")
+    return con
+
+
 def test_every_named_query_loads_and_binds_on_a_lake(tmp_path):
     """sql/queries/ and the topic folders hold the package's fixed queries: each has its header and binds
     on a new lake."""
     from lakehouse.base.catalog import named_queries, named_query
-    from lakehouse.base.lake import Lake
 
     lake = Lake(tmp_path / "lake").init()
     queries = named_queries()
     assert len(queries) >= 15 and ("trace_comparison", "lakehouse.models.compare_traces") in queries
-    # A MERGE cannot be PREPAREd in SQL: it is explained, its parameters NULL, on a copy of the catalog
+    # A MERGE cannot be PREPAREd in SQL: it is explained, its parameters NULL, on a copy of the lake
     # it may write (explained, it writes nothing either).
-    shutil.copy(lake.catalog_path, tmp_path / "writable.duckdb")
-    with lake.connect() as con, duckdb.connect(str(tmp_path / "writable.duckdb")) as writable:
+    with lake.connect() as con, _writable_copy(lake, tmp_path / "writable") as writable:
         for name, topic in queries:
             sql = named_query(name, topic)
             if (statement := con.extract_statements(sql)[0]).type.name == "MERGE_INTO":

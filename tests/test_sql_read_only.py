@@ -14,8 +14,10 @@ from lakehouse.base.errors import LakehouseError, QueryError
 from lakehouse.base.lake import Lake
 from lakehouse.base.testing import swf_job, swf_text
 
-CATALOG = "{lake}/lake.duckdb"
-DATA = "{lake}/parquet/swf/jobs/evil.parquet"
+from conftest import dataset_folder
+
+CATALOG = "{catalog}"
+DATA = "{data}/evil.parquet"
 ANALYSIS = "{lake}/analysis/evil.parquet"
 OUTSIDE = "{tmp}/outside.csv"
 
@@ -45,11 +47,22 @@ ATTEMPTS = [
 
 
 def fingerprint(folder: Path) -> dict[str, str]:
+    """Every file of the folder, by its content; not the spill folder, nor the write-ahead log and its
+    index that SQLite keeps beside a DuckLake catalog while a connection reads it."""
     return {
         str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(folder.rglob("*"))
-        if p.is_file() and ".spill" not in p.parts
+        if p.is_file() and ".spill" not in p.parts and not p.name.endswith(("-wal", "-shm"))
     }
+
+
+def _placed(attempt: str, lake: Lake, tmp: Path) -> str:
+    """An attempt aimed at this lake: its catalog file, its folder of the jobs' files."""
+    catalog = lake.root / ("lake.duckdb" if lake.ducklake is None else "catalog.sqlite")
+    data = dataset_folder(lake.root, "swf_jobs")
+    return attempt.format(
+        lake=lake.root.as_posix(), tmp=tmp.as_posix(), catalog=catalog.as_posix(), data=data.as_posix()
+    )
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +82,7 @@ def sealed(tmp_path_factory) -> tuple[Lake, Path]:
 def test_no_statement_writes_a_file(sealed, attempt):
     lake, tmp = sealed
     before_lake, before_tmp = fingerprint(lake.root), sorted(p.name for p in tmp.iterdir())
-    sql = attempt.format(lake=lake.root.as_posix(), tmp=tmp.as_posix())
+    sql = _placed(attempt, lake, tmp)
     with pytest.raises((LakehouseError, QueryError)):
         lake.user_sql(sql)
     assert fingerprint(lake.root) == before_lake
@@ -79,7 +92,7 @@ def test_no_statement_writes_a_file(sealed, attempt):
 
 def test_reading_still_works(sealed):
     lake, _ = sealed
-    glob = (lake.root / "parquet" / "swf" / "jobs" / "*.parquet").as_posix()
+    glob = (dataset_folder(lake.root, "swf_jobs") / "*.parquet").as_posix()
     assert lake.user_sql(f"SELECT count(*) AS n FROM read_parquet('{glob}')")["n"].item() == 6
     assert lake.user_sql("EXPLAIN ANALYZE SELECT count(*) FROM swf.jobs") is not None
     assert lake.user_sql("PREPARE q AS SELECT 41 + 1 AS a; EXECUTE q")["a"].item() == 42

@@ -6,6 +6,9 @@ import subprocess
 import sys
 
 import duckdb
+import pytest
+
+from lakehouse.base.lake import Lake
 
 from conftest import provenance_job_counts
 
@@ -96,40 +99,59 @@ def test_fractional_field_6_is_kept(pwa_lake):
     assert frac > 0
 
 
-def test_readonly_connection_from_another_directory(pwa_lake, tmp_path):
+def test_any_duckdb_client_reads_the_lake_from_another_directory(pwa_lake, tmp_path):
+    """A DuckLake lake is read by any DuckDB that loads the DuckLake extension: its catalog attached under
+    any name, from any folder, while another reader reads."""
     lake, _ = pwa_lake
+    code = (
+        "import duckdb, sys; from lakehouse.base.extensions import opening_statements; "
+        "con = duckdb.connect(config={'allow_unsigned_extensions': 'true'}); "
+        "[con.execute(s) for s in opening_statements('ducklake', 'sqlite_scanner')]; "
+        "con.execute(f\"ATTACH 'ducklake:sqlite:{sys.argv[1]}' AS traces (READ_ONLY)\"); "
+        "print(con.execute('SELECT count(*) FROM traces.swf.jobs_clean').fetchone()[0])"
+    )
+    catalog = str(lake.root / "catalog.sqlite")
+    out = subprocess.run(
+        [sys.executable, "-c", code, catalog], cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    assert int(out.stdout) == lake.query("SELECT count(*) AS n FROM swf.jobs_clean")["n"][0]
+
+
+def test_the_duckdb_shell_opens_the_lake_read_only(pwa_lake, tmp_path):
+    """`lakehouse shell` opens the duckdb command line on the lake (words after -- go to it)."""
+    lake, _ = pwa_lake
+    query = "SELECT count(*) FROM swf.jobs_strong WHERE log = 'CTC-SP2-1996-3.1-cln'"
+    command = [sys.executable, "-m", "lakehouse.cli", "shell", "--lake", str(lake.root), "--", "-csv", "-noheader"]
+    out = subprocess.run(
+        [*command, "-c", query], cwd=tmp_path, stdin=subprocess.DEVNULL, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "77199"
+    writing = subprocess.run(
+        [*command, "-c", "DELETE FROM stored.swf_jobs"], stdin=subprocess.DEVNULL, capture_output=True, text=True
+    )
+    assert "read-only" in writing.stdout + writing.stderr or "read only" in writing.stdout + writing.stderr
+    assert lake.query("SELECT count(*) AS n FROM swf.jobs_strong WHERE log = 'CTC-SP2-1996-3.1-cln'")["n"][0] == 77199
+
+
+@pytest.mark.today_format
+def test_a_lake_of_todays_format_opens_in_duckdb_read_only_from_another_directory(cli_lake, tmp_path, duckdb_shell):
+    """A lake of the DuckDB catalog's format is its catalog file: the duckdb shell and any DuckDB client
+    open it read-only, from any folder, two at once."""
+    catalog = str(cli_lake / "lake.duckdb")
     code = (
         "import duckdb, sys; con = duckdb.connect(sys.argv[1], read_only=True); "
         "print(con.execute('SELECT count(*) FROM swf.jobs_clean').fetchone()[0])"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code, str(lake.catalog_path)], cwd=tmp_path, capture_output=True, text=True, check=True
+        [sys.executable, "-c", code, catalog], cwd=tmp_path, capture_output=True, text=True, check=True
     )
-    assert int(out.stdout) == lake.query("SELECT count(*) AS n FROM swf.jobs_clean")["n"][0]
-    # Two readers at once are fine.
-    with duckdb.connect(str(lake.catalog_path), read_only=True) as a, lake.connect() as b:
+    with duckdb.connect(catalog, read_only=True) as a, Lake(cli_lake).connect() as b:
         assert (
             a.execute("SELECT count(*) FROM swf.logs").fetchone()
             == b.execute("SELECT count(*) FROM swf.logs").fetchone()
         )
-
-
-def test_the_duckdb_shell_opens_the_lake_read_only(pwa_lake, tmp_path, duckdb_shell):
-    shell = duckdb_shell
-    lake, _ = pwa_lake
-    out = subprocess.run(
-        [
-            shell,
-            "-readonly",
-            "-csv",
-            "-noheader",
-            str(lake.catalog_path),
-            "-c",
-            "SELECT count(*) FROM swf.jobs_strong WHERE log = 'CTC-SP2-1996-3.1-cln'",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
+    shell = [duckdb_shell, "-readonly", "-csv", "-noheader", catalog, "-c", "SELECT count(*) FROM swf.jobs_strong"]
+    assert (
+        int(out.stdout) == 6
+        and subprocess.run(shell, cwd=tmp_path, capture_output=True, text=True, check=True).stdout.strip() == "6"
     )
-    assert out.stdout.strip() == "77199"

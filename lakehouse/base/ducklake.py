@@ -33,6 +33,7 @@ secret of the connection.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json  # (a JSON string is a TOML basic string: the lake file's values)
 import os
@@ -281,6 +282,17 @@ class DuckLake:
                 f"cannot reach the lake's data at {self.data} (through {endpoint}): {reason[:300]}"
             ) from None
 
+    @contextmanager
+    def committing(self) -> Iterator[None]:
+        """A commit that a full disk stops is the OSError of a full disk (ENOSPC, naming the catalog), as a
+        file's write would be: SQLite says only "database or disk is full"."""
+        try:
+            yield
+        except duckdb.Error as exc:
+            if self.catalog.kind != "sqlite" or "database or disk is full" not in str(exc):
+                raise
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), self.catalog.where) from None
+
     def database(self) -> duckdb.DuckDBPyConnection:
         """A new in-memory database that can attach this lake: its extensions, the object store's keys."""
         con = database(*self.extensions)
@@ -357,7 +369,8 @@ class DuckLake:
                         con.execute("BEGIN")
                         result = work(con)
                         con.execute(f"CALL {ALIAS}.set_commit_message({_quoted(author)}, {_quoted(message)})")
-                        con.execute("COMMIT")
+                        with self.committing():
+                            con.execute("COMMIT")
                         return result
                     except duckdb.Error as exc:
                         if "database is locked" not in str(exc) or attempt == LOCKED_RETRIES:

@@ -22,6 +22,7 @@ writer committed while it worked (`_refuse_what_others_committed`).
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -30,6 +31,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,10 +41,10 @@ from lakehouse.base.budget import SPILL
 from lakehouse.base.catalog import META_TABLES, named_query, schemas_digest, setup_files, sql_literal, view_files
 from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.base.ducklake import ALIAS, Catalog, DuckLake, data_path, lake_data_path
-from lakehouse.base.errors import LakeBusyError, ResourceError, SettingsError
+from lakehouse.base.errors import LakeBusyError, LakehouseError, ResourceError, SettingsError
 from lakehouse.base.interrupts import interrupts_deferred
 from lakehouse.base.tables import STORED_SCHEMA
-from lakehouse.base.writer import WriterSession, fsync_dir, invocation
+from lakehouse.base.writer import WriterSession, fsync_dir, invocation, remove_stale_outputs, replace_atomically
 
 if TYPE_CHECKING:  # (pyarrow: only a writer that makes tables needs it; every command imports this module)
     import pyarrow as pa
@@ -141,11 +143,27 @@ def making_catalog(
 
 
 def init_catalog(ducklake: DuckLake) -> None:
-    """Make the catalog of a new lake (its database empty or absent) and its first snapshot."""
-    if ducklake.in_folder:
-        Path(ducklake.catalog.where).parent.mkdir(parents=True, exist_ok=True)
-    with making_catalog(ducklake, invocation()):
+    """Make the catalog of a new lake (its database empty or absent) and its first snapshot.  A lake
+    folder's is made aside, then renamed into place whole: a command killed while it made the catalog
+    (the first ingest into a new folder) left a catalog file without DuckLake's tables, which every later
+    command refused to open."""
+    if not ducklake.in_folder:
+        with making_catalog(ducklake, invocation()):
+            pass
+        return
+    final = Path(ducklake.catalog.where)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    aside = final.with_name(f".{final.name}.new")
+    for leftover in (aside, *(aside.with_name(aside.name + end) for end in ("-wal", "-shm"))):
+        leftover.unlink(missing_ok=True)  # (of a command killed while it made one)
+    with making_catalog(replace(ducklake, catalog=Catalog("sqlite", str(aside))), invocation()):
         pass
+    import sqlite3
+
+    # Everything in the file itself (SQLite syncs it) before it is renamed: its write-ahead log would not be.
+    with contextlib.closing(sqlite3.connect(aside)) as con:
+        con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    replace_atomically(aside, final)
 
 
 def team_lake(catalog: str, data: str | None) -> DuckLake:
@@ -198,6 +216,7 @@ class DuckLakeWriter(WriterSession):
         # transaction reads, and the outputs it writes, checked at its commit against what others committed.
         self._began_at = 0
         self._written: set[tuple[str, str]] = set()
+        remove_stale_outputs(lake.root)
         with ducklake.reaching_data():
             self._remove_orphans()
 
@@ -287,8 +306,16 @@ class DuckLakeWriter(WriterSession):
         self._to_end, self._to_add = {}, {}
 
     def has_output(self, key: str, name: str) -> bool:
-        """Whether the table of `key` holds a file of the output `name`."""
-        return bool(self._files_of(key, name))
+        """Whether the table of `key` holds a file of the output `name`.  A file of a data folder that its
+        table names and someone deleted is refused in one line: DuckLake ends a file's rows by reading it,
+        so the input cannot be ingested again in its place (a lake of the DuckDB catalog's format did so)."""
+        files = self._files_of(key, name)
+        if not self.ducklake.on_object_store and (gone := [path for path in files if not Path(path).exists()]):
+            raise LakehouseError(
+                f"{gone[0]}: a file of the lake's table {DATASETS[key].stored} was deleted outside lakehouse; "
+                "put it back (from a backup), or ingest the inputs into a new lake"
+            )
+        return bool(files)
 
     def _files_of(self, key: str, name: str) -> list[str]:
         """The files of the output `name` in the table of `key` (each named `<name>.<12 hex>.parquet`)."""
@@ -380,7 +407,8 @@ class DuckLakeWriter(WriterSession):
             with self.ducklake.reaching_data(), self.ducklake.turn():
                 if self.ducklake.concurrent_writers:
                     self._refuse_what_others_committed()
-                con.execute("COMMIT")
+                with self.ducklake.committing():
+                    con.execute("COMMIT")
         finally:
             con.close()
             self._con = None

@@ -1,25 +1,24 @@
-"""A lake on disk: its location, its folders, read-only queries and the single-writer session (whose
-lock and catalog copy are lakehouse.base.writer).
+"""A lake on disk: its location, its folders, read-only queries and the single-writer session.
 
-Layout under the root::
+A lake is a DuckLake lake (lakehouse.base.ducklake, lakehouse.base.ducklake_lake): a folder holding its
+catalog (``catalog.sqlite``) and its Parquet files (``data/``), or naming a team's catalog and data in
+its lake file (``lake.toml``); every commit a snapshot.  Under the root, in either case::
 
-    lake.duckdb                 the catalog (views + meta tables); open it with duckdb -readonly
-    parquet/<dataset>/...       typed Parquet, one file per source file
-    quarantine/<dataset>/...    every rejected line with its file, line number and reason
-    analysis/<table>/...        the reports' and campaigns' results
-    meta/<table>.parquet        a copy of each meta table, written at every commit (`Lake.rebuild`)
-    .writer.lock                held by the one writer (an ingest, a report storing its tables) while it runs
+    parquet/, quarantine/, analysis/   where the ingests and reports write their outputs aside
+    .writer.lock                held by the one writer of the folder (an ingest, a report storing its tables)
+    .spill/                     what DuckDB spills (lakehouse.base.budget)
 
-A folder may instead hold a DuckLake lake (``catalog.sqlite`` and ``data/``; lakehouse.base.ducklake_lake):
-the same reading and writing methods serve it, through DuckLake.
-
-DuckDB lets one process write a database file *or* many read it.  So a writer never opens
-``lake.duckdb`` itself: it works on a private copy and atomically renames it over the catalog at each
-commit.  Readers keep the file they opened; the next reader sees the new one.
+A lake made before DuckLake has a DuckDB catalog instead, ``lake.duckdb`` (views over the Parquet of
+``parquet/``, ``quarantine/``, ``analysis/`` by absolute path, a copy of each meta table in ``meta/``;
+lakehouse.base.writer, lakehouse.base.catalog): the same reading and writing methods serve it.  DuckDB lets
+one process write a database file *or* many read it, so its writer works on a private copy of
+``lake.duckdb`` and renames it over the catalog at each commit.  `lakehouse migrate` makes a DuckLake lake
+of it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import os
@@ -63,8 +62,8 @@ LakeWriter = CatalogWriter | DuckLakeWriter
 
 #: Where only the ingests (holding the writer lock) write.
 ENV_VAR = "LAKEHOUSE_LAKE"
-#: The format of a lake a command makes where there is none: `duckdb` (a DuckDB catalog, the default
-#: while DuckLake's costs are measured against it) or `ducklake` (as `init --ducklake`).
+#: The format of a lake a command makes where there is none: `ducklake` (the default: a DuckLake lake of
+#: one folder, as `init --ducklake`) or `duckdb` (the DuckDB catalog of lakes made before DuckLake).
 FORMAT_VAR = "LAKEHOUSE_FORMAT"
 #: The setting that keeps each join's right side as the one held in memory: DuckDB's join-order optimizer
 #: and, after it, the one that swaps a join's sides by the estimated rows (which turned the 2019 windows'
@@ -103,8 +102,8 @@ def default_root() -> Path:
 
 
 def new_lake_format() -> str:
-    """$LAKEHOUSE_FORMAT: the format of a lake a command makes (`duckdb`, the default, or `ducklake`)."""
-    chosen = os.environ.get(FORMAT_VAR) or "duckdb"
+    """$LAKEHOUSE_FORMAT: the format of a lake a command makes (`ducklake`, the default, or `duckdb`)."""
+    chosen = os.environ.get(FORMAT_VAR) or "ducklake"
     if chosen not in ("duckdb", "ducklake"):
         raise SettingsError(f"${FORMAT_VAR} is duckdb or ducklake, not {chosen!r}")
     return chosen
@@ -624,9 +623,17 @@ class Lake:
             self._writer = session
             try:
                 yield session
-            finally:
+            except Exception:
+                # What was recorded is committed; a commit that fails too (a full disk, which also aborted
+                # a DuckLake transaction) leaves the block's error to say what went wrong, not its own.
                 self._writer = None
-                session.close()
+                with contextlib.suppress(Exception):
+                    session.close()
+                raise
+            finally:
+                if self._writer is not None:  # (a Ctrl-C too: what was done is kept)
+                    self._writer = None
+                    session.close()
 
     def _make_or_join(self, ducklake: DuckLake) -> None:
         """Make this new lake's DuckLake (or join a team's: its catalog holds a lake already), then, for a

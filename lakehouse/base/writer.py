@@ -137,14 +137,11 @@ class CatalogWriter(WriterSession):
         self.commit_every = commit_every
         self._sessions = 0
         self._tmp = self._session_file()
-        # Left by killed writers (the catalog copy, its write-ahead log, outputs not yet renamed into
-        # place); we hold the lock, so nobody else owns them -- except a report's output computed
-        # outside the lock, named after its process (`.NAME.PID.tmp`): it is stale once that process is gone.
-        stale = [*lake.root.glob(f".{CATALOG_FILE}.*.tmp"), *lake.root.glob(f".{CATALOG_FILE}.*.tmp.wal")]
-        for dataset in DATASETS.values():
-            stale += (p for p in dataset.directory(lake.root).glob(".*.tmp") if not _owner_alive(p))
-        for path in stale:
+        # Left by killed writers: the catalog copy and its write-ahead log (we hold the lock: nobody
+        # else owns them), and outputs not yet renamed into place.
+        for path in [*lake.root.glob(f".{CATALOG_FILE}.*.tmp"), *lake.root.glob(f".{CATALOG_FILE}.*.tmp.wal")]:
             path.unlink(missing_ok=True)
+        remove_stale_outputs(lake.root)
         self._con: duckdb.DuckDBPyConnection | None = None
         self._views: dict[str, str] = {}  # the DDL of each view as applied to the copy
         self._prepared = False  # the setup files run on the copy (once per writer)
@@ -248,6 +245,16 @@ def fingerprint(chunks: Iterator[bytes] | list[bytes]) -> str:
     for chunk in chunks:
         digest.update(chunk)
     return digest.hexdigest()
+
+
+def remove_stale_outputs(root: Path) -> None:
+    """Remove the outputs that killed writers wrote aside and never put in place (a writer holds the lake's
+    lock: nobody else owns them) -- except a report's output computed outside the lock, named after its
+    process (`.NAME.PID.tmp`): it is stale once that process is gone."""
+    for dataset in DATASETS.values():
+        for path in dataset.directory(root).glob(".*.tmp"):
+            if not _owner_alive(path):
+                path.unlink(missing_ok=True)
 
 
 def fsync_dir(path: Path) -> None:

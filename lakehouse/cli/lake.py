@@ -23,7 +23,7 @@ from lakehouse.cli.common import (
 )
 from lakehouse.cli.root import app
 
-catalog_app = command_group("Maintain the DuckDB catalog (lake.duckdb).")
+catalog_app = command_group("Maintain the DuckDB catalog (lake.duckdb) of a lake made before DuckLake.")
 
 
 @app.command()
@@ -34,8 +34,8 @@ def init(
         bool,
         typer.Option(
             "--ducklake",
-            help="Make a new lake a DuckLake lake: a catalog with a snapshot per write, readable as of any "
-            "snapshot (`lakehouse snapshots`, `--as-of N`), movable as a folder.",
+            help="Make a new lake a DuckLake lake, whatever $LAKEHOUSE_FORMAT says (it is the default: a catalog "
+            "with a snapshot per write, readable as of any snapshot, movable as a folder).",
         ),
     ] = False,
     catalog: Annotated[
@@ -59,15 +59,17 @@ def init(
         ),
     ] = None,
 ) -> None:
-    """Create an empty lake (folders, schema files, catalog). Safe to run again.
+    """Create an empty lake. Safe to run again.
+
+    A new lake is a DuckLake lake of one folder: its catalog LAKE/catalog.sqlite, its Parquet files under
+    LAKE/data, a snapshot per write (`lakehouse snapshots`, `--as-of N`). LAKEHOUSE_FORMAT=duckdb makes
+    one of the DuckDB catalog's format instead (LAKE/lake.duckdb, as lakehouse made before DuckLake).
 
     A team's lake (--catalog, --data) is one catalog and one data path that every member's lake folder
     names in its lake file (LAKE/lake.toml); the folder keeps only this machine's work in progress. Every
     command then takes the folder as it takes any lake (--lake, $LAKEHOUSE_LAKE).
 
-    Example: `lakehouse init --lake ~/lakes/pwa`
-
-    Example: `lakehouse init --ducklake --lake ~/lakes/shared && lakehouse snapshots --lake ~/lakes/shared`
+    Example: `lakehouse init --lake ~/lakes/pwa && lakehouse snapshots --lake ~/lakes/pwa`
 
     Example: `lakehouse init --lake ~/lakes/team --catalog postgresql://ana@db:5432/traces --data s3://traces/lake`
     (the password in PGPASSWORD, the object store's keys in AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)
@@ -92,13 +94,14 @@ def init(
 @catalog_app.command("rebuild")
 @clear_errors
 def catalog_rebuild(lake: LakeOption = None) -> None:
-    """Recreate every view with the lake's current absolute path (run this after moving a lake).
+    """Recreate every view with the lake's current absolute path (run this after moving a lake of the DuckDB
+    catalog's format; a DuckLake lake, the default, moves as a folder and needs none).
 
     A catalog that DuckDB can no longer open (overwritten, truncated, deleted) is moved aside and
     made again: its tables (the ingest manifest, the analysis files, the nightly history) from the
     copies every writer keeps in the lake's meta/ folder, its views from the lake's files.
 
-    Example: `mv lake /data/lake && lakehouse catalog rebuild --lake /data/lake`
+    Example: `mv old-lake /data/old-lake && lakehouse catalog rebuild --lake /data/old-lake`
     """
     target = Lake(lake)
     if not target.exists() and not meta_copy(target.root, "manifest").exists():
@@ -123,7 +126,7 @@ def migrate(
     Every command reads and writes the new lake as it does the old; each write is a snapshot
     (`lakehouse snapshots`, `--as-of N`), and the folder can be moved with no rebuild.
 
-    Example: `lakehouse migrate lake lake-ducklake && lakehouse logs --lake lake-ducklake`
+    Example: `lakehouse migrate old-lake new-lake && lakehouse logs --lake new-lake`
     """
     from lakehouse.base.migrate import migrate as migrate_lake
 
@@ -156,7 +159,7 @@ def snapshots(
     the snapshots before N and deletes the files no kept snapshot reads. A paper's numbers stay
     recomputable as long as the snapshot it cites is kept.
 
-    Example: `lakehouse migrate lake shared && lakehouse snapshots --lake shared`
+    Example: `lakehouse snapshots --lake lake`
     """
     import polars as pl
 

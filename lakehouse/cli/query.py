@@ -49,8 +49,8 @@ def sql(
 
     Example: `lakehouse sql "select log, count(*) from swf.jobs_clean group by log" --format csv`
 
-    Example: `lakehouse migrate lake dl && lakehouse sql "select count(*) from swf.jobs" --lake dl --as-of 1` (a
-    DuckLake lake as its snapshot 1 left it)
+    Example: `lakehouse sql "select count(*) from swf.jobs" --as-of 1` (the lake as its snapshot 1 left it:
+    `lakehouse snapshots` lists them)
     """
     target = Lake(lake, memory_limit, threads, snapshot=as_of)
     if fmt is OutputFormat.parquet:  # written batch by batch as the query runs: any size, in bounded memory
@@ -128,18 +128,25 @@ def shell(ctx: typer.Context, lake: LakeOption = None, as_of: AsOfOption = None)
     target = Lake(lake, snapshot=as_of)
     with target.connect():  # (refuses a missing lake, a broken catalog and one built for another place)
         pass
+    line = shell_line(target)
+    os.execv(line[0], [*line, *ctx.args])
+
+
+def shell_line(target: Lake) -> list[str]:
+    """The `duckdb` command line that opens the lake read-only (as of its snapshot), before duckdb's own
+    words: a lake of the DuckDB catalog's format is its catalog file; a DuckLake lake is attached by
+    statements the shell runs before its prompt or `-c`, after loading the extensions from the installed
+    wheels (as the connections of `lakehouse.base.ducklake` do).  A team's lake: the catalog's password
+    and the object store's keys stay in the environment, which the shell reads (libpq its PGPASSWORD, the
+    secret its getenv), never on its command line."""
     command = duckdb_command_line()
     if (ducklake := target.ducklake) is None:
-        os.execv(command, [command, "-readonly", str(target.catalog_path), *ctx.args])
-    # A DuckLake lake: the shell loads the extensions from the installed wheels and attaches the lake as
-    # the connection does (`lakehouse.base.ducklake`), before its own prompt or `-c`.
-    # A team's lake: the catalog's password and the object store's keys stay in the environment, which the
-    # shell reads (libpq its PGPASSWORD, the secret its getenv), never on its command line.
+        return [command, "-readonly", str(target.catalog_path)]
     from lakehouse.base.ducklake import ALIAS, object_store_secret_statement
     from lakehouse.base.extensions import opening_statements
 
     setup = ["-cmd", "; ".join(opening_statements(*ducklake.extensions))]
     if ducklake.on_object_store:  # (its one-row answer, "Success", is not shown)
         setup += ["-cmd", ".output /dev/null", "-cmd", object_store_secret_statement(in_shell=True), "-cmd", ".output"]
-    setup += ["-cmd", f"{ducklake.attach_statement(True, as_of)}; USE {ALIAS}"]
-    os.execv(command, [command, "-unsigned", *setup, *ctx.args])
+    setup += ["-cmd", f"{ducklake.attach_statement(True, target.snapshot)}; USE {ALIAS}"]
+    return [command, "-unsigned", *setup]
