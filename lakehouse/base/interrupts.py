@@ -10,7 +10,6 @@ from contextlib import contextmanager
 
 import duckdb
 
-
 #: Whether the main thread is inside a block that defers interrupts (one entry per block).
 _deferring: list[bool] = []
 
