@@ -10,7 +10,6 @@ import subprocess
 import sys
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 import polars as pl
 import pytest
@@ -518,7 +517,6 @@ def test_stored_rows_keep_their_schema(two_logs):
         "p50_bounded_slowdown", "p90_bounded_slowdown", "p99_bounded_slowdown",
     ]  # fmt: skip
     assert columns[-4:] == ["where_condition", "warmup", "cooldown", "usage_half_life"]  # version 6
-    assert Path(two_logs.root / "analysis" / "campaign_runs" / "_schema.parquet").exists()
 
 
 @pytest.mark.slow

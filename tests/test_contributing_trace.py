@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 from package_tree import build, lakehouse_in, links_of
 
@@ -62,9 +61,10 @@ def test_a_declared_trace_has_its_datasets_its_view_and_its_trace_option(tree, t
     lake = tmp_path / "lake"
     made = lakehouse_in(tree, "init", "--lake", lake)
     assert made.returncode == 0, made.stderr
-    for folder in ("parquet/toy2020/jobs", "quarantine/toy2020"):
-        assert (lake / folder / "_schema.parquet").is_file(), folder
-    assert pq.read_schema(lake / "parquet/toy2020/jobs/_schema.parquet").names == ["job", "submit", "part"]
+    for folder in ("parquet/toy2020/jobs", "quarantine/toy2020"):  # where its ingest writes aside
+        assert (lake / folder).is_dir(), folder
+    described = lakehouse_in(tree, "sql", "SELECT * FROM stored.toy2020_jobs", "--lake", lake, "--format", "csv")
+    assert described.stdout.split() == ["job,submit,part"], described.stderr  # its table, of its schema
     views = lakehouse_in(tree, "views", "--lake", lake, "--format", "json")
     assert views.returncode == 0, views.stderr
     assert "toy2020.jobs" in {row["view"] for row in json.loads(views.stdout)}

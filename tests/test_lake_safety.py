@@ -285,7 +285,7 @@ def test_ctrl_c_inside_a_deferred_block_within_another_waits_for_the_outer_ones_
     its manifest row (found by test_ctrl_c_on_the_command_stops_promptly_with_one_line)."""
     from lakehouse.base.interrupts import interrupts_deferred
 
-    steps = []
+    steps, handler = [], signal.getsignal(signal.SIGINT)
     with pytest.raises(KeyboardInterrupt):
         with interrupts_deferred():
             with interrupts_deferred():
@@ -294,7 +294,7 @@ def test_ctrl_c_inside_a_deferred_block_within_another_waits_for_the_outer_ones_
                 steps.append("the output put in place")
             steps.append("its manifest row")
     assert steps == ["the output put in place", "its manifest row"]
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGINT) is handler  # put back
 
 
 def test_sigterm_inside_a_deferred_block_waits_for_its_end_where_it_is_an_interrupt():

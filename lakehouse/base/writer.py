@@ -181,9 +181,9 @@ class CatalogWriter(WriterSession):
         self.con.execute(named_query("manifest_record"), row)
         self._dirty = True
 
-    def commit_outputs(self, renames: list[tuple[Path, Path]]) -> None:
+    def commit_outputs(self, renames: list[tuple[Path, Path]], quarantined: int | None = None) -> None:
         """Rename an input's outputs (each written aside) into place, in order; the next commit's views
-        read them."""
+        read them (every output, an empty quarantine file too: the views list them by the manifest)."""
         for written, final in renames:
             replace_atomically(written, final)
 

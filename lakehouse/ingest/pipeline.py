@@ -119,7 +119,7 @@ def ingest_files(
                 source.failed(task, outcome)
             with interrupts_deferred():  # an output in place always has its manifest row
                 if outcome.status is Status.ok:
-                    writer.commit_outputs(outcome.renames)
+                    writer.commit_outputs(outcome.renames, outcome.quarantined)
                     outcome.renames = []
                 if task.problem is None:
                     _record(writer, task, outcome)

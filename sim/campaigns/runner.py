@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lakehouse import _native
-from lakehouse.base.datasets import DATASETS
+from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
 from lakehouse.base.errors import LakeBusyError, LakehouseError, SettingsError, SimulationInputError
 from lakehouse.base.job_views import View, log_jobs, log_machine_size, order_problem_columns
 from lakehouse.base.lake import Lake
@@ -390,10 +390,11 @@ def campaign_lock(lake: Lake, campaign: str) -> Iterator[None]:
 
 
 def ensure_catalog(lake: Lake) -> None:
-    """Lakes made before campaigns existed lack the view and its folder: add them once."""
+    """Lakes of the DuckDB catalog's format made before campaigns existed lack the view and its folder:
+    add them once (a DuckLake lake's next writer brings its catalog up to date)."""
     if not lake.exists():
         raise LakehouseError(f"no lake at {lake.root} (run `lakehouse ingest swf LOGS...` first)")
-    if not (runs_folder(lake) / "_schema.parquet").exists():
+    if lake.ducklake is None and not (runs_folder(lake) / SCHEMA_FILE).exists():
         lake.init()
 
 
