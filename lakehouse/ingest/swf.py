@@ -322,9 +322,9 @@ class StoredSize:
 
 class StoredLogs:
     """What the lake holds of each log (its header's row in swf_logs and its jobs): read from the log's
-    files in a lake of today's format; from a DuckLake lake's table at once, on first use, for the whole
-    ingest (a query per log took 0.13 s: a connection to the catalog each).  Used from the parsing
-    threads: the table is read under a lock."""
+    files in a lake of the DuckDB catalog's format; from a DuckLake lake's table at once, on first use,
+    for the whole ingest (a query per log took 0.13 s: a connection to the catalog each).  Used from the
+    parsing threads: the table is read under a lock."""
 
     COLUMNS = ("machine_size", "max_procs", "max_nodes", "jobs")
 
