@@ -212,7 +212,9 @@ def test_an_unchanged_file_is_ingested_again_when_its_output_is_gone(lake, tmp_p
 
 
 @pytest.mark.faults
-@pytest.mark.parametrize("room_kb", [100, 600, 1200])
+@pytest.mark.parametrize(
+    "room_kb", [pytest.param(100, marks=pytest.mark.thorough), 600, pytest.param(1200, marks=pytest.mark.thorough)]
+)
 def test_a_full_disk_mid_ingest_is_one_line_and_leaves_every_log_whole(small_disk, tmp_path, room_kb):
     from typer.testing import CliRunner
 
