@@ -283,7 +283,7 @@ class DuckLake:
             ) from None
 
     @contextmanager
-    def committing(self) -> Iterator[None]:
+    def naming_a_full_disk(self) -> Iterator[None]:
         """A commit that a full disk stops is the OSError of a full disk (ENOSPC, naming the catalog), as a
         file's write would be: SQLite says only "database or disk is full"."""
         try:
@@ -369,7 +369,7 @@ class DuckLake:
                         con.execute("BEGIN")
                         result = work(con)
                         con.execute(f"CALL {ALIAS}.set_commit_message({_quoted(author)}, {_quoted(message)})")
-                        with self.committing():
+                        with self.naming_a_full_disk():
                             con.execute("COMMIT")
                         return result
                     except duckdb.Error as exc:

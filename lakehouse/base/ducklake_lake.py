@@ -416,7 +416,7 @@ class DuckLakeWriter(WriterSession):
             with self.ducklake.reaching_data(), self.ducklake.turn():
                 if self.ducklake.concurrent_writers:
                     self._refuse_what_others_committed()
-                with self.ducklake.committing():
+                with self.ducklake.naming_a_full_disk():
                     con.execute("COMMIT")
         finally:
             con.close()
