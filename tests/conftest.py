@@ -229,11 +229,10 @@ def stored_files(root: Path, key: str) -> dict[str, Path]:
     """The files of a dataset in a lake folder, by the output they hold (a log's name, a trace's part):
     DuckLake names each `<output>.<12 hex>.parquet`, the DuckDB catalog's format `<output>.parquet`
     (beside its schema file).  What the folder holds, not what the catalog names."""
-    found = {}
-    for path in sorted(dataset_folder(root, key).glob("*.parquet")):
-        if path.name != SCHEMA_FILE:
-            found[path.name.rsplit(".", 2)[0] if (root / FOLDER_CATALOG).exists() else path.stem] = path
-    return found
+    paths = sorted(dataset_folder(root, key).glob("*.parquet"))
+    if (root / FOLDER_CATALOG).exists():
+        return {path.name.rsplit(".", 2)[0]: path for path in paths}
+    return {path.stem: path for path in paths if path.name != SCHEMA_FILE}
 
 
 def ingested_files(root: Path) -> dict[str, tuple[int, int]]:
