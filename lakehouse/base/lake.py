@@ -49,6 +49,7 @@ from lakehouse.base.errors import LakeBusyError, LakehouseError, NoLakeError, Qu
 from lakehouse.base.interrupts import stopped_by_interrupt
 from lakehouse.base.outputs import protect
 from lakehouse.base.read_only import statement_writes
+from lakehouse.base.reader_databases import READER_DATABASES
 from lakehouse.base.writer import CATALOG_FILE, LOCK_FILE, CatalogWriter, process_lock
 
 if TYPE_CHECKING:  # Polars takes ~70 ms to import: `simulate` loads it while the replay runs
@@ -274,13 +275,35 @@ class Lake:
 
     # -- reading ------------------------------------------------------------------------------------
     def connect(self) -> duckdb.DuckDBPyConnection:
-        """A read-only connection to the catalog (many can be open while a writer works).
+        """A read-only connection to the catalog (many can be open while a writer works), of a database of
+        its own: its settings (a pool, `disabled_optimizers`, `preserve_insertion_order`) are the caller's
+        to change.  A connection that only queries is `cursor()`'s, cheaper.
 
         The catalog is attached to an in-memory database of the connection's own rather than opened by
         its path: DuckDB keeps one database per path in a process, and once a connection to it was closed
         while something still held one of its results, every later connection by that path spun
         forever (a nightly run, after a kill, hung so in its volatility report)."""
         return self._attached("reader")
+
+    def cursor(self) -> duckdb.DuckDBPyConnection:
+        """A read-only connection for queries alone (it changes no setting: those are its database's, and
+        other readers of this process share it): a DuckLake lake's is a cursor of this process's database
+        of the lake (`lakehouse.base.reader_databases`: 10 ms, where a database of its own takes 60-70)."""
+        ducklake = self.ducklake
+        if ducklake is None or not self.exists():
+            return self.connect()
+        # A database of the lake per snapshot and budget (and, for a SQLite catalog, per file: a lake made
+        # again at the same path is another file).
+        key = (self.root, ducklake, self.snapshot, self.budget.duckdb_memory, self.budget.threads)
+        catalog_file = ducklake.catalog.where if ducklake.catalog.kind == "sqlite" else None
+        con = READER_DATABASES.cursor(key, lambda: self._attached("readers"), catalog_file)
+        try:
+            con.execute("SET enable_progress_bar = false")  # (a setting of the connection, not its database's)
+            con.execute(f"USE {ALIAS}")
+        except BaseException:
+            con.close()
+            raise
+        return con
 
     def _attached(self, kind: str) -> duckdb.DuckDBPyConnection:
         """The catalog attached read-only (as `lake`, the default) to a new in-memory database, under the
@@ -476,7 +499,7 @@ class Lake:
         with self.query_errors():
             if self._session is not None:
                 return fetch(self._session.execute(sql, params))
-            with self.connect() as con:
+            with self.cursor() as con:
                 return fetch(con.execute(sql, params))
 
     def copy(self, sql: str, params: list[object] | None = None) -> int:
@@ -484,7 +507,7 @@ class Lake:
         with self.query_errors():
             if self._session is not None:
                 return int(self._session.execute(sql, params).fetchone()[0])  # type: ignore[index]
-            with self.connect() as con:
+            with self.cursor() as con:
                 return int(con.execute(sql, params).fetchone()[0])  # type: ignore[index]
 
     def log_names(self) -> list[str]:
@@ -546,13 +569,13 @@ class Lake:
 
     @contextmanager
     def reading(self) -> Iterator[None]:
-        """Answer the queries of the block from one read-only connection (otherwise each opens its
-        own: ~25 ms apiece, a tenth of a whole `lakehouse simulate`).  Keep the block short: the
-        connection sees the catalog as it was when the block began."""
+        """Answer the queries of the block from one read-only connection (`cursor()`; otherwise each
+        opens its own).  On a lake of the DuckDB catalog's format, the connection sees the catalog as it
+        was when the block began: keep the block short."""
         if self._session is not None:
             yield
             return
-        self._session = self.connect()
+        self._session = self.cursor()
         try:
             yield
         finally:
@@ -561,19 +584,21 @@ class Lake:
 
     @contextmanager
     def joins_as_written(self) -> Iterator[None]:
-        """Answer the block's queries (one read-only connection) with each join's right side as the one
-        held in memory, as the query is written.  DuckDB chooses that side by its estimate of the rows,
+        """Answer the block's queries (one read-only connection, of a database of its own: the setting is
+        its database's) with each join's right side as the one held in memory, as the query is written.
+        DuckDB chooses that side by its estimate of the rows,
         and it estimates a view over many Parquet files poorly: google2019.instance_usage's 71 million
         rows (0.05 of a cell) as 14,600, so it held them, with their histograms, to look up each window's
         tier, and ran out of a 1 GB budget that the query written the other way round keeps to 450 MB.
         (`JOINS_AS_WRITTEN`: both of the optimizers that choose the side.)"""
-        with self.reading():
-            assert self._session is not None
+        outer = self._session
+        self._session = self.connect()
+        try:
             self._session.execute(JOINS_AS_WRITTEN)
-            try:
-                yield
-            finally:
-                self._session.execute("RESET disabled_optimizers")
+            yield
+        finally:
+            self._session.close()
+            self._session = outer
 
     # -- writing ------------------------------------------------------------------------------------
     @contextmanager

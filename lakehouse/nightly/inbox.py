@@ -231,7 +231,7 @@ def _known(lake: Lake) -> tuple[dict[tuple[str, str], tuple[str, str, str]], dic
     """The manifest's (hash, status, source) by (dataset, name), and the files earlier nightly runs saw."""
     if not lake.exists():
         return {}, {}
-    with lake.connect() as con:
+    with lake.cursor() as con:
         manifest = {(d, n): (h, s, source) for d, n, h, s, source in con.sql(named_query("manifest_hashes")).fetchall()}
         try:
             seen = {p: (size, mtime, h) for p, size, mtime, h in con.sql(named_query("nightly_files")).fetchall()}
