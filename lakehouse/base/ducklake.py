@@ -260,6 +260,11 @@ class DuckLake:
         return cls(Catalog("sqlite", str(root / FOLDER_CATALOG)), (root / FOLDER_DATA).as_posix() + "/", True)
 
     @property
+    def catalog_file(self) -> str | None:
+        """The file of a SQLite catalog (None for a PostgreSQL one)."""
+        return self.catalog.where if self.catalog.kind == "sqlite" else None
+
+    @property
     def on_object_store(self) -> bool:
         return self.data.startswith("s3://")
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import itertools
 import os
 import secrets
 import shutil
@@ -37,12 +38,12 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from lakehouse.base.budget import SPILL
 from lakehouse.base.catalog import META_TABLES, named_query, schemas_digest, setup_files, sql_literal, view_files
 from lakehouse.base.datasets import DATASETS, PARQUET_OPTIONS
 from lakehouse.base.ducklake import ALIAS, Catalog, DuckLake, data_path, lake_data_path
 from lakehouse.base.errors import LakeBusyError, LakehouseError, ResourceError, SettingsError
 from lakehouse.base.interrupts import interrupts_deferred
+from lakehouse.base.kept_databases import WRITER_DATABASES
 from lakehouse.base.tables import STORED_SCHEMA
 from lakehouse.base.writer import WriterSession, fsync_dir, invocation, remove_stale_outputs, replace_atomically
 
@@ -51,8 +52,9 @@ if TYPE_CHECKING:  # (pyarrow: only a writer that makes tables needs it; every c
 
     from lakehouse.base.lake import Lake
 
-#: The spill folder of the writer's connection.
+#: The spill folders of the writer databases (one per database, numbered).
 DUCKLAKE_WRITER_SPILL = "ducklake-writer"
+_DATABASE_NUMBERS = itertools.count()
 #: The meta table that records which version of sql/ the catalog's views and macros were made from.
 CATALOG_VERSION = "meta.catalog_version"
 
@@ -222,9 +224,10 @@ class DuckLakeWriter(WriterSession):
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
         if self._con is None:
-            con = self.ducklake.connect()
+            # A cursor of this process's writer database of the lake (`lakehouse.base.kept_databases`):
+            # DuckLake loads the catalog once per database, 60-70 ms of every session made a database anew.
+            con = WRITER_DATABASES.cursor(self._database_key, self._database, self.ducklake.catalog_file)
             try:
-                self.lake.apply_budget(con, DUCKLAKE_WRITER_SPILL)
                 con.execute("SET enable_progress_bar = false")
                 con.execute(f"USE {ALIAS}")
                 if not self._swept:
@@ -240,13 +243,35 @@ class DuckLakeWriter(WriterSession):
                 if made is None or made[0] != sql_digest():  # a lakehouse of another version made them
                     bring_up_to_date(con)
             except duckdb.OutOfMemoryException as exc:  # (DuckLake reads its catalog under the budget)
-                con.close()
+                self._let_go(con, failed=True)
                 raise ResourceError(self.lake.budget.too_small(str(exc).strip())) from None
             except BaseException:
-                con.close()
+                self._let_go(con, failed=True)
                 raise
             self._con = con
         return self._con
+
+    @property
+    def _database_key(self) -> tuple[object, ...]:
+        return (self.lake.root, self.ducklake, self.lake.budget.duckdb_memory, self.lake.budget.threads)
+
+    def _database(self) -> duckdb.DuckDBPyConnection:
+        """A new database with the lake attached to write, under the lake's budget (its spill folder kept as
+        long as the database: DuckDB does not make it again)."""
+        con = self.ducklake.connect()
+        try:
+            self.lake.apply_budget(con, f"{DUCKLAKE_WRITER_SPILL}-{next(_DATABASE_NUMBERS)}")
+        except BaseException:
+            con.close()
+            raise
+        return con
+
+    def _let_go(self, con: duckdb.DuckDBPyConnection, failed: bool) -> None:
+        """Close the session's connection; after a failure, drop the database too (nothing of a transaction
+        that went wrong stays in what DuckLake keeps of the catalog)."""
+        con.close()
+        if failed:
+            WRITER_DATABASES.drop(self._database_key)
 
     def _record_row(self, dataset: str, name: str, entry: tuple[str, str], row: list[object]) -> None:
         """The manifest row, known at once and written with the commit."""
@@ -407,19 +432,25 @@ class DuckLakeWriter(WriterSession):
         if self._con is None and not (self._to_add or self._to_end or self._manifest_rows):
             return
         con = self.con
-        with self.ducklake.reaching_data():
-            self._settle_files()
-        self._write_manifest()
-        # (DuckLake makes no snapshot of a transaction that changed nothing.)
-        con.execute(f"CALL {ALIAS}.set_commit_message('lakehouse', {sql_literal(invocation())})")
+        try:
+            with self.ducklake.reaching_data():
+                self._settle_files()
+            self._write_manifest()
+            # (DuckLake makes no snapshot of a transaction that changed nothing.)
+            con.execute(f"CALL {ALIAS}.set_commit_message('lakehouse', {sql_literal(invocation())})")
+        except BaseException:
+            WRITER_DATABASES.drop(self._database_key)  # (the connection is closed with the session)
+            raise
+        failed = True
         try:
             with self.ducklake.reaching_data(), self.ducklake.turn():
                 if self.ducklake.concurrent_writers:
                     self._refuse_what_others_committed()
                 with self.ducklake.naming_a_full_disk():
                     con.execute("COMMIT")
+            failed = False
         finally:
-            con.close()
+            self._let_go(con, failed)
             self._con = None
             self._written.clear()
             if self.ducklake.concurrent_writers:  # (what this session knew: others have committed since)
@@ -453,4 +484,4 @@ class DuckLakeWriter(WriterSession):
             )
 
     def _closed(self) -> None:
-        SPILL.forget(self.lake.root, DUCKLAKE_WRITER_SPILL)
+        """Nothing: the writer database's spill folder goes with its process (`SPILL.remove_all`)."""

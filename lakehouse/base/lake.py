@@ -47,9 +47,9 @@ from lakehouse.base.ducklake import ALIAS, FOLDER_CATALOG, FOLDER_DATA, LAKE_FIL
 from lakehouse.base.ducklake_lake import DuckLakeWriter, init_catalog
 from lakehouse.base.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError, SettingsError
 from lakehouse.base.interrupts import stopped_by_interrupt
+from lakehouse.base.kept_databases import READER_DATABASES
 from lakehouse.base.outputs import protect
 from lakehouse.base.read_only import statement_writes
-from lakehouse.base.reader_databases import READER_DATABASES
 from lakehouse.base.writer import CATALOG_FILE, LOCK_FILE, CatalogWriter, process_lock
 
 if TYPE_CHECKING:  # Polars takes ~70 ms to import: `simulate` loads it while the replay runs
@@ -288,15 +288,14 @@ class Lake:
     def cursor(self) -> duckdb.DuckDBPyConnection:
         """A read-only connection for queries alone (it changes no setting: those are its database's, and
         other readers of this process share it): a DuckLake lake's is a cursor of this process's database
-        of the lake (`lakehouse.base.reader_databases`: 10 ms, where a database of its own takes 60-70)."""
+        of the lake (`lakehouse.base.kept_databases`: 10 ms, where a database of its own takes 60-70)."""
         ducklake = self.ducklake
         if ducklake is None or not self.exists():
             return self.connect()
         # A database of the lake per snapshot and budget (and, for a SQLite catalog, per file: a lake made
         # again at the same path is another file).
         key = (self.root, ducklake, self.snapshot, self.budget.duckdb_memory, self.budget.threads)
-        catalog_file = ducklake.catalog.where if ducklake.catalog.kind == "sqlite" else None
-        con = READER_DATABASES.cursor(key, lambda: self._attached("readers"), catalog_file)
+        con = READER_DATABASES.cursor(key, lambda: self._attached("readers"), ducklake.catalog_file)
         try:
             con.execute("SET enable_progress_bar = false")  # (a setting of the connection, not its database's)
             con.execute(f"USE {ALIAS}")

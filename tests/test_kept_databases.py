@@ -1,15 +1,20 @@
-"""A process's readers of a DuckLake lake are cursors of one database of it (lakehouse.base.reader_databases):
-what each reader sees must be what a database of its own would show."""
+"""A process's readers of a DuckLake lake are cursors of one database of it, and its writer sessions of
+another (lakehouse.base.kept_databases): what each sees must be what a database of its own would show."""
 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
+import pytest
+
+from lakehouse.base.kept_databases import KEPT, READER_DATABASES, WRITER_DATABASES
 from lakehouse.base.lake import Lake
-from lakehouse.base.reader_databases import KEPT, READER_DATABASES
 from lakehouse.base.testing import small_log, write_swf
+from lakehouse.ingest.status import Status
 from lakehouse.ingest.swf import ingest_swf
 
 
@@ -107,3 +112,50 @@ def test_a_process_keeps_a_few_databases_and_a_dropped_ones_cursor_still_answers
     assert first.execute("SELECT count(*) FROM swf.jobs").fetchone() == (1,)
     first.close()
     assert [_jobs(lake) for lake in lakes] == [i + 1 for i in range(len(lakes))]
+
+
+def _kept_for(lake: Lake) -> bool:
+    """Whether this process keeps a writer database of the lake."""
+    return any(key[0] == lake.root for key, _ in WRITER_DATABASES._databases)
+
+
+def _manifest(lake: Lake) -> list[tuple[str, str]]:
+    return [(str(d), str(n)) for d, n in lake.rows("SELECT dataset, name FROM meta.manifest ORDER BY ALL")]
+
+
+def test_a_writer_database_kept_between_sessions_sees_another_processs_commit(lake: Lake, tmp_path: Path) -> None:
+    """This process's writer database of the lake outlives its sessions; another process commits between
+    two of them: the next session builds on that commit (no log ingested twice, none lost)."""
+    _ingest(lake, tmp_path, "first", 5)
+    assert _kept_for(lake)
+    other = tmp_path / "other"
+    other.mkdir()
+    write_swf(other / "second.swf", *small_log(7))
+    subprocess.run(
+        [sys.executable, "-m", "lakehouse.cli", "ingest", "swf", str(other), "--lake", str(lake.root)],
+        check=True,
+        capture_output=True,
+    )
+    _ingest(lake, tmp_path, "third", 3)
+    assert _jobs(lake) == 15
+    assert sorted({name for _, name in _manifest(lake)}) == ["first", "second", "third"]
+    again = ingest_swf(lake, [str(tmp_path / "first.swf"), str(other / "second.swf"), str(tmp_path / "third.swf")])
+    assert [result.status for result in again] == [Status.unchanged] * 3
+    assert _jobs(lake) == 15
+
+
+def test_a_commit_that_fails_drops_the_writer_database_and_the_next_commits(small_disk: Path, tmp_path: Path) -> None:
+    """Nothing of a commit that went wrong stays in what the process keeps of the catalog."""
+    lake = Lake(small_disk / "lake")
+    _ingest(lake, tmp_path, "first", 5)
+    assert _kept_for(lake)
+    ballast = small_disk / "ballast"
+    ballast.write_bytes(b"\0" * (shutil.disk_usage(small_disk).free - 48 * 1024))
+    # (48 KB: enough to read the catalog, whose write-ahead log's index takes 32 KB, not to commit to it)
+    with pytest.raises(OSError, match="No space left") as failed, lake.writer() as session:
+        session.con.execute("DELETE FROM meta.manifest")
+    assert failed.traceback[-1].frame.code.name == "naming_a_full_disk"  # the commit itself failed
+    assert not _kept_for(lake)
+    ballast.unlink()
+    _ingest(lake, tmp_path, "second", 7)
+    assert _jobs(lake) == 12
