@@ -5,7 +5,7 @@ tables (the manifest, the analysis files' list, the nightly history), and the ma
 `make_catalog` makes them for a new lake (`lakehouse init --ducklake`, `lakehouse migrate`), and
 `bring_up_to_date` gives a lake made by another version the tables, columns, macros and views of this one.
 
-The writer (`DuckLakeWriter`) keeps the interface of the DuckDB catalog's (`lakehouse.base.writer`): the
+The writer (`DuckLakeWriter`) keeps the interface of the DuckDB catalog's (`lakehouse.base.duckdb_lake`): the
 ingests write each output aside, as they do for either format, and the writer moves it into its DuckLake
 table's folder under a name of its own (`<stem>.<12 hex>.parquet`: a file an older snapshot reads is never
 overwritten) and registers it there (`ducklake_add_data_files`, which names a file inside its table's

@@ -8,24 +8,21 @@ its lake file (``lake.toml``); every commit a snapshot.  Under the root, in eith
     .writer.lock                held by the one writer of the folder (an ingest, a report storing its tables)
     .spill/                     what DuckDB spills (lakehouse.base.budget)
 
-A lake made before DuckLake has a DuckDB catalog instead, ``lake.duckdb`` (views over the Parquet of
-``parquet/``, ``quarantine/``, ``analysis/`` by absolute path, a copy of each meta table in ``meta/``;
-lakehouse.base.writer, lakehouse.base.catalog): the same reading and writing methods serve it.  DuckDB lets
-one process write a database file *or* many read it, so its writer works on a private copy of
-``lake.duckdb`` and renames it over the catalog at each commit.  `lakehouse migrate` makes a DuckLake lake
-of it.
+A lake made before DuckLake has a DuckDB catalog instead, ``lake.duckdb`` (lakehouse.base.duckdb_lake:
+its catalog, schema files and writer): the same reading and writing methods serve it, and `lakehouse
+migrate` makes a DuckLake lake of it.  The writers of both formats share the folder's lock and their
+session (lakehouse.base.writer); the databases a process reads and writes DuckLake lakes through are kept
+(lakehouse.base.kept_databases).
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import itertools
 import os
 import re
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -35,14 +32,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import duckdb
 
 from lakehouse.base.budget import SMALLEST, SPILL, SPILL_FOLDER, Budget
-from lakehouse.base.catalog import (
-    META_FOLDER,
-    meta_problem,
-    named_query,
-    sql_literal,
-    view_files,
-)
-from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
+from lakehouse.base.catalog import named_query, sql_literal, view_files
+from lakehouse.base.datasets import DATASETS
+from lakehouse.base.duckdb_lake import CATALOG_FILE, CatalogWriter, attach_catalog, ensure_schema_files, rebuild
 from lakehouse.base.ducklake import ALIAS, FOLDER_CATALOG, FOLDER_DATA, LAKE_FILE, DuckLake, lake_data_path
 from lakehouse.base.ducklake_lake import DuckLakeWriter, init_catalog
 from lakehouse.base.errors import LakeBusyError, LakehouseError, NoLakeError, QueryError, ResourceError, SettingsError
@@ -50,7 +42,7 @@ from lakehouse.base.interrupts import stopped_by_interrupt
 from lakehouse.base.kept_databases import READER_DATABASES
 from lakehouse.base.outputs import protect
 from lakehouse.base.read_only import statement_writes
-from lakehouse.base.writer import CATALOG_FILE, LOCK_FILE, CatalogWriter, process_lock
+from lakehouse.base.writer import LOCK_FILE, process_lock
 
 if TYPE_CHECKING:  # Polars takes ~70 ms to import: `simulate` loads it while the replay runs
     import numpy as np
@@ -116,35 +108,6 @@ PATH_GLOB_CHARACTERS = ("*", "?", "[", "]", "{", "}")
 
 #: Rows per batch of a result streamed to a file (`Lake.user_sql`'s `stream`).
 STREAMED_ROWS = 1_000_000
-
-
-#: The schema files this process found right (or wrote), by what `stat` says of them: a writer session
-#: read all ~45 of them again (10 ms), though the same file, unchanged, holds the same schema.
-_CHECKED_SCHEMA_FILES: set[tuple[str, int, int, int]] = set()
-
-
-@functools.cache
-def _empty_parquet(dataset: str) -> bytes:
-    """A Parquet file of no rows with the dataset's schema, made once per process (pyarrow took 2 ms
-    a file, 0.1 s for the ~45 files of every new lake)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    sink = pa.BufferOutputStream()
-    pq.write_table(DATASETS[dataset].schema.empty_table(), sink)
-    return bytes(sink.getvalue())
-
-
-def _schema_file_checked(path: Path, checked: bool = False) -> bool:
-    """Whether `path`, as it is now, was found right by this process; `checked`: record that it was."""
-    try:
-        status = path.stat()
-    except OSError:
-        return False
-    key = (str(path), status.st_ino, status.st_size, status.st_mtime_ns)
-    if checked:
-        _CHECKED_SCHEMA_FILES.add(key)
-    return key in _CHECKED_SCHEMA_FILES
 
 
 class Lake:
@@ -255,23 +218,10 @@ class Lake:
         """The datasets' folders, where the ingests and reports write aside; in a lake of the DuckDB
         catalog's format, each with its schema file, which the views read (a DuckLake lake's tables have
         their schema: writing the 46 files took 0.3 s of every new lake)."""
-        import pyarrow.parquet as pq  # only writers need it; readers (every report, `simulate`) start faster
-
         for dataset in DATASETS.values():
-            folder = dataset.directory(self.root)
-            folder.mkdir(parents=True, exist_ok=True)
-            if self.ducklake is not None:
-                continue
-            schema_file = folder / SCHEMA_FILE
-            # A dataset that gained columns (its schema's version went up) gets its new empty file, so
-            # that views naming the new columns bind in lakes made before them.
-            if _schema_file_checked(schema_file):
-                continue
-            if not schema_file.exists() or not pq.read_schema(schema_file).equals(dataset.schema):
-                tmp = folder / f".{SCHEMA_FILE}.tmp"
-                tmp.write_bytes(_empty_parquet(dataset.key))
-                os.replace(tmp, schema_file)
-            _schema_file_checked(schema_file, checked=True)
+            dataset.directory(self.root).mkdir(parents=True, exist_ok=True)
+        if self.ducklake is None:
+            ensure_schema_files(self.root)
 
     # -- reading ------------------------------------------------------------------------------------
     def connect(self) -> duckdb.DuckDBPyConnection:
@@ -321,15 +271,7 @@ class Lake:
                 except duckdb.OutOfMemoryException as exc:
                     raise ResourceError(self.budget.too_small(str(exc).strip())) from None
                 return con
-            if self.snapshot is not None:
-                raise LakehouseError(
-                    f"{self.root}: a lake of the DuckDB-catalog format keeps no snapshots (--as-of reads a "
-                    "DuckLake lake's; `lakehouse migrate` makes one of this lake)"
-                )
-            with self.opening_catalog():
-                con.execute(f"ATTACH {sql_literal(str(self.catalog_path))} AS lake (READ_ONLY)")
-            con.execute("USE lake")
-            self._check_root(con)
+            attach_catalog(con, self.root, self.snapshot)
         except BaseException:
             con.close()
             raise
@@ -357,60 +299,10 @@ class Lake:
             raise
         return con
 
-    @contextmanager
-    def opening_catalog(self) -> Iterator[None]:
-        """A catalog DuckDB cannot open (overwritten, truncated) is named with the way back."""
-        try:
-            yield
-        except duckdb.Error as exc:
-            raise LakehouseError(
-                f"{self.catalog_path}: {str(exc).strip()}; `lakehouse catalog rebuild --lake {self.root}` "
-                "remakes the catalog from the lake's files"
-            ) from None
-
-    def catalog_problem(self) -> str | None:
-        """Why DuckDB cannot read the catalog, or None when it can."""
-        try:
-            with duckdb.connect(str(self.catalog_path), read_only=True) as con:
-                con.execute("SELECT count(*) FROM meta.manifest").fetchone()
-        except duckdb.Error as exc:
-            return str(exc).strip()
-        return None
-
     def rebuild(self) -> Path | None:
-        """Recreate every view for where the lake is now; a catalog DuckDB cannot read is moved aside
-        (returned) and remade from the copies of its tables and the lake's files."""
-        if self.ducklake is not None:
-            raise LakehouseError(
-                f"{self.root} is a DuckLake lake: its catalog names every file relative to the folder, so it needs "
-                "no rebuild after a move, and its views are made again by the next writer after an upgrade"
-            )
-        aside = None
-        # The session remakes the catalog when it ends: from a copy of the one in place, or anew.
-        # Checked before the writer's session, which would try to commit the broken catalog on its way out.
-        if self.exists() and self.catalog_problem() is not None and (problem := meta_problem(self.root)):
-            raise LakehouseError(
-                f"{self.root / META_FOLDER}: the copies of the catalog's tables cannot be read ({problem}), "
-                "so the catalog cannot be remade from them; nothing was moved: put back meta/ from a backup"
-            )
-        with self.writer(wait=True, create=True):
-            if self.exists() and self.catalog_problem() is not None:
-                aside = self.catalog_path.with_name(f"{CATALOG_FILE}.broken-{time.strftime('%Y%m%d-%H%M%S')}")
-                os.replace(self.catalog_path, aside)
-        return aside
-
-    def _check_root(self, con: duckdb.DuckDBPyConnection) -> None:
-        """Refuse a catalog built for a lake elsewhere: its views would read there."""
-        try:
-            built = con.execute("SELECT root FROM meta.lake").fetchone()
-        except duckdb.CatalogException:
-            built = None  # a catalog made before the check existed
-        if built and Path(built[0]).resolve() != self.root.resolve():
-            con.close()
-            raise LakehouseError(
-                f"the lake at {self.root} was built at {built[0]}: its views still read there; "
-                f"run `lakehouse catalog rebuild --lake {self.root}`"
-            )
+        """Recreate every view of a lake of the DuckDB catalog's format for where the lake is now
+        (`lakehouse.base.duckdb_lake.rebuild`); returns where a catalog DuckDB could not read was put."""
+        return rebuild(self)
 
     def apply_budget(self, con: duckdb.DuckDBPyConnection, database: str, share: float = 1.0) -> None:
         """Give a DuckDB connection the lake's memory limit (or `share` of it, for one of several

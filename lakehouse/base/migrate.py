@@ -20,6 +20,7 @@ import duckdb
 
 from lakehouse.base.catalog import META_TABLES, committed_files, sql_literal, view_files
 from lakehouse.base.datasets import DATASETS, SCHEMA_FILE
+from lakehouse.base.duckdb_lake import opening_catalog
 from lakehouse.base.ducklake import ALIAS, DuckLake
 from lakehouse.base.ducklake_lake import making_catalog, register, stored_name
 from lakehouse.base.errors import LakehouseError
@@ -54,7 +55,7 @@ def migrate(old: Lake, new_root: Path, progress: Callable[[str], None] = lambda 
         files: dict[str, list[str]] = {}
 
         def attach_old(con: duckdb.DuckDBPyConnection) -> None:
-            with old.opening_catalog():
+            with opening_catalog(old.root):
                 con.execute(f"ATTACH {sql_literal(str(old.catalog_path))} AS {OLD} (READ_ONLY)")
             con.execute(f"USE {OLD}")
             files.update(committed_files(con, old.root))
