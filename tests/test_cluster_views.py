@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from lakehouse.base import catalog
-from lakehouse.base.errors import CatalogError
+from lakehouse.base.errors import SqlFileError
 from lakehouse.base.lake import Lake
 from lakehouse.data import sample_swf_paths
 
@@ -122,7 +122,7 @@ def test_views_in_a_topic_folder_are_made_after_what_they_read(monkeypatch: pyte
     files = [("a/one.sql", header.format("cluster.one") + "SELECT * FROM cluster.two"),
              ("a/two.sql", header.format("cluster.two") + "SELECT * FROM cluster.one")]  # fmt: skip
     monkeypatch.setattr(catalog, "_sql_files", lambda: files)
-    with pytest.raises(CatalogError, match="read each other round a cycle: cluster.one -> cluster.two -> cluster.one"):
+    with pytest.raises(SqlFileError, match="read each other round a cycle: cluster.one -> cluster.two -> cluster.one"):
         catalog.view_files()
 
 

@@ -18,8 +18,8 @@ from postgres_server import Server, postgres_server
 from s3_server import s3_server
 
 from lakehouse.base import extensions
-from lakehouse.base.ducklake import Catalog, CatalogError, DuckLake
-from lakehouse.base.errors import SettingsError
+from lakehouse.base.ducklake import Catalog, DuckLake
+from lakehouse.base.errors import CatalogError, SettingsError
 
 WRITER = Path(__file__).with_name("ducklake_writer.py")
 COMMITS = 4  # per writer

@@ -11,7 +11,7 @@ from importlib import resources
 import polars as pl
 
 from lakehouse.base.catalog import parse_header
-from lakehouse.base.errors import CatalogError
+from lakehouse.base.errors import SqlFileError
 from lakehouse.base.lake import Lake
 
 
@@ -40,7 +40,7 @@ def audit_files() -> list[Audit]:
     for path in sorted((p for p in folder.iterdir() if p.name.endswith(".sql")), key=lambda p: p.name):
         meta, body = parse_header(path.name, path.read_text(encoding="utf-8"))
         if not {"audit", "description"} <= meta.keys() or not body:
-            raise CatalogError(f"sql/audits/{path.name}: needs `-- audit:` and `-- description:` lines, then a query")
+            raise SqlFileError(f"sql/audits/{path.name}: needs `-- audit:` and `-- description:` lines, then a query")
         audits.append(Audit(path.name, meta["audit"], meta["description"], body.rstrip().rstrip(";")))
     return audits
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import duckdb
 
 from lakehouse.base.datasets import DATASETS, SCHEMA_FILE, ingest_outputs
-from lakehouse.base.errors import CatalogError
+from lakehouse.base.errors import SqlFileError
 from lakehouse.base.tables import TOPICS_PACKAGE, stored_tables, topic_packages
 
 _HEADER = re.compile(r"^--\s*(name|grain|description|setup|audit|query)\s*:\s*(.*)$")
@@ -142,7 +142,7 @@ def parse_header(file_name: str, text: str) -> tuple[dict[str, str], str]:
 def _require(file_name: str, meta: dict[str, str], keys: set[str]) -> None:
     missing = keys - meta.keys()
     if missing:
-        raise CatalogError(f"sql/{file_name}: header lacks {', '.join(sorted(missing))}")
+        raise SqlFileError(f"sql/{file_name}: header lacks {', '.join(sorted(missing))}")
 
 
 def parse_view_file(file_name: str, text: str) -> ViewFile:
@@ -213,7 +213,7 @@ def _views_of(files: tuple[tuple[str, str], ...]) -> tuple[ViewFile, ...]:
             return
         if state.get(view.name) == "visiting":
             cycle = " -> ".join((*path[path.index(view.name) :], view.name))
-            raise CatalogError(f"sql/{view.file_name}: views that read each other round a cycle: {cycle}")
+            raise SqlFileError(f"sql/{view.file_name}: views that read each other round a cycle: {cycle}")
         state[view.name] = "visiting"
         for name in reads[view.name]:
             visit(by_name[name], (*path, view.name))
@@ -248,7 +248,7 @@ def named_query(name: str, topic: str | None = None) -> str:
         path, shown = resources.files(topic).joinpath(f"{name}.sql"), f"{topic_folder(topic)}/{name}.sql"
     meta, body = parse_header(shown, path.read_text(encoding="utf-8"))
     if "query" not in meta or not body:
-        raise CatalogError(f"{shown}: needs a `-- query:` line, then the query")
+        raise SqlFileError(f"{shown}: needs a `-- query:` line, then the query")
     return body.rstrip().rstrip(";")
 
 
@@ -283,7 +283,7 @@ def prepare_catalog(con: duckdb.DuckDBPyConnection, root: Path) -> dict[str, str
             try:
                 con.execute(setup.statements)
             except duckdb.Error as exc:
-                raise CatalogError(f"sql/{setup.file_name} ({setup.what}): {exc}") from exc
+                raise SqlFileError(f"sql/{setup.file_name} ({setup.what}): {exc}") from exc
         # Where the views read: a lake moved or copied elsewhere must be rebuilt before it is read
         # (`Lake.connect` compares), or its views would read the old place.
         con.execute(f"CREATE OR REPLACE VIEW meta.lake AS SELECT {sql_literal(root.as_posix())} AS root")
@@ -349,7 +349,7 @@ def restore_meta(con: duckdb.DuckDBPyConnection, root: Path) -> bool:
                 con.execute(f"INSERT INTO meta.{table} BY NAME SELECT * FROM read_parquet({path_literal(path)})")
             except duckdb.Error as exc:  # another table's copy, a file that is not Parquet
                 first = str(exc).splitlines()[0]
-                raise CatalogError(
+                raise SqlFileError(
                     f"{path}: not a copy of meta.{table} ({first}); restore the lake's own copy, or move it away "
                     "and rebuild (the lake then forgets what it recorded there)"
                 ) from None
@@ -365,7 +365,7 @@ def meta_problem(root: Path) -> str | None:
         for setup in setup_files():
             con.execute(setup.statements)
         restore_meta(con, root)
-    except (duckdb.Error, CatalogError) as exc:
+    except (duckdb.Error, SqlFileError) as exc:
         return str(exc).strip().splitlines()[0]
     finally:
         con.close()
@@ -413,7 +413,7 @@ def refresh_views(con: duckdb.DuckDBPyConnection, root: Path, applied: dict[str,
             try:
                 con.execute(ddl)
             except duckdb.Error as exc:
-                raise CatalogError(f"{where} ({name}): {exc}") from exc
+                raise SqlFileError(f"{where} ({name}): {exc}") from exc
             made[name] = ddl
         if made:  # what each view was made by, and its comment as DuckDB keeps it, in one statement
             rows = ", ".join(f"({sql_literal(name)}, {sql_literal(ddl)})" for name, ddl in made.items())

@@ -49,7 +49,7 @@ from urllib.parse import unquote, urlsplit
 
 import duckdb
 
-from lakehouse.base.errors import LakehouseError, SettingsError
+from lakehouse.base.errors import CatalogError, SettingsError
 from lakehouse.base.extensions import database
 from lakehouse.base.tables import STORED_SCHEMA
 from lakehouse.base.tomlfile import read_toml
@@ -72,10 +72,6 @@ TURN_TIMEOUT_S = 600.0
 LOCKED_RETRIES = 20
 
 T = TypeVar("T")
-
-
-class CatalogError(LakehouseError, RuntimeError):
-    """A catalog that cannot be reached or read; the message names it (never its password)."""
 
 
 def _quoted(text: str) -> str:

@@ -54,8 +54,13 @@ class ResourceError(LakehouseError):
     """A query needs more memory than its budget allows, even spilling (the message names the setting)."""
 
 
-class CatalogError(LakehouseError):
-    """A view of `sql/` cannot be created in the catalog (the message names its file)."""
+class SqlFileError(LakehouseError):
+    """A file of `sql/` (a view, a macro, a query, an audit) cannot be read or made in the catalog (the
+    message names the file)."""
+
+
+class CatalogError(LakehouseError, RuntimeError):
+    """A DuckLake catalog that cannot be reached or read; the message names it (never its password)."""
 
 
 class OutputError(LakehouseError):
