@@ -32,12 +32,12 @@ KEPT = 2
 
 
 class KeptDatabases:
+    """Databases kept by key, the most recent KEPT of them; each caller takes a cursor of one."""
+
     def __init__(self) -> None:
         self._mutex = threading.Lock()
-        # key -> (the database, the descriptor that holds its SQLite catalog's file open, if any)
-        self._databases: OrderedDict[
-            tuple[Hashable, tuple[int, int] | None], tuple[duckdb.DuckDBPyConnection, int | None]
-        ]
+        # (key, its catalog file's identity) -> (the database, the descriptor holding that file open, if any)
+        self._databases: OrderedDict[tuple[Hashable, _Identity | None], tuple[duckdb.DuckDBPyConnection, int | None]]
         self._databases = OrderedDict()
         self._pid = os.getpid()
         # A forked child's copies of the parent's databases: never used, and never closed either (closing a

@@ -240,7 +240,7 @@ class Lake:
         other readers of this process share it): a DuckLake lake's is a cursor of this process's database
         of the lake (`lakehouse.base.kept_databases`: 10 ms, where a database of its own takes 60-70)."""
         ducklake = self.ducklake
-        if ducklake is None or not self.exists():
+        if ducklake is None:
             return self.connect()
         # A database of the lake per snapshot and budget (and, for a SQLite catalog, per file: a lake made
         # again at the same path is another file).
@@ -477,11 +477,11 @@ class Lake:
     def joins_as_written(self) -> Iterator[None]:
         """Answer the block's queries (one read-only connection, of a database of its own: the setting is
         its database's) with each join's right side as the one held in memory, as the query is written.
-        DuckDB chooses that side by its estimate of the rows,
-        and it estimates a view over many Parquet files poorly: google2019.instance_usage's 71 million
-        rows (0.05 of a cell) as 14,600, so it held them, with their histograms, to look up each window's
-        tier, and ran out of a 1 GB budget that the query written the other way round keeps to 450 MB.
-        (`JOINS_AS_WRITTEN`: both of the optimizers that choose the side.)"""
+        DuckDB chooses that side by its estimate of the rows, and it estimates a view over many Parquet
+        files poorly: google2019.instance_usage's 71 million rows (0.05 of a cell) as 14,600, so it held
+        them, with their histograms, to look up each window's tier, and ran out of a 1 GB budget that the
+        query written the other way round keeps to 450 MB.  (`JOINS_AS_WRITTEN`: both of the optimizers
+        that choose the side.)"""
         outer = self._session
         self._session = self.connect()
         try:
