@@ -87,7 +87,9 @@ reproductions: $(STAMP)
 	$(PYTHON) -m lakehouse.cli ingest google $(DATA)/google --lake build/reproductions/google > /dev/null
 	$(PYTHON) tests/refresh_reproductions.py build/reproductions/swf build/reproductions/google
 
+# The tables that are the engine's constants (the presets) are written from them first.
 docs: $(STAMP)
+	$(PYTHON) -m lakehouse.sim.engine_docs docs
 	NO_MKDOCS_2_WARNING=1 $(PYTHON) -m mkdocs build --strict
 
 clean:

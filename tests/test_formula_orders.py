@@ -20,7 +20,7 @@ from lakehouse import _native
 from lakehouse.base.comma_lists import split_list
 from lakehouse.base.errors import SimulationInputError
 from lakehouse.cli import app
-from lakehouse.sim import simulate
+from lakehouse.sim import engine_docs, simulate
 from lakehouse.sim.options import Policy
 from lakehouse.sim.reference import Jobs, easy_starts
 
@@ -65,9 +65,11 @@ def _docs_table(heading_row: str) -> list[list[str]]:
 
 
 def test_the_docs_tables_are_the_engines_presets_and_variables():
-    """docs/your-own-policy.md tells of each preset and each variable in more words than the engine's
-    constants; the names and formulas are the engine's, in its order (a preset or a variable added in
-    Rust fails here until its row is written)."""
+    """docs/your-own-policy.md's presets table is the one `make docs` writes from the engine's constants
+    (a preset added in Rust fails here until it is written); its variables, told in more words than the
+    engine's, are the engine's names in its order (a variable added in Rust fails here until its row is
+    written)."""
+    assert engine_docs.main(["--check", str(REPO / "docs")]) == 0
     presets = [(name.strip("`"), formula.strip("`")) for name, formula, _ in _docs_table("| name | formula | source |")]
     assert presets == [(name, formula) for name, formula, _ in _native.POLICY_PRESETS]
     named = [name.strip("`") for cell, _ in _docs_table("| name | what it is |") for name in cell.split(", ")]
