@@ -259,3 +259,55 @@ def test_the_nightly_page_names_the_snapshot_that_holds_what_it_shows(tmp_path: 
     assert named is not None and f"lakehouse shell --lake {root}" in page
     assert _jobs(root, as_of=int(named[1])) == {"first": 6}
     assert f"lakehouse sql --as-of {named[1]} --lake {root}" in page
+
+
+def test_files_placed_in_batches_are_each_registered_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table's files are registered a batch at a time by one pattern (their names share the batch's
+    part): eight logs in batches of three, 3 + 3 + 2, each log once."""
+    monkeypatch.setattr("lakehouse.base.ducklake_lake.REGISTER_BATCH", 3)
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for number in range(8):
+        write_swf(folder / f"log{number}.swf", *small_log(2 + number))
+    root = tmp_path / "lake"
+    cli("ingest", "swf", folder, "--lake", root)
+    assert _jobs(root) == {f"log{number}": 2 + number for number in range(8)}
+    files = Lake(root).rows("SELECT data_file FROM ducklake_list_files('lake', 'swf_jobs', schema => 'stored')")
+    names = sorted(Path(path).name.rsplit(".", 2)[0] for (path,) in files)
+    assert names == [f"log{number}" for number in range(8)]
+    assert len({Path(path).name.rsplit(".", 2)[1][:8] for (path,) in files}) == 3  # three batches
+
+
+@pytest.mark.parametrize("batch", [1, 50], ids=["registered at once", "registered at the commit"])
+def test_an_output_placed_twice_in_one_session_keeps_its_last_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int
+) -> None:
+    """Placed again before the commit: the first file is dropped from the transaction (registered already)
+    or removed (not yet: its batch's pattern would find it)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from lakehouse.base.datasets import DATASETS
+    from lakehouse.base.writer import pending_path
+
+    monkeypatch.setattr("lakehouse.base.ducklake_lake.REGISTER_BATCH", batch)
+    lake = Lake(tmp_path / "lake").init()
+    key = "analysis_imported_predictions"
+    schema = DATASETS[key].schema
+
+    def written(rows: int) -> Path:
+        path = pending_path(DATASETS[key].file(lake.root, "toy"))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        columns = {field.name: pa.nulls(rows, field.type) for field in schema}
+        pq.write_table(pa.table(columns, schema=schema), path)
+        return path
+
+    with lake.writer() as writer:
+        writer.place(key, written(2), "toy", 2)
+        writer.place(key, written(5), "toy", 5)
+    files = lake.rows(f"SELECT data_file FROM ducklake_list_files('lake', '{key}', schema => 'stored')")
+    assert len(files) == 1
+    assert lake.rows(f"SELECT count(*) FROM {DATASETS[key].stored}") == [(5,)]
+    # The first file is gone from the disk too: DuckLake removes a file its transaction added then
+    # dropped, and the writer one it never registered.
+    assert len(list(Path(files[0][0]).parent.glob("toy.*.parquet"))) == 1
