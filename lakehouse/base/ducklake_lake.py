@@ -377,7 +377,7 @@ class DuckLakeWriter(WriterSession):
                 placed.remove(path)
                 if not self.ducklake.on_object_store:
                     Path(path).unlink(missing_ok=True)
-            else:  # (one registered in this transaction is dropped from it: an orphan the next writer removes)
+            else:  # a committed file's rows end; one registered in this transaction is dropped from it
                 self._to_end.setdefault(key, []).append(path)
         self._files[key].pop(name, None)
 
