@@ -311,3 +311,21 @@ def test_an_output_placed_twice_in_one_session_keeps_its_last_file(
     # The first file is gone from the disk too: DuckLake removes a file its transaction added then
     # dropped, and the writer one it never registered.
     assert len(list(Path(files[0][0]).parent.glob("toy.*.parquet"))) == 1
+
+
+def test_a_batch_whose_part_a_committed_file_has_already_is_registered_by_its_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch's pattern would find the earlier files too (both ingests draw the same 8 hex here): the
+    writer sees it and registers the batch's own files by their list, so no log is counted twice."""
+    from types import SimpleNamespace
+
+    monkeypatch.setattr("lakehouse.base.ducklake_lake.secrets", SimpleNamespace(token_hex=lambda n: "ab" * n))
+    root = tmp_path / "lake"
+    for first in (0, 3):
+        folder = tmp_path / f"logs{first}"
+        folder.mkdir()
+        for number in range(first, first + 3):
+            write_swf(folder / f"log{number}.swf", *small_log(2 + number))
+        cli("ingest", "swf", folder, "--lake", root)
+    assert _jobs(root) == {f"log{number}": 2 + number for number in range(6)}

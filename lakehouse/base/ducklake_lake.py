@@ -406,15 +406,12 @@ class DuckLakeWriter(WriterSession):
         return final
 
     def _batched_name(self, key: str, name: str) -> str:
-        """`stored_name`'s, in a data folder with the table's batch in its last part (a new batch's is
-        one no file of the folder has: the batch's pattern finds its files alone)."""
+        """`stored_name`'s, in a data folder with the table's batch in its last part (8 random hex: should
+        a file of the folder have them already, `_register` finds more files than the batch's and takes
+        the list)."""
         if self.ducklake.on_object_store:
             return stored_name(name)
-        batch, count = self._batches.get(key, ("", 0))
-        if not batch:
-            folder = Path(self.ducklake.table_path(key))
-            while not batch or any(folder.glob(f"*.{batch}????.parquet")):
-                batch = secrets.token_hex(4)
+        batch, count = self._batches.get(key) or (secrets.token_hex(4), 0)
         self._batches[key] = (batch, count + 1)
         return f"{name}.{batch}{count:04x}.parquet"
 
