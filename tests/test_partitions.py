@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 
 from lakehouse.base.errors import LakehouseError
 from lakehouse.base.lake import Lake
-from lakehouse.base.partitions import Partitioning, run_partitions
+from lakehouse.base.partitions import Partitioning, run_partitions, split_by_hash
 from lakehouse.cli import app
 from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.google import ingest_google
@@ -375,6 +375,36 @@ def test_the_predictions_command_in_partitions_stores_what_it_stores_whole(googl
     assert runs[False][0].height > 1000
     for got, expected in zip(runs[True], runs[False], strict=True):
         assert_frame_equal(got, expected, rel_tol=SUMS, abs_tol=1e-12)
+
+
+def test_the_predictions_split_as_their_memory_limit_asks_and_each_partition_reads_its_own_rows(
+    google_lake, whole, monkeypatch
+):
+    """Without --partitions, the targets are split into as many partitions as keep one within the pool
+    (here a row made to take a third of it: three), once, by the chosen grouping's workflow; each
+    partition's steps read its own files alone (a shared table of every target, filtered, made the time
+    grow faster than the rows at a 2019 cell's size); the result is one partition's."""
+    import lakehouse.models.predictions.model as model
+
+    targets = google_lake.query(f"SELECT count(*) AS n FROM predict.swf_targets WHERE source = '{PREDICTED_LOG}'")["n"][
+        0
+    ]
+    pool = google_lake.budget.leaving(model.PREDICTIONS_OUTSIDE_POOL_SHARE).duckdb_memory
+    monkeypatch.setattr(model, "POOL_BYTES_PER_TARGET", int(2.5 * pool / targets))
+    assert model.partitions_for(targets, google_lake.budget.leaving(model.PREDICTIONS_OUTSIDE_POOL_SHARE)) == 3
+    splits, reads = [], []
+    monkeypatch.setattr(model, "split_by_hash", lambda *args: splits.append(args) or split_by_hash(*args))
+    read_part = model._Rows.read_part
+    monkeypatch.setattr(model._Rows, "read_part", lambda self, *args: reads.append(read_part(self, *args)) or reads[-1])
+    got = predictions(google_lake, Partitioning())
+    # The targets with their profiles, and the running maxima the windows reuse: each split once.
+    assert sorted((name, count) for _, _, name, _, _, count in splits) == [("maxima", 3), ("parted", 3)]
+    targets = [query for query in reads if "/parted/" in query]
+    assert len(targets) == 6  # the windows' step and the predictions' step, in each partition
+    for number, query in enumerate(targets):
+        others = [other for other in range(3) if other != number % 3]
+        assert f"partition={number % 3}/" in query and not any(f"partition={other}/" in query for other in others)
+    assert_same_predictions(got, whole["predictions"])
 
 
 @pytest.mark.parametrize(

@@ -153,7 +153,7 @@ PARTITION_OPTIONS = (
         "partitions",
         None,
         "Split the work into this many partitions by a hash of the job (predictions: of the workflow), each "
-        "computed alone [default: volatility as many as --memory-limit needs, the others one].",
+        "computed alone [default: volatility and predictions as many as --memory-limit needs, the others one].",
         minimum=1,
         holds=int,
     ),
