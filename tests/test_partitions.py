@@ -32,7 +32,7 @@ from lakehouse.models.periodicity.cells_2019 import Periodicity2019
 from lakehouse.models.periodicity.cells_2019 import periodicity_2019 as fit_periodicity_2019
 from lakehouse.models.periodicity.job_sinusoids import Periodicity
 from lakehouse.models.periodicity.job_sinusoids import periodicity as fit_periodicity
-from lakehouse.models.predictions.model import Predictions
+from lakehouse.models.predictions.model import Predictions, PredictionSettings
 from lakehouse.models.predictions.model import report as predict
 from lakehouse.models.volatility.cells_2019 import _windows_connection, split_windows, windows_sql
 from lakehouse.models.volatility.cells_2019 import compare as compare_2019
@@ -405,6 +405,25 @@ def test_the_predictions_split_as_their_memory_limit_asks_and_each_partition_rea
         others = [other for other in range(3) if other != number % 3]
         assert f"partition={number % 3}/" in query and not any(f"partition={other}/" in query for other in others)
     assert_same_predictions(got, whole["predictions"])
+
+
+def test_partitions_the_split_leaves_without_rows_change_nothing(google_lake):
+    """More partitions than workflows (the jobs grouped by user): some partitions get no targets and no
+    running maxima, read from files of no rows with the columns' types; the result is one partition's."""
+    where = f"source = '{PREDICTED_LOG}'"
+    users = google_lake.query(f"SELECT count(DISTINCT user_key) AS n FROM predict.swf_targets WHERE {where}")["n"][0]
+    by_user = PredictionSettings(grouping="user")
+
+    def split(partitions: int) -> tuple[Predictions, pl.DataFrame]:
+        result = predict(google_lake, "swf", PREDICTED_LOG, by_user, Partitioning(partitions))
+        assert result.pending is not None
+        try:
+            return result, pl.read_parquet(result.pending)
+        finally:
+            result.pending.unlink()
+
+    assert users > 5
+    assert_same_predictions(split(users + 3), split(1))  # at least three partitions without a user
 
 
 @pytest.mark.parametrize(
