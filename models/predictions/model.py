@@ -407,8 +407,9 @@ def _twins(con: duckdb.DuckDBPyConnection, keys: list[str]) -> dict[str, str]:
 # (the train/evaluation split and the profiles, per user and over everyone: columns of each target row),
 # or summed after them (the scores, and each user's training losses that choose the window):
 #   targets      (here)        the targets, with the train/evaluation split
-#   groupings    (partitions)  per grouping: the maximum of each workflow's history, scored (each
-#                              partition the targets filtered by a hash of the grouping's key)
+#   groupings    (whole here,  per grouping: the maximum of each workflow's history, scored (on a
+#                 partitions   cluster each partition reads the targets filtered by a hash of the
+#                 on a cluster) grouping's key)
 #   parted       (here)        the targets with their profiles, split once by a hash of the chosen
 #                              grouping's key: each partition's rows apart (`_Rows.write_parts`)
 #   windows      (partitions)  for the chosen grouping: every window's predictors; each user's
