@@ -849,7 +849,8 @@ def _partitioned(
     con.execute(PROFILES_SQL)
     rows.write_parts(con, "parted", PARTED_SQL, column, plan.partitions)
     con.execute("DROP TABLE row_profiles; DROP TABLE profiles; DROP TABLE global_profile; DROP TABLE targets")
-    rows.drop(con, "targets")
+    if rows.folder is not None:  # the cluster's copy of the targets, written for the groupings
+        rows.drop(con, "targets")
     if plan.maxima == column:  # the running maxima the windows reuse, split as the targets are
         maxima = rows.read_all(f"max_history_{column}", by_grouping.partitions)
         rows.write_parts(con, "maxima", f"SELECT * FROM {maxima}", "wf", plan.partitions)
