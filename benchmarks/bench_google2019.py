@@ -26,7 +26,9 @@ size at the measured exponent.  The commands run an hour, over which this machin
 than the target allows, so each is timed between two runs of a fixed DuckDB query
 (`benchmarks.measure.reference_seconds`), and the targets compare the times at one speed: each divided by
 the reference around it, the smaller size run before and after the larger and its two times averaged.
-Both exponents are printed.
+Both exponents are printed.  A report whose peak grows by more than the slack runs the larger size once
+more with the smaller size's peak as its --memory-limit (`_within_smaller_peak`): DuckDB fills the pool
+it is given, so a peak can grow with the rows where the need does not.
 """
 
 from __future__ import annotations
@@ -174,8 +176,23 @@ def _ingest(root: Path, lake: str = "lake") -> Timed:
     )
 
 
-def _report(args: tuple[str, ...], root: Path) -> Timed:
-    return _at_speed(command(*args, "--lake", str(root / "lake"), "--memory-limit", CELL_MEMORY_LIMIT))
+def _report(args: tuple[str, ...], root: Path, memory_limit: str = CELL_MEMORY_LIMIT) -> Timed:
+    return _at_speed(command(*args, "--lake", str(root / "lake"), "--memory-limit", memory_limit))
+
+
+def _grows(smaller_peak: float, larger_peak: float) -> bool:
+    """Whether a peak grew from the smaller size to the larger by more than a quarter or GROWTH_SLACK_MB."""
+    return larger_peak > max(1.25 * smaller_peak, smaller_peak + GROWTH_SLACK_MB)
+
+
+def _within_smaller_peak(args: tuple[str, ...], root: Path, smaller_peak: float) -> Timed:
+    """The report on the larger size again, its --memory-limit the smaller size's peak.  A grown peak may be
+    DuckDB filling the pool it is given, not memory the command needs: `report periodicity` peaked at
+    1,780 and 2,385 MB at 0.1 and 0.2 of a cell under 3 GB, and at 0.2 under 1,800 MB at 1,531 MB in the
+    same time (19.5 s and 20.0 s): its series of every job, grouped, fill the pool when they may and
+    spill when they must.  The larger size needs no more memory than the smaller if it runs within that
+    limit, its time at one speed still within rows^1.1 of the smaller's."""
+    return _report(args, root, f"{math.floor(smaller_peak)}MiB")
 
 
 def _per_speed(runs: list[Timed]) -> float:
@@ -219,6 +236,11 @@ def bench_google2019_cell() -> bool:
             shutil.rmtree(_cell(root))
         for name, args in REPORTS.items():
             runs[name] = [_report(args, root) for root in order]
+        within_smaller = {}
+        for name, args in REPORTS.items():
+            smaller_peak = max(runs[name][0][1], runs[name][2][1])
+            if _grows(smaller_peak, runs[name][1][1]):
+                within_smaller[name] = _within_smaller_peak(args, large_root, smaller_peak)
     n1, n2 = rows
     first_speed = runs["generate"][0][2]
     checks: dict[str, bool] = {}
@@ -244,11 +266,19 @@ def bench_google2019_cell() -> bool:
             continue
         checks[f"{name} time at one speed <= rows^1.1"] = at_speed <= 1.1
         checks[f"{name} peak <= {CELL_PEAK_BUDGET_MB:,.0f} MB"] = max(p1, p2) <= CELL_PEAK_BUDGET_MB
-        checks[f"{name} peak grows <= 1.25x or {GROWTH_SLACK_MB} MB"] = p2 <= max(1.25 * p1, p1 + GROWTH_SLACK_MB)
+        growth = f"{name} peak grows <= 1.25x or {GROWTH_SLACK_MB} MB"
+        checks[growth] = not _grows(p1, p2)
+        if name in within_smaller:
+            (t3, p3, r3, _), limit = within_smaller[name], math.floor(p1)
+            within = math.log(_per_speed([within_smaller[name]]) / _per_speed(small)) / math.log(n2 / n1)
+            print(
+                f"    {name}, the larger size again under --memory-limit {limit:,}MiB (the smaller's peak): "
+                f"{t3:,.0f} s (reference {r3:.2f} s), peak {p3:,.0f} MB; at one speed rows^{within:.2f}"
+            )
+            del checks[growth]
+            checks[f"{growth}, or the larger size runs within the smaller's peak"] = p3 <= limit and within <= 1.1
     (_, generate_small, _, _), (_, generate_large, _, _) = runs["generate"]
-    checks["generate's peak does not grow"] = generate_large <= max(
-        1.25 * generate_small, generate_small + GROWTH_SLACK_MB
-    )
+    checks["generate's peak does not grow"] = not _grows(generate_small, generate_large)
     ingest, bare = runs["ingest"][1], runs["bare read"][1]
     print(
         "  ingest / bare DuckDB copy of the same shards (larger size, at one speed): "
@@ -284,7 +314,7 @@ def bench_google2019() -> bool:
         if name != "bare read":
             checks[f"{name} time <= rows^1.1"] = exponent <= 1.1
             checks[f"{name} peak <= {PEAK_BUDGET_MB:,.0f} MB"] = max(p1, p2) <= PEAK_BUDGET_MB
-            checks[f"{name} peak grows <= 1.25x or {GROWTH_SLACK_MB} MB"] = p2 <= max(1.25 * p1, p1 + GROWTH_SLACK_MB)
+            checks[f"{name} peak grows <= 1.25x or {GROWTH_SLACK_MB} MB"] = not _grows(p1, p2)
     ratio = large["ingest"][0] / large["bare read"][0]
     speed = n2 / large["ingest"][0]
     print(f"  ingest / bare DuckDB read of the same shards (larger size): {ratio:.2f}")
