@@ -9,7 +9,6 @@ import functools
 import gzip
 import itertools
 import os
-import re
 import signal
 import threading
 import time
@@ -382,10 +381,9 @@ def test_the_predictions_split_as_their_memory_limit_asks_and_each_partition_rea
     google_lake, whole, monkeypatch
 ):
     """Without --partitions, the targets are split into as many partitions as keep one within the pool
-    (here a row made to take a third of it: three): once for each grouping by its key (the columns its
-    step reads), and once with their profiles by the chosen grouping's workflow; each partition's steps
-    read its own files alone (a shared table of every target, filtered, made the time grow faster than
-    the rows at a 2019 cell's size); the result is one partition's."""
+    (here a row made to take a third of it: three), once, by the chosen grouping's workflow; each
+    partition's steps read its own files alone (a shared table of every target, filtered, made the time
+    grow faster than the rows at a 2019 cell's size); the result is one partition's."""
     import lakehouse.models.predictions.model as model
 
     targets = google_lake.query(f"SELECT count(*) AS n FROM predict.swf_targets WHERE source = '{PREDICTED_LOG}'")["n"][
@@ -399,16 +397,13 @@ def test_the_predictions_split_as_their_memory_limit_asks_and_each_partition_rea
     read_part = model._Rows.read_part
     monkeypatch.setattr(model._Rows, "read_part", lambda self, *args: reads.append(read_part(self, *args)) or reads[-1])
     got = predictions(google_lake, Partitioning())
-    names = [name for _, _, name, _, _, _ in splits]
-    assert all(count == 3 for *_, count in splits) and len(names) == len(set(names))  # each split once
-    by_key = [name for name in names if name.startswith("targets_")]
-    assert len(by_key) >= 2 and "parted" in names and len(names) == len(by_key) + 1
-    # The groupings' steps, then the windows' and the predictions' (parted), in each partition in turn.
-    for name, times in [(name, 1) for name in by_key] + [("parted", 2)]:
-        queries = [query for query in reads if f"/{name}/" in query]
-        assert len(queries) == 3 * times
-        for number, query in enumerate(queries):
-            assert re.findall(r"partition=(\d+)/", query) == [str(number % 3)] * len(re.findall("partition=", query))
+    # The targets with their profiles, and the running maxima the windows reuse: each split once.
+    assert sorted((name, count) for _, _, name, _, _, count in splits) == [("maxima", 3), ("parted", 3)]
+    targets = [query for query in reads if "/parted/" in query]
+    assert len(targets) == 6  # the windows' step and the predictions' step, in each partition
+    for number, query in enumerate(targets):
+        others = [other for other in range(3) if other != number % 3]
+        assert f"partition={number % 3}/" in query and not any(f"partition={other}/" in query for other in others)
     assert_same_predictions(got, whole["predictions"])
 
 

@@ -406,18 +406,15 @@ def _twins(con: duckdb.DuckDBPyConnection, keys: list[str]) -> dict[str, str]:
 # workflow key (every job of a workflow in one partition); what spans workflows is made before them, once
 # (the train/evaluation split and the profiles, per user and over everyone: columns of each target row),
 # or summed after them (the scores, and each user's training losses that choose the window):
-#   targets      (here)        the targets, with the train/evaluation split; for each grouping, the
-#                              columns its step reads split once by a hash of its key (`_Rows.write_parts`)
-#   groupings    (partitions)  per grouping: the running maximum of each workflow's history, and the
-#                              evaluation jobs with it, scored
+#   targets      (here)        the targets, with the train/evaluation split
+#   groupings    (whole here,  per grouping: the maximum of each workflow's history, scored (on a
+#                 partitions   cluster each partition reads the targets filtered by a hash of the
+#                 on a cluster) grouping's key)
 #   parted       (here)        the targets with their profiles, split once by a hash of the chosen
-#                              grouping's key
-#   windows      (partitions)  for the chosen grouping: every window's predictors (the maximum of all
-#                              history is its groupings step's, split alike); each user's training losses
-#                              per window, summed here to choose the window
+#                              grouping's key: each partition's rows apart (`_Rows.write_parts`)
+#   windows      (partitions)  for the chosen grouping: every window's predictors; each user's
+#                              training losses per window, summed here to choose the window
 #   predictions  (partitions)  the chosen window's predictors, scored, and the per-job rows
-# Each partition reads its own rows: a step in partitions over a table every partition filters does the
-# work of the rows times the partitions, and the partitions grow with the rows.
 # As many partitions as keep one partition's steps within the pool (`partitions_for`), or as asked.
 # One partition, in this process, is the whole work done at once; more partitions, here or on a Ray
 # cluster (lakehouse.base.partitions), give the same numbers (sums taken in another order aside).
@@ -481,18 +478,6 @@ class _Rows:
                 empty.parent.mkdir(parents=True, exist_ok=True)
                 con.execute(f"COPY (SELECT * FROM {read_files(some)} LIMIT 0) TO {sql_literal(empty.as_posix())}")
 
-    def write_part(self, con: duckdb.DuckDBPyConnection, name: str, number: int, query: str) -> None:
-        """`query`'s rows as partition `number` of `name`, written by that partition's step (read by
-        `read_part`); a file under a temporary name, renamed last, as `write`'s."""
-        if self.parts_folder is None:
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {name}_{number} AS {query}")
-            return
-        final = self.parts_folder / name / f"partition={number}" / "rows.parquet"
-        final.parent.mkdir(parents=True, exist_ok=True)
-        written = final.with_name(f".{final.name}.tmp")
-        con.execute(f"COPY ({query}) TO {sql_literal(written.as_posix())} (FORMAT parquet)")
-        os.replace(written, final)
-
     def read_part(self, name: str, number: int) -> str:
         if self.parts_folder is None:
             return f"{name}_{number}"
@@ -540,31 +525,25 @@ class _Plan:
         return [self.settings.window] if self.settings.window is not None else list(WINDOWS)
 
 
-def _groupings_split(rows: _Rows, plan: _Plan) -> bool:
-    """Whether the groupings read their rows split for each key (in partitions, or on a cluster's
-    workers), or, in one partition in this process, the targets themselves."""
-    return plan.partitions > 1 or rows.folder is not None
-
-
-def _split_for_groupings(con: duckdb.DuckDBPyConnection, rows: _Rows, plan: _Plan) -> None:
-    """For each grouping key, the columns its step reads (`targets_<key>`), split once by a hash of it."""
-    for key in plan.keys:
-        query = f"SELECT {', '.join(GROUPING_COLUMNS)}, {key} FROM temp.targets"
-        rows.write_parts(con, f"targets_{key}", query, key, plan.partitions)
+def _in_partition(rows: _Rows, plan: _Plan, key: str, number: int) -> str:
+    """The targets of partition `number` by a hash of `key` (for the groupings, whose keys differ: the
+    chosen grouping's partitions are split once, `_Rows.write_parts`)."""
+    if plan.partitions == 1:
+        return rows.read("targets")
+    return f"(SELECT * FROM {rows.read('targets')} WHERE hash({key}) % {plan.partitions} = {number})"
 
 
 def _groupings_step(con: duckdb.DuckDBPyConnection, rows: _Rows, plan: _Plan, number: int) -> list[pl.DataFrame]:
     """Partition `number` of each grouping key: the running maximum of every workflow's history
-    (max_history_<key>, partition `number`: resource, wf, done, p, one row per workflow and completion
-    instant), the evaluation jobs with it (by_grouping_<key>_<number>), and their partial scores, per key."""
+    (max_history_<key>_<number>: resource, wf, done, p, one row per workflow and completion instant),
+    the evaluation jobs with it (by_grouping_<key>_<number>), and their partial scores, per key."""
     scores = []
     for key in plan.keys:
-        maxima, jobs = f"max_history_{key}", f"by_grouping_{key}_{number}"
-        targets = rows.read_part(f"targets_{key}", number) if _groupings_split(rows, plan) else "targets"
-        rows.write_part(
+        maxima, jobs = f"max_history_{key}_{number}", f"by_grouping_{key}_{number}"
+        targets = _in_partition(rows, plan, key, number)
+        rows.write(
             con,
             maxima,
-            number,
             f"""SELECT resource, wf, done, {RUNNING_MAX.format("used_max")} OVER (PARTITION BY resource, wf
                 ORDER BY done ROWS UNBOUNDED PRECEDING) AS p
             FROM (SELECT resource, {key} AS wf, done, max(used) AS used_max FROM {targets}
@@ -575,7 +554,7 @@ def _groupings_step(con: duckdb.DuckDBPyConnection, rows: _Rows, plan: _Plan, nu
             jobs,
             f"""SELECT {", ".join(f"t.{c}" for c in SCORED_COLUMNS)}, m.p
             FROM (SELECT * FROM {targets} WHERE NOT train) AS t
-            ASOF LEFT JOIN {rows.read_part(maxima, number)} AS m
+            ASOF LEFT JOIN {rows.read(maxima)} AS m
                 ON m.resource = t.resource AND m.wf = t.{key} AND t.submit > m.done""",
         )
         scores.append(_score_sums(con, rows.read(jobs), _predicted("p", plan.settings, False), plan.settings))
@@ -597,7 +576,7 @@ def _windows_step(con: duckdb.DuckDBPyConnection, rows: _Rows, plan: _Plan, numb
             history,
             f"""SELECT h.*, m.p AS p_max_{_k_name(ALL)}
             FROM ({history_sql(column, windows, whole_max=False, targets=targets)}) AS h
-            JOIN {rows.read_part(f"max_history_{column}", number)} AS m USING (resource, wf, done)""",
+            JOIN {rows.read_part("maxima", number)} AS m USING (resource, wf, done)""",
         )
     else:
         rows.write(con, history, history_sql(column, windows, targets=targets))
@@ -690,8 +669,6 @@ def _pick(name: str, windows: list[int]) -> str:
 
 # The columns a score reads, with the job (what a row is).
 SCORED_COLUMNS = ("job", "resource", "used", "requested", "walltime", "freed_weight", "train")
-#: The columns of the targets the groupings step reads, besides the grouping's key.
-GROUPING_COLUMNS = tuple(dict.fromkeys((*SCORED_COLUMNS, "submit", "done")))
 
 
 def _score_sums(
@@ -846,18 +823,18 @@ def _partitioned(
     """The scenario rows, the chosen grouping and the plan the partitions ran (its key column); the per-job
     rows left in jobs_<number>."""
     settings, columns = plan.settings, GROUPINGS[plan.family]
-    # Each grouping's rows split once by its key: read whole, filtered by each partition, the groupings
-    # in partitions took 59 s at 0.2 of a 2019 cell in 8 partitions, against 38 s in one (whose window
-    # and ASOF join raised the peak 0.28 GB above the targets' there, against 0.15 GB at 0.1).
-    if _groupings_split(rows, plan):
-        _split_for_groupings(con, rows, plan)
+    if rows.folder is not None:  # the groupings' partitions read the targets on the cluster's workers
+        rows.write(con, "targets", "SELECT * FROM temp.targets")
+    # In this process the groupings run whole: in partitions each would read every target filtered, once
+    # per grouping (at 0.2 of a 2019 cell in 8 partitions: 59 s, against 38 s whole).
+    by_grouping = plan if ray is not None else replace(plan, partitions=1)
     by_key = dict(
-        zip(plan.keys, zip(*_each_partition(_groupings_step, con, rows, plan, lake, ray), strict=True), strict=True)
+        zip(
+            plan.keys,
+            zip(*_each_partition(_groupings_step, con, rows, by_grouping, lake, ray), strict=True),
+            strict=True,
+        )
     )
-    if _groupings_split(rows, plan):
-        for key in plan.keys:
-            for number in range(plan.partitions):
-                rows.drop_part(con, f"targets_{key}", number)
     results = [("users' requests", requests)]
     for name in groupings:
         results.append((f"{name}: max of all history", scores(list(by_key[plan.twins[columns[name]]]))))
@@ -872,15 +849,16 @@ def _partitioned(
     con.execute(PROFILES_SQL)
     rows.write_parts(con, "parted", PARTED_SQL, column, plan.partitions)
     con.execute("DROP TABLE row_profiles; DROP TABLE profiles; DROP TABLE global_profile; DROP TABLE targets")
-    # The chosen grouping's running maxima are the windows' maximum of all history: split by a hash of
-    # the same key as the targets, partition by partition.
-    kept = column if plan.maxima == column else None
+    if rows.folder is not None:  # the cluster's copy of the targets, written for the groupings
+        rows.drop(con, "targets")
+    if plan.maxima == column:  # the running maxima the windows reuse, split as the targets are
+        maxima = rows.read_all(f"max_history_{column}", by_grouping.partitions)
+        rows.write_parts(con, "maxima", f"SELECT * FROM {maxima}", "wf", plan.partitions)
     for key in plan.keys:
-        for number in range(plan.partitions if key != kept else 0):
-            rows.drop_part(con, f"max_history_{key}", number)
+        rows.drop(con, *(f"max_history_{key}_{number}" for number in range(by_grouping.partitions)))
     losses = _each_partition(_windows_step, con, rows, plan, lake, ray)
-    for number in range(plan.partitions if kept else 0):
-        rows.drop_part(con, f"max_history_{column}", number)
+    for number in range(plan.partitions if plan.maxima == column else 0):
+        rows.drop_part(con, "maxima", number)
     if settings.window is None:
         windows = plan.windows
         total = (
@@ -948,9 +926,11 @@ def _per_job(
 
 def _views_of_the_partitions(con: duckdb.DuckDBPyConnection, plan: _Plan) -> None:
     """TEMP views by_window (every job with its window and predictors) and by_grouping (the evaluation
-    jobs with each grouping's maximum of all history, p_<grouping>) over the partitions' tables."""
+    jobs with each grouping's maximum of all history, p_<grouping>) over the partitions' tables (the
+    groupings' one: in this process they run whole)."""
     rows, n = _Rows(), plan.partitions
     con.execute(f"CREATE OR REPLACE TEMP VIEW by_window AS SELECT * FROM {rows.read_all('by_window', n)}")
+    n = 1
     columns = GROUPINGS[plan.family]
     aliases = {key: f"g{i}" for i, key in enumerate(plan.keys)}
     picks = [
