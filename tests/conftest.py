@@ -319,6 +319,17 @@ def small_disk(tmp_path):
         subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
+@contextlib.contextmanager
+def filled(disk: Path, room_kb: int) -> Iterator[None]:
+    """`disk` (a `small_disk`) full but for `room_kb` KB while the block runs, by a ballast file removed after."""
+    ballast = disk / "ballast"
+    ballast.write_bytes(b"\0" * max(shutil.disk_usage(disk).free - room_kb * 1024, 0))
+    try:
+        yield
+    finally:
+        ballast.unlink(missing_ok=True)
+
+
 def rewrite_stored_runs(lake: Lake, pattern: str = "*.parquet", **values: object) -> None:
     """Set columns of the stored campaign rows (those of the files `pattern` of the campaign runs' table)
     to constants: how a test pretends that another build of the engine stored them.  A DuckLake lake's by

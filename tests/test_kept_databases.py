@@ -17,6 +17,8 @@ from lakehouse.base.testing import small_log, write_swf
 from lakehouse.ingest.status import Status
 from lakehouse.ingest.swf import ingest_swf
 
+from conftest import filled
+
 
 def _jobs(lake: Lake) -> int:
     return int(lake.rows("SELECT count(*) FROM swf.jobs")[0][0])
@@ -149,13 +151,11 @@ def test_a_commit_that_fails_drops_the_writer_database_and_the_next_commits(smal
     lake = Lake(small_disk / "lake")
     _ingest(lake, tmp_path, "first", 5)
     assert _kept_for(lake)
-    ballast = small_disk / "ballast"
-    ballast.write_bytes(b"\0" * (shutil.disk_usage(small_disk).free - 48 * 1024))
     # (48 KB: enough to read the catalog, whose write-ahead log's index takes 32 KB, not to commit to it)
-    with pytest.raises(OSError, match="No space left") as failed, lake.writer() as session:
-        session.con.execute("DELETE FROM meta.manifest")
-    assert failed.traceback[-1].frame.code.name == "naming_a_full_disk"  # the commit itself failed
-    assert not _kept_for(lake)
-    ballast.unlink()
+    with filled(small_disk, 48):
+        with pytest.raises(OSError, match="No space left") as failed, lake.writer() as session:
+            session.con.execute("DELETE FROM meta.manifest")
+        assert failed.traceback[-1].frame.code.name == "naming_a_full_disk"  # the commit itself failed
+        assert not _kept_for(lake)
     _ingest(lake, tmp_path, "second", 7)
     assert _jobs(lake) == 12

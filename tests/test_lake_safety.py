@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from lakehouse.cli import app
 from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.swf import ingest_swf
 
-from conftest import SWF_DIR, provenance_job_counts, shared_or_skip, stored_files
+from conftest import SWF_DIR, filled, provenance_job_counts, shared_or_skip, stored_files
 
 
 def make_logs(folder, count, jobs_each=50):
@@ -227,9 +226,8 @@ def test_a_full_disk_mid_ingest_is_one_line_and_leaves_every_log_whole(small_dis
     ]
     runner = CliRunner()
     assert runner.invoke(app, ["ingest", "swf", kth, "--lake", str(root)]).exit_code == 0
-    ballast = small_disk / "ballast"
-    ballast.write_bytes(b"\0" * max(shutil.disk_usage(small_disk).free - room_kb * 1024, 0))
-    full = runner.invoke(app, ["ingest", "swf", *logs, "--lake", str(root)])
+    with filled(small_disk, room_kb):
+        full = runner.invoke(app, ["ingest", "swf", *logs, "--lake", str(root)])
     message = " ".join(full.stderr.split())
     assert full.exit_code in (1, 2) and isinstance(full.exception, SystemExit), repr(full.exception)
     assert "no space left on" in message or "No space left on device" in message, message
@@ -239,7 +237,6 @@ def test_a_full_disk_mid_ingest_is_one_line_and_leaves_every_log_whole(small_dis
     published = provenance_job_counts()  # job lines as the archive gives them: every one is a job here
     par, ctc = (published[f"{name}.swf.gz"] for name in ("SDSC-Par-1996-3.1-cln", "CTC-SP2-1996-3.1-cln"))
     assert counts.get("SDSC-Par-1996-3.1-cln", par) == par and counts.get("CTC-SP2-1996-3.1-cln", ctc) == ctc
-    ballast.unlink()
     again = runner.invoke(app, ["ingest", "swf", *logs, "--lake", str(root)])
     assert again.exit_code == 0, again.stderr
     counts = dict(Lake(root).query("SELECT log, count(*) AS n FROM swf.jobs GROUP BY log").rows())

@@ -22,6 +22,7 @@ from lakehouse.data import sample_google_trace
 from lakehouse.nightly import history
 from lakehouse.nightly.run import EXIT_FAILED, run
 
+from conftest import filled
 from nightly_inbox import INBOX, put_log
 
 #: kill -9 trials: one in `make test` (every kill lands at a random point: the 20 of `make faults`, with
@@ -115,18 +116,14 @@ def test_a_real_full_disk_keeps_the_previous_state(small_disk, tmp_path, room_kb
     before = first_night(inbox, lake, 200)
     put_log(inbox, "alpha", 3000)
     put_log(inbox, "beta", 3000, seed=5)
-    ballast = small_disk / "ballast"
-    free = shutil.disk_usage(small_disk).free
-    with open(ballast, "wb") as f:  # leave `room_kb` of space
-        f.write(b"\0" * max(free - room_kb * 1024, 0))
-    result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path, INBOX_ONLY))
+    with filled(small_disk, room_kb):
+        result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path, INBOX_ONLY))
     assert result.exit_code in (1, 2), result.stderr
     assert "No space left on device" in " ".join(result.stderr.split())
     # Each log whole: its previous version or its new one, never part of a file (a full disk at the
     # catalog's commit can leave a new file in place before its manifest row: the re-run redoes it).
     jobs = state(lake)["jobs"]
     assert jobs["alpha"] in (before["jobs"]["alpha"], 3000) and jobs.get("beta", 3000) == 3000
-    ballast.unlink()
     again = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path, INBOX_ONLY))
     assert again.exit_code == 0, again.stderr
     assert state(lake)["jobs"] == {"alpha": 3000, "beta": 3000}

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import polars as pl
@@ -17,6 +16,8 @@ from lakehouse.cli import app
 from lakehouse.data import sample_swf_paths
 from lakehouse.ingest.swf import ingest_swf
 from lakehouse.models.predictions.model import report
+
+from conftest import filled
 
 KTH = "KTH-SP2-1996-2.1-cln"
 # The shared logs that record requested times (PWA field 9); OSC-Clust has only requested processors.
@@ -159,13 +160,11 @@ def test_a_disk_that_fills_during_the_predictions_is_one_line_and_the_lake_keeps
     before = lake.query("SELECT * FROM analysis.predictions_scores ORDER BY ALL")
     per_job = "SELECT count(*) AS n, sum(predicted) AS p FROM analysis.predictions_jobs"
     jobs_before = lake.query(per_job)
-    # Room for a few hundred kilobytes: less than the per-job file of the sample's 28,000 jobs.
-    (small_disk / "ballast").write_bytes(b"\0" * max(shutil.disk_usage(small_disk).free - 300 * 1024, 0))
-    full = runner.invoke(app, ["report", "predictions", KTH, "--lake", str(root), "--under", "3"])
+    with filled(small_disk, 300):  # less room than the per-job file of the sample's 28,000 jobs takes
+        full = runner.invoke(app, ["report", "predictions", KTH, "--lake", str(root), "--under", "3"])
     said = " ".join(full.output.split())
     assert full.exit_code in (1, 2) and isinstance(full.exception, SystemExit), repr(full.exception)
     assert "No space left on device" in said and "Traceback" not in said, said
-    (small_disk / "ballast").unlink()
     assert not [p for p in root.rglob("*") if ".tmp" in p.name or p.name.endswith(".new")]
     assert_frame_equal(lake.query("SELECT * FROM analysis.predictions_scores ORDER BY ALL"), before)
     assert_frame_equal(lake.query(per_job), jobs_before)
