@@ -4,6 +4,9 @@ anything runs; text written into a file's header (a --where with line breaks) ca
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 
 from lakehouse.base.conditions import one_condition
@@ -12,6 +15,8 @@ from lakehouse.base.job_views import log_jobs
 from lakehouse.base.lake import Lake
 from lakehouse.base.testing import small_log, write_swf
 from lakehouse.ingest.swf import ingest_swf
+
+from conftest import left_unchanged
 
 INJECTIONS = [
     "1=1) ; COPY (SELECT 1) TO '{tmp}/x.csv'; SELECT (1",
@@ -25,14 +30,24 @@ INJECTIONS = [
 ]
 
 
-@pytest.fixture
-def mini(tmp_path) -> Lake:
+@pytest.fixture(scope="module")
+def mini_lake(tmp_path_factory: pytest.TempPathFactory) -> Lake:
+    """A lake of one six-job log, made once for the module (each test made its own: 1.3 s each)."""
+    folder = tmp_path_factory.mktemp("mini")
     jobs, header = small_log(6)
-    write_swf(tmp_path / "mini.swf", jobs, header)
-    (tmp_path / "secret.csv").write_text("a\n1\n")
-    lake = Lake(tmp_path / "lake")
-    ingest_swf(lake, [str(tmp_path / "mini.swf")])
+    write_swf(folder / "mini.swf", jobs, header)
+    lake = Lake(folder / "lake")
+    ingest_swf(lake, [str(folder / "mini.swf")])
     return lake
+
+
+@pytest.fixture
+def mini(mini_lake: Lake, tmp_path: Path) -> Iterator[Lake]:
+    """The module's lake, its ingested data checked unchanged by the test; a file to steal in the test's
+    own folder, where the injections also aim their writes."""
+    (tmp_path / "secret.csv").write_text("a\n1\n")
+    with left_unchanged(mini_lake.root):
+        yield mini_lake
 
 
 @pytest.mark.parametrize("where", INJECTIONS)
@@ -63,7 +78,7 @@ def test_a_pack_query_is_one_select_that_only_reads(mini, tmp_path, query):
 
     with pytest.raises(LakehouseError):
         pack_lake(mini, query.format(tmp=tmp_path.as_posix()), capacity=10)
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["lake", "mini.swf", "secret.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["secret.csv"]
 
 
 def test_a_where_with_line_breaks_cannot_forge_job_lines(mini, tmp_path):
