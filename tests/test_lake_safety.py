@@ -228,15 +228,15 @@ def test_a_full_disk_mid_ingest_is_one_line_and_leaves_every_log_whole(small_dis
     assert runner.invoke(app, ["ingest", "swf", kth, "--lake", str(root)]).exit_code == 0
     with filled(small_disk, room_kb):
         full = runner.invoke(app, ["ingest", "swf", *logs, "--lake", str(root)])
-    message = " ".join(full.stderr.split())
-    assert full.exit_code in (1, 2) and isinstance(full.exception, SystemExit), repr(full.exception)
-    assert "no space left on" in message or "No space left on device" in message, message
-    assert not list(root.rglob("*.tmp*"))  # nothing half-written left behind
-    counts = dict(Lake(root).query("SELECT log, count(*) AS n FROM swf.jobs GROUP BY log").rows())
-    assert counts.get("KTH-SP2-1996-2.1-cln") == 28_476
-    published = provenance_job_counts()  # job lines as the archive gives them: every one is a job here
-    par, ctc = (published[f"{name}.swf.gz"] for name in ("SDSC-Par-1996-3.1-cln", "CTC-SP2-1996-3.1-cln"))
-    assert counts.get("SDSC-Par-1996-3.1-cln", par) == par and counts.get("CTC-SP2-1996-3.1-cln", ctc) == ctc
+        message = " ".join(full.stderr.split())
+        assert full.exit_code in (1, 2) and isinstance(full.exception, SystemExit), repr(full.exception)
+        assert "no space left on" in message or "No space left on device" in message, message
+        assert not list(root.rglob("*.tmp*"))  # nothing half-written left behind
+        counts = dict(Lake(root).query("SELECT log, count(*) AS n FROM swf.jobs GROUP BY log").rows())
+        assert counts.get("KTH-SP2-1996-2.1-cln") == 28_476
+        published = provenance_job_counts()  # job lines as the archive gives them: every one is a job here
+        par, ctc = (published[f"{name}.swf.gz"] for name in ("SDSC-Par-1996-3.1-cln", "CTC-SP2-1996-3.1-cln"))
+        assert counts.get("SDSC-Par-1996-3.1-cln", par) == par and counts.get("CTC-SP2-1996-3.1-cln", ctc) == ctc
     again = runner.invoke(app, ["ingest", "swf", *logs, "--lake", str(root)])
     assert again.exit_code == 0, again.stderr
     counts = dict(Lake(root).query("SELECT log, count(*) AS n FROM swf.jobs GROUP BY log").rows())

@@ -118,12 +118,12 @@ def test_a_real_full_disk_keeps_the_previous_state(small_disk, tmp_path, room_kb
     put_log(inbox, "beta", 3000, seed=5)
     with filled(small_disk, room_kb):
         result = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path, INBOX_ONLY))
-    assert result.exit_code in (1, 2), result.stderr
-    assert "No space left on device" in " ".join(result.stderr.split())
-    # Each log whole: its previous version or its new one, never part of a file (a full disk at the
-    # catalog's commit can leave a new file in place before its manifest row: the re-run redoes it).
-    jobs = state(lake)["jobs"]
-    assert jobs["alpha"] in (before["jobs"]["alpha"], 3000) and jobs.get("beta", 3000) == 3000
+        assert result.exit_code in (1, 2), result.stderr
+        assert "No space left on device" in " ".join(result.stderr.split())
+        # Each log whole: its previous version or its new one, never part of a file (a full disk at the
+        # catalog's commit can leave a new file in place before its manifest row: the re-run redoes it).
+        jobs = state(lake)["jobs"]
+        assert jobs["alpha"] in (before["jobs"]["alpha"], 3000) and jobs.get("beta", 3000) == 3000
     again = cli("nightly", "--inbox", inbox, "--lake", lake.root, "--config", _fast_config(tmp_path, INBOX_ONLY))
     assert again.exit_code == 0, again.stderr
     assert state(lake)["jobs"] == {"alpha": 3000, "beta": 3000}
