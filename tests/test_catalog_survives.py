@@ -194,10 +194,10 @@ def test_a_catalog_made_before_a_view_existed_says_to_rebuild_it(lake):
     assert f"run `lakehouse catalog rebuild --lake {lake.root}`" in said and "Traceback" not in run.output
     assert CliRunner().invoke(app, ["catalog", "rebuild", "--lake", str(lake.root)]).exit_code == 0
     assert lake.rows("SELECT count(*) FROM predict.cluster_targets") == [(0,)]
-    # The predictions of a lake without a cloud trace never read it (the cloud sources come from the
-    # manifest): they run on the old catalog.
+    # The predictions of a lake without a cloud trace never read the cloud targets (the cloud sources
+    # come from the manifest): they run on the old catalog.
     with duckdb.connect(str(lake.catalog_path)) as con:
-        con.execute("DROP VIEW predict.cluster_targets")
+        con.execute("DROP VIEW predict.cluster_targets; DROP VIEW predict.cluster_job_targets")
     predicted = CliRunner().invoke(app, ["report", "predictions", "--lake", str(lake.root)])
     assert predicted.exit_code == 0, predicted.output
 
@@ -207,8 +207,8 @@ def test_the_nightly_picks_the_logs_to_predict_without_reading_the_cloud_targets
     usage row of a cloud trace in the lake (a minute at 0.2 of a 2019 cell), each night, for nothing."""
     from lakehouse.models.predictions.report import REPORT
 
-    with duckdb.connect(str(lake.catalog_path)) as con:
-        con.execute("DROP VIEW predict.cluster_targets")  # reading it now fails
+    with duckdb.connect(str(lake.catalog_path)) as con:  # reading the cloud targets now fails
+        con.execute("DROP VIEW predict.cluster_targets; DROP VIEW predict.cluster_job_targets")
     options = {option.name: option.default for option in REPORT.options}
     assert REPORT.nightly is not None
     runs, notes = REPORT.nightly(lake, ["alpha", "beta"], options)

@@ -249,7 +249,12 @@ tasks AS (
 SELECT
     source, job, user_key, submit, done, walltime, r.resource, r.used, r.requested, walltime AS freed_weight,
     wf_job, wf_user, wf_name, wf_signature
-FROM (SELECT *, unnest(google.task_resources(cpu, cpu_peak, memory, memory_peak, cpu_request, memory_request)) AS r
+FROM (SELECT *, unnest(list_filter([
+          {'resource': 'cpu', 'used': cpu, 'requested': cpu_request},
+          {'resource': 'cpu_peak', 'used': cpu_peak, 'requested': cpu_request},
+          {'resource': 'memory', 'used': memory, 'requested': memory_request},
+          {'resource': 'memory_peak', 'used': memory_peak, 'requested': memory_request}
+      ], r -> r.used > 0 AND r.requested > 0)) AS r
       FROM tasks)
 """
 

@@ -225,6 +225,33 @@ def test_a_lake_an_older_version_made_is_brought_up_to_date_by_the_next_writer(
     assert lake.rows("SELECT count(*) FROM swf.jobs_clean") == [(10,)]
 
 
+def test_a_reader_of_a_lake_an_older_version_made_is_told_to_rebuild_which_makes_the_views(
+    tmp_path: Path, logs: tuple[Path, Path]
+) -> None:
+    """Before any writer of this version ran, a report reads the catalog an older one made: it lacks a view.
+    The report says so in one line, with the command; that command makes the views (it had refused a
+    DuckLake lake, which the message named all the same)."""
+    root = tmp_path / "lake"
+    cli("init", "--ducklake", "--lake", root)
+    cli("ingest", "swf", logs[0], "--lake", root)
+    with Lake(root).ducklake.connection() as con:
+        con.execute("USE lake")
+        con.execute("BEGIN")
+        con.execute("DROP VIEW predict.swf_targets")
+        con.execute("DROP VIEW predict.swf_job_targets")
+        con.execute("UPDATE meta.catalog_version SET digest = 'an older one'")
+        con.execute("COMMIT")
+    said = " ".join(cli("sql", "SELECT count(*) FROM predict.swf_job_targets", "--lake", root, code=1).stderr.split())
+    assert "the lake's catalog has no view predict.swf_job_targets" in said
+    assert f"run `lakehouse catalog rebuild --lake {root}`" in said
+    assert "catalog rebuilt" in cli("catalog", "rebuild", "--lake", root).stderr
+    lake = Lake(root)
+    # The log's six jobs each ran (100-105 s) and requested 200 s: six jobs with a walltime to predict.
+    assert lake.rows("SELECT count(*) FROM predict.swf_job_targets") == [(6,)]
+    assert lake.rows("SELECT count(*) FROM predict.swf_targets WHERE resource = 'walltime'") == [(6,)]
+    assert lake.rows("SELECT digest <> 'an older one' FROM meta.catalog_version") == [(True,)]
+
+
 def test_expiring_old_snapshots_deletes_the_files_only_they_read(tmp_path: Path, logs: tuple[Path, Path]) -> None:
     first, _ = logs
     root = tmp_path / "lake"

@@ -24,7 +24,8 @@ COLUMNS = ["source", "job", "user_key", "submit", "done", "walltime", "resource"
 
 def connection(rows: list[tuple]) -> duckdb.DuckDBPyConnection:
     """An in-memory predict.swf_targets holding (source, job, user, application, submit, done, used,
-    requested) walltime rows: walltime = used, freed_weight = 1, the other workflow keys from those."""
+    requested) walltime rows: walltime = used, freed_weight = 1, the other workflow keys from those; and
+    predict.swf_job_targets, the same rows with the resource in a list, as the predictions read them."""
     frame = pl.DataFrame(
         [
             {
@@ -54,6 +55,11 @@ def connection(rows: list[tuple]) -> duckdb.DuckDBPyConnection:
     con.execute("CREATE SCHEMA predict")
     con.register("frame", frame)
     con.execute("CREATE TABLE predict.swf_targets AS SELECT * FROM frame")
+    resource = "[{'resource': resource, 'used': used, 'requested': requested, 'freed_weight': freed_weight}]"
+    con.execute(
+        f"CREATE TABLE predict.swf_job_targets AS "
+        f"SELECT * EXCLUDE (resource, used, requested, freed_weight), {resource} AS resources FROM frame"
+    )
     return con
 
 
@@ -213,17 +219,34 @@ def test_every_predictor_equals_numpy_over_the_last_k_completions(k):
 
 
 def test_keys_as_dense_ranks_give_the_same_report_as_hashes(monkeypatch):
-    # Workflow keys become hashes unless two values of a source share one; then dense ranks.  Both
-    # codings must give the same report (here forced, as no real collision is at hand).
+    # Workflow keys become 64-bit codes unless two values of a source share one under every coding; then
+    # dense ranks.  Both must give the same report (here forced, as no real collision of all is at hand).
     import lakehouse.models.predictions.model as predict
 
     by_hash = run(connection(HAND), "swf", "hand", PredictionSettings())
-    monkeypatch.setattr(predict, "_hashes_collide", lambda distinct, hashes: True)
+    monkeypatch.setattr(predict, "_codes_collide", lambda distinct, codes: True)
     by_rank = run(connection(HAND), "swf", "hand", PredictionSettings())
     # (Sums over a different row order may differ in the last bit.)
     assert_frame_equal(by_hash.table, by_rank.table, rel_tol=1e-12)
     assert_frame_equal(by_hash.jobs, by_rank.jobs, rel_tol=1e-12)
     assert set(by_hash.jobs["user_key"]) == {"1", "2", "3"}  # the users' own names, not their codes
+
+
+def test_two_signatures_that_duckdbs_hash_makes_one_stay_two_workflows():
+    # Two request signatures of a generated 2019 cell that DuckDB's hash gives one number: coded by it,
+    # the two workflows would merge.  The key's next coding (the MD5's lower half) keeps them apart.
+    import lakehouse.models.predictions.model as predict
+
+    twins = ("0.045573/0.01204", "0.045578/0.01201")
+    con = duckdb.connect()
+    (same,) = con.execute("SELECT hash($1) = hash($2)", list(twins)).fetchone()
+    assert same, "DuckDB's hash no longer collides on these: find another pair for this test"
+    con.execute("CREATE TEMP TABLE job_targets AS SELECT * FROM (VALUES (?), (?), (NULL)) AS t(wf_signature)", twins)
+    code = predict._key_code(con, "wf_signature")
+    assert "md5_number_lower" in code
+    codes = con.execute(f"SELECT wf_signature, {code} FROM job_targets ORDER BY ALL").fetchall()
+    assert codes[0][1] != codes[1][1] and codes[0][1] is not None
+    assert codes[2] == (None, None)
 
 
 def test_groupings_with_the_same_workflows_share_their_history(monkeypatch):

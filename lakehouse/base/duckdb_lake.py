@@ -82,11 +82,6 @@ def catalog_problem(root: Path) -> str | None:
 def rebuild(lake: Lake) -> Path | None:
     """Recreate every view for where the lake is now; a catalog DuckDB cannot read is moved aside
     (returned) and remade from the copies of its tables and the lake's files."""
-    if lake.ducklake is not None:
-        raise LakehouseError(
-            f"{lake.root} is a DuckLake lake: its catalog names every file relative to the folder, so it needs "
-            "no rebuild after a move, and its views are made again by the next writer after an upgrade"
-        )
     aside = None
     # The session remakes the catalog when it ends: from a copy of the one in place, or anew.
     # Checked before the writer's session, which would try to commit the broken catalog on its way out.

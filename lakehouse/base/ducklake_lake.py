@@ -229,6 +229,7 @@ class DuckLakeWriter(WriterSession):
         self._keys: dict[Path, str] | None = None  # the dataset of each folder an ingest writes aside in
         remove_stale_outputs(lake.root)
         self._swept = False  # whether this session removed the files killed writers left (`_remove_orphans`)
+        self._views_made = False  # whether this session made the views of this version (`bring_up_to_date`)
 
     @property
     def con(self) -> duckdb.DuckDBPyConnection:
@@ -251,6 +252,7 @@ class DuckLakeWriter(WriterSession):
                 made = con.execute(f"SELECT digest FROM {CATALOG_VERSION}").fetchone()
                 if made is None or made[0] != sql_digest():  # a lakehouse of another version made them
                     bring_up_to_date(con)
+                    self._views_made = True
             except duckdb.OutOfMemoryException as exc:  # (DuckLake reads its catalog under the budget)
                 self._let_go(con, failed=True)
                 raise ResourceError(self.lake.budget.too_small(str(exc).strip())) from None
@@ -287,6 +289,14 @@ class DuckLakeWriter(WriterSession):
         self._known_manifest()[(dataset, name)] = entry
         self._manifest_rows[(dataset, name)] = row
         self._written.add((dataset, name))
+
+    def remake_views(self) -> None:
+        """Make this version's tables, macros and views in the catalog again (`lakehouse catalog rebuild`;
+        the session's first statement does so by itself where another version made them)."""
+        con = self.con
+        if not self._views_made:
+            bring_up_to_date(con)
+            self._views_made = True
 
     def commit_outputs(self, renames: list[tuple[Path, Path]], quarantined: int | None = None) -> None:
         """Put an input's outputs (each written aside, `final` naming its dataset's file as the DuckDB

@@ -300,8 +300,15 @@ class Lake:
         return con
 
     def rebuild(self) -> Path | None:
-        """Recreate every view of a lake of the DuckDB catalog's format for where the lake is now
-        (`lakehouse.base.duckdb_lake.rebuild`); returns where a catalog DuckDB could not read was put."""
+        """Recreate every view: of a lake of the DuckDB catalog's format for where the lake is now
+        (`lakehouse.base.duckdb_lake.rebuild`), returning where a catalog DuckDB could not read was put;
+        of a DuckLake lake, as this version of lakehouse makes them (its readers need them so after an
+        upgrade, before any writer has made them)."""
+        if self.ducklake is not None:
+            with self.writer(wait=True) as session:
+                assert isinstance(session, DuckLakeWriter)
+                session.remake_views()
+            return None
         return rebuild(self)
 
     def apply_budget(self, con: duckdb.DuckDBPyConnection, database: str, share: float = 1.0) -> None:

@@ -94,8 +94,10 @@ def init(
 @catalog_app.command("rebuild")
 @clear_errors
 def catalog_rebuild(lake: LakeOption = None) -> None:
-    """Recreate every view with the lake's current absolute path (run this after moving a lake of the DuckDB
-    catalog's format; a DuckLake lake, the default, moves as a folder and needs none).
+    """Recreate every view as this version of lakehouse makes it: after an upgrade of lakehouse, where a
+    report says the catalog lacks a view (a DuckLake lake's next writer would make them too), and, in a lake
+    of the DuckDB catalog's format, after moving it, with its current absolute path (a DuckLake lake, the
+    default, moves as a folder and needs none).
 
     A catalog that DuckDB can no longer open (overwritten, truncated, deleted) is moved aside and
     made again: its tables (the ingest manifest, the analysis files, the nightly history) from the

@@ -146,27 +146,33 @@ def load_targets(con: duckdb.DuckDBPyConnection, family: str, source: str) -> in
 
     Every later step partitions, sorts and joins on the resource, the user and a workflow key: those are
     made integers here (resource an ENUM, the others a 64-bit hash of the text, checked one to one on this
-    source, else a dense rank), which makes those steps about a sixth faster than on text, and their tables
-    narrower.  The user's text goes to TEMP `user_names` (user_key, user_name), for the per-job output."""
+    source, `_key_code`), which makes those steps about a sixth faster than on text, and their tables
+    narrower.  The keys are read and made numbers once per job (predict.<family>_job_targets), then a row
+    is made per resource: read as rows per resource, the text came four times over (at 0.2 of a 2019 cell,
+    the read and the split took 50 s, and 39 s so).  The user's text goes to TEMP `user_names` (user_key,
+    user_name), for the per-job output."""
     if family not in GROUPINGS:
         raise PredictionError(f"unknown target family {family!r} ({', '.join(GROUPINGS)})")
     con.execute(
-        f"CREATE OR REPLACE TEMP TABLE raw_targets AS SELECT * EXCLUDE ({', '.join(_LOCATING[family])}) "
-        f"FROM predict.{family}_targets WHERE {_of_source(family, source)}"
+        f"CREATE OR REPLACE TEMP TABLE job_targets AS SELECT * EXCLUDE ({', '.join(_LOCATING[family])}) "
+        f"FROM predict.{family}_job_targets WHERE {_of_source(family, source)}"
     )
-    keys = ("user_key", *GROUPINGS[family].values())
-    code = {key: _key_code(con, key) for key in keys}
+    workflow_keys = list(GROUPINGS[family].values())
+    code = {key: _key_code(con, key) for key in ("user_key", *workflow_keys)}
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE user_names AS
-        SELECT DISTINCT {code["user_key"]} AS user_key, user_key AS user_name FROM raw_targets"""
+        SELECT DISTINCT {code["user_key"]} AS user_key, user_key AS user_name FROM job_targets"""
     )
-    codes = ", ".join(f"{code[key]} AS {key}" for key in keys)
+    coded_keys = "".join(f", {code[key]} AS {key}" for key in workflow_keys)
     # A user's first TRAIN_SHARE of jobs by submission (then job) train, per resource: those up to the
     # floor(TRAIN_SHARE * n)-th, found by a window over four columns and joined back to every row (a
     # window over the targets themselves sorted all their columns: at 0.2 of a 2019 cell it spilled).
     con.execute(
         f"""CREATE OR REPLACE TEMP TABLE targets AS
-        WITH coded AS (SELECT * REPLACE (resource::{RESOURCE_TYPE} AS resource, {codes}) FROM raw_targets),
+        WITH coded AS (
+            SELECT job, {code["user_key"]} AS user_key, submit, done, walltime, r.resource::{RESOURCE_TYPE} AS resource,
+                r.used, r.requested, r.freed_weight{coded_keys}
+            FROM (SELECT *, unnest(resources) AS r FROM job_targets)),
         last_train AS (
             SELECT resource, user_key, submit, job FROM (SELECT resource, user_key, submit, job FROM coded)
             WINDOW users AS (PARTITION BY resource, user_key)
@@ -175,7 +181,7 @@ def load_targets(con: duckdb.DuckDBPyConnection, family: str, source: str) -> in
         FROM coded AS c
         LEFT JOIN last_train AS l ON l.resource = c.resource AND l.user_key IS NOT DISTINCT FROM c.user_key"""
     )
-    con.execute("DROP TABLE raw_targets")
+    con.execute("DROP TABLE job_targets")
     return count(con, "SELECT count(*) FROM targets")
 
 
@@ -208,18 +214,31 @@ def cloud_trace(source: str) -> tuple[str, str | None]:
 
 
 def _key_code(con: duckdb.DuckDBPyConnection, key: str) -> str:
-    """An integer standing for raw_targets' text column `key`, NULL where it is NULL: its hash when no two
-    values of this source share one, else (never seen, but then no workflows merge) its dense rank."""
-    distinct, hashes = one_row(
-        con, f"SELECT count(DISTINCT {key}), count(DISTINCT hash({key})) FILTER ({key} IS NOT NULL) FROM raw_targets"
-    )
-    if _hashes_collide(distinct, hashes):
-        return f"CASE WHEN {key} IS NOT NULL THEN dense_rank() OVER (ORDER BY {key}) END::UBIGINT"
-    return f"CASE WHEN {key} IS NOT NULL THEN hash({key}) END"
+    """An integer standing for job_targets' text column `key`, NULL where it is NULL: the first of
+    KEY_CODES that gives no two values of this source one number, else (never seen, but then no workflows
+    merge) the value's dense rank, a sort of every row in one thread."""
+
+    def counted(coding: str) -> str:
+        return f"count(DISTINCT {coding.format(key)}) FILTER ({key} IS NOT NULL)"
+
+    distinct, codes = one_row(con, f"SELECT count(DISTINCT {key}), {counted(KEY_CODES[0])} FROM job_targets")
+    for number, coding in enumerate(KEY_CODES):
+        if number:  # (the first coding's count came with the values')
+            codes = count(con, f"SELECT {counted(coding)} FROM job_targets")
+        if not _codes_collide(distinct, codes):
+            return f"CASE WHEN {key} IS NOT NULL THEN {coding.format(key)} END"
+    return f"CASE WHEN {key} IS NOT NULL THEN dense_rank() OVER (ORDER BY {key}) END::UBIGINT"
 
 
-def _hashes_collide(distinct: int, hashes: int) -> bool:
-    return hashes != distinct
+#: The 64-bit codes of a text key, cheapest first.  DuckDB's hash is the quickest, but of short text it
+#: is weaker than its 64 bits: a generated 2019 cell's 2,710,439 request signatures ('0.045573/0.01204' and
+#: '0.045578/0.01201' share one) had 572 hashes fewer than values.  The lower half of their MD5 had none,
+#: at five times the cost per value.
+KEY_CODES = ("hash({})", "md5_number_lower({})")
+
+
+def _codes_collide(distinct: int, codes: int) -> bool:
+    return codes != distinct
 
 
 def available_groupings(con: duckdb.DuckDBPyConnection, family: str) -> list[str]:

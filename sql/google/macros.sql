@@ -75,12 +75,12 @@ CREATE OR REPLACE MACRO google.task_volatility_of(windows, tasks) AS TABLE
         coalesce(t.long_running, false) AS long_running
     FROM robust AS p
     LEFT JOIN query_table(tasks) AS t ON t.job_id = p.job_id AND t.task_index = p.task_index;
--- The prediction targets of a cloud trace's task (predict.cluster_targets): per resource, what the task
--- used and what it requested, where both are positive.
-CREATE OR REPLACE MACRO google.task_resources(cpu, cpu_peak, memory, memory_peak, cpu_request, memory_request) AS
+-- The prediction targets of a cloud trace's task (predict.cluster_job_targets): per resource, what the task
+-- used and what it requested, where both are positive, and what a unit of it is held with (its walltime).
+CREATE OR REPLACE MACRO google.task_resources(cpu, cpu_peak, memory, memory_peak, cpu_request, memory_request, walltime) AS
     list_filter([
-        {'resource': 'cpu', 'used': cpu, 'requested': cpu_request},
-        {'resource': 'cpu_peak', 'used': cpu_peak, 'requested': cpu_request},
-        {'resource': 'memory', 'used': memory, 'requested': memory_request},
-        {'resource': 'memory_peak', 'used': memory_peak, 'requested': memory_request}
+        {'resource': 'cpu', 'used': cpu, 'requested': cpu_request, 'freed_weight': walltime},
+        {'resource': 'cpu_peak', 'used': cpu_peak, 'requested': cpu_request, 'freed_weight': walltime},
+        {'resource': 'memory', 'used': memory, 'requested': memory_request, 'freed_weight': walltime},
+        {'resource': 'memory_peak', 'used': memory_peak, 'requested': memory_request, 'freed_weight': walltime}
     ], r -> r.used > 0 AND r.requested > 0);
