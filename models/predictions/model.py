@@ -149,7 +149,7 @@ def load_targets(con: duckdb.DuckDBPyConnection, family: str, source: str) -> in
     source, `_key_code`), which makes those steps about a sixth faster than on text, and their tables
     narrower.  The keys are read and made numbers once per job (predict.<family>_job_targets), then a row
     is made per resource: read as rows per resource, the text came four times over (at 0.2 of a 2019 cell,
-    the read and the split took 50 s, and 39 s so).  The user's text goes to TEMP `user_names` (user_key,
+    the read and the split took 49 s, and 39 s so).  The user's text goes to TEMP `user_names` (user_key,
     user_name), for the per-job output."""
     if family not in GROUPINGS:
         raise PredictionError(f"unknown target family {family!r} ({', '.join(GROUPINGS)})")
